@@ -1,0 +1,54 @@
+package io.ofinet.config;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** The process environment and system properties, as seen by the configuration. */
+public interface ConfigEnvironment {
+
+    /** An environment variable, when set. */
+    Optional<String> getenv(String name);
+
+    /** A system property, when set. */
+    Optional<String> property(String name);
+
+    /** Every environment variable whose name starts with the prefix. */
+    Set<String> envNamesStartingWith(String prefix);
+
+    /** This process's environment and system properties. */
+    static ConfigEnvironment system() {
+        return of(System.getenv(), System.getProperties());
+    }
+
+    /** A fixed environment, for tests and for embedding. */
+    static ConfigEnvironment of(Map<String, String> env, Properties properties) {
+        Map<String, String> envCopy = Map.copyOf(env);
+        Properties propertiesCopy = new Properties();
+        propertiesCopy.putAll(properties);
+        return new ConfigEnvironment() {
+            @Override
+            public Optional<String> getenv(String name) {
+                return Optional.ofNullable(envCopy.get(name));
+            }
+
+            @Override
+            public Optional<String> property(String name) {
+                return Optional.ofNullable(propertiesCopy.getProperty(name));
+            }
+
+            @Override
+            public Set<String> envNamesStartingWith(String prefix) {
+                Set<String> names = new TreeSet<>();
+                for (String name : envCopy.keySet()) {
+                    if (name.startsWith(prefix)) {
+                        names.add(name);
+                    }
+                }
+                return names;
+            }
+        };
+    }
+}

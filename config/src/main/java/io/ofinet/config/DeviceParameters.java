@@ -1,0 +1,103 @@
+package io.ofinet.config;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The resolved device-wide parameters of one device, each with its source. */
+public final class DeviceParameters {
+    private final Map<Parameter<?>, Setting<?>> settings;
+
+    DeviceParameters(Map<Parameter<?>, Setting<?>> settings) {
+        LinkedHashMap<Parameter<?>, Setting<?>> ordered = new LinkedHashMap<>();
+        for (Parameter<?> parameter : Parameter.ALL) {
+            Setting<?> setting = settings.get(parameter);
+            if (setting == null) {
+                throw new IllegalArgumentException("no value for " + parameter);
+            }
+            ordered.put(parameter, setting);
+        }
+        this.settings = Collections.unmodifiableMap(ordered);
+    }
+
+    /** Every parameter at its default. */
+    public static DeviceParameters defaults() {
+        Map<Parameter<?>, Setting<?>> settings = new LinkedHashMap<>();
+        for (Parameter<?> parameter : Parameter.ALL) {
+            settings.put(parameter, defaultSetting(parameter));
+        }
+        return new DeviceParameters(settings);
+    }
+
+    static <T> Setting<T> defaultSetting(Parameter<T> parameter) {
+        return new Setting<>(parameter, parameter.defaultValue(), Source.DEFAULT, "default");
+    }
+
+    /** The value of a parameter. */
+    public <T> T get(Parameter<T> parameter) {
+        return setting(parameter).value();
+    }
+
+    /** The value of a parameter with its source. */
+    @SuppressWarnings("unchecked") // the map is keyed by parameter; each setting has its key's type
+    public <T> Setting<T> setting(Parameter<T> parameter) {
+        return (Setting<T>) settings.get(parameter);
+    }
+
+    /** Every setting, in {@link Parameter#ALL} order. */
+    public Collection<Setting<?>> all() {
+        return settings.values();
+    }
+
+    public MrScope mrScope() {
+        return get(Parameter.MR_SCOPE);
+    }
+
+    public long eagerMaxSizeBytes() {
+        return get(Parameter.EAGER_MAX_SIZE);
+    }
+
+    public long minStripeSizeBytes() {
+        return get(Parameter.MIN_STRIPE_SIZE);
+    }
+
+    public long schedMaxSmallRrSizeBytes() {
+        return get(Parameter.SCHED_MAX_SMALL_RR_SIZE);
+    }
+
+    public int cqReadCount() {
+        return Math.toIntExact(get(Parameter.CQ_READ_COUNT));
+    }
+
+    public int mrKeySizeBytes() {
+        return Math.toIntExact(get(Parameter.MR_KEY_SIZE));
+    }
+
+    public boolean mrCacheDisabled() {
+        return get(Parameter.MR_CACHE_DISABLE);
+    }
+
+    public long connectionTimeoutMs() {
+        return get(Parameter.CONNECTION_TIMEOUT_MS);
+    }
+
+    public boolean flushDisabled() {
+        return get(Parameter.GDR_FLUSH_DISABLE);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof DeviceParameters other && settings.equals(other.settings);
+    }
+
+    @Override
+    public int hashCode() {
+        return settings.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return settings.values().toString();
+    }
+}

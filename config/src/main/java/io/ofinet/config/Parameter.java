@@ -1,0 +1,324 @@
+package io.ofinet.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A device-wide parameter: its layout name, environment and system-property names, type,
+ * default, unit and bounds.
+ *
+ * <p>Names follow the C++ AWS OFI NCCL plugin's {@code OFI_NCCL_*} parameters, so that {@code
+ * OFI_NCCL_EAGER_MAX_SIZE} becomes {@code eagerMaxSize} in a layout, {@code
+ * OFINET_EAGER_MAX_SIZE} in the environment and {@code ofinet.eagerMaxSize} as a system
+ * property. The defaults are that plugin's.
+ *
+ * @param <T> the value type: {@link Long}, {@link Boolean} or {@link MrScope}
+ */
+public final class Parameter<T> {
+
+    /** Registration scope; see {@link MrScope}. */
+    public static final Parameter<MrScope> MR_SCOPE = new Parameter<>("mrScope", ValueType.MR_SCOPE,
+            MrScope.AUTO, "", Long.MIN_VALUE, Long.MAX_VALUE,
+            "where registrations live: auto (endpoint scope when the provider requires"
+                    + " FI_MR_ENDPOINT), domain, or endpoint");
+
+    /** Largest message sent eagerly, without waiting for the receiver's control message. */
+    public static final Parameter<Long> EAGER_MAX_SIZE = bytes("eagerMaxSize", 8192, 0,
+            "largest message sent eagerly, before the receiver's control message arrives");
+
+    /**
+     * Smallest stripe when a message is split over data rails. A multiple of 128 so that every
+     * stripe but the last starts on a 128-byte boundary, as the scheduler rounds stripes to 128.
+     */
+    public static final Parameter<Long> MIN_STRIPE_SIZE = new Parameter<>("minStripeSize",
+            ValueType.LONG, 131072L, "B", 128, Long.MAX_VALUE, 128,
+            "smallest stripe when a message is split over data rails; a positive multiple of 128");
+
+    /** Messages below this size go whole to one rail, rotating round-robin. */
+    public static final Parameter<Long> SCHED_MAX_SMALL_RR_SIZE = bytes("schedMaxSmallRrSize", 64, 0,
+            "messages smaller than this go whole to one data rail, round-robin");
+
+    /** Completions read from a CQ per call; bounds the work of one progress step. */
+    public static final Parameter<Long> CQ_READ_COUNT = count("cqReadCount", 4, 1, 1024,
+            "completions read from a completion queue per read, the batch of one progress step");
+
+    /** Control-message receive buffers kept posted, low-water mark. */
+    public static final Parameter<Long> RDMA_MIN_POSTED_CONTROL_BUFFERS = count(
+            "rdmaMinPostedControlBuffers", 16, 1, 65536,
+            "control receive buffers kept posted per control rail; more are posted below this");
+
+    /** Control-message receive buffers kept posted, high-water mark. */
+    public static final Parameter<Long> RDMA_MAX_POSTED_CONTROL_BUFFERS = count(
+            "rdmaMaxPostedControlBuffers", 32, 1, 65536,
+            "control receive buffers posted per control rail at most");
+
+    /** Eager receive buffers kept posted, low-water mark. */
+    public static final Parameter<Long> RDMA_MIN_POSTED_EAGER_BUFFERS = count(
+            "rdmaMinPostedEagerBuffers", 64, 0, 65536,
+            "eager receive buffers kept posted per data rail; more are posted below this");
+
+    /** Eager receive buffers kept posted, high-water mark. */
+    public static final Parameter<Long> RDMA_MAX_POSTED_EAGER_BUFFERS = count(
+            "rdmaMaxPostedEagerBuffers", 128, 0, 65536,
+            "eager receive buffers posted per data rail at most");
+
+    /**
+     * Bytes of an application-chosen MR key; the key space is 2^(8 * min(this, the provider's
+     * mr_key_size)). Ignored when the provider chooses keys (FI_MR_PROV_KEY).
+     */
+    public static final Parameter<Long> MR_KEY_SIZE = new Parameter<>("mrKeySize", ValueType.LONG,
+            2L, "B", 1, 8,
+            "bytes of an MR key chosen by ofinet; the key pool holds 2^(8 * size) keys");
+
+    /** Turns the registration cache off: every regMr registers. */
+    public static final Parameter<Boolean> MR_CACHE_DISABLE = flag("mrCacheDisable", false,
+            "register every buffer anew instead of sharing page-aligned cached registrations");
+
+    /** Live entries the registration cache may hold; past it registrations bypass the cache. */
+    public static final Parameter<Long> MR_CACHE_MAX_ENTRIES = count("mrCacheMaxEntries", 65536, 0,
+            Integer.MAX_VALUE,
+            "live registrations the cache may hold; past it registrations bypass the cache");
+
+    /** Bytes the registration cache may cover; past it registrations bypass the cache. */
+    public static final Parameter<Long> MR_CACHE_MAX_BYTES = bytes("mrCacheMaxBytes", 1L << 40, 0,
+            "bytes the cached registrations may cover; past it registrations bypass the cache");
+
+    /** How long connect/accept may wait for the peer before failing. */
+    public static final Parameter<Long> CONNECTION_TIMEOUT_MS = new Parameter<>("connectionTimeoutMs",
+            ValueType.LONG, 30_000L, "ms", 1, 86_400_000L,
+            "how long connect and accept wait for the peer before failing");
+
+    /**
+     * Turns the flush off. The flush reads a few bytes of each received buffer back through the
+     * endpoint's own address, which makes device-memory writes visible on GPU systems.
+     */
+    public static final Parameter<Boolean> GDR_FLUSH_DISABLE = flag("gdrFlushDisable", false,
+            "skip the RDMA read that flushes received data (iflush completes at once)");
+
+    /** Every parameter, in report order. */
+    public static final List<Parameter<?>> ALL = List.of(MR_SCOPE, EAGER_MAX_SIZE, MIN_STRIPE_SIZE,
+            SCHED_MAX_SMALL_RR_SIZE, CQ_READ_COUNT, RDMA_MIN_POSTED_CONTROL_BUFFERS,
+            RDMA_MAX_POSTED_CONTROL_BUFFERS, RDMA_MIN_POSTED_EAGER_BUFFERS,
+            RDMA_MAX_POSTED_EAGER_BUFFERS, MR_KEY_SIZE, MR_CACHE_DISABLE, MR_CACHE_MAX_ENTRIES,
+            MR_CACHE_MAX_BYTES, CONNECTION_TIMEOUT_MS, GDR_FLUSH_DISABLE);
+
+    private final String name;
+    private final ValueType<T> type;
+    private final T defaultValue;
+    private final String unit;
+    private final long min;
+    private final long max;
+    private final long multipleOf;
+    private final String description;
+
+    private Parameter(String name, ValueType<T> type, T defaultValue, String unit, long min,
+            long max, String description) {
+        this(name, type, defaultValue, unit, min, max, 1, description);
+    }
+
+    private Parameter(String name, ValueType<T> type, T defaultValue, String unit, long min,
+            long max, long multipleOf, String description) {
+        this.name = name;
+        this.type = type;
+        this.defaultValue = defaultValue;
+        this.unit = unit;
+        this.min = min;
+        this.max = max;
+        this.multipleOf = multipleOf;
+        this.description = description;
+    }
+
+    private static Parameter<Long> bytes(String name, long defaultValue, long min, String description) {
+        return new Parameter<>(name, ValueType.LONG, defaultValue, "B", min, Long.MAX_VALUE, description);
+    }
+
+    private static Parameter<Long> count(String name, long defaultValue, long min, long max,
+            String description) {
+        return new Parameter<>(name, ValueType.LONG, defaultValue, "", min, max, description);
+    }
+
+    private static Parameter<Boolean> flag(String name, boolean defaultValue, String description) {
+        return new Parameter<>(name, ValueType.BOOLEAN, defaultValue, "", 0, 0, description);
+    }
+
+    /** Looks a parameter up by its layout name. */
+    public static Optional<Parameter<?>> byName(String name) {
+        return ALL.stream().filter(p -> p.name.equals(name)).findFirst();
+    }
+
+    /** The name in a layout file, e.g. {@code eagerMaxSize}. */
+    public String name() {
+        return name;
+    }
+
+    /** The environment variable, e.g. {@code OFINET_EAGER_MAX_SIZE}. */
+    public String envName() {
+        StringBuilder sb = new StringBuilder("OFINET_");
+        for (char c : name.toCharArray()) {
+            if (Character.isUpperCase(c)) {
+                sb.append('_');
+            }
+            sb.append(Character.toUpperCase(c));
+        }
+        return sb.toString();
+    }
+
+    /** The Java system property, e.g. {@code ofinet.eagerMaxSize}. */
+    public String propertyName() {
+        return "ofinet." + name;
+    }
+
+    public T defaultValue() {
+        return defaultValue;
+    }
+
+    /** The unit of the value: {@code "B"}, {@code "ms"} or empty for counts and switches. */
+    public String unit() {
+        return unit;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    /** Smallest accepted value of a numeric parameter. */
+    public long min() {
+        return min;
+    }
+
+    /** Largest accepted value of a numeric parameter. */
+    public long max() {
+        return max;
+    }
+
+    /** The kind of value, as named in error messages: "an integer", "a boolean", ... */
+    public String typeDescription() {
+        return type.description;
+    }
+
+    /**
+     * Reads a value from a layout node.
+     *
+     * @throws IllegalArgumentException with the rule broken, without the path
+     */
+    T fromJson(JsonNode node) {
+        return checked(type.fromJson(node));
+    }
+
+    /**
+     * Reads a value from an environment variable or system property.
+     *
+     * @throws IllegalArgumentException with the rule broken, without the source
+     */
+    T fromText(String text) {
+        return checked(type.fromText(text.trim()));
+    }
+
+    /** Formats a value as a layout would write it. */
+    public String format(Object value) {
+        return value instanceof MrScope scope ? scope.jsonName() : String.valueOf(value);
+    }
+
+    private T checked(T value) {
+        if (value instanceof Long number) {
+            if (multipleOf > 1 && (number <= 0 || number % multipleOf != 0)) {
+                throw new IllegalArgumentException(
+                        "must be a positive multiple of " + multipleOf + ", found " + number);
+            }
+            if (number < min) {
+                throw new IllegalArgumentException("must be at least " + min + ", found " + number);
+            }
+            if (number > max) {
+                throw new IllegalArgumentException("must be at most " + max + ", found " + number);
+            }
+        }
+        return value;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+
+    /** How values of one type are read from JSON and from text. */
+    private abstract static class ValueType<T> {
+        static final ValueType<Long> LONG = new ValueType<>("an integer") {
+            @Override
+            Long fromJson(JsonNode node) {
+                if (!node.isIntegralNumber()) {
+                    throw wrongType(node);
+                }
+                if (!node.canConvertToLong()) {
+                    throw new IllegalArgumentException("integer out of range: " + node.asText());
+                }
+                return node.longValue();
+            }
+
+            @Override
+            Long fromText(String text) {
+                try {
+                    return Long.parseLong(text);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(
+                            "expected an integer, found \"" + text + "\"", e);
+                }
+            }
+        };
+
+        static final ValueType<Boolean> BOOLEAN = new ValueType<>("a boolean") {
+            @Override
+            Boolean fromJson(JsonNode node) {
+                if (!node.isBoolean()) {
+                    throw wrongType(node);
+                }
+                return node.booleanValue();
+            }
+
+            @Override
+            Boolean fromText(String text) {
+                switch (text.toLowerCase(Locale.ROOT)) {
+                    case "1": case "true": case "yes": case "on":
+                        return true;
+                    case "0": case "false": case "no": case "off":
+                        return false;
+                    default:
+                        throw new IllegalArgumentException(
+                                "expected a boolean (true/false, 1/0), found \"" + text + "\"");
+                }
+            }
+        };
+
+        static final ValueType<MrScope> MR_SCOPE = new ValueType<>("a string") {
+            @Override
+            MrScope fromJson(JsonNode node) {
+                if (!node.isTextual()) {
+                    throw wrongType(node);
+                }
+                return MrScope.parse(node.textValue());
+            }
+
+            @Override
+            MrScope fromText(String text) {
+                return MrScope.parse(text.toLowerCase(Locale.ROOT));
+            }
+        };
+
+        final String description;
+
+        ValueType(String description) {
+            this.description = Objects.requireNonNull(description);
+        }
+
+        abstract T fromJson(JsonNode node);
+
+        abstract T fromText(String text);
+
+        IllegalArgumentException wrongType(JsonNode node) {
+            return new IllegalArgumentException(
+                    "expected " + description + ", found " + JsonNodes.describe(node));
+        }
+    }
+}

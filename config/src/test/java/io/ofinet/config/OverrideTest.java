@@ -1,0 +1,102 @@
+package io.ofinet.config;
+
+import static io.ofinet.config.Layouts.device;
+import static io.ofinet.config.Layouts.env;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class OverrideTest {
+
+    private static RailLayout parse(String json, ConfigEnvironment env) throws ConfigException {
+        return ConfigLoader.parse(json, "test.json", env);
+    }
+
+    @Test
+    void everyParameterHasAnEnvironmentAndPropertyName() {
+        assertEquals("OFINET_EAGER_MAX_SIZE", Parameter.EAGER_MAX_SIZE.envName());
+        assertEquals("OFINET_MIN_STRIPE_SIZE", Parameter.MIN_STRIPE_SIZE.envName());
+        assertEquals("OFINET_SCHED_MAX_SMALL_RR_SIZE", Parameter.SCHED_MAX_SMALL_RR_SIZE.envName());
+        assertEquals("OFINET_CQ_READ_COUNT", Parameter.CQ_READ_COUNT.envName());
+        assertEquals("OFINET_RDMA_MIN_POSTED_CONTROL_BUFFERS",
+                Parameter.RDMA_MIN_POSTED_CONTROL_BUFFERS.envName());
+        assertEquals("OFINET_MR_KEY_SIZE", Parameter.MR_KEY_SIZE.envName());
+        assertEquals("OFINET_MR_CACHE_DISABLE", Parameter.MR_CACHE_DISABLE.envName());
+        assertEquals("OFINET_GDR_FLUSH_DISABLE", Parameter.GDR_FLUSH_DISABLE.envName());
+        assertEquals("OFINET_CONNECTION_TIMEOUT_MS", Parameter.CONNECTION_TIMEOUT_MS.envName());
+        assertEquals("ofinet.cqReadCount", Parameter.CQ_READ_COUNT.propertyName());
+    }
+
+    @Test
+    void environmentOverridesFileAndRecordsItsSource() throws ConfigException {
+        RailLayout layout = parse(device("\"cqReadCount\": 8, \"eagerMaxSize\": 1024"),
+                env(Map.of("OFINET_CQ_READ_COUNT", "16", "OFINET_MR_SCOPE", "Domain",
+                        "OFINET_MR_CACHE_DISABLE", "1")));
+        DeviceParameters p = layout.devices().get(0).parameters();
+        assertEquals(16, p.cqReadCount());
+        assertEquals(new Setting<>(Parameter.CQ_READ_COUNT, 16L, Source.ENVIRONMENT, "OFINET_CQ_READ_COUNT"),
+                p.setting(Parameter.CQ_READ_COUNT));
+        assertEquals(MrScope.DOMAIN, p.mrScope());
+        assertEquals(true, p.mrCacheDisabled());
+        assertEquals(new Setting<>(Parameter.EAGER_MAX_SIZE, 1024L, Source.FILE, "devices[0].eagerMaxSize"),
+                p.setting(Parameter.EAGER_MAX_SIZE));
+        assertEquals(Source.DEFAULT, p.setting(Parameter.MIN_STRIPE_SIZE).source());
+    }
+
+    @Test
+    void systemPropertyWinsOverEnvironment() throws ConfigException {
+        RailLayout layout = parse(device(""), env(Map.of("OFINET_CQ_READ_COUNT", "16"),
+                Map.of("ofinet.cqReadCount", "32")));
+        Setting<Long> s = layout.devices().get(0).parameters().setting(Parameter.CQ_READ_COUNT);
+        assertEquals(32L, s.value());
+        assertEquals(Source.SYSTEM_PROPERTY, s.source());
+        assertEquals("ofinet.cqReadCount", s.origin());
+    }
+
+    @Test
+    void overridesApplyToEveryDevice() throws ConfigException {
+        String dev = "{\"name\": \"%s\", \"dataRails\": [{\"provider\": \"tcp\", \"domain\": \"lo\"}]}";
+        RailLayout layout = parse("{\"devices\": [" + String.format(dev, "a") + ", "
+                + String.format(dev, "b") + "]}", env(Map.of("OFINET_EAGER_MAX_SIZE", "0")));
+        for (DeviceSpec d : layout.devices()) {
+            assertEquals(0, d.parameters().eagerMaxSizeBytes());
+        }
+    }
+
+    @Test
+    void badEnvironmentValueNamesTheVariable() {
+        ConfigException e = assertThrows(ConfigException.class, () -> parse(device(""),
+                env(Map.of("OFINET_CQ_READ_COUNT", "lots"))));
+        assertEquals("environment: OFINET_CQ_READ_COUNT: expected an integer, found \"lots\"",
+                e.getMessage());
+        e = assertThrows(ConfigException.class, () -> parse(device(""),
+                env(Map.of("OFINET_MIN_STRIPE_SIZE", "1000"))));
+        assertEquals("environment: OFINET_MIN_STRIPE_SIZE: must be a positive multiple of 128,"
+                + " found 1000", e.getMessage());
+        e = assertThrows(ConfigException.class, () -> parse(device(""),
+                env(Map.of("OFINET_GDR_FLUSH_DISABLE", "maybe"))));
+        assertEquals("environment: OFINET_GDR_FLUSH_DISABLE: expected a boolean (true/false, 1/0),"
+                + " found \"maybe\"", e.getMessage());
+        e = assertThrows(ConfigException.class, () -> parse(device(""),
+                env(Map.of(), Map.of("ofinet.mrScope", "sometimes"))));
+        assertEquals("system property: ofinet.mrScope: expected one of auto, domain, endpoint,"
+                + " found \"sometimes\"", e.getMessage());
+    }
+
+    @Test
+    void relationBrokenByOverrideNamesBothSources() {
+        ConfigException e = assertThrows(ConfigException.class, () -> parse(
+                device("\"eagerMaxSize\": 8192"), env(Map.of("OFINET_MIN_STRIPE_SIZE", "1024"))));
+        assertEquals("test.json: devices[0].eagerMaxSize: must not exceed minStripeSize"
+                + " (1024 from environment OFINET_MIN_STRIPE_SIZE), found 8192", e.getMessage());
+    }
+
+    @Test
+    void railsAreNotOverridable() throws ConfigException {
+        // No variable names a rail; an unknown OFINET_ variable is ignored with a warning.
+        RailLayout layout = parse(device(""), env(Map.of("OFINET_DATA_RAILS", "[]")));
+        assertEquals(1, layout.devices().get(0).dataRails().size());
+    }
+}
