@@ -1,0 +1,112 @@
+package io.ofinet.mr;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Hands out the MR keys ofinet requests from a domain.
+ *
+ * <p>No provider in Debian's libfabric returns FI_MR_PROV_KEY, so the application chooses every
+ * key, and a key already used in the domain fails the registration with {@code -FI_ENOKEY}. One
+ * pool per domain hands out the lowest free key and takes keys back; returned keys are reused
+ * lowest first. The key space is 2^(8 * min(configured key size, provider's {@code
+ * mr_key_size})) keys. Keys in use are kept as coalesced ranges, so memory grows with the
+ * fragmentation of keys in use, never with the size of the key space.
+ *
+ * <p>Thread-safe: registrations come from any thread.
+ */
+public final class KeyPool {
+    private final long capacity;
+    /** Keys in use as ranges: start -> end (exclusive); ranges never touch. */
+    private final TreeMap<Long, Long> inUse = new TreeMap<>();
+    private long inUseCount;
+
+    /**
+     * @param configuredKeySizeBytes the layout's {@code mrKeySize}, 1 to 8
+     * @param providerKeySizeBytes the provider's {@code mr_key_size}, at least 1
+     */
+    public KeyPool(int configuredKeySizeBytes, int providerKeySizeBytes) {
+        if (configuredKeySizeBytes < 1 || configuredKeySizeBytes > 8) {
+            throw new IllegalArgumentException("configured key size must be 1..8 bytes: "
+                    + configuredKeySizeBytes);
+        }
+        if (providerKeySizeBytes < 1) {
+            throw new IllegalArgumentException("provider key size must be at least 1 byte: "
+                    + providerKeySizeBytes);
+        }
+        int bits = 8 * Math.min(configuredKeySizeBytes, providerKeySizeBytes);
+        // Keys are Java longs; 2^63 keys is beyond any provider's table.
+        this.capacity = bits >= 63 ? Long.MAX_VALUE : 1L << bits;
+    }
+
+    /** Number of keys in the key space. */
+    public long capacity() {
+        return capacity;
+    }
+
+    /** Number of keys handed out and not yet returned. */
+    public synchronized long inUse() {
+        return inUseCount;
+    }
+
+    /**
+     * The lowest free key.
+     *
+     * @throws MrException when every key is in use
+     */
+    public synchronized long allocate() throws MrException {
+        Map.Entry<Long, Long> first = inUse.firstEntry();
+        long key;
+        if (first == null || first.getKey() > 0) {
+            key = 0;
+            if (first != null && first.getKey() == 1) {
+                inUse.remove(1L);
+                inUse.put(0L, first.getValue());
+            } else {
+                inUse.put(0L, 1L);
+            }
+        } else {
+            key = first.getValue();
+            if (key >= capacity) {
+                throw new MrException("MR key pool exhausted: all " + capacity + " keys of the"
+                        + " domain are in use (key size " + (Long.numberOfTrailingZeros(capacity) / 8)
+                        + " bytes; raise mrKeySize if the provider allows, or deregister buffers)");
+            }
+            Long nextEnd = inUse.remove(key + 1);
+            inUse.put(0L, nextEnd != null ? nextEnd : key + 1);
+        }
+        inUseCount++;
+        return key;
+    }
+
+    /**
+     * Returns a key to the pool.
+     *
+     * @throws IllegalArgumentException for a key outside the key space or not in use
+     */
+    public synchronized void free(long key) {
+        if (key < 0 || key >= capacity) {
+            throw new IllegalArgumentException("MR key " + key + " is outside the key space 0.."
+                    + (capacity - 1));
+        }
+        Map.Entry<Long, Long> range = inUse.floorEntry(key);
+        if (range == null || key >= range.getValue()) {
+            throw new IllegalArgumentException("MR key " + key + " is not in use (freed twice?)");
+        }
+        long start = range.getKey();
+        long end = range.getValue();
+        inUse.remove(start);
+        if (start < key) {
+            inUse.put(start, key);
+        }
+        if (key + 1 < end) {
+            inUse.put(key + 1, end);
+        }
+        inUseCount--;
+    }
+
+    /** Number of ranges the keys in use form; memory use is proportional to it. */
+    synchronized int ranges() {
+        return inUse.size();
+    }
+}

@@ -1,0 +1,35 @@
+package io.ofinet.plugin.ofi;
+
+import io.ofinet.plugin.NetException;
+import io.ofinet.plugin.NetResult;
+import io.ofinet.rdma.ErrorCategory;
+import io.ofinet.rdma.RdmaException;
+
+/** The one place where protocol failures become {@link NetException}s. */
+final class Errors {
+    private Errors() {
+    }
+
+    /** The NCCL-style result for a protocol error category. */
+    static NetResult resultOf(ErrorCategory category) {
+        switch (category) {
+            case SYSTEM:
+                return NetResult.SYSTEM_ERROR;
+            case INTERNAL:
+                return NetResult.INTERNAL_ERROR;
+            case INVALID_ARGUMENT:
+                return NetResult.INVALID_ARGUMENT;
+            case INVALID_USAGE:
+                return NetResult.INVALID_USAGE;
+            case REMOTE:
+                return NetResult.REMOTE_ERROR;
+            default:
+                throw new IllegalArgumentException("unmapped category " + category);
+        }
+    }
+
+    /** Wraps a protocol failure, keeping its message and the failure as the cause. */
+    static NetException toNetException(String operation, RdmaException e) {
+        return new NetException(resultOf(e.category()), operation + ": " + e.getMessage(), e);
+    }
+}

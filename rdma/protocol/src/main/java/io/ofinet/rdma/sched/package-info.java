@@ -1,0 +1,2 @@
+/** Splitting a message into stripes over the data rails. */
+package io.ofinet.rdma.sched;
