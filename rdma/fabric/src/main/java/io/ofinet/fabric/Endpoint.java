@@ -1,0 +1,74 @@
+package io.ofinet.fabric;
+
+/**
+ * A reliable-datagram endpoint, bound to its completion queue and address vector at creation.
+ *
+ * <p>Posting calls return {@link #POSTED} or {@link #AGAIN} ({@code -FI_EAGAIN}: a queue is full;
+ * progress the completion queue and post again). Any other failure throws. Posting calls take
+ * only primitives so that an implementation can post without allocating. One thread at a time
+ * posts on an endpoint. {@code context} comes back in the completion entry; {@code desc} is the
+ * local descriptor of the registration covering the local buffer (0 when the provider needs
+ * none); remote addresses follow the provider's convention ({@link FabricInfo#virtualAddressing}).
+ */
+public interface Endpoint extends AutoCloseable {
+    /** The post was accepted. */
+    int POSTED = 0;
+    /** The post was refused for now: a queue is full. */
+    int AGAIN = -FiErrno.FI_EAGAIN;
+
+    FabricInfo info();
+
+    /** Enables it ({@code fi_enable}); posts and {@link #name} need it enabled. */
+    void enable() throws FabricException;
+
+    /** Its address, as peers insert it in their address vectors ({@code fi_getname}). */
+    byte[] name() throws FabricException;
+
+    /** Sets an endpoint option of size_t or bool size ({@code fi_setopt}, level FI_OPT_ENDPOINT). */
+    void setOption(int option, long value) throws FabricException;
+
+    /** Reads an endpoint option of size_t size ({@code fi_getopt}, level FI_OPT_ENDPOINT). */
+    long getOption(int option) throws FabricException;
+
+    int send(long buf, long len, long desc, long dest, long context) throws FabricException;
+
+    int recv(long buf, long len, long desc, long src, long context) throws FabricException;
+
+    /** A send carrying immediate data, delivered in the receiver's completion entry. */
+    int senddata(long buf, long len, long desc, long data, long dest, long context) throws FabricException;
+
+    int write(long buf, long len, long desc, long dest, long remoteAddr, long key, long context)
+            throws FabricException;
+
+    /**
+     * An RDMA write whose immediate data arrives as a completion at the target with {@link
+     * Fi#REMOTE_CQ_DATA}, without consuming a posted receive.
+     */
+    int writedata(long buf, long len, long desc, long data, long dest, long remoteAddr, long key,
+            long context) throws FabricException;
+
+    int read(long buf, long len, long desc, long src, long remoteAddr, long key, long context)
+            throws FabricException;
+
+    /** {@code fi_sendmsg} with one buffer; {@code data} is sent when flags has REMOTE_CQ_DATA. */
+    int sendmsg(long buf, long len, long desc, long dest, long data, long context, long flags)
+            throws FabricException;
+
+    /** {@code fi_recvmsg} with one buffer. */
+    int recvmsg(long buf, long len, long desc, long src, long context, long flags) throws FabricException;
+
+    /** {@code fi_writemsg} with one local and one remote buffer. */
+    int writemsg(long buf, long len, long desc, long dest, long remoteAddr, long key, long data,
+            long context, long flags) throws FabricException;
+
+    /** {@code fi_readmsg} with one local and one remote buffer. */
+    int readmsg(long buf, long len, long desc, long src, long remoteAddr, long key, long context,
+            long flags) throws FabricException;
+
+    /**
+     * Closes it. Under FI_MR_ENDPOINT the registrations bound to it must be closed first. Closing
+     * twice is harmless.
+     */
+    @Override
+    void close() throws FabricException;
+}

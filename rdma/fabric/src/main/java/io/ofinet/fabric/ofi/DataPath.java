@@ -1,0 +1,62 @@
+package io.ofinet.fabric.ofi;
+
+/**
+ * The seam of every data-path native call: posts on an endpoint, completion-queue reads, and
+ * reads and writes of native memory. Primitive arguments only, addresses as {@code long}, so
+ * that an implementation can call without allocating. Implemented with JNA ({@link JnaDataPath},
+ * Java 17) and with FFM ({@code FfmDataPath}, JDK 22+, from the multi-release part of the jar).
+ *
+ * <p>Return values are libfabric's: 0 or a count on success, a negative error number otherwise.
+ */
+interface DataPath {
+
+    /** A short name: {@code "jna"} or {@code "ffm"}. */
+    String name();
+
+    /** The posting calls of one endpoint, with its function pointers read once. */
+    EndpointCalls endpoint(long ep);
+
+    /** The reading calls of one completion queue, with its function pointers read once. */
+    CqCalls cq(long cq);
+
+    long getLong(long address);
+
+    int getInt(long address);
+
+    void putLong(long address, long value);
+
+    void putInt(long address, int value);
+
+    /** Posting calls of one endpoint; each returns 0 or a negative libfabric error. */
+    interface EndpointCalls {
+        long send(long buf, long len, long desc, long dest, long context);
+
+        long recv(long buf, long len, long desc, long src, long context);
+
+        long senddata(long buf, long len, long desc, long data, long dest, long context);
+
+        long write(long buf, long len, long desc, long dest, long addr, long key, long context);
+
+        long writedata(long buf, long len, long desc, long data, long dest, long addr, long key,
+                long context);
+
+        long read(long buf, long len, long desc, long src, long addr, long key, long context);
+
+        long sendmsg(long msg, long flags);
+
+        long recvmsg(long msg, long flags);
+
+        long writemsg(long msg, long flags);
+
+        long readmsg(long msg, long flags);
+    }
+
+    /** Reading calls of one completion queue. */
+    interface CqCalls {
+        /** {@code fi_cq_read}: a count, or a negative error ({@code -FI_EAGAIN} when empty). */
+        long read(long buf, long count);
+
+        /** {@code fi_cq_readerr}: 1 when an entry was read, or a negative error. */
+        long readerr(long buf, long flags);
+    }
+}

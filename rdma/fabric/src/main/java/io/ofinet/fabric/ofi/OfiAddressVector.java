@@ -1,0 +1,88 @@
+package io.ofinet.fabric.ofi;
+
+import com.sun.jna.Function;
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+import io.ofinet.fabric.AddressVector;
+import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.FiErrno;
+import io.ofinet.fabric.ResourceTracker;
+
+/** A libfabric address vector. */
+final class OfiAddressVector implements AddressVector {
+    private final OfiDomain domain;
+    private final long av;
+    private final ResourceTracker users = new ResourceTracker();
+    private boolean closed;
+
+    OfiAddressVector(OfiDomain domain, long av) {
+        this.domain = domain;
+        this.av = av;
+    }
+
+    /** Endpoints bound to it; it cannot close before them. */
+    ResourceTracker users() {
+        return users;
+    }
+
+    long fid() {
+        return av;
+    }
+
+    private Function op(int offset, String call) throws FabricException {
+        return Ops.fn(Ops.getLong(av + Layout.AV_OPS), offset, call, domain.provider());
+    }
+
+    @Override
+    public synchronized long insert(byte[] address) throws FabricException {
+        Memory addr = Ops.scratch(Math.max(1, address.length));
+        addr.write(0, address, 0, address.length);
+        Memory out = Ops.scratch(8);
+        int rc = op(Layout.OPS_AV_INSERT, "fi_av_insert").invokeInt(new Object[] {av,
+            Pointer.nativeValue(addr), 1L, Pointer.nativeValue(out), 0L, 0L});
+        if (rc != 1) {
+            throw Ops.error("fi_av_insert", domain.provider(), rc < 0 ? rc : -FiErrno.FI_EINVAL);
+        }
+        return out.getLong(0);
+    }
+
+    @Override
+    public synchronized void remove(long fiAddr) throws FabricException {
+        Memory addr = Ops.scratch(8);
+        addr.setLong(0, fiAddr);
+        Ops.check("fi_av_remove", domain.provider(), op(Layout.OPS_AV_REMOVE, "fi_av_remove")
+                .invokeInt(new Object[] {av, Pointer.nativeValue(addr), 1L, 0L}));
+    }
+
+    @Override
+    public synchronized byte[] lookup(long fiAddr) throws FabricException {
+        long size = 128;
+        for (int attempt = 0; attempt < 2; attempt++) {
+            Memory addr = Ops.scratch(size);
+            Memory len = Ops.scratch(8);
+            len.setLong(0, size);
+            int rc = op(Layout.OPS_AV_LOOKUP, "fi_av_lookup").invokeInt(new Object[] {av, fiAddr,
+                Pointer.nativeValue(addr), Pointer.nativeValue(len)});
+            long actual = len.getLong(0);
+            if (rc == 0 && actual <= size) {
+                return addr.getByteArray(0, (int) actual);
+            }
+            if (rc < 0 && rc != -FiErrno.FI_ETOOSMALL) {
+                throw Ops.error("fi_av_lookup", domain.provider(), rc);
+            }
+            size = actual;
+        }
+        throw Ops.error("fi_av_lookup", domain.provider(), -FiErrno.FI_ETOOSMALL);
+    }
+
+    @Override
+    public synchronized void close() throws FabricException {
+        if (closed) {
+            return;
+        }
+        users.requireEmpty("fi_close(av)", "endpoints bound to it");
+        Ops.close(av, "av", domain.provider());
+        closed = true;
+        domain.closed(this);
+    }
+}

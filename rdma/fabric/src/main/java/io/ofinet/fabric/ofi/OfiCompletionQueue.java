@@ -1,0 +1,111 @@
+package io.ofinet.fabric.ofi;
+
+import com.sun.jna.Function;
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+import io.ofinet.fabric.CompletionBatch;
+import io.ofinet.fabric.CompletionError;
+import io.ofinet.fabric.CompletionQueue;
+import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.FiErrno;
+import io.ofinet.fabric.ResourceTracker;
+
+/** A libfabric completion queue of FI_CQ_FORMAT_DATA entries, read into preallocated memory. */
+final class OfiCompletionQueue implements CompletionQueue {
+    /** Entries read per call at most; the caller's batch bounds it further. */
+    static final int MAX_BATCH = 64;
+
+    private final OfiDomain domain;
+    private final long cq;
+    private final DataPath path = DataPaths.current();
+    private final DataPath.CqCalls calls;
+    private final long entries;
+    private final long errorEntry;
+    private final ResourceTracker users = new ResourceTracker();
+    private boolean closed;
+
+    OfiCompletionQueue(OfiDomain domain, long cq) {
+        this.domain = domain;
+        this.cq = cq;
+        this.calls = path.cq(cq);
+        this.entries = NativeMemory.allocate((long) MAX_BATCH * Layout.CQE_SIZE);
+        this.errorEntry = NativeMemory.allocate(Layout.CQERR_SIZE);
+    }
+
+    /** Endpoints bound to it; it cannot close before them. */
+    ResourceTracker users() {
+        return users;
+    }
+
+    long fid() {
+        return cq;
+    }
+
+    @Override
+    public int read(CompletionBatch out, int max) throws FabricException {
+        int n = Math.min(Math.min(max, out.capacity()), MAX_BATCH);
+        long rc = calls.read(entries, n);
+        if (rc > 0) {
+            for (int i = 0; i < rc; i++) {
+                long e = entries + (long) i * Layout.CQE_SIZE;
+                out.set(i, path.getLong(e + Layout.CQE_OP_CONTEXT), path.getLong(e + Layout.CQE_FLAGS),
+                        path.getLong(e + Layout.CQE_LEN), path.getLong(e + Layout.CQE_BUF),
+                        path.getLong(e + Layout.CQE_DATA));
+            }
+            out.setCount((int) rc);
+            return (int) rc;
+        }
+        out.setCount(0);
+        if (rc == -FiErrno.FI_EAGAIN) {
+            return 0;
+        }
+        if (rc == -FiErrno.FI_EAVAIL) {
+            return ERROR_AVAILABLE;
+        }
+        throw Ops.error("fi_cq_read", domain.provider(), rc);
+    }
+
+    @Override
+    public boolean readError(CompletionError out) throws FabricException {
+        NativeMemory.fill(errorEntry, Layout.CQERR_SIZE, (byte) 0);
+        long rc = calls.readerr(errorEntry, 0);
+        if (rc == -FiErrno.FI_EAGAIN) {
+            return false;
+        }
+        if (rc < 0) {
+            throw Ops.error("fi_cq_readerr", domain.provider(), rc);
+        }
+        int providerErrno = path.getInt(errorEntry + Layout.CQERR_PROV_ERRNO);
+        out.set(path.getLong(errorEntry + Layout.CQERR_OP_CONTEXT), path.getLong(errorEntry + Layout.CQERR_FLAGS),
+                path.getLong(errorEntry + Layout.CQERR_LEN), path.getLong(errorEntry + Layout.CQERR_DATA),
+                path.getInt(errorEntry + Layout.CQERR_ERR), providerErrno, strerror(providerErrno));
+        return true;
+    }
+
+    /** fi_cq_strerror: the provider's words for its own error number. */
+    private String strerror(int providerErrno) {
+        try {
+            Function strerror = Ops.fn(Ops.getLong(cq + Layout.CQ_OPS), Layout.OPS_CQ_STRERROR,
+                    "fi_cq_strerror", domain.provider());
+            Memory buf = Ops.scratch(256);
+            Pointer text = strerror.invokePointer(new Object[] {cq, providerErrno,
+                path.getLong(errorEntry + Layout.CQERR_ERR_DATA), Pointer.nativeValue(buf), 256L});
+            return text == null ? "" : text.getString(0);
+        } catch (FabricException e) {
+            return "";
+        }
+    }
+
+    @Override
+    public synchronized void close() throws FabricException {
+        if (closed) {
+            return;
+        }
+        users.requireEmpty("fi_close(cq)", "endpoints bound to it");
+        Ops.close(cq, "cq", domain.provider());
+        closed = true;
+        NativeMemory.free(entries);
+        NativeMemory.free(errorEntry);
+        domain.closed(this);
+    }
+}

@@ -1,0 +1,231 @@
+package io.ofinet.fabric.ofi;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+import io.ofinet.fabric.Endpoint;
+import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.FabricInfo;
+import io.ofinet.fabric.FiErrno;
+import io.ofinet.fabric.ResourceTracker;
+
+/**
+ * A libfabric RDM endpoint. Posts go through the {@link DataPath} with this endpoint's function
+ * pointers read once at enable; the {@code *msg} forms fill structures in native memory
+ * allocated once per endpoint, so posting allocates nothing beyond what the data path does.
+ */
+final class OfiEndpoint implements Endpoint {
+    // Layout of the per-endpoint scratch memory for the *msg calls.
+    private static final int SCRATCH_IOV = 0;
+    private static final int SCRATCH_DESC = SCRATCH_IOV + Layout.IOVEC_SIZE;
+    private static final int SCRATCH_RMA_IOV = SCRATCH_DESC + 8;
+    private static final int SCRATCH_MSG = 64;
+    private static final int SCRATCH_SIZE = SCRATCH_MSG + Layout.MSG_RMA_SIZE;
+
+    private final OfiDomain domain;
+    private final long ep;
+    private final OfiCompletionQueue cq;
+    private final OfiAddressVector av;
+    private final DataPath path = DataPaths.current();
+    private final long scratch;
+    private final ResourceTracker boundRegions = new ResourceTracker();
+    private DataPath.EndpointCalls calls;
+    private boolean closed;
+
+    OfiEndpoint(OfiDomain domain, long ep, OfiCompletionQueue cq, OfiAddressVector av) {
+        this.domain = domain;
+        this.ep = ep;
+        this.cq = cq;
+        this.av = av;
+        this.scratch = NativeMemory.allocate(SCRATCH_SIZE);
+        cq.users().add(this);
+        av.users().add(this);
+    }
+
+    long fid() {
+        return ep;
+    }
+
+    ResourceTracker boundRegions() {
+        return boundRegions;
+    }
+
+    @Override
+    public FabricInfo info() {
+        return domain.info();
+    }
+
+    @Override
+    public synchronized void enable() throws FabricException {
+        requireOpen();
+        Ops.enable(ep, "fi_enable(endpoint)", domain.provider());
+        calls = path.endpoint(ep);
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("endpoint is closed");
+        }
+    }
+
+    private DataPath.EndpointCalls calls(String call) throws FabricException {
+        DataPath.EndpointCalls c = calls;
+        if (c == null) {
+            throw new FabricException(call + " (provider " + domain.provider() + ")", FiErrno.FI_EOPBADSTATE,
+                    closed ? "the endpoint is closed" : "the endpoint is not enabled");
+        }
+        return c;
+    }
+
+    @Override
+    public byte[] name() throws FabricException {
+        requireOpen();
+        long cm = Ops.getLong(ep + Layout.EP_CM);
+        Memory addr = Ops.scratch(256);
+        Memory len = Ops.scratch(8);
+        len.setLong(0, 256);
+        Ops.check("fi_getname", domain.provider(), Ops.fn(cm, Layout.OPS_CM_GETNAME, "fi_getname",
+                domain.provider()).invokeInt(new Object[] {ep, Pointer.nativeValue(addr), Pointer.nativeValue(len)}));
+        return addr.getByteArray(0, (int) len.getLong(0));
+    }
+
+    @Override
+    public void setOption(int option, long value) throws FabricException {
+        requireOpen();
+        long ops = Ops.getLong(ep + Layout.EP_OPS);
+        Memory val = Ops.scratch(8);
+        val.setLong(0, value);
+        Ops.check("fi_setopt(" + option + ")", domain.provider(), Ops.fn(ops, Layout.OPS_EP_SETOPT,
+                "fi_setopt", domain.provider()).invokeInt(new Object[] {ep, Layout.FI_OPT_ENDPOINT, option,
+                    Pointer.nativeValue(val), 8L}));
+    }
+
+    @Override
+    public long getOption(int option) throws FabricException {
+        requireOpen();
+        long ops = Ops.getLong(ep + Layout.EP_OPS);
+        Memory val = Ops.scratch(8);
+        Memory len = Ops.scratch(8);
+        len.setLong(0, 8);
+        Ops.check("fi_getopt(" + option + ")", domain.provider(), Ops.fn(ops, Layout.OPS_EP_GETOPT,
+                "fi_getopt", domain.provider()).invokeInt(new Object[] {ep, Layout.FI_OPT_ENDPOINT, option,
+                    Pointer.nativeValue(val), Pointer.nativeValue(len)}));
+        return len.getLong(0) == 4 ? val.getInt(0) : val.getLong(0);
+    }
+
+    /** 0 and -FI_EAGAIN are results; anything else negative is a failure of the call. */
+    private int posted(String call, long rc) throws FabricException {
+        if (rc == 0) {
+            return POSTED;
+        }
+        if (rc == -FiErrno.FI_EAGAIN) {
+            return AGAIN;
+        }
+        throw Ops.error(call, domain.provider(), rc);
+    }
+
+    @Override
+    public int send(long buf, long len, long desc, long dest, long context) throws FabricException {
+        return posted("fi_send", calls("fi_send").send(buf, len, desc, dest, context));
+    }
+
+    @Override
+    public int recv(long buf, long len, long desc, long src, long context) throws FabricException {
+        return posted("fi_recv", calls("fi_recv").recv(buf, len, desc, src, context));
+    }
+
+    @Override
+    public int senddata(long buf, long len, long desc, long data, long dest, long context)
+            throws FabricException {
+        return posted("fi_senddata", calls("fi_senddata").senddata(buf, len, desc, data, dest, context));
+    }
+
+    @Override
+    public int write(long buf, long len, long desc, long dest, long remoteAddr, long key, long context)
+            throws FabricException {
+        return posted("fi_write", calls("fi_write").write(buf, len, desc, dest, remoteAddr, key, context));
+    }
+
+    @Override
+    public int writedata(long buf, long len, long desc, long data, long dest, long remoteAddr, long key,
+            long context) throws FabricException {
+        return posted("fi_writedata", calls("fi_writedata").writedata(buf, len, desc, data, dest, remoteAddr,
+                key, context));
+    }
+
+    @Override
+    public int read(long buf, long len, long desc, long src, long remoteAddr, long key, long context)
+            throws FabricException {
+        return posted("fi_read", calls("fi_read").read(buf, len, desc, src, remoteAddr, key, context));
+    }
+
+    /** Fills one iovec and its descriptor, and the common fields of fi_msg / fi_msg_rma. */
+    private long fillMsg(long buf, long len, long desc, long addr, long context, long data, boolean rma) {
+        path.putLong(scratch + SCRATCH_IOV + Layout.IOVEC_BASE, buf);
+        path.putLong(scratch + SCRATCH_IOV + Layout.IOVEC_LEN, len);
+        path.putLong(scratch + SCRATCH_DESC, desc);
+        long msg = scratch + SCRATCH_MSG;
+        path.putLong(msg + Layout.MSG_IOV, scratch + SCRATCH_IOV);
+        path.putLong(msg + Layout.MSG_DESC, scratch + SCRATCH_DESC);
+        path.putLong(msg + Layout.MSG_IOV_COUNT, 1);
+        path.putLong(msg + Layout.MSG_ADDR, addr);
+        path.putLong(msg + (rma ? Layout.MSG_RMA_CONTEXT : Layout.MSG_CONTEXT), context);
+        path.putLong(msg + (rma ? Layout.MSG_RMA_DATA : Layout.MSG_DATA), data);
+        return msg;
+    }
+
+    private long fillRmaMsg(long buf, long len, long desc, long peer, long remoteAddr, long key, long data,
+            long context) {
+        long msg = fillMsg(buf, len, desc, peer, context, data, true);
+        long rmaIov = scratch + SCRATCH_RMA_IOV;
+        path.putLong(rmaIov + Layout.RMA_IOV_ADDR, remoteAddr);
+        path.putLong(rmaIov + Layout.RMA_IOV_LEN, len);
+        path.putLong(rmaIov + Layout.RMA_IOV_KEY, key);
+        path.putLong(msg + Layout.MSG_RMA_RMA_IOV, rmaIov);
+        path.putLong(msg + Layout.MSG_RMA_RMA_IOV_COUNT, 1);
+        return msg;
+    }
+
+    @Override
+    public int sendmsg(long buf, long len, long desc, long dest, long data, long context, long flags)
+            throws FabricException {
+        DataPath.EndpointCalls c = calls("fi_sendmsg");
+        return posted("fi_sendmsg", c.sendmsg(fillMsg(buf, len, desc, dest, context, data, false), flags));
+    }
+
+    @Override
+    public int recvmsg(long buf, long len, long desc, long src, long context, long flags) throws FabricException {
+        DataPath.EndpointCalls c = calls("fi_recvmsg");
+        return posted("fi_recvmsg", c.recvmsg(fillMsg(buf, len, desc, src, context, 0, false), flags));
+    }
+
+    @Override
+    public int writemsg(long buf, long len, long desc, long dest, long remoteAddr, long key, long data,
+            long context, long flags) throws FabricException {
+        DataPath.EndpointCalls c = calls("fi_writemsg");
+        return posted("fi_writemsg", c.writemsg(fillRmaMsg(buf, len, desc, dest, remoteAddr, key, data, context),
+                flags));
+    }
+
+    @Override
+    public int readmsg(long buf, long len, long desc, long src, long remoteAddr, long key, long context,
+            long flags) throws FabricException {
+        DataPath.EndpointCalls c = calls("fi_readmsg");
+        return posted("fi_readmsg", c.readmsg(fillRmaMsg(buf, len, desc, src, remoteAddr, key, 0, context),
+                flags));
+    }
+
+    @Override
+    public synchronized void close() throws FabricException {
+        if (closed) {
+            return;
+        }
+        boundRegions.requireEmpty("fi_close(endpoint)", "registrations bound to it");
+        Ops.close(ep, "endpoint", domain.provider());
+        closed = true;
+        calls = null;
+        NativeMemory.free(scratch);
+        cq.users().remove(this);
+        av.users().remove(this);
+        domain.closed(this);
+    }
+}

@@ -1,0 +1,175 @@
+package io.ofinet.fabric.ofi;
+
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.PointerByReference;
+import io.ofinet.fabric.Fabric;
+import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.FabricInfo;
+import io.ofinet.fabric.FabricProvider;
+import io.ofinet.fabric.Fi;
+import io.ofinet.fabric.FiErrno;
+import io.ofinet.fabric.InfoHints;
+import io.ofinet.fabric.InfoList;
+import io.ofinet.fabric.NicAttributes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/** The real libfabric, loaded from {@code libfabric.so.1}. */
+public final class OfiProvider implements FabricProvider {
+    /** fi_getinfo flag: the node names the source address. */
+    private static final long FI_SOURCE = 1L << 57;
+
+    /**
+     * @throws UnsatisfiedLinkError when libfabric is missing or too old, saying how to install it
+     */
+    public OfiProvider() {
+        OfiLibrary.lib();
+    }
+
+    @Override
+    public String description() {
+        return "libfabric " + OfiLibrary.versionString(OfiLibrary.version());
+    }
+
+    /** The name of the data path in use: {@code "ffm"} or {@code "jna"}. */
+    public static String dataPathName() {
+        return DataPaths.current().name();
+    }
+
+    @Override
+    public InfoList getinfo(InfoHints hints) throws FabricException {
+        LibFabric lib = OfiLibrary.lib();
+        Pointer h = lib.fi_dupinfo(null);
+        if (h == null) {
+            throw new FabricException("fi_allocinfo", FiErrno.FI_ENOMEM, "out of memory");
+        }
+        try {
+            long info = Pointer.nativeValue(h);
+            h.setLong(Layout.INFO_CAPS, hints.caps());
+            h.setLong(Layout.INFO_MODE, 0); // no mode bits: contexts are plain values
+            long ep = Ops.getLong(info + Layout.INFO_EP_ATTR);
+            new Pointer(ep).setInt(Layout.EP_TYPE, Fi.EP_RDM);
+            Pointer domain = new Pointer(Ops.getLong(info + Layout.INFO_DOMAIN_ATTR));
+            domain.setInt(Layout.DOMAIN_MR_MODE, hints.mrMode());
+            domain.setInt(Layout.DOMAIN_THREADING, hints.threading());
+            domain.setInt(Layout.DOMAIN_DATA_PROGRESS, hints.dataProgress());
+            if (hints.domain().isPresent()) {
+                domain.setLong(Layout.DOMAIN_NAME, Ops.strdup(hints.domain().get()));
+            }
+            if (hints.provider().isPresent()) {
+                Pointer fabric = new Pointer(Ops.getLong(info + Layout.INFO_FABRIC_ATTR));
+                fabric.setLong(Layout.FABRIC_PROV_NAME, Ops.strdup(hints.provider().get()));
+            }
+            PointerByReference out = new PointerByReference();
+            String node = hints.node().orElse(null);
+            int rc = lib.fi_getinfo(OfiLibrary.API_VERSION, node, null, node == null ? 0 : FI_SOURCE, h, out);
+            if (rc == -FiErrno.FI_ENODATA) {
+                return new OfiInfoList(0, List.of());
+            }
+            if (rc < 0) {
+                throw Ops.error("fi_getinfo", hints.provider().orElse("any"), rc);
+            }
+            return list(Pointer.nativeValue(out.getValue()));
+        } finally {
+            lib.fi_freeinfo(h);
+        }
+    }
+
+    private static OfiInfoList list(long head) {
+        List<Long> entries = new ArrayList<>();
+        for (long p = head; p != 0; p = Ops.getLong(p + Layout.INFO_NEXT)) {
+            entries.add(p);
+        }
+        List<FabricInfo> infos = new ArrayList<>();
+        OfiInfoList list = new OfiInfoList(head, infos);
+        for (long p : entries) {
+            infos.add(describe(p, new InfoRef(list, p)));
+        }
+        return list;
+    }
+
+    /** Reads one fi_info into an immutable description. */
+    static FabricInfo describe(long info, Object handle) {
+        long tx = Ops.getLong(info + Layout.INFO_TX_ATTR);
+        long rx = Ops.getLong(info + Layout.INFO_RX_ATTR);
+        long ep = Ops.getLong(info + Layout.INFO_EP_ATTR);
+        long domain = Ops.getLong(info + Layout.INFO_DOMAIN_ATTR);
+        long fabric = Ops.getLong(info + Layout.INFO_FABRIC_ATTR);
+        return new FabricInfo(
+                Ops.string(Ops.getLong(fabric + Layout.FABRIC_PROV_NAME)),
+                Ops.string(Ops.getLong(fabric + Layout.FABRIC_NAME)),
+                Ops.string(Ops.getLong(domain + Layout.DOMAIN_NAME)),
+                Ops.getLong(info + Layout.INFO_CAPS),
+                Ops.getLong(info + Layout.INFO_MODE),
+                Ops.getInt(domain + Layout.DOMAIN_MR_MODE),
+                Ops.getLong(domain + Layout.DOMAIN_MR_KEY_SIZE),
+                Ops.getLong(domain + Layout.DOMAIN_CQ_DATA_SIZE),
+                ep == 0 ? 0 : Ops.getLong(ep + Layout.EP_MAX_MSG_SIZE),
+                tx == 0 ? 0 : Ops.getLong(tx + Layout.TX_INJECT_SIZE),
+                tx == 0 ? 0 : Ops.getLong(tx + Layout.TX_SIZE),
+                rx == 0 ? 0 : Ops.getLong(rx + Layout.RX_SIZE),
+                Ops.getInt(domain + Layout.DOMAIN_DATA_PROGRESS),
+                Ops.getInt(domain + Layout.DOMAIN_CONTROL_PROGRESS),
+                Ops.getInt(domain + Layout.DOMAIN_THREADING),
+                Ops.getInt(info + Layout.INFO_ADDR_FORMAT),
+                Ops.getInt(fabric + Layout.FABRIC_API_VERSION),
+                nic(Ops.getLong(info + Layout.INFO_NIC)),
+                handle);
+    }
+
+    private static Optional<NicAttributes> nic(long nic) {
+        if (nic == 0) {
+            return Optional.empty();
+        }
+        long device = Ops.getLong(nic + Layout.NIC_DEVICE_ATTR);
+        long bus = Ops.getLong(nic + Layout.NIC_BUS_ATTR);
+        long link = Ops.getLong(nic + Layout.NIC_LINK_ATTR);
+        Optional<String> name = device == 0 ? Optional.empty()
+                : Optional.of(Ops.string(Ops.getLong(device + Layout.DEVICE_NAME))).filter(s -> !s.isEmpty());
+        Optional<String> pci = Optional.empty();
+        if (bus != 0 && Ops.getInt(bus + Layout.BUS_TYPE) == Layout.BUS_TYPE_PCI) {
+            long pciAttr = bus + Layout.BUS_PCI;
+            Pointer p = Ops.BASE;
+            pci = Optional.of(String.format(Locale.ROOT, "%04x:%02x:%02x.%x",
+                    p.getShort(pciAttr + Layout.PCI_DOMAIN_ID) & 0xffff,
+                    p.getByte(pciAttr + Layout.PCI_BUS_ID) & 0xff,
+                    p.getByte(pciAttr + Layout.PCI_DEVICE_ID) & 0xff,
+                    p.getByte(pciAttr + Layout.PCI_FUNCTION_ID) & 0xff));
+        }
+        long speed = link == 0 ? 0 : Ops.getLong(link + Layout.LINK_SPEED);
+        long mtu = link == 0 ? 0 : Ops.getLong(link + Layout.LINK_MTU);
+        return Optional.of(new NicAttributes(name, pci, speed, mtu));
+    }
+
+    @Override
+    public Fabric openFabric(FabricInfo info) throws FabricException {
+        if (!(info.handle() instanceof InfoRef ref)) {
+            throw new IllegalArgumentException("not an offer of libfabric: " + info);
+        }
+        long copy = ref.duplicate();
+        try {
+            PointerByReference out = new PointerByReference();
+            long fabricAttr = Ops.getLong(copy + Layout.INFO_FABRIC_ATTR);
+            Ops.check("fi_fabric", info.provider(),
+                    OfiLibrary.lib().fi_fabric(new Pointer(fabricAttr), out, null));
+            return new OfiFabric(describe(copy, null), copy, Pointer.nativeValue(out.getValue()));
+        } catch (FabricException | RuntimeException e) {
+            OfiLibrary.lib().fi_freeinfo(new Pointer(copy));
+            throw e;
+        }
+    }
+
+    /** A native fi_info entry inside an open list. */
+    record InfoRef(OfiInfoList list, long info) {
+        long duplicate() {
+            list.requireOpen();
+            Pointer copy = OfiLibrary.lib().fi_dupinfo(new Pointer(info));
+            if (copy == null) {
+                throw new OutOfMemoryError("fi_dupinfo failed");
+            }
+            return Pointer.nativeValue(copy);
+        }
+    }
+}
