@@ -1,0 +1,75 @@
+package io.ofinet.fabric.mem;
+
+import io.ofinet.fabric.AddressVector;
+import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.FiErrno;
+import io.ofinet.fabric.ResourceTracker;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+/** An address vector of the table kind: handles are indexes. */
+final class MemAddressVector implements AddressVector {
+    final MemDomain domain;
+    final ResourceTracker users = new ResourceTracker();
+    private final List<Long> table = new ArrayList<>();
+    private boolean closed;
+
+    MemAddressVector(MemDomain domain) {
+        this.domain = domain;
+    }
+
+    static byte[] encode(long address) {
+        return ByteBuffer.allocate(8).putLong(address).array();
+    }
+
+    @Override
+    public long insert(byte[] address) throws FabricException {
+        synchronized (domain.network) {
+            if (address.length != 8) {
+                throw new FabricException("fi_av_insert (provider mem)", FiErrno.FI_EINVAL,
+                        "an in-memory address is 8 bytes, got " + address.length);
+            }
+            table.add(ByteBuffer.wrap(address).getLong());
+            return table.size() - 1;
+        }
+    }
+
+    @Override
+    public void remove(long fiAddr) throws FabricException {
+        synchronized (domain.network) {
+            check(fiAddr, "fi_av_remove");
+            table.set((int) fiAddr, 0L);
+        }
+    }
+
+    @Override
+    public byte[] lookup(long fiAddr) throws FabricException {
+        synchronized (domain.network) {
+            check(fiAddr, "fi_av_lookup");
+            return encode(table.get((int) fiAddr));
+        }
+    }
+
+    private void check(long fiAddr, String call) throws FabricException {
+        if (fiAddr < 0 || fiAddr >= table.size() || table.get((int) fiAddr) == 0) {
+            throw new FabricException(call + " (provider mem)", FiErrno.FI_EINVAL, "no address " + fiAddr);
+        }
+    }
+
+    /** The network address of a handle, or 0 when there is none. */
+    long resolve(long fiAddr) {
+        return fiAddr < 0 || fiAddr >= table.size() ? 0 : table.get((int) fiAddr);
+    }
+
+    @Override
+    public void close() throws FabricException {
+        synchronized (domain.network) {
+            if (!closed) {
+                users.requireEmpty("fi_close(av)", "endpoints bound to it");
+                closed = true;
+                domain.closed(this);
+            }
+        }
+    }
+}

@@ -1,0 +1,378 @@
+package io.ofinet.fabric.mem;
+
+import io.ofinet.fabric.Endpoint;
+import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.FabricInfo;
+import io.ofinet.fabric.Fi;
+import io.ofinet.fabric.FiErrno;
+import io.ofinet.fabric.ResourceTracker;
+import io.ofinet.fabric.ofi.NativeMemory;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/** An in-memory RDM endpoint. All state is guarded by the network's monitor. */
+final class MemEndpoint implements Endpoint {
+    private enum Kind { SEND, WRITE, READ }
+
+    /** An operation on its way to this endpoint. */
+    private record Op(Kind kind, MemEndpoint initiator, long context, long buf, long len, long data,
+            boolean hasData, long remoteAddr, long key) {
+    }
+
+    private record Recv(long buf, long len, long context) {
+    }
+
+    private record Unexpected(byte[] payload, long data, boolean hasData) {
+    }
+
+    final MemDomain domain;
+    private final MemCompletionQueue cq;
+    private final MemAddressVector av;
+    private final MemNetwork network;
+    private final long address;
+    final ResourceTracker boundRegions = new ResourceTracker();
+    private final Deque<Op> inbound = new ArrayDeque<>();
+    private final Deque<Recv> recvs = new ArrayDeque<>();
+    private final Deque<Unexpected> unexpected = new ArrayDeque<>();
+    int outstanding;
+    int failPosts;
+    int failPostsErrno;
+    int failCompletions;
+    int failCompletionsErrno;
+    private boolean enabled;
+    private boolean dead;
+    private boolean closed;
+
+    MemEndpoint(MemDomain domain, MemCompletionQueue cq, MemAddressVector av) {
+        this.domain = domain;
+        this.cq = cq;
+        this.av = av;
+        this.network = domain.network;
+        this.address = network.register(this);
+        cq.users.add(this);
+        cq.endpoints.add(this);
+        av.users.add(this);
+    }
+
+    @Override
+    public FabricInfo info() {
+        return domain.info();
+    }
+
+    @Override
+    public void enable() {
+        synchronized (network) {
+            if (closed) {
+                throw new IllegalStateException("endpoint is closed");
+            }
+            enabled = true;
+        }
+    }
+
+    @Override
+    public byte[] name() {
+        return MemAddressVector.encode(address);
+    }
+
+    @Override
+    public void setOption(int option, long value) throws FabricException {
+        throw new FabricException("fi_setopt(" + option + ") (provider mem)", FiErrno.FI_ENOPROTOOPT,
+                "the in-memory provider has no endpoint options");
+    }
+
+    @Override
+    public long getOption(int option) throws FabricException {
+        throw new FabricException("fi_getopt(" + option + ") (provider mem)", FiErrno.FI_ENOPROTOOPT,
+                "the in-memory provider has no endpoint options");
+    }
+
+    // ---- posting ----
+
+    private FabricException error(String call, int errno, String why) {
+        return new FabricException(call + " (provider mem)", errno, why);
+    }
+
+    /** Checks common to every post; returns AGAIN, POSTED (an injected fault), or 1 to go on. */
+    private int admit(String call, long buf, long len, long desc, boolean transmit) throws FabricException {
+        if (closed || !enabled) {
+            throw error(call, FiErrno.FI_EOPBADSTATE, closed ? "the endpoint is closed" : "the endpoint is not enabled");
+        }
+        if (failPosts > 0) {
+            failPosts--;
+            if (failPostsErrno == FiErrno.FI_EAGAIN) {
+                return AGAIN;
+            }
+            throw error(call, failPostsErrno, "injected failure");
+        }
+        checkDescriptor(call, buf, len, desc);
+        if (transmit && (outstanding >= info().txSize() || !cq.hasRoom())) {
+            return AGAIN;
+        }
+        if (!transmit && (recvs.size() >= info().rxSize())) {
+            return AGAIN;
+        }
+        return 1;
+    }
+
+    /** The local descriptor must name a live registration of this domain, usable on this endpoint. */
+    private void checkDescriptor(String call, long buf, long len, long desc) throws FabricException {
+        if (desc == 0) {
+            if ((info().mrMode() & Fi.MR_LOCAL) != 0 && len > 0) {
+                throw error(call, FiErrno.FI_EINVAL, "FI_MR_LOCAL: a local buffer needs the descriptor of its registration");
+            }
+            return;
+        }
+        MemMemoryRegion mr = domain.byDescriptor(desc);
+        if (mr == null) {
+            throw error(call, FiErrno.FI_EINVAL, "descriptor " + desc + " names no registration of this domain");
+        }
+        if (!mr.usableOn(this)) {
+            throw error(call, FiErrno.FI_EINVAL, mr.boundTo == null || !mr.enabled
+                    ? "the local registration is not bound and enabled (FI_MR_ENDPOINT)"
+                    : "the local descriptor is of a registration bound to another endpoint");
+        }
+        if (!mr.covers(buf, len)) {
+            throw error(call, FiErrno.FI_EINVAL, "the local buffer is outside its registration");
+        }
+    }
+
+    private int post(String call, Kind kind, long buf, long len, long desc, long dest, long data, boolean hasData,
+            long remoteAddr, long key, long context) throws FabricException {
+        synchronized (network) {
+            int admitted = admit(call, buf, len, desc, true);
+            if (admitted != 1) {
+                return admitted;
+            }
+            outstanding++;
+            if (dead) {
+                return POSTED; // a vanished endpoint's operations never complete
+            }
+            if (failCompletions > 0) {
+                failCompletions--;
+                complete(this, context, flagsOf(kind), 0, failCompletionsErrno, "injected completion error");
+                return POSTED;
+            }
+            MemEndpoint target = network.lookup(av.resolve(dest));
+            if (target == null || target.dead) {
+                complete(this, context, flagsOf(kind), 0, FiErrno.FI_EHOSTUNREACH, "the peer is unreachable");
+                return POSTED;
+            }
+            target.inbound.add(new Op(kind, this, context, buf, len, data, hasData, remoteAddr, key));
+            return POSTED;
+        }
+    }
+
+    private static long flagsOf(Kind kind) {
+        switch (kind) {
+            case SEND:
+                return Fi.SEND | Fi.MSG;
+            case WRITE:
+                return Fi.RMA | Fi.WRITE;
+            default:
+                return Fi.RMA | Fi.READ;
+        }
+    }
+
+    @Override
+    public int send(long buf, long len, long desc, long dest, long context) throws FabricException {
+        return post("fi_send", Kind.SEND, buf, len, desc, dest, 0, false, 0, 0, context);
+    }
+
+    @Override
+    public int senddata(long buf, long len, long desc, long data, long dest, long context) throws FabricException {
+        return post("fi_senddata", Kind.SEND, buf, len, desc, dest, data, true, 0, 0, context);
+    }
+
+    @Override
+    public int sendmsg(long buf, long len, long desc, long dest, long data, long context, long flags)
+            throws FabricException {
+        return post("fi_sendmsg", Kind.SEND, buf, len, desc, dest, data, (flags & Fi.REMOTE_CQ_DATA) != 0, 0, 0,
+                context);
+    }
+
+    @Override
+    public int write(long buf, long len, long desc, long dest, long remoteAddr, long key, long context)
+            throws FabricException {
+        return post("fi_write", Kind.WRITE, buf, len, desc, dest, 0, false, remoteAddr, key, context);
+    }
+
+    @Override
+    public int writedata(long buf, long len, long desc, long data, long dest, long remoteAddr, long key,
+            long context) throws FabricException {
+        return post("fi_writedata", Kind.WRITE, buf, len, desc, dest, data, true, remoteAddr, key, context);
+    }
+
+    @Override
+    public int writemsg(long buf, long len, long desc, long dest, long remoteAddr, long key, long data,
+            long context, long flags) throws FabricException {
+        return post("fi_writemsg", Kind.WRITE, buf, len, desc, dest, data, (flags & Fi.REMOTE_CQ_DATA) != 0,
+                remoteAddr, key, context);
+    }
+
+    @Override
+    public int read(long buf, long len, long desc, long src, long remoteAddr, long key, long context)
+            throws FabricException {
+        return post("fi_read", Kind.READ, buf, len, desc, src, 0, false, remoteAddr, key, context);
+    }
+
+    @Override
+    public int readmsg(long buf, long len, long desc, long src, long remoteAddr, long key, long context,
+            long flags) throws FabricException {
+        return read(buf, len, desc, src, remoteAddr, key, context);
+    }
+
+    @Override
+    public int recv(long buf, long len, long desc, long src, long context) throws FabricException {
+        synchronized (network) {
+            int admitted = admit("fi_recv", buf, len, desc, false);
+            if (admitted != 1) {
+                return admitted;
+            }
+            recvs.add(new Recv(buf, len, context));
+            return POSTED;
+        }
+    }
+
+    @Override
+    public int recvmsg(long buf, long len, long desc, long src, long context, long flags) throws FabricException {
+        return recv(buf, len, desc, src, context);
+    }
+
+    // ---- delivery, when this endpoint's completion queue is read ----
+
+    private void complete(MemEndpoint initiator, long context, long flags, long len, int errno, String message) {
+        if (!initiator.closed && !initiator.dead) {
+            initiator.cq.add(new MemCompletionQueue.Entry(context, flags, len, 0, 0, errno, message, initiator));
+        }
+    }
+
+    void progress() {
+        if (dead || closed || !enabled) {
+            return;
+        }
+        while (!inbound.isEmpty()) {
+            Op op = inbound.poll();
+            switch (op.kind()) {
+                case SEND:
+                    deliverMessage(op);
+                    break;
+                case WRITE:
+                    deliverWrite(op);
+                    break;
+                default:
+                    deliverRead(op);
+                    break;
+            }
+        }
+        while (!unexpected.isEmpty() && !recvs.isEmpty()) {
+            Unexpected u = unexpected.poll();
+            Recv r = recvs.poll();
+            long n = Math.min(u.payload().length, r.len());
+            NativeMemory.write(r.buf(), u.payload(), 0, (int) n);
+            receive(r, u.payload().length, u.data(), u.hasData());
+        }
+    }
+
+    private void deliverMessage(Op op) {
+        if (!recvs.isEmpty() && unexpected.isEmpty()) {
+            Recv r = recvs.poll();
+            NativeMemory.copy(r.buf(), op.buf(), Math.min(op.len(), r.len()));
+            receive(r, op.len(), op.data(), op.hasData());
+        } else {
+            byte[] payload = new byte[(int) op.len()];
+            NativeMemory.read(op.buf(), payload, 0, payload.length);
+            unexpected.add(new Unexpected(payload, op.data(), op.hasData()));
+        }
+        complete(op.initiator(), op.context(), Fi.SEND | Fi.MSG, 0, 0, "");
+    }
+
+    private void receive(Recv r, long sentLen, long data, boolean hasData) {
+        long flags = Fi.RECV | Fi.MSG | (hasData ? Fi.REMOTE_CQ_DATA : 0);
+        if (sentLen > r.len()) {
+            cq.add(new MemCompletionQueue.Entry(r.context(), flags, r.len(), r.buf(), data, FiErrno.FI_ETRUNC,
+                    "message of " + sentLen + " bytes truncated to the " + r.len() + "-byte buffer", null));
+        } else {
+            cq.add(new MemCompletionQueue.Entry(r.context(), flags, sentLen, r.buf(), data, 0, "", null));
+        }
+    }
+
+    /** The target address of an RMA, or an error message when the target refuses it. */
+    private long target(Op op, long access, long[] address) {
+        MemMemoryRegion mr = domain.byKey(op.key());
+        String refusal = null;
+        if (mr == null) {
+            refusal = "no registration with key " + op.key() + " at the target";
+        } else if (!mr.usableOn(this)) {
+            refusal = "key " + op.key() + " is not bound and enabled on the target endpoint (FI_MR_ENDPOINT)";
+        } else if ((mr.access & access) == 0) {
+            refusal = "the target registration lacks " + (access == Fi.REMOTE_WRITE ? "FI_REMOTE_WRITE" : "FI_REMOTE_READ");
+        } else {
+            long start = info().virtualAddressing() ? op.remoteAddr() : mr.address() + op.remoteAddr();
+            if (!info().virtualAddressing() && (op.remoteAddr() < 0 || op.remoteAddr() > mr.length())) {
+                refusal = "offset " + op.remoteAddr() + " outside the " + mr.length() + "-byte target registration";
+            } else if (!mr.covers(start, op.len())) {
+                refusal = op.len() + " bytes at " + op.remoteAddr() + " exceed the target registration";
+            } else {
+                address[0] = start;
+            }
+        }
+        if (refusal != null) {
+            complete(op.initiator(), op.context(), flagsOf(op.kind()), 0, FiErrno.FI_EACCES, refusal);
+            return -1;
+        }
+        return 0;
+    }
+
+    private void deliverWrite(Op op) {
+        long[] address = new long[1];
+        if (target(op, Fi.REMOTE_WRITE, address) != 0) {
+            return;
+        }
+        NativeMemory.copy(address[0], op.buf(), op.len());
+        if (op.hasData()) {
+            cq.add(new MemCompletionQueue.Entry(0, Fi.RMA | Fi.REMOTE_WRITE | Fi.REMOTE_CQ_DATA, op.len(), 0,
+                    op.data(), 0, "", null));
+        }
+        complete(op.initiator(), op.context(), Fi.RMA | Fi.WRITE, 0, 0, "");
+    }
+
+    private void deliverRead(Op op) {
+        long[] address = new long[1];
+        if (target(op, Fi.REMOTE_READ, address) != 0) {
+            return;
+        }
+        NativeMemory.copy(op.buf(), address[0], op.len());
+        complete(op.initiator(), op.context(), Fi.RMA | Fi.READ, 0, 0, "");
+    }
+
+    /** The endpoint is gone: what was on its way to it fails at its initiators. */
+    void vanish(int errno) {
+        if (dead) {
+            return;
+        }
+        dead = true;
+        network.unregister(address);
+        for (Op op : inbound) {
+            complete(op.initiator(), op.context(), flagsOf(op.kind()), 0, errno, "the peer vanished");
+        }
+        inbound.clear();
+        recvs.clear();
+        unexpected.clear();
+    }
+
+    @Override
+    public void close() throws FabricException {
+        synchronized (network) {
+            if (closed) {
+                return;
+            }
+            boundRegions.requireEmpty("fi_close(endpoint)", "registrations bound to it");
+            vanish(FiErrno.FI_ECONNREFUSED);
+            closed = true;
+            cq.users.remove(this);
+            cq.endpoints.remove(this);
+            av.users.remove(this);
+            domain.closed(this);
+        }
+    }
+}

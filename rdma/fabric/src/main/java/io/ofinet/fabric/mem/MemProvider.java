@@ -1,0 +1,158 @@
+package io.ofinet.fabric.mem;
+
+import io.ofinet.fabric.Fabric;
+import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.FabricInfo;
+import io.ofinet.fabric.FabricProvider;
+import io.ofinet.fabric.Fi;
+import io.ofinet.fabric.InfoHints;
+import io.ofinet.fabric.InfoList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The in-memory provider. Each instance is its own network: endpoints of one instance reach each
+ * other, whatever domain or fabric they were opened from.
+ */
+public final class MemProvider implements FabricProvider {
+    /** The provider name offers carry. */
+    public static final String NAME = "mem";
+
+    private final Config config;
+    final MemNetwork network;
+
+    private MemProvider(Config config) {
+        this.config = config;
+        this.network = new MemNetwork(config);
+    }
+
+    /** Settings of one instance. */
+    public record Config(int mrMode, long mrKeySizeBytes, int txSize, int rxSize, int cqSize,
+            long injectSizeBytes, int domains, long outOfOrderSeed) {
+    }
+
+    /** A provider with domain-scoped registrations, the usual case. */
+    public static MemProvider create() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builder of a provider instance. */
+    public static final class Builder {
+        private int mrMode = Fi.MR_LOCAL | Fi.MR_ALLOCATED;
+        private long mrKeySizeBytes = 8;
+        private int txSize = 256;
+        private int rxSize = 256;
+        private int cqSize = 4096;
+        private long injectSizeBytes = 64;
+        private int domains = 4;
+        private long outOfOrderSeed;
+
+        /** The mr_mode offers carry, e.g. with {@link Fi#MR_ENDPOINT} to require binding. */
+        public Builder mrMode(int mode) {
+            this.mrMode = mode;
+            return this;
+        }
+
+        /** Registrations must be bound to their endpoint and enabled (FI_MR_ENDPOINT). */
+        public Builder endpointMr() {
+            this.mrMode |= Fi.MR_ENDPOINT;
+            return this;
+        }
+
+        public Builder mrKeySize(long bytes) {
+            this.mrKeySizeBytes = bytes;
+            return this;
+        }
+
+        /** Posts outstanding per endpoint before posting answers -FI_EAGAIN. */
+        public Builder txSize(int size) {
+            this.txSize = size;
+            return this;
+        }
+
+        public Builder rxSize(int size) {
+            this.rxSize = size;
+            return this;
+        }
+
+        /** Number of domains offered, {@code mem0}, {@code mem1}, ... (one per rail). */
+        public Builder domains(int count) {
+            this.domains = count;
+            return this;
+        }
+
+        /**
+         * Completion queues hand out ready entries in a random order drawn from this seed, as
+         * SRD-style providers (EFA) do; 0 keeps posting order.
+         */
+        public Builder outOfOrderCompletions(long seed) {
+            this.outOfOrderSeed = seed;
+            return this;
+        }
+
+        public MemProvider build() {
+            return new MemProvider(new Config(mrMode, mrKeySizeBytes, txSize, rxSize, cqSize,
+                    injectSizeBytes, domains, outOfOrderSeed));
+        }
+    }
+
+    /** Fault injection into this instance's network. */
+    public MemFaults faults() {
+        return network.faults();
+    }
+
+    @Override
+    public String description() {
+        return "in-memory provider";
+    }
+
+    /** The offer of one domain. */
+    FabricInfo offer(String domain) {
+        return new FabricInfo(NAME, "mem-fabric", domain, InfoHints.PROTOCOL_CAPS | Fi.LOCAL_COMM
+                | Fi.REMOTE_COMM, 0, config.mrMode(), config.mrKeySizeBytes(), 8, Long.MAX_VALUE,
+                config.injectSizeBytes(), config.txSize(), config.rxSize(), Fi.PROGRESS_MANUAL,
+                Fi.PROGRESS_MANUAL, Fi.THREAD_SAFE, Fi.FORMAT_UNSPEC, (1 << 16) | 17, Optional.empty(),
+                this);
+    }
+
+    @Override
+    public InfoList getinfo(InfoHints hints) {
+        // Like libfabric: no offer if the caller cannot handle a mode the provider requires.
+        int required = config.mrMode() & (Fi.MR_ENDPOINT | Fi.MR_LOCAL | Fi.MR_VIRT_ADDR
+                | Fi.MR_ALLOCATED | Fi.MR_PROV_KEY);
+        boolean modesOk = (hints.mrMode() & required) == required;
+        boolean providerOk = hints.provider().map(NAME::equals).orElse(true);
+        List<FabricInfo> infos = new java.util.ArrayList<>();
+        if (modesOk && providerOk) {
+            for (int i = 0; i < config.domains(); i++) {
+                String name = "mem" + i;
+                if (hints.domain().map(name::equals).orElse(true)) {
+                    infos.add(offer(name));
+                }
+            }
+        }
+        List<FabricInfo> result = List.copyOf(infos);
+        return new InfoList() {
+            @Override
+            public List<FabricInfo> infos() {
+                return result;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    @Override
+    public Fabric openFabric(FabricInfo info) throws FabricException {
+        if (info.handle() != this) {
+            throw new IllegalArgumentException("not an offer of this in-memory provider: " + info);
+        }
+        return new MemFabric(this, info);
+    }
+}
