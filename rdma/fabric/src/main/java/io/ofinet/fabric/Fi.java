@@ -67,7 +67,7 @@ public final class Fi {
     public static final int SOCKADDR = 1;
     public static final int SOCKADDR_IN = 2;
     public static final int SOCKADDR_IN6 = 3;
-    public static final int ADDR_STR = 12;
+    public static final int ADDR_STR = 9;
 
     /** fi_addr_t meaning "any source". */
     public static final long ADDR_UNSPEC = -1L;

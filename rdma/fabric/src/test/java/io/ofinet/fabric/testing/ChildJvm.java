@@ -1,0 +1,152 @@
+package io.ofinet.fabric.testing;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A child JVM running a main class on this JVM's class path, with a hard time bound. Closing it
+ * kills it and everything it started, whatever state it is in; so does the bound running out.
+ * Output goes to a file, kept for failure messages.
+ */
+public final class ChildJvm implements AutoCloseable {
+    private final Process process;
+    private final Path output;
+    private final long deadlineNanos;
+
+    private ChildJvm(Process process, Path output, Duration bound) {
+        this.process = process;
+        this.output = output;
+        this.deadlineNanos = System.nanoTime() + bound.toNanos();
+    }
+
+    /** What to start. */
+    public static final class Spec {
+        private final String mainClass;
+        private final List<String> args = new ArrayList<>();
+        private final List<String> jvmArgs = new ArrayList<>();
+        private final List<String> prefix = new ArrayList<>();
+        private final Map<String, String> env = new HashMap<>();
+        private final List<String> unsetEnv = new ArrayList<>();
+        private Duration bound = Duration.ofSeconds(60);
+        private String javaHome = System.getProperty("java.home");
+
+        public Spec(Class<?> mainClass) {
+            this.mainClass = mainClass.getName();
+        }
+
+        public Spec args(String... values) {
+            args.addAll(List.of(values));
+            return this;
+        }
+
+        public Spec jvmArgs(String... values) {
+            jvmArgs.addAll(List.of(values));
+            return this;
+        }
+
+        public Spec env(String name, String value) {
+            env.put(name, value);
+            return this;
+        }
+
+        /** Removes a variable the child would otherwise inherit. */
+        public Spec unsetEnv(String name) {
+            unsetEnv.add(name);
+            return this;
+        }
+
+        /** Runs the JVM through a command, e.g. {@code ip netns exec ns1}. */
+        public Spec prefix(String... command) {
+            prefix.addAll(List.of(command));
+            return this;
+        }
+
+        /** The hard bound: the child is killed when it runs longer. */
+        public Spec bound(Duration limit) {
+            this.bound = limit;
+            return this;
+        }
+
+        public Spec javaHome(String home) {
+            this.javaHome = home;
+            return this;
+        }
+
+        public ChildJvm start() throws IOException {
+            List<String> command = new ArrayList<>(prefix);
+            command.add(javaHome + File.separator + "bin" + File.separator + "java");
+            if (javaHome.equals(System.getProperty("java.home")) && Runtime.version().feature() >= 21) {
+                // JNA and FFM load native code: allowed explicitly, so the child prints no warning.
+                command.add("--enable-native-access=ALL-UNNAMED");
+            }
+            command.addAll(jvmArgs);
+            command.add("-cp");
+            command.add(System.getProperty("java.class.path"));
+            command.add(mainClass);
+            command.addAll(args);
+            Path output = Files.createTempFile("ofinet-child-", ".log");
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(output.toFile());
+            pb.environment().putAll(env);
+            unsetEnv.forEach(pb.environment()::remove);
+            return new ChildJvm(pb.start(), output, bound);
+        }
+    }
+
+    /**
+     * Waits for the child to exit within the bound and returns its status; kills it and throws
+     * when the bound runs out.
+     */
+    public int waitFor() throws InterruptedException {
+        long remaining = deadlineNanos - System.nanoTime();
+        if (!process.waitFor(Math.max(0, remaining), TimeUnit.NANOSECONDS)) {
+            close();
+            throw new AssertionError("child JVM exceeded its time bound; output:\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** Kills the child at once (SIGKILL), as a crash would. */
+    public void kill() {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+    }
+
+    /** Everything the child printed so far. */
+    public String output() {
+        try {
+            return Files.readString(output, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(output unreadable: " + e + ")";
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            kill();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
