@@ -39,3 +39,13 @@ ofinet_classpath() {
     jar=$(ls "$OFINET_ROOT/$module"/target/*-SNAPSHOT.jar | grep -v tests | head -n 1)
     echo "$jar:$(cat "$OFINET_ROOT/$module/target/runtime-classpath.txt")"
 }
+
+# --enable-native-access for JDKs that know it (JNA and FFM load native code; without the flag
+# JDK 24+ prints a warning).
+ofinet_native_access() {
+    local v
+    v=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
+    if [ "${v%%.*}" -ge 21 ] 2>/dev/null; then
+        echo "--enable-native-access=ALL-UNNAMED"
+    fi
+}

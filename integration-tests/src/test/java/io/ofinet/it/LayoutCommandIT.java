@@ -41,6 +41,8 @@ class LayoutCommandIT {
         assertTrue(result.out().contains("layout: config/examples/loopback-tcp.json (file)"), result.out());
         assertTrue(result.out().contains("provider tcp;ofi_rxm"), result.out());
         assertTrue(result.out().contains("environment OFINET_CQ_READ_COUNT"), result.out());
+        assertTrue(result.out().contains("device 0 data rail 0: tcp;ofi_rxm domain lo"), result.out());
+        assertTrue(!result.out().contains("WARNING"), "no JVM warnings: " + result.out());
     }
 
     @Test

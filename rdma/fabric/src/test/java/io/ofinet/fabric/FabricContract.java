@@ -138,6 +138,7 @@ public abstract class FabricContract {
     void offerDescribesTheProvider() {
         FabricInfo info = info();
         assertEquals(hints().provider().orElseThrow(), info.provider());
+        hints().domain().ifPresent(domain -> assertEquals(domain, info.domain(), "the required domain"));
         assertTrue(info.mrKeySizeBytes() >= 1, info.summary());
         assertTrue(info.cqDataSizeBytes() >= 4, "4-byte immediate data: " + info.summary());
         assertTrue((info.caps() & InfoHints.PROTOCOL_CAPS) == InfoHints.PROTOCOL_CAPS, info.summary());

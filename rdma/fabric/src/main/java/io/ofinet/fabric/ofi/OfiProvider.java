@@ -55,9 +55,9 @@ public final class OfiProvider implements FabricProvider {
             domain.setInt(Layout.DOMAIN_MR_MODE, hints.mrMode());
             domain.setInt(Layout.DOMAIN_THREADING, hints.threading());
             domain.setInt(Layout.DOMAIN_DATA_PROGRESS, hints.dataProgress());
-            if (hints.domain().isPresent()) {
-                domain.setLong(Layout.DOMAIN_NAME, Ops.strdup(hints.domain().get()));
-            }
+            // The domain name is not passed to libfabric: ofi_rxm over tcp both ignores it (every
+            // domain comes back) and, for an interface whose peer is in another network namespace,
+            // loses the very domain named. The offers are filtered here instead.
             if (hints.provider().isPresent()) {
                 Pointer fabric = new Pointer(Ops.getLong(info + Layout.INFO_FABRIC_ATTR));
                 fabric.setLong(Layout.FABRIC_PROV_NAME, Ops.strdup(hints.provider().get()));
@@ -71,13 +71,14 @@ public final class OfiProvider implements FabricProvider {
             if (rc < 0) {
                 throw Ops.error("fi_getinfo", hints.provider().orElse("any"), rc);
             }
-            return list(Pointer.nativeValue(out.getValue()));
+            return list(Pointer.nativeValue(out.getValue()), hints.domain().orElse(null));
         } finally {
             lib.fi_freeinfo(h);
         }
     }
 
-    private static OfiInfoList list(long head) {
+    /** The list, keeping only offers of the required domain, when one is required. */
+    private static OfiInfoList list(long head, String domain) {
         List<Long> entries = new ArrayList<>();
         for (long p = head; p != 0; p = Ops.getLong(p + Layout.INFO_NEXT)) {
             entries.add(p);
@@ -85,7 +86,10 @@ public final class OfiProvider implements FabricProvider {
         List<FabricInfo> infos = new ArrayList<>();
         OfiInfoList list = new OfiInfoList(head, infos);
         for (long p : entries) {
-            infos.add(describe(p, new InfoRef(list, p)));
+            FabricInfo info = describe(p, new InfoRef(list, p));
+            if (domain == null || info.domain().equals(domain)) {
+                infos.add(info);
+            }
         }
         return list;
     }

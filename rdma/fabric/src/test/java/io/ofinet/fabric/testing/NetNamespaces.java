@@ -39,6 +39,22 @@ public final class NetNamespaces implements AutoCloseable {
         run("ip", "-n", nsB, "addr", "add", addrB, "dev", ifB);
         run("ip", "-n", nsA, "link", "set", ifA, "up");
         run("ip", "-n", nsB, "link", "set", ifB, "up");
+        awaitUp(nsA, ifA);
+        awaitUp(nsB, ifB);
+    }
+
+    /**
+     * Waits until an interface is operationally up. Until then libfabric's tcp provider does not
+     * list it as a domain (fi_getinfo offers only a generic "tcp" domain).
+     */
+    public void awaitUp(String ns, String iface) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!run("ip", "netns", "exec", ns, "cat", "/sys/class/net/" + iface + "/operstate").trim().equals("up")) {
+            if (System.nanoTime() > deadline) {
+                throw new IOException(iface + " in " + ns + " did not come up within 10 s");
+            }
+            Thread.sleep(20);
+        }
     }
 
     /** Sets an interface down or up, to cut or restore a rail. */
