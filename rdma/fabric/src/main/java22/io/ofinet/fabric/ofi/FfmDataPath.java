@@ -1,0 +1,220 @@
+package io.ofinet.fabric.ofi;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * The data path through Java's FFM API (JDK 22+): one downcall handle per call shape, created
+ * once, called address-first with the function pointer read from the object's ops table when
+ * the endpoint or queue is set up. Pointers travel as {@code long}s (same ABI as {@code void*}
+ * on LP64), so a call allocates nothing. Posts and completion-queue reads never block, so they
+ * are linked as critical calls: no thread-state transition around them.
+ *
+ * <p>Linking downcalls and reading memory by address are restricted methods: deliberate here, as
+ * this class is the data path's native boundary. Callers run with
+ * {@code --enable-native-access=ALL-UNNAMED} so that the JDK prints no warning.
+ */
+@SuppressWarnings("restricted")
+final class FfmDataPath implements DataPath {
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final ValueLayout.OfLong J = ValueLayout.JAVA_LONG;
+    private static final Linker.Option CRITICAL = Linker.Option.critical(false);
+
+    /** Every byte of the address space, for reads and writes by address. */
+    private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    private static final MethodHandle CALL3 = handle(3);
+    private static final MethodHandle CALL6 = handle(6);
+    private static final MethodHandle CALL7 = handle(7);
+    private static final MethodHandle CALL8 = handle(8);
+    private static final MethodHandle CALL9 = handle(9);
+
+    /** {@code long f(long, ..., long)} with {@code arity} arguments, function address first. */
+    private static MethodHandle handle(int arity) {
+        ValueLayout.OfLong[] args = new ValueLayout.OfLong[arity];
+        java.util.Arrays.fill(args, J);
+        return LINKER.downcallHandle(FunctionDescriptor.of(J, args), CRITICAL);
+    }
+
+    @Override
+    public String name() {
+        return "ffm";
+    }
+
+    static MemorySegment function(long table, int offset, String what) {
+        long address = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, table + offset);
+        if (address == 0) {
+            throw new UnsupportedOperationException(what + " is not provided by the provider");
+        }
+        return MemorySegment.ofAddress(address);
+    }
+
+    private static long call(MethodHandle handle, MemorySegment fn, long a, long b, long c) {
+        try {
+            return (long) handle.invokeExact(fn, a, b, c);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
+    }
+
+    @Override
+    public EndpointCalls endpoint(long ep) {
+        return new FfmEndpointCalls(ep);
+    }
+
+    @Override
+    public CqCalls cq(long cq) {
+        long ops = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, cq + Layout.CQ_OPS);
+        MemorySegment read = function(ops, Layout.OPS_CQ_READ, "fi_cq_read");
+        MemorySegment readerr = function(ops, Layout.OPS_CQ_READERR, "fi_cq_readerr");
+        return new CqCalls() {
+            @Override
+            public long read(long buf, long count) {
+                return call(CALL3, read, cq, buf, count);
+            }
+
+            @Override
+            public long readerr(long buf, long flags) {
+                return call(CALL3, readerr, cq, buf, flags);
+            }
+        };
+    }
+
+    @Override
+    public long getLong(long address) {
+        return ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, address);
+    }
+
+    @Override
+    public int getInt(long address) {
+        return ALL.get(ValueLayout.JAVA_INT_UNALIGNED, address);
+    }
+
+    @Override
+    public void putLong(long address, long value) {
+        ALL.set(ValueLayout.JAVA_LONG_UNALIGNED, address, value);
+    }
+
+    @Override
+    public void putInt(long address, int value) {
+        ALL.set(ValueLayout.JAVA_INT_UNALIGNED, address, value);
+    }
+
+    private static final class FfmEndpointCalls implements EndpointCalls {
+        private final long ep;
+        private final MemorySegment send;
+        private final MemorySegment recv;
+        private final MemorySegment senddata;
+        private final MemorySegment sendmsg;
+        private final MemorySegment recvmsg;
+        private final MemorySegment write;
+        private final MemorySegment writedata;
+        private final MemorySegment read;
+        private final MemorySegment writemsg;
+        private final MemorySegment readmsg;
+
+        FfmEndpointCalls(long ep) {
+            this.ep = ep;
+            long msg = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, ep + Layout.EP_MSG);
+            long rma = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, ep + Layout.EP_RMA);
+            send = function(msg, Layout.OPS_MSG_SEND, "fi_send");
+            recv = function(msg, Layout.OPS_MSG_RECV, "fi_recv");
+            senddata = function(msg, Layout.OPS_MSG_SENDDATA, "fi_senddata");
+            sendmsg = function(msg, Layout.OPS_MSG_SENDMSG, "fi_sendmsg");
+            recvmsg = function(msg, Layout.OPS_MSG_RECVMSG, "fi_recvmsg");
+            write = function(rma, Layout.OPS_RMA_WRITE, "fi_write");
+            writedata = function(rma, Layout.OPS_RMA_WRITEDATA, "fi_writedata");
+            read = function(rma, Layout.OPS_RMA_READ, "fi_read");
+            writemsg = function(rma, Layout.OPS_RMA_WRITEMSG, "fi_writemsg");
+            readmsg = function(rma, Layout.OPS_RMA_READMSG, "fi_readmsg");
+        }
+
+        @Override
+        public long send(long buf, long len, long desc, long dest, long context) {
+            try {
+                return (long) CALL6.invokeExact(send, ep, buf, len, desc, dest, context);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        @Override
+        public long recv(long buf, long len, long desc, long src, long context) {
+            try {
+                return (long) CALL6.invokeExact(recv, ep, buf, len, desc, src, context);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        @Override
+        public long senddata(long buf, long len, long desc, long data, long dest, long context) {
+            try {
+                return (long) CALL7.invokeExact(senddata, ep, buf, len, desc, data, dest, context);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        @Override
+        public long write(long buf, long len, long desc, long dest, long addr, long key, long context) {
+            try {
+                return (long) CALL8.invokeExact(write, ep, buf, len, desc, dest, addr, key, context);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        @Override
+        public long writedata(long buf, long len, long desc, long data, long dest, long addr, long key,
+                long context) {
+            try {
+                return (long) CALL9.invokeExact(writedata, ep, buf, len, desc, data, dest, addr, key, context);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        @Override
+        public long read(long buf, long len, long desc, long src, long addr, long key, long context) {
+            try {
+                return (long) CALL8.invokeExact(read, ep, buf, len, desc, src, addr, key, context);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        @Override
+        public long sendmsg(long msg, long flags) {
+            return call(CALL3, sendmsg, ep, msg, flags);
+        }
+
+        @Override
+        public long recvmsg(long msg, long flags) {
+            return call(CALL3, recvmsg, ep, msg, flags);
+        }
+
+        @Override
+        public long writemsg(long msg, long flags) {
+            return call(CALL3, writemsg, ep, msg, flags);
+        }
+
+        @Override
+        public long readmsg(long msg, long flags) {
+            return call(CALL3, readmsg, ep, msg, flags);
+        }
+    }
+}

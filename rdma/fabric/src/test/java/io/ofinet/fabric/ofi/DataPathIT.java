@@ -1,0 +1,29 @@
+package io.ofinet.fabric.ofi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which data path is active: FFM on JDK 22+ (from the multi-release jar), JNA on Java 17 or when
+ * {@code ofinet.dataPath=jna} asks for it. Integration tests run against the packaged jar, so this
+ * also proves the multi-release layout.
+ */
+class DataPathIT {
+
+    @Test
+    void theJdkChoosesTheDataPath() {
+        boolean forcedJna = "jna".equals(System.getProperty(DataPaths.PROPERTY));
+        String expected = Runtime.version().feature() >= 22 && !forcedJna ? "ffm" : "jna";
+        assertEquals(expected, OfiProvider.dataPathName(), "on Java " + Runtime.version());
+    }
+
+    @Test
+    void theModuleComesFromAMultiReleaseJarWhenFfmIsActive() {
+        String location = OfiProvider.class.getProtectionDomain().getCodeSource().getLocation().toString();
+        if (OfiProvider.dataPathName().equals("ffm")) {
+            assertTrue(location.endsWith(".jar"), "FFM is loaded from the jar's versions/22: " + location);
+        }
+    }
+}
