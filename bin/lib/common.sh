@@ -22,12 +22,19 @@ export PATH="$JAVA_HOME/bin:$PATH"
 # and kills the JVM at its first implicit null check.
 export IPATH_NO_BACKTRACE=1 HFI_NO_BACKTRACE=1
 
-# Builds the named modules (and what they need) when their jar is missing or older than a source.
+# Builds a module (and the modules it needs) when its jar is missing or older than a source of it or
+# of an ofinet module it depends on (the jars are rewritten on every build: forceCreation).
 ofinet_build_if_needed() {
-    local module=$1 jar
+    local module=$1 jar sources=() dep
     jar=$(ls "$OFINET_ROOT/$module"/target/*-SNAPSHOT.jar 2>/dev/null | grep -v tests | head -n 1 || true)
-    if [ -z "$jar" ] || [ -n "$(find "$OFINET_ROOT" -path '*/src/main/*' -newer "$jar" -print -quit)" ] \
-            || [ ! -f "$OFINET_ROOT/$module/target/runtime-classpath.txt" ]; then
+    sources+=("$OFINET_ROOT/$module/src/main")
+    if [ -f "$OFINET_ROOT/$module/target/runtime-classpath.txt" ]; then
+        for dep in $(tr ':' '\n' < "$OFINET_ROOT/$module/target/runtime-classpath.txt" | grep "^$OFINET_ROOT/"); do
+            sources+=("${dep%%/target/*}/src/main")
+        done
+    fi
+    if [ -z "$jar" ] || [ ! -f "$OFINET_ROOT/$module/target/runtime-classpath.txt" ] \
+            || [ -n "$(find "${sources[@]}" -newer "$jar" -print -quit 2>/dev/null)" ]; then
         echo "ofinet: building $module ..." >&2
         (cd "$OFINET_ROOT" && mvn -q -B -ntp -DskipTests -pl "$module" -am install) >&2
     fi

@@ -27,8 +27,12 @@ public final class ConfigLoader {
     /** System property naming the layout file; wins over {@link #LAYOUT_ENV}. */
     public static final String LAYOUT_PROPERTY = "ofinet.layout";
 
-    /** {@code OFINET_*} variables that are not parameters but are read elsewhere. */
-    static final Set<String> OTHER_VARIABLES = Set.of(LAYOUT_ENV, "OFINET_PLUGIN");
+    /**
+     * {@code OFINET_*} variables that are not parameters but are read elsewhere: the layout, the
+     * plugin's name, and the bin/ scripts' JDK and benchmark provider.
+     */
+    static final Set<String> OTHER_VARIABLES = Set.of(LAYOUT_ENV, "OFINET_PLUGIN", "OFINET_JAVA_HOME",
+            "OFINET_BENCH_PROVIDER");
 
     private static final System.Logger LOG = System.getLogger(ConfigLoader.class.getName());
 

@@ -94,6 +94,13 @@ class OverrideTest {
     }
 
     @Test
+    void variablesOfTheScriptsAreKnown() {
+        for (String name : new String[] {"OFINET_LAYOUT", "OFINET_PLUGIN", "OFINET_JAVA_HOME", "OFINET_BENCH_PROVIDER"}) {
+            org.junit.jupiter.api.Assertions.assertTrue(ConfigLoader.OTHER_VARIABLES.contains(name), name);
+        }
+    }
+
+    @Test
     void railsAreNotOverridable() throws ConfigException {
         // No variable names a rail; an unknown OFINET_ variable is ignored with a warning.
         RailLayout layout = parse(device(""), env(Map.of("OFINET_DATA_RAILS", "[]")));
