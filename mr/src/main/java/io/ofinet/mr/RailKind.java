@@ -1,0 +1,9 @@
+package io.ofinet.mr;
+
+/** The two kinds of rail a registration is used on. */
+public enum RailKind {
+    /** Data rails: RDMA writes of payload, flush reads. */
+    DATA,
+    /** Control rails: control messages and the connection handshake. */
+    CONTROL
+}

@@ -1,0 +1,114 @@
+package io.ofinet.mr;
+
+import io.ofinet.config.DeviceParameters;
+import io.ofinet.config.Parameter;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+/**
+ * Registers buffers for the rails of protocol endpoints, one registrar per device. User buffers
+ * go through the registration cache unless it is switched off: one cache for the device's domains
+ * in domain scope, one per endpoint in endpoint scope (a registration bound to one endpoint cannot
+ * serve another). Past the cache's bounds on entries or bytes, or when a buffer's pages overlap a
+ * cached entry without lying inside it, registrations bypass the cache. Internal buffers (mailboxes,
+ * freelist blocks, flush buffers) are registered directly. Thread-safe: registration comes from any
+ * thread.
+ */
+public final class Registrar {
+    /** Page size of cache entries; registrations cover whole pages of this size. */
+    public static final long PAGE_SIZE = 4096;
+
+    private final boolean cacheEnabled;
+    private final long maxEntries;
+    private final long maxBytes;
+    private final long pageSize;
+    private final RegistrationCache<RegistrationSet> domainCache;
+    private final Map<Rails, RegistrationCache<RegistrationSet>> endpointCaches = new IdentityHashMap<>();
+
+    /** A registrar with the device's cache settings. */
+    public Registrar(DeviceParameters parameters) {
+        this(!parameters.mrCacheDisabled(), parameters.get(Parameter.MR_CACHE_MAX_ENTRIES),
+                parameters.get(Parameter.MR_CACHE_MAX_BYTES), PAGE_SIZE);
+    }
+
+    public Registrar(boolean cacheEnabled, long maxEntries, long maxBytes, long pageSize) {
+        this.cacheEnabled = cacheEnabled;
+        this.maxEntries = maxEntries;
+        this.maxBytes = maxBytes;
+        this.pageSize = pageSize;
+        this.domainCache = new RegistrationCache<>(pageSize);
+    }
+
+    /**
+     * Registers {@code [address, address + length)} for {@code use} on the rails of one endpoint.
+     *
+     * @throws MrException naming the rail and the call that failed; nothing stays registered
+     */
+    public synchronized MrHandle register(Rails rails, long address, long length, Use use) throws MrException {
+        if (address == 0) {
+            throw new IllegalArgumentException("cannot register address 0");
+        }
+        if (length < 0) {
+            throw new IllegalArgumentException("negative length " + length);
+        }
+        if (use != Use.USER_BUFFER || !cacheEnabled) {
+            return new MrHandle(this, rails, RegistrationSet.register(rails, address, length, use), address, length,
+                    false);
+        }
+        RegistrationCache<RegistrationSet> cache = cacheFor(rails);
+        RegistrationCache.Entry<RegistrationSet> hit = cache.lookup(address, length);
+        if (hit != null) {
+            return new MrHandle(this, rails, hit.value(), address, length, true);
+        }
+        long start = cache.pageStart(address);
+        long end = cache.pageEnd(address, length);
+        if (cache.size() >= maxEntries || cache.bytes() + (end - start) > maxBytes || cache.overlaps(address, length)) {
+            return new MrHandle(this, rails, RegistrationSet.register(rails, address, length, use), address, length,
+                    false);
+        }
+        RegistrationSet set = RegistrationSet.register(rails, start, end - start, use);
+        cache.insert(address, length, set);
+        return new MrHandle(this, rails, set, address, length, true);
+    }
+
+    private RegistrationCache<RegistrationSet> cacheFor(Rails rails) {
+        return rails.anyEndpointScope()
+                ? endpointCaches.computeIfAbsent(rails, r -> new RegistrationCache<>(pageSize)) : domainCache;
+    }
+
+    synchronized void release(MrHandle handle) throws MrException {
+        if (!handle.cached()) {
+            handle.set().close();
+            return;
+        }
+        RegistrationCache<RegistrationSet> cache = cacheFor(handle.rails());
+        switch (cache.remove(handle.address(), handle.length())) {
+            case DEREGISTER:
+                handle.set().close();
+                break;
+            case STILL_REFERENCED:
+                break;
+            default:
+                throw new IllegalStateException("cached registration of 0x" + Long.toHexString(handle.address())
+                        + " is missing from the cache");
+        }
+    }
+
+    /** Live cached registrations (all caches). */
+    public synchronized int cachedEntries() {
+        return domainCache.size() + endpointCaches.values().stream().mapToInt(RegistrationCache::size).sum();
+    }
+
+    /**
+     * Forgets an endpoint's cache before the endpoint closes. Registrations bound to an endpoint
+     * must be closed before it: a live one is an error naming how many remain.
+     */
+    public synchronized void forget(Rails rails) throws MrException {
+        RegistrationCache<RegistrationSet> cache = endpointCaches.get(rails);
+        if (cache != null && cache.size() > 0) {
+            throw new MrException(cache.size() + " cached registrations are still bound to this endpoint;"
+                    + " deregister them before closing it");
+        }
+        endpointCaches.remove(rails);
+    }
+}
