@@ -1,0 +1,2 @@
+/** Bounded freelists of preallocated entries, optionally backed by registered native blocks. */
+package io.ofinet.rdma.freelist;

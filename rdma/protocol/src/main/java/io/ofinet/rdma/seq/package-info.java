@@ -1,0 +1,2 @@
+/** Message sequence numbers in a bounded window that wraps. */
+package io.ofinet.rdma.seq;

@@ -1,0 +1,142 @@
+package io.ofinet.rdma.wire;
+
+import io.ofinet.rdma.ErrorCategory;
+import io.ofinet.rdma.RdmaException;
+
+/**
+ * What a receiver RDMA-writes into the sender's mailbox for each posted receive: where the sender
+ * may write, per buffer of the grouped receive. Mutable and reused: decoding fills it, so that the
+ * data path allocates nothing.
+ *
+ * <pre>
+ *  0 u8 type (1 = receive posted)   1 u8 buffers (1..8)   2 u8 data rails (1..16)   3 u8 reserved
+ *  4 u16 message sequence (0..1023) 6 u16 reserved
+ *  8 per buffer: u64 address (remote address or offset)   u64 length   u32 tag
+ *                u8 buffer index (0..buffers-1)   u8[3] reserved   u64 key per data rail
+ * </pre>
+ */
+public final class ControlMessage {
+    static final int TYPE_RECV_POSTED = 1;
+    static final int HEADER = 8;
+
+    private int buffers;
+    private int dataRails;
+    private int sequence;
+    private final long[] address = new long[Limits.MAX_RECVS];
+    private final long[] length = new long[Limits.MAX_RECVS];
+    private final int[] tag = new int[Limits.MAX_RECVS];
+    private final int[] index = new int[Limits.MAX_RECVS];
+    private final long[][] keys = new long[Limits.MAX_RECVS][Limits.MAX_DATA_RAILS];
+
+    /** Bytes of one buffer's entry. */
+    static int entryBytes(int dataRails) {
+        return 24 + 8 * dataRails;
+    }
+
+    /** Bytes of the largest message for this many data rails: the size of a mailbox slot. */
+    public static int maxBytes(int dataRails) {
+        return HEADER + Limits.MAX_RECVS * entryBytes(dataRails);
+    }
+
+    /** Starts a message for {@code count} buffers on {@code rails} data rails. */
+    public ControlMessage reset(int count, int rails, int seq) {
+        if (count < 1 || count > Limits.MAX_RECVS || rails < 1 || rails > Limits.MAX_DATA_RAILS
+                || seq < 0 || seq >= 1 << Limits.SEQ_BITS) {
+            throw new IllegalArgumentException("control message of " + count + " buffers, " + rails
+                    + " rails, sequence " + seq);
+        }
+        this.buffers = count;
+        this.dataRails = rails;
+        this.sequence = seq;
+        return this;
+    }
+
+    /** Sets buffer {@code i}. */
+    public ControlMessage buffer(int i, long remoteAddress, long bytes, int bufferTag, long[] railKeys) {
+        address[i] = remoteAddress;
+        length[i] = bytes;
+        tag[i] = bufferTag;
+        index[i] = i;
+        System.arraycopy(railKeys, 0, keys[i], 0, dataRails);
+        return this;
+    }
+
+    public int buffers() {
+        return buffers;
+    }
+
+    public int dataRails() {
+        return dataRails;
+    }
+
+    public int sequence() {
+        return sequence;
+    }
+
+    public long address(int i) {
+        return address[i];
+    }
+
+    public long length(int i) {
+        return length[i];
+    }
+
+    public int tag(int i) {
+        return tag[i];
+    }
+
+    public int index(int i) {
+        return index[i];
+    }
+
+    public long key(int i, int rail) {
+        return keys[i][rail];
+    }
+
+    /** Encodes into {@code out}; returns the length. */
+    public int encode(byte[] out) {
+        WireWriter w = new WireWriter(out);
+        w.u8(TYPE_RECV_POSTED).u8(buffers).u8(dataRails).u8(0).u16(sequence).u16(0);
+        for (int i = 0; i < buffers; i++) {
+            w.i64(address[i]).i64(length[i]).i32(tag[i]).u8(index[i]).zeros(3);
+            for (int r = 0; r < dataRails; r++) {
+                w.i64(keys[i][r]);
+            }
+        }
+        return w.position();
+    }
+
+    /**
+     * Decodes a message a peer wrote, checking it against what this side expects.
+     *
+     * @param expectedRails the data rails of the connection
+     * @param expectedSeq the sequence number of the slot it was written to
+     */
+    public ControlMessage decode(byte[] bytes, int limit, int expectedRails, int expectedSeq) throws RdmaException {
+        WireReader r = new WireReader(bytes, limit, "control message", ErrorCategory.REMOTE);
+        r.range(r.u8("type"), TYPE_RECV_POSTED, TYPE_RECV_POSTED, "type");
+        int count = r.range(r.u8("buffers"), 1, Limits.MAX_RECVS, "buffers");
+        int rails = r.range(r.u8("data rails"), expectedRails, expectedRails, "data rails");
+        r.skip(1, "reserved");
+        int seq = r.range(r.u16("sequence"), expectedSeq, expectedSeq, "sequence");
+        r.skip(2, "reserved");
+        for (int i = 0; i < count; i++) {
+            address[i] = r.i64("address");
+            long len = r.i64("length");
+            if (len < 0) {
+                throw r.fail("negative length " + len);
+            }
+            length[i] = len;
+            tag[i] = r.i32("tag");
+            index[i] = r.range(r.u8("buffer index"), 0, count - 1, "buffer index");
+            r.skip(3, "reserved");
+            for (int k = 0; k < rails; k++) {
+                keys[i][k] = r.i64("key");
+            }
+        }
+        this.buffers = count;
+        this.dataRails = rails;
+        this.sequence = seq;
+        return this;
+    }
+}

@@ -1,0 +1,168 @@
+package io.ofinet.rdma.wire;
+
+import io.ofinet.rdma.ErrorCategory;
+import io.ofinet.rdma.RdmaException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A connection message, sent on the first control rail: CONNECT from the connecting side to the
+ * listener, ACCEPT or REJECT back. CONNECT carries what the acceptor needs to write control
+ * messages (the connector's mailbox address, slots and control-rail keys); CONNECT and ACCEPT
+ * carry the addresses of every data and control rail endpoint of their side.
+ *
+ * <pre>
+ *  0 u32 magic 0x4E49464F ("OFIN")  4 u8 version (1)  5 u8 type (1 CONNECT, 2 ACCEPT, 3 REJECT)
+ *  6 u8 data rails (1..16)          7 u8 control rails (1..16)
+ *  8 u32 listen id                 12 u32 connector's comm id       16 u32 acceptor's comm id
+ * 20 u32 mailbox slots (CONNECT)   24 u64 mailbox address           32 u32 mailbox slot bytes
+ * 36 u32 reserved
+ * 40 u64 mailbox key per control rail
+ *    then per data rail, then per control rail: u8 length (1..112), address bytes
+ *    REJECT instead: u16 reason length (..512), UTF-8 reason
+ * </pre>
+ */
+public record HandshakeMessage(Type type, int dataRails, int controlRails, int listenId, int connectorCommId,
+        int acceptorCommId, long mailboxAddress, int mailboxSlots, int mailboxSlotBytes, long[] mailboxKeys,
+        List<byte[]> dataAddresses, List<byte[]> controlAddresses, String reason) {
+
+    /** The message kinds. */
+    public enum Type {
+        CONNECT(1), ACCEPT(2), REJECT(3);
+
+        final int code;
+
+        Type(int code) {
+            this.code = code;
+        }
+    }
+
+    static final int MAGIC = 0x4E49464F;
+    static final int VERSION = 1;
+    static final int HEADER = 40;
+    static final int MAX_REASON = 512;
+
+    /** The largest message: a control receive buffer of this size holds any. */
+    public static final int MAX_BYTES = HEADER + 8 * Limits.MAX_CONTROL_RAILS
+            + (Limits.MAX_DATA_RAILS + Limits.MAX_CONTROL_RAILS) * (1 + Limits.MAX_ADDRESS_BYTES);
+
+    public HandshakeMessage {
+        Objects.requireNonNull(type);
+        mailboxKeys = mailboxKeys == null ? new long[0] : mailboxKeys.clone();
+        dataAddresses = dataAddresses == null ? List.of() : List.copyOf(dataAddresses);
+        controlAddresses = controlAddresses == null ? List.of() : List.copyOf(controlAddresses);
+        reason = reason == null ? "" : reason;
+    }
+
+    public static HandshakeMessage connect(int dataRails, int controlRails, int listenId, int connectorCommId,
+            long mailboxAddress, int slots, int slotBytes, long[] mailboxKeys, List<byte[]> dataAddresses,
+            List<byte[]> controlAddresses) {
+        return new HandshakeMessage(Type.CONNECT, dataRails, controlRails, listenId, connectorCommId, 0,
+                mailboxAddress, slots, slotBytes, mailboxKeys, dataAddresses, controlAddresses, "");
+    }
+
+    public static HandshakeMessage accept(int dataRails, int controlRails, int listenId, int connectorCommId,
+            int acceptorCommId, List<byte[]> dataAddresses, List<byte[]> controlAddresses) {
+        return new HandshakeMessage(Type.ACCEPT, dataRails, controlRails, listenId, connectorCommId,
+                acceptorCommId, 0, 0, 0, new long[controlRails], dataAddresses, controlAddresses, "");
+    }
+
+    public static HandshakeMessage reject(int dataRails, int controlRails, int listenId, int connectorCommId,
+            String reason) {
+        return new HandshakeMessage(Type.REJECT, dataRails, controlRails, listenId, connectorCommId, 0, 0, 0, 0,
+                null, null, null, reason);
+    }
+
+    /** Encodes into {@code out}, returning the length. */
+    public int encode(byte[] out) {
+        WireWriter w = new WireWriter(out);
+        w.i32(MAGIC).u8(VERSION).u8(type.code).u8(dataRails).u8(controlRails).i32(listenId).i32(connectorCommId)
+                .i32(acceptorCommId).i32(mailboxSlots).i64(mailboxAddress).i32(mailboxSlotBytes).i32(0);
+        if (type == Type.REJECT) {
+            byte[] text = reason.getBytes(StandardCharsets.UTF_8);
+            int n = Math.min(text.length, MAX_REASON);
+            w.u16(n).bytes(java.util.Arrays.copyOf(text, n));
+            return w.position();
+        }
+        for (int c = 0; c < controlRails; c++) {
+            w.i64(c < mailboxKeys.length ? mailboxKeys[c] : 0);
+        }
+        for (byte[] a : dataAddresses) {
+            w.u8(a.length).bytes(a);
+        }
+        for (byte[] a : controlAddresses) {
+            w.u8(a.length).bytes(a);
+        }
+        return w.position();
+    }
+
+    public byte[] encode() {
+        byte[] out = new byte[MAX_BYTES];
+        return java.util.Arrays.copyOf(out, encode(out));
+    }
+
+    /** Decodes what a peer sent: anything malformed is a remote error. */
+    public static HandshakeMessage decode(byte[] bytes, int length) throws RdmaException {
+        WireReader r = new WireReader(bytes, length, "handshake message", ErrorCategory.REMOTE);
+        if (r.i32("magic") != MAGIC) {
+            throw r.fail("bad magic");
+        }
+        r.range(r.u8("version"), VERSION, VERSION, "version");
+        int code = r.range(r.u8("type"), 1, 3, "type");
+        Type type = Type.values()[code - 1];
+        int data = r.range(r.u8("data rails"), 1, Limits.MAX_DATA_RAILS, "data rails");
+        int control = r.range(r.u8("control rails"), 1, Limits.MAX_CONTROL_RAILS, "control rails");
+        int listenId = r.i32("listen id");
+        int connector = r.range(r.i32("connector comm id"), 0, Limits.MAX_COMMS - 1, "connector comm id");
+        int acceptor = r.range(r.i32("acceptor comm id"), 0, Limits.MAX_COMMS - 1, "acceptor comm id");
+        int slots = r.range(r.i32("mailbox slots"), 0, Limits.WINDOW, "mailbox slots");
+        long mailbox = r.i64("mailbox address");
+        int slotBytes = r.range(r.i32("mailbox slot bytes"), 0, ControlMessage.maxBytes(Limits.MAX_DATA_RAILS),
+                "mailbox slot bytes");
+        r.skip(4, "reserved");
+        if (type == Type.REJECT) {
+            int n = r.range(r.u16("reason length"), 0, MAX_REASON, "reason length");
+            String reason = new String(r.bytes(n, "reason"), StandardCharsets.UTF_8);
+            return reject(data, control, listenId, connector, reason);
+        }
+        if (type == Type.CONNECT && (slots != Limits.WINDOW || slotBytes < ControlMessage.maxBytes(data))) {
+            throw r.fail("mailbox of " + slots + " slots of " + slotBytes + " bytes cannot hold a window of "
+                    + Limits.WINDOW + " control messages for " + data + " data rails");
+        }
+        long[] keys = new long[control];
+        for (int c = 0; c < control; c++) {
+            keys[c] = r.i64("mailbox key");
+        }
+        List<byte[]> dataAddresses = addresses(r, data, "data rail address");
+        List<byte[]> controlAddresses = addresses(r, control, "control rail address");
+        return new HandshakeMessage(type, data, control, listenId, connector, acceptor, mailbox, slots, slotBytes,
+                keys, dataAddresses, controlAddresses, "");
+    }
+
+    private static List<byte[]> addresses(WireReader r, int count, String field) throws RdmaException {
+        List<byte[]> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int n = r.range(r.u8(field + " length"), 1, Limits.MAX_ADDRESS_BYTES, field + " length");
+            out.add(r.bytes(n, field));
+        }
+        return out;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof HandshakeMessage m && java.util.Arrays.equals(m.encode(), encode());
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Arrays.hashCode(encode());
+    }
+
+    @Override
+    public String toString() {
+        return "HandshakeMessage[" + type + ", " + dataRails + "+" + controlRails + " rails, listen " + listenId
+                + ", connector " + connectorCommId + ", acceptor " + acceptorCommId + "]";
+    }
+}

@@ -1,0 +1,75 @@
+package io.ofinet.rdma.wire;
+
+import io.ofinet.rdma.ErrorCategory;
+import io.ofinet.rdma.RdmaException;
+
+/**
+ * The 32-bit immediate data of every RDMA write, which is all the target learns of it:
+ *
+ * <pre>
+ *  31..30 type (0 data segment, 1 control message, 2 error: the send was refused)
+ *  29..26 segments - 1 (1..16: one per data rail at most)
+ *  25..23 receive buffer index (0..7: a grouped receive has 8 buffers at most)
+ *  22..10 communicator id (13 bits: 8192 communicators per endpoint)
+ *   9..0  message sequence number (10 bits; 256 in flight)
+ * </pre>
+ *
+ * The C++ anchor packs {@code | 4 nseg | 3 recv_idx | 15 comm_id | 10 msg_seq |}; two bits of the
+ * communicator id carry the type here, so that a receiver can be told its receive failed.
+ */
+public final class Immediate {
+    public static final int TYPE_DATA = 0;
+    public static final int TYPE_CONTROL = 1;
+    public static final int TYPE_ERROR = 2;
+
+    private Immediate() {
+    }
+
+    public static int encode(int type, int segments, int recvIndex, int commId, int seq) {
+        if (type < 0 || type > TYPE_ERROR || segments < 1 || segments > Limits.MAX_DATA_RAILS || recvIndex < 0
+                || recvIndex >= Limits.MAX_RECVS || commId < 0 || commId >= Limits.MAX_COMMS || seq < 0
+                || seq >= 1 << Limits.SEQ_BITS) {
+            throw new IllegalArgumentException("immediate data out of range: type " + type + ", segments "
+                    + segments + ", index " + recvIndex + ", comm " + commId + ", seq " + seq);
+        }
+        return type << 30 | (segments - 1) << 26 | recvIndex << 23 | commId << 10 | seq;
+    }
+
+    public static int type(int data) {
+        return data >>> 30;
+    }
+
+    public static int segments(int data) {
+        return ((data >>> 26) & 0xf) + 1;
+    }
+
+    public static int recvIndex(int data) {
+        return (data >>> 23) & 0x7;
+    }
+
+    public static int commId(int data) {
+        return (data >>> 10) & (Limits.MAX_COMMS - 1);
+    }
+
+    public static int seq(int data) {
+        return data & ((1 << Limits.SEQ_BITS) - 1);
+    }
+
+    /** Checks what a peer sent: a reserved type, or more segments than rails, is a remote error. */
+    public static int check(long data, int dataRails) throws RdmaException {
+        if (data < 0 || data > 0xffffffffL) {
+            throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Long.toHexString(data)
+                    + ": more than 32 bits");
+        }
+        int d = (int) data;
+        if (type(d) > TYPE_ERROR) {
+            throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
+                    + ": reserved type " + type(d));
+        }
+        if (segments(d) > dataRails) {
+            throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
+                    + ": " + segments(d) + " segments on " + dataRails + " data rails");
+        }
+        return d;
+    }
+}

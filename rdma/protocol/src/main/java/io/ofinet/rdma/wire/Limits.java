@@ -1,0 +1,26 @@
+package io.ofinet.rdma.wire;
+
+/** The limits the wire formats imply; docs/PROTOCOL.md explains each. */
+public final class Limits {
+    private Limits() {
+    }
+
+    /** Data rails per device: the segment count of a write has 4 bits. */
+    public static final int MAX_DATA_RAILS = 16;
+    /** Control rails per device. */
+    public static final int MAX_CONTROL_RAILS = 16;
+    /** Buffers of one grouped receive: the receive index has 3 bits. */
+    public static final int MAX_RECVS = 8;
+    /** Bits of a communicator id in immediate data. */
+    public static final int COMM_ID_BITS = 13;
+    /** Communicators per endpoint and direction. */
+    public static final int MAX_COMMS = 1 << COMM_ID_BITS;
+    /** Bits of a message sequence number in immediate data. */
+    public static final int SEQ_BITS = 10;
+    /** Messages in flight per communicator: half the sequence space, so that wrap-around is unambiguous. */
+    public static final int WINDOW = 256;
+    /** Bytes of an endpoint address on the wire (sockaddr_in6 is 28; shm names are longer). */
+    public static final int MAX_ADDRESS_BYTES = 112;
+    /** Bytes of a listen handle, as NCCL's NCCL_NET_HANDLE_MAXSIZE. */
+    public static final int HANDLE_BYTES = 128;
+}

@@ -1,0 +1,6 @@
+/**
+ * The wire formats: listen handle, handshake messages, control messages and immediate data,
+ * described in docs/PROTOCOL.md. Every decoder validates what it reads; what a peer sends never
+ * becomes an array index or a length without a check.
+ */
+package io.ofinet.rdma.wire;

@@ -1,0 +1,158 @@
+package io.ofinet.rdma.wire;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.rdma.ErrorCategory;
+import io.ofinet.rdma.RdmaException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** Every wire format pinned byte for byte, and every decoder fed truncated and random input. */
+class WireFormatsTest {
+    private static final HexFormat HEX = HexFormat.of();
+
+    /** A decoder under fuzzing. */
+    @FunctionalInterface
+    interface Decoder {
+        void decode(byte[] bytes, int length) throws RdmaException;
+    }
+
+    /** Every prefix fails cleanly; random bytes and random mutations never escape as anything but RdmaException. */
+    private static void fuzz(byte[] valid, Decoder decoder, ErrorCategory category) {
+        for (int n = 0; n < valid.length; n++) {
+            int length = n;
+            RdmaException e = assertThrows(RdmaException.class, () -> decoder.decode(valid, length),
+                    "prefix of " + n + " bytes");
+            assertEquals(category, e.category());
+        }
+        SplittableRandom random = new SplittableRandom(99);
+        for (int i = 0; i < 20_000; i++) {
+            byte[] b = i % 2 == 0 ? valid.clone() : new byte[random.nextInt(valid.length + 16)];
+            if (i % 2 == 0) {
+                for (int k = 0; k < 1 + random.nextInt(4); k++) {
+                    b[random.nextInt(b.length)] = (byte) random.nextInt();
+                }
+            } else {
+                random.nextBytes(b);
+            }
+            int length = random.nextInt(b.length + 1);
+            try {
+                decoder.decode(b, length);
+            } catch (RdmaException expected) {
+                assertEquals(category, expected.category());
+            } catch (RuntimeException bug) {
+                throw new AssertionError("decoder threw " + bug + " on " + HEX.formatHex(b) + " length " + length, bug);
+            }
+        }
+    }
+
+    @Test
+    void listenHandleIsPinnedAndFitsInNcclsHandle() throws RdmaException {
+        ListenHandle h = new ListenHandle(2, 2, 7, new byte[] {1, 2, 3});
+        assertEquals("4f46494c" + "01" + "02" + "02" + "03" + "07000000" + "00000000" + "010203", HEX.formatHex(h.encode()));
+        assertEquals(h, ListenHandle.decode(h.encode()));
+        assertEquals(Limits.HANDLE_BYTES, new ListenHandle(16, 16, -1, new byte[Limits.MAX_ADDRESS_BYTES]).encode().length);
+        fuzz(h.encode(), (b, n) -> ListenHandle.decode(java.util.Arrays.copyOf(b, n)), ErrorCategory.INVALID_ARGUMENT);
+        RdmaException foreign = assertThrows(RdmaException.class, () -> ListenHandle.decode(new byte[64]));
+        assertEquals("malformed listen handle: not an ofinet handle (bad magic)", foreign.getMessage());
+    }
+
+    private static HandshakeMessage connect() {
+        return HandshakeMessage.connect(2, 2, 7, 300, 0x1000L, Limits.WINDOW, ControlMessage.maxBytes(2),
+                new long[] {0x11, 0x22}, List.of(new byte[] {1}, new byte[] {2, 2}), List.of(new byte[] {3}, new byte[] {4}));
+    }
+
+    @Test
+    void handshakeMessagesArePinnedAndRoundTrip() throws RdmaException {
+        byte[] encoded = connect().encode();
+        assertEquals("4f46494e" + "01" + "01" + "02" + "02" + "07000000" + "2c010000" + "00000000" + "00010000"
+                + "0010000000000000" + "48010000" + "00000000" + "1100000000000000" + "2200000000000000"
+                + "0101" + "020202" + "0103" + "0104", HEX.formatHex(encoded));
+        assertEquals(connect(), HandshakeMessage.decode(encoded, encoded.length));
+        HandshakeMessage accept = HandshakeMessage.accept(2, 2, 7, 300, 12, List.of(new byte[] {9}, new byte[] {9}),
+                List.of(new byte[] {8}, new byte[] {8}));
+        assertEquals(accept, HandshakeMessage.decode(accept.encode(), accept.encode().length));
+        HandshakeMessage reject = HandshakeMessage.reject(1, 1, 7, 300, "rail counts differ");
+        HandshakeMessage back = HandshakeMessage.decode(reject.encode(), reject.encode().length);
+        assertEquals("rail counts differ", back.reason());
+        assertEquals(HandshakeMessage.Type.REJECT, back.type());
+        assertEquals(3784, HandshakeMessage.MAX_BYTES, "fits a 4 KiB control buffer");
+        fuzz(encoded, HandshakeMessage::decode, ErrorCategory.REMOTE);
+        fuzz(reject.encode(), HandshakeMessage::decode, ErrorCategory.REMOTE);
+    }
+
+    @Test
+    void handshakeRefusesAMailboxThatCannotHoldTheWindow() {
+        HandshakeMessage small = HandshakeMessage.connect(2, 1, 7, 1, 0x1000L, Limits.WINDOW, 64, new long[] {1},
+                List.of(new byte[] {1}, new byte[] {1}), List.of(new byte[] {1}));
+        byte[] b = small.encode();
+        RdmaException e = assertThrows(RdmaException.class, () -> HandshakeMessage.decode(b, b.length));
+        assertTrue(e.getMessage().contains("cannot hold a window of 256 control messages"), e.getMessage());
+    }
+
+    @Test
+    void controlMessageIsPinnedAndValidated() throws RdmaException {
+        ControlMessage m = new ControlMessage().reset(1, 2, 513).buffer(0, 0x40, 4096, 9, new long[] {5, 6});
+        byte[] out = new byte[ControlMessage.maxBytes(2)];
+        int n = m.encode(out);
+        assertEquals("01" + "01" + "02" + "00" + "0102" + "0000" + "4000000000000000" + "0010000000000000"
+                + "09000000" + "00" + "000000" + "0500000000000000" + "0600000000000000",
+                HEX.formatHex(out, 0, n));
+        ControlMessage back = new ControlMessage().decode(out, n, 2, 513);
+        assertEquals(0x40, back.address(0));
+        assertEquals(4096, back.length(0));
+        assertEquals(9, back.tag(0));
+        assertEquals(6, back.key(0, 1));
+        assertEquals(1224, ControlMessage.maxBytes(16));
+        RdmaException wrongSeq = assertThrows(RdmaException.class, () -> new ControlMessage().decode(out, n, 2, 512));
+        assertEquals("malformed control message: sequence 513 outside 512..512", wrongSeq.getMessage());
+        assertThrows(RdmaException.class, () -> new ControlMessage().decode(out, n, 4, 513), "rail count");
+        byte[] badIndex = out.clone();
+        badIndex[28] = 1;
+        assertThrows(RdmaException.class, () -> new ControlMessage().decode(badIndex, n, 2, 513));
+        fuzz(java.util.Arrays.copyOf(out, n), (b, len) -> new ControlMessage().decode(b, len, 2, 513),
+                ErrorCategory.REMOTE);
+    }
+
+    @Test
+    void immediateDataIsPinnedAndChecked() throws RdmaException {
+        int data = Immediate.encode(Immediate.TYPE_CONTROL, 2, 3, 4095, 513);
+        assertEquals(0b01_0001_011_0111111111111_1000000001, data);
+        assertEquals(Immediate.TYPE_CONTROL, Immediate.type(data));
+        assertEquals(2, Immediate.segments(data));
+        assertEquals(3, Immediate.recvIndex(data));
+        assertEquals(4095, Immediate.commId(data));
+        assertEquals(513, Immediate.seq(data));
+        int max = Immediate.encode(Immediate.TYPE_ERROR, 16, 7, Limits.MAX_COMMS - 1, 1023);
+        assertEquals(0xBFFFFFFF, max);
+        assertEquals(data, Immediate.check(data & 0xffffffffL, 2));
+        assertThrows(RdmaException.class, () -> Immediate.check(0xC0000000L, 16), "reserved type");
+        assertThrows(RdmaException.class, () -> Immediate.check(Immediate.encode(0, 4, 0, 0, 0), 2), "4 segments, 2 rails");
+        assertThrows(RdmaException.class, () -> Immediate.check(1L << 32, 2));
+        assertThrows(IllegalArgumentException.class, () -> Immediate.encode(0, 17, 0, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> Immediate.encode(0, 1, 8, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> Immediate.encode(0, 1, 0, Limits.MAX_COMMS, 0));
+        SplittableRandom random = new SplittableRandom(5);
+        for (int i = 0; i < 100_000; i++) {
+            int t = random.nextInt(3);
+            int s = 1 + random.nextInt(16);
+            int r = random.nextInt(8);
+            int c = random.nextInt(Limits.MAX_COMMS);
+            int q = random.nextInt(1024);
+            int d = Immediate.encode(t, s, r, c, q);
+            assertEquals(List.of(t, s, r, c, q), List.of(Immediate.type(d), Immediate.segments(d),
+                    Immediate.recvIndex(d), Immediate.commId(d), Immediate.seq(d)));
+        }
+    }
+
+    @Test
+    void messagesRoundTripExactly() throws RdmaException {
+        byte[] e = connect().encode();
+        assertArrayEquals(e, HandshakeMessage.decode(e, e.length).encode());
+    }
+}
