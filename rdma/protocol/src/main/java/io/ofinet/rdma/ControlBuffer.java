@@ -1,0 +1,98 @@
+package io.ofinet.rdma;
+
+import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.Fi;
+import io.ofinet.fabric.ofi.NativeMemory;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.freelist.Freelist;
+import io.ofinet.rdma.progress.Operation;
+import java.util.function.Consumer;
+
+/**
+ * An entry of an endpoint's control-buffer freelist: a registered native buffer on the first
+ * control rail, with the two operations that use it, made once: a posted receive of handshake
+ * messages, and a send of one.
+ */
+final class ControlBuffer {
+    /** Bytes of a control buffer: any handshake message fits. */
+    static final int BYTES = 4096;
+
+    final RdmaEndpoint endpoint;
+    final long address;
+    final long descriptor;
+    final Receive receive = new Receive();
+    final Send send = new Send();
+
+    ControlBuffer(RdmaEndpoint endpoint, Freelist.Block block, long address) {
+        this.endpoint = endpoint;
+        this.address = address;
+        this.descriptor = ((MrHandle) block.handle()).descriptor(RailKind.CONTROL, 0);
+    }
+
+    /** A posted receive of handshake messages; reposted after each message. */
+    final class Receive extends Operation {
+        @Override
+        protected int post() throws FabricException {
+            return endpoint.controlEndpoint(0).recv(address, BYTES, descriptor, Fi.ADDR_UNSPEC, context());
+        }
+
+        @Override
+        protected void completed(int rail, long flags, long len, long data) {
+            byte[] bytes = endpoint.scratch();
+            int n = (int) Math.min(len, Math.min(bytes.length, BYTES));
+            NativeMemory.read(address, bytes, 0, n);
+            endpoint.onHandshake(bytes, n);
+            endpoint.engine().submit(this);
+        }
+
+        @Override
+        protected void failed(RdmaException cause) {
+            endpoint.onReceiveFailed(this, cause);
+        }
+
+        @Override
+        protected String describe() {
+            return "handshake receive on control rail 0";
+        }
+    }
+
+    /** A send of one handshake message; the buffer returns to the freelist when it completes. */
+    final class Send extends Operation {
+        private long dest;
+        private int length;
+        private Runnable onSent;
+        private Consumer<RdmaException> onFailed;
+
+        void start(byte[] message, int bytes, long destination, Runnable sent, Consumer<RdmaException> failedHook) {
+            NativeMemory.write(address, message, 0, bytes);
+            this.length = bytes;
+            this.dest = destination;
+            this.onSent = sent;
+            this.onFailed = failedHook;
+            endpoint.engine().submit(this);
+        }
+
+        @Override
+        protected int post() throws FabricException {
+            return endpoint.controlEndpoint(0).send(address, length, descriptor, dest, context());
+        }
+
+        @Override
+        protected void completed(int rail, long flags, long len, long data) {
+            endpoint.release(ControlBuffer.this);
+            onSent.run();
+        }
+
+        @Override
+        protected void failed(RdmaException cause) {
+            endpoint.release(ControlBuffer.this);
+            onFailed.accept(cause);
+        }
+
+        @Override
+        protected String describe() {
+            return "handshake send on control rail 0";
+        }
+    }
+}

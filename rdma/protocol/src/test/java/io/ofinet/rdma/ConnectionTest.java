@@ -1,0 +1,219 @@
+package io.ofinet.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.fabric.FiErrno;
+import io.ofinet.fabric.mem.MemProvider;
+import io.ofinet.rdma.wire.ListenHandle;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** listen / connect / accept between two hosts on the in-memory provider. */
+@Timeout(30)
+class ConnectionTest {
+    private final List<Device> devices = new ArrayList<>();
+    private MemProvider provider;
+
+    private Device device(int rails, String extra) throws Exception {
+        Device d = Device.open(provider, Layouts.mem(rails, extra));
+        devices.add(d);
+        return d;
+    }
+
+    @AfterEach
+    void closeDevices() throws Exception {
+        // Closing succeeds only if every registration, endpoint and queue was released in order.
+        for (Device d : devices) {
+            d.close();
+            d.close();
+        }
+    }
+
+    /** Drives both sides until connect and accept have both returned their communicator. */
+    static Object[] establish(RdmaEndpoint connector, RdmaEndpoint listener, ListenComm listen) throws Exception {
+        SendComm send = null;
+        RecvComm recv = null;
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (send == null || recv == null) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no connection within 10 s");
+            }
+            if (send == null) {
+                send = connector.connect(listen.handle());
+            }
+            if (recv == null) {
+                recv = listener.accept(listen);
+            }
+        }
+        return new Object[] {send, recv};
+    }
+
+    @ParameterizedTest
+    @CsvSource({"1, false", "2, false", "4, false", "1, true", "2, true", "4, true"})
+    void connectAndAcceptWithEveryRailCountInBothScopes(int rails, boolean endpointMr) throws Exception {
+        MemProvider.Builder b = MemProvider.builder().domains(rails);
+        provider = endpointMr ? b.endpointMr().build() : b.build();
+        RdmaEndpoint a = device(rails, "").openEndpoint();
+        RdmaEndpoint bEp = device(rails, "").openEndpoint();
+        ListenComm listen = bEp.listen();
+        assertTrue(listen.handle().length <= 128);
+        Object[] pair = establish(a, bEp, listen);
+        SendComm send = (SendComm) pair[0];
+        RecvComm recv = (RecvComm) pair[1];
+        assertEquals(recv.id(), send.peerCommId());
+        assertEquals(send.id(), recv.peerCommId());
+        assertEquals(rails, a.rails().dataRails());
+        assertEquals(endpointMr, a.rails().anyEndpointScope());
+        for (int r = 0; r < rails; r++) {
+            assertTrue(send.dataPeer(r) >= 0);
+            assertTrue(recv.dataPeer(r) >= 0);
+            assertTrue(recv.peerMailboxKey(r) >= 0);
+        }
+        send.close();
+        send.close();
+        recv.close();
+        listen.close();
+        a.close();
+        bEp.close();
+    }
+
+    @Test
+    void oneListenCommunicatorAcceptsManyConnections() throws Exception {
+        provider = MemProvider.builder().domains(2).build();
+        Device host = device(2, "");
+        RdmaEndpoint listener = device(2, "").openEndpoint();
+        ListenComm listen = listener.listen();
+        List<Integer> peers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Object[] pair = establish(host.openEndpoint(), listener, listen);
+            peers.add(((RecvComm) pair[1]).peerCommId());
+        }
+        assertEquals(3, peers.size());
+        assertNull(listener.accept(listen), "no fourth connection");
+    }
+
+    @Test
+    void railCountsThatDifferAreRefusedOnBothSides() throws Exception {
+        provider = MemProvider.builder().domains(2).build();
+        RdmaEndpoint two = device(2, "").openEndpoint();
+        RdmaEndpoint one = device(1, "").openEndpoint();
+        ListenComm listen = one.listen();
+        RdmaException local = assertThrows(RdmaException.class, () -> two.connect(listen.handle()));
+        assertEquals(ErrorCategory.INVALID_USAGE, local.category());
+        assertEquals("connect: rail counts differ: this endpoint has 2 data and 2 control rails, the listener 1 and 1",
+                local.getMessage());
+        // A handle claiming the connector's rail counts reaches the listener, which refuses.
+        ListenHandle real = ListenHandle.decode(listen.handle());
+        byte[] forged = new ListenHandle(2, 2, real.listenId(), real.address()).encode();
+        RdmaException refused = null;
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (refused == null && System.nanoTime() < deadline) {
+            try {
+                assertNull(two.connect(forged));
+                assertNull(one.accept(listen));
+            } catch (RdmaException e) {
+                refused = e;
+            }
+        }
+        assertNotNull(refused);
+        assertEquals(ErrorCategory.REMOTE, refused.category());
+        assertEquals("connect: the listener refused the connection: rail counts differ: the listener has 1 data"
+                + " and 1 control rails, the connector 2 and 2", refused.getMessage());
+        // The listener still serves well-formed peers.
+        establish(device(1, "").openEndpoint(), one, listen);
+    }
+
+    @Test
+    void aHandleThatDoesNotDecodeIsAnInvalidArgument() throws Exception {
+        provider = MemProvider.create();
+        RdmaEndpoint a = device(1, "").openEndpoint();
+        RdmaException e = assertThrows(RdmaException.class, () -> a.connect(new byte[] {1, 2, 3}));
+        assertEquals(ErrorCategory.INVALID_ARGUMENT, e.category());
+        assertTrue(e.getMessage().startsWith("malformed listen handle"), e.getMessage());
+    }
+
+    @Test
+    void aListenerThatNeverAnswersTimesOut() throws Exception {
+        provider = MemProvider.builder().domains(1).build();
+        RdmaEndpoint a = device(1, "\"connectionTimeoutMs\": 300").openEndpoint();
+        RdmaEndpoint silent = device(1, "").openEndpoint();
+        byte[] handle = silent.listen().handle();
+        long start = System.nanoTime();
+        RdmaException e = null;
+        while (e == null) {
+            try {
+                assertNull(a.connect(handle));
+            } catch (RdmaException failure) {
+                e = failure;
+            }
+        }
+        assertTrue(System.nanoTime() - start >= 300_000_000L);
+        assertEquals(ErrorCategory.REMOTE, e.category());
+        assertEquals("connect: the listener did not answer within 300 ms (connectionTimeoutMs)", e.getMessage());
+    }
+
+    @Test
+    void aListenerThatVanishesFailsTheConnect() throws Exception {
+        provider = MemProvider.builder().domains(1).build();
+        RdmaEndpoint a = device(1, "").openEndpoint();
+        RdmaEndpoint b = device(1, "").openEndpoint();
+        byte[] handle = b.listen().handle();
+        provider.faults().vanish(b.controlEndpoint(0));
+        RdmaException e = null;
+        while (e == null) {
+            try {
+                assertNull(a.connect(handle));
+            } catch (RdmaException failure) {
+                e = failure;
+            }
+        }
+        assertEquals(ErrorCategory.REMOTE, e.category());
+        assertTrue(e.getMessage().startsWith("connect: the connect message did not reach the listener"), e.getMessage());
+        assertTrue(e.getMessage().contains("FI_EHOSTUNREACH"), e.getMessage());
+    }
+
+    @Test
+    void aConnectorThatVanishesMidHandshakeFailsTheAccept() throws Exception {
+        provider = MemProvider.builder().domains(1).build();
+        RdmaEndpoint a = device(1, "").openEndpoint();
+        RdmaEndpoint b = device(1, "").openEndpoint();
+        ListenComm listen = b.listen();
+        assertNull(a.connect(listen.handle()));
+        provider.faults().vanish(a.controlEndpoint(0));
+        RdmaException e = null;
+        for (int i = 0; i < 1000 && e == null; i++) {
+            try {
+                assertNull(b.accept(listen));
+            } catch (RdmaException failure) {
+                e = failure;
+            }
+        }
+        assertNotNull(e);
+        assertEquals(ErrorCategory.REMOTE, e.category());
+        assertTrue(e.getMessage().startsWith("accept: the connecting peer went away during the handshake"),
+                e.getMessage());
+        // The listener keeps serving others.
+        establish(device(1, "").openEndpoint(), b, listen);
+    }
+
+    @Test
+    void eagainStormsOnlyDelayTheHandshake() throws Exception {
+        provider = MemProvider.builder().domains(2).build();
+        RdmaEndpoint a = device(2, "").openEndpoint();
+        RdmaEndpoint b = device(2, "").openEndpoint();
+        ListenComm listen = b.listen();
+        provider.faults().failNextPosts(a.controlEndpoint(0), 200, FiErrno.FI_EAGAIN);
+        provider.faults().failNextPosts(b.controlEndpoint(0), 200, FiErrno.FI_EAGAIN);
+        Object[] pair = establish(a, b, listen);
+        assertEquals(((RecvComm) pair[1]).id(), ((SendComm) pair[0]).peerCommId());
+    }
+}
