@@ -21,13 +21,20 @@ final class ControlBuffer {
     final RdmaEndpoint endpoint;
     final long address;
     final long descriptor;
+    private final MrHandle mr;
     final Receive receive = new Receive();
     final Send send = new Send();
 
     ControlBuffer(RdmaEndpoint endpoint, Freelist.Block block, long address) {
         this.endpoint = endpoint;
         this.address = address;
-        this.descriptor = ((MrHandle) block.handle()).descriptor(RailKind.CONTROL, 0);
+        this.mr = (MrHandle) block.handle();
+        this.descriptor = mr.descriptor(RailKind.CONTROL, 0);
+    }
+
+    /** The local descriptor of this buffer on control rail {@code rail}. */
+    long descriptor(int rail) {
+        return mr.descriptor(RailKind.CONTROL, rail);
     }
 
     /** A posted receive of handshake messages; reposted after each message. */
@@ -39,6 +46,12 @@ final class ControlBuffer {
 
         @Override
         protected void completed(int rail, long flags, long len, long data) {
+            if ((flags & Fi.REMOTE_CQ_DATA) != 0) {
+                // Not a handshake: a notice with immediate data (a zero-byte message, a refusal).
+                endpoint.onNotice(rail, len, data);
+                endpoint.engine().submit(this);
+                return;
+            }
             byte[] bytes = endpoint.scratch();
             int n = (int) Math.min(len, Math.min(bytes.length, BYTES));
             NativeMemory.read(address, bytes, 0, n);

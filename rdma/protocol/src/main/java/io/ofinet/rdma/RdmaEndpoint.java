@@ -44,6 +44,10 @@ public final class RdmaEndpoint implements AutoCloseable {
     private static final int CQ_SIZE = 4096;
     private static final int AV_SIZE = 256;
     private static final long FLUSH_BYTES = 64;
+    /** Bytes each flush read fetches. */
+    static final long FLUSH_READ_BYTES = 8;
+    /** Data-path operations per endpoint at most. */
+    private static final int MAX_OPS = 8192;
 
     /** Native memory for freelist blocks. */
     static final Freelist.BlockMemory NATIVE = new Freelist.BlockMemory() {
@@ -71,6 +75,9 @@ public final class RdmaEndpoint implements AutoCloseable {
     private long flushBuffer;
     private MrHandle flushMr;
     private Freelist<ControlBuffer> controlBuffers;
+    private Freelist<RmaOp> ops;
+    private long[] self;
+    private boolean wideImmediate;
     private final byte[] scratch = new byte[ControlBuffer.BYTES];
     private final IdAllocator listenIds = new IdAllocator(Limits.MAX_COMMS, "listen ids");
     private final IdAllocator sendIds = new IdAllocator(Limits.MAX_COMMS, "send communicator ids");
@@ -128,6 +135,14 @@ public final class RdmaEndpoint implements AutoCloseable {
                     .build();
             for (int i = 0; i < minPosted; i++) {
                 engine.submit(controlBuffers.acquire().receive);
+            }
+            ops = Freelist.<RmaOp>builder("data-path operations", (block, address) -> new RmaOp(this))
+                    .sizes(256, 256, MAX_OPS).hooks(engine::register, op -> { }).build();
+            self = new long[dataRails];
+            wideImmediate = true;
+            for (int r = 0; r < dataRails; r++) {
+                self[r] = avs.get(r).insert(endpoints.get(r).name());
+                wideImmediate &= contexts.get(r).info().cqDataSizeBytes() >= 8;
             }
         } catch (FabricException | MrException | RuntimeException e) {
             RdmaException failure = new RdmaException(ErrorCategory.SYSTEM, "opening an endpoint on device "
@@ -211,10 +226,46 @@ public final class RdmaEndpoint implements AutoCloseable {
         return closed;
     }
 
-    /** Drives progress: one bounded step over every rail. */
+    /** Drives progress: one bounded step over every rail, then queued sends. */
     public synchronized int progress() throws RdmaException {
         requireOpen();
-        return engine.progress();
+        int handled = engine.progress();
+        for (SendComm comm : sends.values()) {
+            if (comm.connected() && !comm.closed) {
+                comm.progressSends();
+            }
+        }
+        return handled;
+    }
+
+    /** The immediate data of a write: the 32-bit word, and the segment length above it where CQ data has 8 bytes. */
+    long immediate(int word, long segmentLength) {
+        return wideImmediate ? segmentLength << 32 | (word & 0xffffffffL) : word & 0xffffffffL;
+    }
+
+    /** This endpoint's own address on data rail {@code rail}: the flush reads through it. */
+    long self(int rail) {
+        return self[rail];
+    }
+
+    /** A pooled data-path operation, or null when all are in flight. */
+    RmaOp acquireOp() {
+        try {
+            return ops.acquire();
+        } catch (RdmaException e) {
+            return null;
+        }
+    }
+
+    void releaseOp(RmaOp op) {
+        if (!closed) {
+            ops.release(op);
+        }
+    }
+
+    /** A free control buffer, or null. */
+    ControlBuffer acquireControlBuffer() throws RdmaException {
+        return controlBuffers.acquire();
     }
 
     private void requireOpen() throws RdmaException {
@@ -270,6 +321,8 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
         if (comm.connected()) {
             connecting.remove(key);
+            comm.connectedWith(new io.ofinet.rdma.sched.RailScheduler(dataRails, params.minStripeSizeBytes(),
+                    params.schedMaxSmallRrSizeBytes()));
             return comm;
         }
         if (System.nanoTime() > comm.deadlineNanos) {
@@ -471,12 +524,56 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
-    /** A remote write with immediate data arrived; communicators that take them come with data movement. */
+    /**
+     * A remote write with immediate data arrived (context 0). What a peer sent that breaks a rule
+     * fails the communicator it names; one naming no communicator (a late message for a closed one)
+     * is logged and dropped.
+     */
     private void remoteData(int rail, long flags, long len, long data) throws RdmaException {
-        int imm = Immediate.check(data, dataRails);
-        throw new RdmaException(ErrorCategory.REMOTE, "a remote write (type " + Immediate.type(imm)
-                + ") arrived on rail " + rail + " for communicator " + Immediate.commId(imm)
-                + ", which takes none");
+        int word = Immediate.check(data & 0xffffffffL, dataRails);
+        long length = wideImmediate ? data >>> 32 : len;
+        int comm = Immediate.commId(word);
+        int seq = Immediate.seq(word);
+        switch (Immediate.type(word)) {
+            case Immediate.TYPE_CONTROL: {
+                SendComm send = sends.get(comm);
+                if (send == null || send.closed) {
+                    LOG.log(Level.WARNING, "dropping a control message for send communicator {0}", comm);
+                    return;
+                }
+                try {
+                    send.controlArrived(seq);
+                } catch (RdmaException e) {
+                    send.failQueued(e);
+                }
+                return;
+            }
+            case Immediate.TYPE_DATA:
+            case Immediate.TYPE_ERROR: {
+                RecvComm recv = recvs.get(comm);
+                if (recv == null || recv.closed) {
+                    LOG.log(Level.WARNING, "dropping a remote write for receive communicator {0}", comm);
+                    return;
+                }
+                if (Immediate.type(word) == Immediate.TYPE_DATA) {
+                    recv.segmentArrived(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
+                } else {
+                    recv.errorArrived(seq, Immediate.recvIndex(word), Immediate.segments(word));
+                }
+                return;
+            }
+            default:
+                throw new RdmaException(ErrorCategory.INTERNAL, "immediate type " + Immediate.type(word));
+        }
+    }
+
+    /** A send with immediate data arrived on a control rail: a zero-byte message or a refusal. */
+    void onNotice(int rail, long len, long data) {
+        try {
+            remoteData(rail, 0, len, data);
+        } catch (RdmaException e) {
+            LOG.log(Level.WARNING, "dropping a notice: {0}", e.getMessage());
+        }
     }
 
     void onReceiveFailed(ControlBuffer.Receive receive, RdmaException cause) {
@@ -511,6 +608,7 @@ public final class RdmaEndpoint implements AutoCloseable {
             return;
         }
         comm.closed = true;
+        comm.failQueued(new RdmaException(ErrorCategory.INVALID_USAGE, "the send communicator was closed"));
         sends.remove(comm.id());
         sendIds.free(comm.id());
         connecting.values().remove(comm);
@@ -575,6 +673,9 @@ public final class RdmaEndpoint implements AutoCloseable {
     private RdmaException closeResources(Exception primary) {
         List<Exception> problems = new ArrayList<>();
         try {
+            if (ops != null) {
+                ops.close();
+            }
             if (controlBuffers != null) {
                 controlBuffers.close();
             }

@@ -1,10 +1,27 @@
 package io.ofinet.rdma;
 
+import io.ofinet.fabric.ofi.NativeMemory;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.seq.MessageWindow;
+import io.ofinet.rdma.wire.ControlMessage;
+import io.ofinet.rdma.wire.Limits;
+import java.util.ArrayDeque;
+
 /**
  * The receiving side of a connection: the sender's communicator id, its rail addresses, and
  * where to write control messages (its mailbox address, slot size and control-rail keys).
+ *
+ * <p>Each receive takes the next message sequence number and RDMA-writes a control message into
+ * the sender's mailbox over a control rail (round-robin), with the control-rail registration and
+ * immediate data, listing its buffers, lengths, tags and per-rail keys. Segments arrive as remote
+ * writes with immediate data, in any order and over any rail. One thread at a time drives a
+ * communicator.
  */
 public final class RecvComm implements AutoCloseable {
+    /** Receives outstanding at most, as NCCL asks. */
+    public static final int MAX_REQUESTS = 32;
+
     private final RdmaEndpoint endpoint;
     private final int id;
     final ListenComm listen;
@@ -18,6 +35,14 @@ public final class RecvComm implements AutoCloseable {
     RdmaException failure;
     boolean closed;
 
+    private final MessageWindow<RecvRequest> window = new MessageWindow<>(Limits.SEQ_BITS, Limits.WINDOW, 0);
+    private int recvSeq;
+    private final ArrayDeque<RecvRequest> free = new ArrayDeque<>(MAX_REQUESTS);
+    private final ArrayDeque<FlushRequest> freeFlushes = new ArrayDeque<>(MAX_REQUESTS);
+    private final ControlMessage message = new ControlMessage();
+    private final byte[] encoded;
+    private final long[] keys = new long[Limits.MAX_DATA_RAILS];
+
     RecvComm(RdmaEndpoint endpoint, int id, ListenComm listen, int peerCommId, long peerMailbox, int peerSlotBytes,
             long[] peerMailboxKeys, long[] dataPeers, long[] controlPeers) {
         this.endpoint = endpoint;
@@ -29,6 +54,11 @@ public final class RecvComm implements AutoCloseable {
         this.peerMailboxKeys = peerMailboxKeys;
         this.dataPeers = dataPeers;
         this.controlPeers = controlPeers;
+        this.encoded = new byte[ControlMessage.maxBytes(endpoint.dataRails())];
+        for (int i = 0; i < MAX_REQUESTS; i++) {
+            free.add(new RecvRequest(this));
+            freeFlushes.add(new FlushRequest(this));
+        }
     }
 
     public int id() {
@@ -64,6 +94,173 @@ public final class RecvComm implements AutoCloseable {
 
     public RdmaEndpoint endpoint() {
         return endpoint;
+    }
+
+    /**
+     * Posts a grouped receive of {@code count} buffers (1..8), each registered in its handle.
+     *
+     * @return the request, or null when it cannot be posted now (too many outstanding, the
+     *     sequence window full, or no control buffer free): retry later
+     */
+    public RecvRequest irecv(int count, long[] addresses, long[] sizes, int[] tags, MrHandle[] mrs)
+            throws RdmaException {
+        if (closed) {
+            throw new RdmaException(ErrorCategory.INVALID_USAGE, "irecv: the receive communicator is closed");
+        }
+        if (count < 1 || count > Limits.MAX_RECVS) {
+            throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "irecv: " + count + " buffers, not 1.."
+                    + Limits.MAX_RECVS);
+        }
+        for (int i = 0; i < count; i++) {
+            MrHandle mr = mrs[i];
+            if (sizes[i] < 0 || (sizes[i] > 0 && (mr == null || addresses[i] < mr.address()
+                    || addresses[i] + sizes[i] > mr.address() + mr.length()))) {
+                throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "irecv: buffer " + i + " [0x"
+                        + Long.toHexString(addresses[i]) + ", +" + sizes[i] + ") is not inside its registration");
+            }
+        }
+        endpoint.progress();
+        if (free.isEmpty() || !window.canInsert(recvSeq)) {
+            return null;
+        }
+        ControlBuffer buffer = endpoint.acquireControlBuffer();
+        if (buffer == null) {
+            return null;
+        }
+        RmaOp op = endpoint.acquireOp();
+        if (op == null) {
+            endpoint.release(buffer);
+            return null;
+        }
+        RecvRequest request = free.poll();
+        int seq = recvSeq;
+        request.start(seq, count);
+        message.reset(count, endpoint.dataRails(), seq);
+        for (int i = 0; i < count; i++) {
+            request.address[i] = addresses[i];
+            request.capacity[i] = sizes[i];
+            request.tag[i] = tags[i];
+            MrHandle mr = mrs[i];
+            long remote = mr == null ? 0 : mr.remoteAddress(RailKind.DATA, 0, addresses[i] - mr.address());
+            for (int r = 0; r < endpoint.dataRails(); r++) {
+                keys[r] = mr == null ? 0 : mr.key(RailKind.DATA, r);
+            }
+            message.buffer(i, remote, sizes[i], tags[i], keys);
+        }
+        int length = message.encode(encoded);
+        NativeMemory.write(buffer.address, encoded, 0, length);
+        window.insert(seq, request);
+        recvSeq = window.add(recvSeq, 1);
+        int rail = seq % endpoint.controlRails();
+        op.set(RmaOp.Kind.WRITEDATA, endpoint.controlEndpoint(rail), rail, "control message on control rail " + rail,
+                request);
+        op.buf = buffer.address;
+        op.len = length;
+        op.desc = buffer.descriptor(rail);
+        op.data = endpoint.immediate(io.ofinet.rdma.wire.Immediate.encode(io.ofinet.rdma.wire.Immediate.TYPE_CONTROL,
+                1, 0, peerCommId, seq), 0);
+        op.peer = controlPeers[rail];
+        op.remote = peerMailbox + (long) (seq % Limits.WINDOW) * peerSlotBytes;
+        op.key = peerMailboxKeys[rail];
+        request.controlBuffer = buffer;
+        request.pendingOps = 1;
+        endpoint.engine().submit(op);
+        return request;
+    }
+
+    /** A segment of buffer {@code index} of receive {@code seq} arrived. */
+    void segmentArrived(int seq, int index, int segments, long bytes) throws RdmaException {
+        RecvRequest request = window.retrieve(seq);
+        if (request == null || index >= request.buffers) {
+            throw new RdmaException(ErrorCategory.REMOTE, "a segment for receive " + seq + " buffer " + index
+                    + ", which is not posted");
+        }
+        request.segment(index, segments, bytes);
+        if (request.done) {
+            window.complete(seq);
+        }
+    }
+
+    /** The sender refused a send into receive {@code seq}. */
+    void errorArrived(int seq, int index, int reason) throws RdmaException {
+        RecvRequest request = window.retrieve(seq);
+        if (request == null) {
+            throw new RdmaException(ErrorCategory.REMOTE, "an error notice for receive " + seq + ", which is not posted");
+        }
+        request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, reason == io.ofinet.rdma.wire.Immediate.ERROR_TRUNCATED
+                ? "irecv: the sender's message did not fit receive buffer " + index + " of " + request.capacity[index]
+                        + " bytes (tag " + request.tag[index] + "); nothing was written"
+                : "irecv: the sender's tag matched no buffer of the posted receive"));
+        window.complete(seq);
+    }
+
+    void release(RecvRequest request) {
+        if (request.inUse) {
+            request.inUse = false;
+            free.add(request);
+        }
+    }
+
+    void release(FlushRequest request) {
+        if (request.inUse) {
+            request.inUse = false;
+            freeFlushes.add(request);
+        }
+    }
+
+    /**
+     * Flushes received data: an RDMA read of a few bytes of the first non-empty buffer on every
+     * data rail, through the endpoint's own address. Completes at once when the layout disables
+     * the flush or every buffer is empty.
+     *
+     * @return the request, or null when it cannot be posted now (retry later)
+     */
+    public FlushRequest iflush(int count, long[] addresses, long[] sizes, MrHandle[] mrs) throws RdmaException {
+        if (closed) {
+            throw new RdmaException(ErrorCategory.INVALID_USAGE, "iflush: the receive communicator is closed");
+        }
+        endpoint.progress();
+        int target = -1;
+        for (int i = 0; i < count && target < 0; i++) {
+            if (sizes[i] > 0 && mrs[i] != null) {
+                target = i;
+            }
+        }
+        FlushRequest request = freeFlushes.poll();
+        if (request == null) {
+            return null;
+        }
+        if (target < 0 || endpoint.spec().parameters().flushDisabled()) {
+            request.start(0);
+            return request;
+        }
+        int rails = endpoint.dataRails();
+        RmaOp[] ops = new RmaOp[rails];
+        for (int r = 0; r < rails; r++) {
+            ops[r] = endpoint.acquireOp();
+            if (ops[r] == null) {
+                for (int k = 0; k < r; k++) {
+                    endpoint.releaseOp(ops[k]);
+                }
+                freeFlushes.add(request);
+                return null;
+            }
+        }
+        request.start(rails);
+        MrHandle mr = mrs[target];
+        MrHandle flush = endpoint.flushBuffer();
+        long length = Math.min(sizes[target], RdmaEndpoint.FLUSH_READ_BYTES);
+        for (int r = 0; r < rails; r++) {
+            RmaOp op = ops[r].set(RmaOp.Kind.READ, endpoint.dataEndpoint(r), r, "flush read on data rail " + r, request);
+            op.buf = flush.address();
+            op.len = length;
+            op.desc = flush.descriptor(RailKind.DATA, r);
+            op.peer = endpoint.self(r);
+            op.remote = mr.remoteAddress(RailKind.DATA, r, addresses[target] - mr.address());
+            op.key = mr.key(RailKind.DATA, r);
+            endpoint.engine().submit(op);
+        }
+        return request;
     }
 
     @Override

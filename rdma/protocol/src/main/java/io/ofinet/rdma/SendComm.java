@@ -1,13 +1,31 @@
 package io.ofinet.rdma;
 
+import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.sched.RailScheduler;
+import io.ofinet.rdma.sched.Schedule;
+import io.ofinet.rdma.wire.ControlMessage;
+import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Limits;
+import java.util.ArrayDeque;
 
 /**
  * The sending side of a connection. While connecting it owns its control mailbox (where the
  * receiver writes control messages) and waits for the ACCEPT; once connected it knows the
  * receiver's communicator id and its rail addresses.
+ *
+ * <p>Sends are queued in order. The receiver announces each posted receive with a control message
+ * written into mailbox slot {@code sequence mod 256}; the oldest queued send takes the buffer of
+ * the oldest announced group whose tag matches, and is written in stripes over the data rails as
+ * the scheduler decides. A send larger than its buffer, or whose tag matches no buffer of the
+ * group, fails here and is reported to the receiver with an error-typed message. One thread at a
+ * time drives a communicator.
  */
 public final class SendComm implements AutoCloseable {
+    /** Sends outstanding at most: NCCL asks for 32 × maxRecvs. */
+    public static final int MAX_REQUESTS = 32 * Limits.MAX_RECVS;
+
     private final RdmaEndpoint endpoint;
     private final int id;
     final long deadlineNanos;
@@ -22,6 +40,16 @@ public final class SendComm implements AutoCloseable {
     long[] controlPeers;
     boolean closed;
 
+    private final ControlMessage[] controls = new ControlMessage[Limits.WINDOW];
+    private final boolean[] announced = new boolean[Limits.WINDOW];
+    private final int[] consumed = new int[Limits.WINDOW];
+    private int sendSeq;
+    private final ArrayDeque<SendRequest> queue = new ArrayDeque<>(MAX_REQUESTS);
+    private final ArrayDeque<SendRequest> free = new ArrayDeque<>(MAX_REQUESTS);
+    private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
+    private RailScheduler scheduler;
+    private final Schedule schedule = new Schedule(Limits.MAX_DATA_RAILS);
+
     SendComm(RdmaEndpoint endpoint, int id, long deadlineNanos, long mailbox, MrHandle mailboxMr, int slotBytes) {
         this.endpoint = endpoint;
         this.id = id;
@@ -29,6 +57,12 @@ public final class SendComm implements AutoCloseable {
         this.mailbox = mailbox;
         this.mailboxMr = mailboxMr;
         this.slotBytes = slotBytes;
+        for (int i = 0; i < Limits.WINDOW; i++) {
+            controls[i] = new ControlMessage();
+        }
+        for (int i = 0; i < MAX_REQUESTS; i++) {
+            free.add(new SendRequest(this));
+        }
     }
 
     /** This side's communicator id, in immediate data the receiver sends. */
@@ -57,6 +91,182 @@ public final class SendComm implements AutoCloseable {
 
     boolean connected() {
         return connectSent && accepted && failure == null;
+    }
+
+    void connectedWith(RailScheduler railScheduler) {
+        this.scheduler = railScheduler;
+    }
+
+    /**
+     * Queues a send of {@code [address, address + size)}, registered in {@code mr}, with {@code tag}.
+     *
+     * @return the request, or null when {@link #MAX_REQUESTS} sends are outstanding (retry later)
+     */
+    public SendRequest isend(long address, long size, int tag, MrHandle mr) throws RdmaException {
+        if (closed) {
+            throw new RdmaException(ErrorCategory.INVALID_USAGE, "isend: the send communicator is closed");
+        }
+        if (size < 0 || size > 0xffffffffL) {
+            throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "isend: size " + size + " outside 0..2^32-1");
+        }
+        if (size > 0 && (mr == null || address < mr.address() || address + size > mr.address() + mr.length())) {
+            throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "isend: [0x" + Long.toHexString(address) + ", +"
+                    + size + ") is not inside its registration");
+        }
+        SendRequest request = free.poll();
+        if (request == null) {
+            endpoint.progress();
+            return null;
+        }
+        request.start(address, size, tag, mr);
+        queue.add(request);
+        endpoint.progress();
+        return request;
+    }
+
+    void release(SendRequest request) {
+        if (request.inUse) {
+            request.inUse = false;
+            free.add(request);
+        }
+    }
+
+    /** A control message for {@code seq} was written into the mailbox. */
+    void controlArrived(int seq) throws RdmaException {
+        int slot = seq % Limits.WINDOW;
+        if (announced[slot]) {
+            throw new RdmaException(ErrorCategory.REMOTE, "control message " + seq + " arrived twice");
+        }
+        byte[] bytes = endpoint.scratch();
+        int n = Math.min(slotBytes, bytes.length);
+        NativeMemory.read(mailbox + (long) slot * slotBytes, bytes, 0, n);
+        controls[slot].decode(bytes, n, endpoint.dataRails(), seq);
+        announced[slot] = true;
+        consumed[slot] = 0;
+    }
+
+    /** Matches queued sends against announced receives, oldest first; bounded by the queue. */
+    void progressSends() throws RdmaException {
+        for (int budget = queue.size(); budget > 0 && !queue.isEmpty(); budget--) {
+            int slot = sendSeq % Limits.WINDOW;
+            if (!announced[slot]) {
+                return;
+            }
+            ControlMessage control = controls[slot];
+            SendRequest request = queue.peek();
+            int match = -1;
+            for (int i = 0; i < control.buffers() && match < 0; i++) {
+                if ((consumed[slot] & (1 << i)) == 0 && control.tag(i) == request.tag) {
+                    match = i;
+                }
+            }
+            if (match < 0) {
+                if (!refuse(request, control, 0, Immediate.ERROR_NO_TAG, "isend: no buffer of the posted receive "
+                        + sendSeq + " has tag " + request.tag)) {
+                    return;
+                }
+                consumed[slot] = (1 << control.buffers()) - 1;
+            } else if (request.size > control.length(match)) {
+                if (!refuse(request, control, match, Immediate.ERROR_TRUNCATED, "isend: " + request.size + " bytes do not fit"
+                        + " the " + control.length(match) + "-byte receive buffer (tag " + request.tag + ")")) {
+                    return;
+                }
+                consumed[slot] |= 1 << match;
+            } else {
+                if (!write(request, control, match)) {
+                    return;
+                }
+                consumed[slot] |= 1 << match;
+            }
+            queue.poll();
+            if (consumed[slot] == (1 << control.buffers()) - 1) {
+                announced[slot] = false;
+                sendSeq = (sendSeq + 1) & ((1 << Limits.SEQ_BITS) - 1);
+            }
+        }
+    }
+
+    /** Fails a send and tells the receiver; false when no operation is free (retry later). */
+    private boolean refuse(SendRequest request, ControlMessage control, int buffer, int reason, String why) {
+        RmaOp op = endpoint.acquireOp();
+        if (op == null) {
+            return false;
+        }
+        request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
+        notifyReceiver(op, Immediate.encode(Immediate.TYPE_ERROR, reason, buffer, peerCommId, sendSeq), 0,
+                new RmaOp.Owner() {
+                    @Override
+                    public void opDone(RmaOp o) {
+                    }
+
+                    @Override
+                    public void opFailed(RmaOp o, RdmaException cause) {
+                    }
+                });
+        return true;
+    }
+
+    /** A zero-byte send with immediate data to the receiver's first control rail. */
+    private void notifyReceiver(RmaOp op, int immediate, long length, RmaOp.Owner owner) {
+        op.set(RmaOp.Kind.SENDDATA, endpoint.controlEndpoint(0), 0, "notice to the receiver", owner);
+        op.buf = 0;
+        op.len = 0;
+        op.desc = 0;
+        op.data = endpoint.immediate(immediate, length);
+        op.peer = controlPeers[0];
+        endpoint.engine().submit(op);
+    }
+
+    /** Writes a send in stripes into buffer {@code i}; false when operations are short (retry later). */
+    private boolean write(SendRequest request, ControlMessage control, int i) {
+        if (request.size == 0) {
+            RmaOp op = endpoint.acquireOp();
+            if (op == null) {
+                return false;
+            }
+            request.pendingOps = 1;
+            notifyReceiver(op, Immediate.encode(Immediate.TYPE_DATA, 1, control.index(i), peerCommId, sendSeq), 0,
+                    request);
+            return true;
+        }
+        scheduler.schedule(request.size, schedule);
+        int stripes = schedule.stripes();
+        for (int s = 0; s < stripes; s++) {
+            ops[s] = endpoint.acquireOp();
+            if (ops[s] == null) {
+                for (int k = 0; k < s; k++) {
+                    endpoint.releaseOp(ops[k]);
+                }
+                return false;
+            }
+        }
+        request.pendingOps = stripes;
+        for (int s = 0; s < stripes; s++) {
+            int rail = schedule.rail(s);
+            long offset = schedule.offset(s);
+            long length = schedule.length(s);
+            RmaOp op = ops[s].set(RmaOp.Kind.WRITEDATA, endpoint.dataEndpoint(rail), rail, "write on data rail " + rail,
+                    request);
+            op.buf = request.address + offset;
+            op.len = length;
+            op.desc = request.mr.descriptor(RailKind.DATA, rail);
+            op.data = endpoint.immediate(Immediate.encode(Immediate.TYPE_DATA, stripes, control.index(i), peerCommId,
+                    sendSeq), length);
+            op.peer = dataPeers[rail];
+            op.remote = control.address(i) + offset;
+            op.key = control.key(i, rail);
+            endpoint.engine().submit(op);
+            ops[s] = null;
+        }
+        return true;
+    }
+
+    /** Fails every queued send; used when the communicator closes or its peer is gone. */
+    void failQueued(RdmaException cause) {
+        for (SendRequest request : queue) {
+            request.fail(cause);
+        }
+        queue.clear();
     }
 
     @Override

@@ -8,7 +8,7 @@ import io.ofinet.rdma.RdmaException;
  *
  * <pre>
  *  31..30 type (0 data segment, 1 control message, 2 error: the send was refused)
- *  29..26 segments - 1 (1..16: one per data rail at most)
+ *  29..26 segments - 1 (1..16: one per data rail at most); for an error, the reason - 1
  *  25..23 receive buffer index (0..7: a grouped receive has 8 buffers at most)
  *  22..10 communicator id (13 bits: 8192 communicators per endpoint)
  *   9..0  message sequence number (10 bits; 256 in flight)
@@ -21,6 +21,11 @@ public final class Immediate {
     public static final int TYPE_DATA = 0;
     public static final int TYPE_CONTROL = 1;
     public static final int TYPE_ERROR = 2;
+
+    /** Error reason, in the segment field of an error: the send did not fit the buffer. */
+    public static final int ERROR_TRUNCATED = 1;
+    /** Error reason: no buffer of the posted receive had the send's tag. */
+    public static final int ERROR_NO_TAG = 2;
 
     private Immediate() {
     }
@@ -55,7 +60,10 @@ public final class Immediate {
         return data & ((1 << Limits.SEQ_BITS) - 1);
     }
 
-    /** Checks what a peer sent: a reserved type, or more segments than rails, is a remote error. */
+    /**
+     * Checks what a peer sent: a reserved type, a data write in more segments than there are data
+     * rails, or an error with an unknown reason, is a remote error.
+     */
     public static int check(long data, int dataRails) throws RdmaException {
         if (data < 0 || data > 0xffffffffL) {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Long.toHexString(data)
@@ -66,7 +74,11 @@ public final class Immediate {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
                     + ": reserved type " + type(d));
         }
-        if (segments(d) > dataRails) {
+        if (type(d) == TYPE_ERROR && segments(d) != ERROR_TRUNCATED && segments(d) != ERROR_NO_TAG) {
+            throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
+                    + ": unknown error reason " + segments(d));
+        }
+        if (type(d) != TYPE_ERROR && segments(d) > dataRails) {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
                     + ": " + segments(d) + " segments on " + dataRails + " data rails");
         }

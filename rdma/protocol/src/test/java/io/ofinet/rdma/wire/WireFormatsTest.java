@@ -134,6 +134,11 @@ class WireFormatsTest {
         assertThrows(RdmaException.class, () -> Immediate.check(0xC0000000L, 16), "reserved type");
         assertThrows(RdmaException.class, () -> Immediate.check(Immediate.encode(0, 4, 0, 0, 0), 2), "4 segments, 2 rails");
         assertThrows(RdmaException.class, () -> Immediate.check(1L << 32, 2));
+        // An error's segment field is its reason, whatever the rail count.
+        assertEquals(Immediate.ERROR_NO_TAG, Immediate.segments(Immediate.check(
+                Immediate.encode(Immediate.TYPE_ERROR, Immediate.ERROR_NO_TAG, 0, 1, 1) & 0xffffffffL, 1)));
+        assertThrows(RdmaException.class, () -> Immediate.check(
+                Immediate.encode(Immediate.TYPE_ERROR, 5, 0, 1, 1) & 0xffffffffL, 16), "unknown reason");
         assertThrows(IllegalArgumentException.class, () -> Immediate.encode(0, 17, 0, 0, 0));
         assertThrows(IllegalArgumentException.class, () -> Immediate.encode(0, 1, 8, 0, 0));
         assertThrows(IllegalArgumentException.class, () -> Immediate.encode(0, 1, 0, Limits.MAX_COMMS, 0));

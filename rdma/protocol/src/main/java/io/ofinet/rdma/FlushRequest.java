@@ -1,0 +1,48 @@
+package io.ofinet.rdma;
+
+/**
+ * A flush: an RDMA read of a few bytes of a received buffer, on every data rail, into the
+ * endpoint's flush buffer through the endpoint's own address. It completes when the reads do —
+ * the mechanism that makes device-memory writes visible on GPU systems.
+ */
+public final class FlushRequest extends Request implements RmaOp.Owner {
+    private final RecvComm comm;
+
+    FlushRequest(RecvComm comm) {
+        this.comm = comm;
+    }
+
+    void start(int reads) {
+        this.pendingOps = reads;
+        this.done = reads == 0;
+        this.failure = null;
+        this.inUse = true;
+    }
+
+    @Override
+    public boolean test(long[] sizes) throws RdmaException {
+        comm.endpoint().progress();
+        if (!finished()) {
+            return false;
+        }
+        RdmaException f = failure;
+        comm.release(this);
+        if (f != null) {
+            throw f;
+        }
+        return true;
+    }
+
+    @Override
+    public void opDone(RmaOp op) {
+        if (--pendingOps == 0 && failure == null) {
+            done = true;
+        }
+    }
+
+    @Override
+    public void opFailed(RmaOp op, RdmaException cause) {
+        pendingOps--;
+        fail(new RdmaException(ErrorCategory.SYSTEM, "flush: " + cause.getMessage(), cause));
+    }
+}

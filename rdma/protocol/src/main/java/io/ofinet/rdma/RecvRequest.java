@@ -1,0 +1,100 @@
+package io.ofinet.rdma;
+
+import io.ofinet.rdma.wire.Limits;
+
+/**
+ * An outstanding grouped receive: up to 8 buffers with tags under one message sequence number.
+ * It is done when its control message has been written and every buffer has all its segments.
+ */
+public final class RecvRequest extends Request implements RmaOp.Owner {
+    private final RecvComm comm;
+    int seq;
+    int buffers;
+    final long[] address = new long[Limits.MAX_RECVS];
+    final long[] capacity = new long[Limits.MAX_RECVS];
+    final int[] tag = new int[Limits.MAX_RECVS];
+    final long[] received = new long[Limits.MAX_RECVS];
+    final int[] segmentsExpected = new int[Limits.MAX_RECVS];
+    final int[] segmentsArrived = new int[Limits.MAX_RECVS];
+    int buffersDone;
+    ControlBuffer controlBuffer;
+
+    RecvRequest(RecvComm comm) {
+        this.comm = comm;
+    }
+
+    void start(int sequence, int count) {
+        this.seq = sequence;
+        this.buffers = count;
+        this.buffersDone = 0;
+        this.pendingOps = 0;
+        this.done = false;
+        this.failure = null;
+        this.inUse = true;
+        for (int i = 0; i < count; i++) {
+            received[i] = 0;
+            segmentsExpected[i] = 0;
+            segmentsArrived[i] = 0;
+        }
+    }
+
+    /** A segment of buffer {@code i}: {@code bytes} long, one of {@code segments}. */
+    void segment(int i, int segments, long bytes) throws RdmaException {
+        if (segmentsExpected[i] == 0) {
+            segmentsExpected[i] = segments;
+        } else if (segmentsExpected[i] != segments || segmentsArrived[i] >= segments) {
+            throw new RdmaException(ErrorCategory.REMOTE, "receive " + seq + " buffer " + i + ": inconsistent segments ("
+                    + segments + " announced, " + segmentsExpected[i] + " before, " + segmentsArrived[i] + " arrived)");
+        }
+        received[i] += bytes;
+        if (received[i] > capacity[i]) {
+            throw new RdmaException(ErrorCategory.REMOTE, "receive " + seq + " buffer " + i + ": the peer reports "
+                    + received[i] + " bytes for a " + capacity[i] + "-byte buffer");
+        }
+        if (++segmentsArrived[i] == segments) {
+            bufferDone();
+        }
+    }
+
+    void bufferDone() {
+        if (++buffersDone == buffers) {
+            done = true;
+        }
+    }
+
+    @Override
+    public boolean test(long[] sizes) throws RdmaException {
+        comm.endpoint().progress();
+        if (!finished()) {
+            return false;
+        }
+        if (sizes != null) {
+            for (int i = 0; i < buffers && i < sizes.length; i++) {
+                sizes[i] = received[i];
+            }
+        }
+        RdmaException f = failure;
+        comm.release(this);
+        if (f != null) {
+            throw f;
+        }
+        return true;
+    }
+
+    /** The control message's write completed. */
+    @Override
+    public void opDone(RmaOp op) {
+        pendingOps--;
+        comm.endpoint().release(controlBuffer);
+        controlBuffer = null;
+    }
+
+    @Override
+    public void opFailed(RmaOp op, RdmaException cause) {
+        pendingOps--;
+        comm.endpoint().release(controlBuffer);
+        controlBuffer = null;
+        fail(new RdmaException(ErrorCategory.REMOTE, "receive " + seq + ": the control message did not reach the"
+                + " sender: " + cause.getMessage(), cause));
+    }
+}

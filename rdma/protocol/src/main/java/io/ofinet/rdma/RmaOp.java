@@ -1,0 +1,81 @@
+package io.ofinet.rdma;
+
+import io.ofinet.fabric.Endpoint;
+import io.ofinet.fabric.FabricException;
+import io.ofinet.rdma.progress.Operation;
+
+/**
+ * One posted data-path operation — an RDMA write with immediate data, an RDMA read, or a send
+ * with immediate data — made once, pooled per endpoint, and filled for each use. Its owner hears
+ * when it completes or fails.
+ */
+final class RmaOp extends Operation {
+    enum Kind { WRITEDATA, READ, SENDDATA }
+
+    /** Who waits for the operation. */
+    interface Owner {
+        void opDone(RmaOp op);
+
+        void opFailed(RmaOp op, RdmaException cause);
+    }
+
+    private final RdmaEndpoint endpoint;
+    private Kind kind;
+    private Endpoint target;
+    private String what;
+    long buf;
+    long len;
+    long desc;
+    long data;
+    long peer;
+    long remote;
+    long key;
+    int rail;
+    private Owner owner;
+
+    RmaOp(RdmaEndpoint endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    RmaOp set(Kind operation, Endpoint on, int railIndex, String description, Owner who) {
+        this.kind = operation;
+        this.target = on;
+        this.rail = railIndex;
+        this.what = description;
+        this.owner = who;
+        return this;
+    }
+
+    @Override
+    protected int post() throws FabricException {
+        switch (kind) {
+            case WRITEDATA:
+                return target.writedata(buf, len, desc, data, peer, remote, key, context());
+            case READ:
+                return target.read(buf, len, desc, peer, remote, key, context());
+            default:
+                return target.senddata(buf, len, desc, data, peer, context());
+        }
+    }
+
+    @Override
+    protected void completed(int engineRail, long flags, long length, long immediate) {
+        Owner who = owner;
+        owner = null;
+        endpoint.releaseOp(this);
+        who.opDone(this);
+    }
+
+    @Override
+    protected void failed(RdmaException cause) {
+        Owner who = owner;
+        owner = null;
+        endpoint.releaseOp(this);
+        who.opFailed(this, cause);
+    }
+
+    @Override
+    protected String describe() {
+        return what;
+    }
+}

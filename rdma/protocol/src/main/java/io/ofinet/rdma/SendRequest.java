@@ -1,0 +1,55 @@
+package io.ofinet.rdma;
+
+import io.ofinet.mr.MrHandle;
+
+/** An outstanding send: waits for the receiver's control message, then its stripes' writes. */
+public final class SendRequest extends Request implements RmaOp.Owner {
+    private final SendComm comm;
+    long address;
+    long size;
+    int tag;
+    MrHandle mr;
+
+    SendRequest(SendComm comm) {
+        this.comm = comm;
+    }
+
+    void start(long bufferAddress, long bytes, int bufferTag, MrHandle handle) {
+        this.address = bufferAddress;
+        this.size = bytes;
+        this.tag = bufferTag;
+        this.mr = handle;
+        this.pendingOps = 0;
+        this.done = false;
+        this.failure = null;
+        this.inUse = true;
+    }
+
+    @Override
+    public boolean test(long[] sizes) throws RdmaException {
+        comm.endpoint().progress();
+        if (!finished()) {
+            return false;
+        }
+        RdmaException f = failure;
+        comm.release(this);
+        if (f != null) {
+            throw f;
+        }
+        return true;
+    }
+
+    @Override
+    public void opDone(RmaOp op) {
+        if (--pendingOps == 0 && failure == null) {
+            done = true;
+        }
+    }
+
+    @Override
+    public void opFailed(RmaOp op, RdmaException cause) {
+        pendingOps--;
+        fail(new RdmaException(ErrorCategory.REMOTE, "send of " + size + " bytes (tag " + tag + "): "
+                + cause.getMessage(), cause));
+    }
+}

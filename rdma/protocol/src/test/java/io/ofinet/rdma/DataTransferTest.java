@@ -1,0 +1,313 @@
+package io.ofinet.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.fabric.FiErrno;
+import io.ofinet.fabric.mem.MemProvider;
+import io.ofinet.fabric.ofi.NativeMemory;
+import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.Use;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Moving bytes between two connected hosts on the in-memory provider. */
+@Timeout(120)
+class DataTransferTest {
+    private static final int CANARY = 64;
+    private static final String SMALL_STRIPES = "\"minStripeSize\": 4096, \"eagerMaxSize\": 4096";
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private MemProvider provider;
+    private Device deviceA;
+    private Device deviceB;
+    private RdmaEndpoint a;
+    private RdmaEndpoint b;
+    private SendComm send;
+    private RecvComm recv;
+
+    private void connect(MemProvider memProvider, int rails, String extra) throws Exception {
+        provider = memProvider;
+        deviceA = Device.open(provider, Layouts.mem(rails, extra));
+        deviceB = Device.open(provider, Layouts.mem(rails, extra));
+        a = deviceA.openEndpoint();
+        b = deviceB.openEndpoint();
+        ListenComm listen = b.listen();
+        Object[] pair = ConnectionTest.establish(a, b, listen);
+        send = (SendComm) pair[0];
+        recv = (RecvComm) pair[1];
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+        if (deviceA != null) {
+            deviceA.close();
+            deviceB.close();
+        }
+    }
+
+    private HostBuffer buffer(long size) {
+        HostBuffer buffer = new HostBuffer(Math.max(size, 1));
+        resources.add(0, buffer);
+        return buffer;
+    }
+
+    private MrHandle register(RdmaEndpoint endpoint, Device device, HostBuffer buffer) throws Exception {
+        MrHandle mr = device.registrar().register(endpoint.rails(), buffer.address, buffer.size, Use.USER_BUFFER);
+        resources.add(mr::close);
+        return mr;
+    }
+
+    /** Drives both sides until the request is done; its failure is thrown. */
+    private boolean await(Request request, long[] sizes) throws Exception {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!request.test(sizes)) {
+            a.progress();
+            b.progress();
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("request not done within 20 s");
+            }
+        }
+        return true;
+    }
+
+    /** Sends {@code sendSize} bytes into a {@code recvSize}-byte buffer followed by canary bytes; checks all. */
+    private void transfer(long sendSize, long recvSize, int tag) throws Exception {
+        HostBuffer src = buffer(sendSize).pattern((int) (sendSize * 7 + tag));
+        HostBuffer dst = buffer(recvSize + CANARY).fill((byte) 0x5A);
+        MrHandle srcMr = register(a, deviceA, src);
+        MrHandle dstMr = register(b, deviceB, dst);
+        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {recvSize}, new int[] {tag},
+                new MrHandle[] {dstMr});
+        assertNotNull(r);
+        SendRequest s = send.isend(src.address, sendSize, tag, srcMr);
+        assertNotNull(s);
+        long[] sizes = new long[1];
+        await(s, null);
+        await(r, sizes);
+        assertEquals(sendSize, sizes[0], "received size");
+        if (sendSize > 0) {
+            assertArrayEquals(src.bytes(0, (int) sendSize), dst.bytes(0, (int) sendSize), "payload of " + sendSize);
+        }
+        for (long i = recvSize; i < recvSize + CANARY; i++) {
+            assertEquals(0x5A, dst.get(i), "canary byte " + i + " past the receive buffer");
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"1, false", "2, false", "4, false", "1, true", "2, true", "4, true"})
+    void sizeMatrixArrivesByteForByte(int rails, boolean endpointMr) throws Exception {
+        MemProvider.Builder builder = MemProvider.builder().domains(rails).outOfOrderCompletions(rails * 31L + 1);
+        connect(endpointMr ? builder.endpointMr().build() : builder.build(), rails, SMALL_STRIPES);
+        long[] sizes = {0, 1, 63, 64, 4096, 4095, 4097, 8191, 8192, 8193, 12288, 12289, 16384, 16385, 1 << 20, 8 << 20};
+        int tag = 0;
+        for (long size : sizes) {
+            transfer(size, size, tag++);
+        }
+        transfer(100, 4096, tag++); // a receive buffer larger than the send reports the sent size
+    }
+
+    @Test
+    void sequenceNumbersWrapSeveralTimes() throws Exception {
+        connect(MemProvider.builder().domains(2).build(), 2, SMALL_STRIPES);
+        HostBuffer src = buffer(256).pattern(3);
+        HostBuffer dst = buffer(256);
+        MrHandle srcMr = register(a, deviceA, src);
+        MrHandle dstMr = register(b, deviceB, dst);
+        long[] sizes = new long[1];
+        for (int i = 0; i < 3 * 1024 + 10; i++) {
+            RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {256}, new int[] {i},
+                    new MrHandle[] {dstMr});
+            SendRequest s = send.isend(src.address, 1 + i % 256, i, srcMr);
+            await(s, null);
+            await(r, sizes);
+            assertEquals(1 + i % 256, sizes[0]);
+        }
+    }
+
+    @Test
+    void manyReceivesInFlightCompleteWithTheirOwnData() throws Exception {
+        connect(MemProvider.builder().domains(4).outOfOrderCompletions(5).build(), 4, SMALL_STRIPES);
+        int n = RecvComm.MAX_REQUESTS;
+        List<RecvRequest> recvs = new ArrayList<>();
+        List<SendRequest> sends = new ArrayList<>();
+        List<HostBuffer> sources = new ArrayList<>();
+        List<HostBuffer> targets = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            HostBuffer src = buffer(20000 + i).pattern(i);
+            HostBuffer dst = buffer(20000 + i);
+            sources.add(src);
+            targets.add(dst);
+            recvs.add(recv.irecv(1, new long[] {dst.address}, new long[] {dst.size}, new int[] {i},
+                    new MrHandle[] {register(b, deviceB, dst)}));
+            sends.add(send.isend(src.address, src.size, i, register(a, deviceA, src)));
+        }
+        HostBuffer extra = buffer(64);
+        assertNull(recv.irecv(1, new long[] {extra.address}, new long[] {64}, new int[] {0},
+                new MrHandle[] {register(b, deviceB, extra)}), "a 33rd receive is refused for now");
+        long[] sizes = new long[1];
+        for (int i = 0; i < n; i++) {
+            await(sends.get(i), null);
+            await(recvs.get(i), sizes);
+            assertEquals(sources.get(i).size, sizes[0]);
+            assertArrayEquals(sources.get(i).bytes(0, (int) sizes[0]), targets.get(i).bytes(0, (int) sizes[0]));
+        }
+    }
+
+    @Test
+    void groupedReceiveMatchesSendsByTag() throws Exception {
+        connect(MemProvider.builder().domains(2).build(), 2, SMALL_STRIPES);
+        HostBuffer[] dst = {buffer(10000), buffer(10000), buffer(10000)};
+        MrHandle[] dstMr = new MrHandle[3];
+        long[] addresses = new long[3];
+        for (int i = 0; i < 3; i++) {
+            dstMr[i] = register(b, deviceB, dst[i]);
+            addresses[i] = dst[i].address;
+        }
+        RecvRequest r = recv.irecv(3, addresses, new long[] {10000, 10000, 10000}, new int[] {7, 8, 9}, dstMr);
+        int[] tags = {9, 7, 8};
+        long[] lengths = {9000, 700, 80};
+        HostBuffer[] src = new HostBuffer[3];
+        List<SendRequest> sends = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            src[i] = buffer(lengths[i]).pattern(tags[i]);
+            sends.add(send.isend(src[i].address, lengths[i], tags[i], register(a, deviceA, src[i])));
+        }
+        for (SendRequest s : sends) {
+            await(s, null);
+        }
+        long[] sizes = new long[3];
+        await(r, sizes);
+        assertArrayEquals(new long[] {700, 80, 9000}, sizes, "sizes by buffer: tags 7, 8, 9");
+        assertArrayEquals(src[1].bytes(0, 700), dst[0].bytes(0, 700));
+        assertArrayEquals(src[2].bytes(0, 80), dst[1].bytes(0, 80));
+        assertArrayEquals(src[0].bytes(0, 9000), dst[2].bytes(0, 9000));
+    }
+
+    @Test
+    void aSendLargerThanTheReceiveFailsOnBothSidesAndWritesNothing() throws Exception {
+        connect(MemProvider.builder().domains(2).build(), 2, SMALL_STRIPES);
+        HostBuffer src = buffer(5120).pattern(1);
+        HostBuffer dst = buffer(4096 + CANARY).fill((byte) 0x5A);
+        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {4096}, new int[] {1},
+                new MrHandle[] {register(b, deviceB, dst)});
+        SendRequest s = send.isend(src.address, 5120, 1, register(a, deviceA, src));
+        RdmaException sent = assertThrows(RdmaException.class, () -> await(s, null));
+        assertEquals(ErrorCategory.INVALID_USAGE, sent.category());
+        assertEquals("isend: 5120 bytes do not fit the 4096-byte receive buffer (tag 1)", sent.getMessage());
+        RdmaException received = assertThrows(RdmaException.class, () -> await(r, new long[1]));
+        assertEquals(ErrorCategory.INVALID_USAGE, received.category());
+        assertTrue(received.getMessage().contains("did not fit receive buffer 0 of 4096 bytes"), received.getMessage());
+        for (long i = 0; i < dst.size; i++) {
+            assertEquals(0x5A, dst.get(i), "byte " + i + " was written");
+        }
+        transfer(64, 64, 2); // the connection goes on
+    }
+
+    @Test
+    void aSendWhoseTagMatchesNoBufferIsInvalidUsageOnBothSides() throws Exception {
+        connect(MemProvider.builder().domains(1).build(), 1, "");
+        HostBuffer src = buffer(64);
+        HostBuffer dst = buffer(64);
+        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {64}, new int[] {1},
+                new MrHandle[] {register(b, deviceB, dst)});
+        SendRequest s = send.isend(src.address, 64, 2, register(a, deviceA, src));
+        RdmaException sent = assertThrows(RdmaException.class, () -> await(s, null));
+        assertEquals("isend: no buffer of the posted receive 0 has tag 2", sent.getMessage());
+        assertEquals(ErrorCategory.INVALID_USAGE, assertThrows(RdmaException.class, () -> await(r, null)).category());
+    }
+
+    @Test
+    void anInjectedCompletionErrorFailsTheSendWithTheLibfabricError() throws Exception {
+        connect(MemProvider.builder().domains(1).build(), 1, "");
+        HostBuffer src = buffer(64);
+        HostBuffer dst = buffer(64);
+        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {64}, new int[] {1},
+                new MrHandle[] {register(b, deviceB, dst)});
+        // Let the control message arrive, then fail the data write.
+        for (int i = 0; i < 10; i++) {
+            a.progress();
+            b.progress();
+        }
+        provider.faults().failNextCompletions(a.dataEndpoint(0), 1, FiErrno.FI_EIO);
+        SendRequest s = send.isend(src.address, 64, 1, register(a, deviceA, src));
+        RdmaException e = assertThrows(RdmaException.class, () -> await(s, null));
+        assertTrue(e.getMessage().contains("write on data rail 0 failed: FI_EIO"), e.getMessage());
+        assertNotNull(r);
+    }
+
+    @Test
+    void writesToAVanishedPeerFailWithARemoteError() throws Exception {
+        connect(MemProvider.builder().domains(2).build(), 2, SMALL_STRIPES);
+        HostBuffer src = buffer(65536);
+        HostBuffer dst = buffer(65536);
+        recv.irecv(1, new long[] {dst.address}, new long[] {65536}, new int[] {1},
+                new MrHandle[] {register(b, deviceB, dst)});
+        for (int i = 0; i < 10; i++) {
+            a.progress();
+            b.progress();
+        }
+        provider.faults().vanish(b.dataEndpoint(0));
+        provider.faults().vanish(b.dataEndpoint(1));
+        SendRequest s = send.isend(src.address, 65536, 1, register(a, deviceA, src));
+        RdmaException e = assertThrows(RdmaException.class, () -> await(s, null));
+        assertEquals(ErrorCategory.REMOTE, e.category());
+        assertTrue(e.getMessage().contains("FI_EHOSTUNREACH"), e.getMessage());
+    }
+
+    @Test
+    void flushReadsTheReceivedBufferOnEveryRail() throws Exception {
+        connect(MemProvider.builder().domains(2).endpointMr().build(), 2, SMALL_STRIPES);
+        HostBuffer dst = buffer(4096);
+        MrHandle dstMr = register(b, deviceB, dst);
+        transferInto(dst, dstMr, 4096);
+        NativeMemory.fill(b.flushBuffer().address(), 8, (byte) 0);
+        FlushRequest f = recv.iflush(1, new long[] {dst.address}, new long[] {4096}, new MrHandle[] {dstMr});
+        await(f, null);
+        byte[] flushed = new byte[8];
+        NativeMemory.read(b.flushBuffer().address(), flushed, 0, 8);
+        assertArrayEquals(dst.bytes(0, 8), flushed, "the flush read the received bytes into the flush buffer");
+    }
+
+    private void transferInto(HostBuffer dst, MrHandle dstMr, int size) throws Exception {
+        HostBuffer src = buffer(size).pattern(77);
+        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {size}, new int[] {0}, new MrHandle[] {dstMr});
+        SendRequest s = send.isend(src.address, size, 0, register(a, deviceA, src));
+        await(s, null);
+        await(r, null);
+    }
+
+    @Test
+    void sendsBeyondTheCapacityAreRefusedForNowAndClosingWithRequestsInFlightIsSafe() throws Exception {
+        connect(MemProvider.builder().domains(1).build(), 1, "");
+        HostBuffer src = buffer(64);
+        MrHandle srcMr = register(a, deviceA, src);
+        for (int i = 0; i < SendComm.MAX_REQUESTS; i++) {
+            assertNotNull(send.isend(src.address, 64, i, srcMr), "send " + i);
+        }
+        assertNull(send.isend(src.address, 64, 0, srcMr), "send 257 is refused for now");
+        HostBuffer dst = buffer(64);
+        MrHandle dstMr = register(b, deviceB, dst);
+        for (int i = 0; i < 5; i++) {
+            assertNotNull(recv.irecv(1, new long[] {dst.address}, new long[] {64}, new int[] {i}, new MrHandle[] {dstMr}));
+        }
+        send.close();
+        recv.close();
+        send.close();
+        assertThrows(RdmaException.class, () -> send.isend(src.address, 64, 0, srcMr));
+        // Registrations and endpoints then close in order (checked by the devices closing in @AfterEach).
+    }
+}
