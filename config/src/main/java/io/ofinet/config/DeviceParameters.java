@@ -82,6 +82,10 @@ public final class DeviceParameters {
         return get(Parameter.CONNECTION_TIMEOUT_MS);
     }
 
+    public long peerTimeoutMs() {
+        return get(Parameter.PEER_TIMEOUT_MS);
+    }
+
     public boolean flushDisabled() {
         return get(Parameter.GDR_FLUSH_DISABLE);
     }

@@ -92,6 +92,15 @@ public final class Parameter<T> {
             "how long connect and accept wait for the peer before failing");
 
     /**
+     * How long a communicator with requests outstanding waits without hearing anything from its
+     * peer (data, control messages, keepalives) before failing them: ofinet does not rely on the
+     * provider to report a dead peer. Keepalives go out every quarter of it, from progress.
+     */
+    public static final Parameter<Long> PEER_TIMEOUT_MS = new Parameter<>("peerTimeoutMs", ValueType.LONG,
+            60_000L, "ms", 1, 86_400_000L,
+            "how long a busy communicator waits without hearing from its peer before failing its requests");
+
+    /**
      * Turns the flush off. The flush reads a few bytes of each received buffer back through the
      * endpoint's own address, which makes device-memory writes visible on GPU systems.
      */
@@ -103,7 +112,7 @@ public final class Parameter<T> {
             SCHED_MAX_SMALL_RR_SIZE, CQ_READ_COUNT, RDMA_MIN_POSTED_CONTROL_BUFFERS,
             RDMA_MAX_POSTED_CONTROL_BUFFERS, RDMA_MIN_POSTED_EAGER_BUFFERS,
             RDMA_MAX_POSTED_EAGER_BUFFERS, MR_KEY_SIZE, MR_CACHE_DISABLE, MR_CACHE_MAX_ENTRIES,
-            MR_CACHE_MAX_BYTES, CONNECTION_TIMEOUT_MS, GDR_FLUSH_DISABLE);
+            MR_CACHE_MAX_BYTES, CONNECTION_TIMEOUT_MS, PEER_TIMEOUT_MS, GDR_FLUSH_DISABLE);
 
     private final String name;
     private final ValueType<T> type;

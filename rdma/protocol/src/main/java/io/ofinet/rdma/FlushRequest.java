@@ -17,6 +17,7 @@ public final class FlushRequest extends Request implements RmaOp.Owner {
         this.done = reads == 0;
         this.failure = null;
         this.inUse = true;
+        this.generation++;
     }
 
     @Override

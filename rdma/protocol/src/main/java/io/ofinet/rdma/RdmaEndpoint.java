@@ -87,6 +87,10 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final Map<Integer, RecvComm> recvs = new HashMap<>();
     private final Map<ByteBuffer, SendComm> connecting = new HashMap<>();
     private final List<RecvComm> accepting = new ArrayList<>();
+    /** Connected communicators, walked by index from progress so that progress allocates nothing. */
+    private final List<SendComm> sendList = new ArrayList<>();
+    private final List<RecvComm> recvList = new ArrayList<>();
+    private long nextLivenessCheck;
     private boolean closed;
 
     RdmaEndpoint(Device device) throws RdmaException {
@@ -226,16 +230,51 @@ public final class RdmaEndpoint implements AutoCloseable {
         return closed;
     }
 
-    /** Drives progress: one bounded step over every rail, then queued sends. */
+    /** Drives progress: one bounded step over every rail, queued sends, then the peers' liveness. */
     public synchronized int progress() throws RdmaException {
         requireOpen();
         int handled = engine.progress();
-        for (SendComm comm : sends.values()) {
-            if (comm.connected() && !comm.closed) {
+        for (int i = 0; i < sendList.size(); i++) {
+            SendComm comm = sendList.get(i);
+            if (comm.connectedAndOpen() && comm.liveness().dead == null) {
                 comm.progressSends();
             }
         }
+        long now = System.nanoTime();
+        if (now >= nextLivenessCheck) {
+            nextLivenessCheck = now + 1_000_000L;
+            for (int i = 0; i < sendList.size(); i++) {
+                SendComm comm = sendList.get(i);
+                if (comm.connectedAndOpen()) {
+                    checkLiveness(comm, comm.peerCommId(), Immediate.KEEPALIVE_TO_RECEIVER, comm.controlPeer(0), now);
+                }
+            }
+            for (int i = 0; i < recvList.size(); i++) {
+                RecvComm comm = recvList.get(i);
+                if (comm.connectedAndOpen()) {
+                    checkLiveness(comm, comm.peerCommId(), Immediate.KEEPALIVE_TO_SENDER, comm.controlPeer(0), now);
+                }
+            }
+        }
         return handled;
+    }
+
+    private void checkLiveness(PeerLiveness.Peered comm, int peerCommId, int side, long peer, long now) {
+        PeerLiveness liveness = comm.liveness();
+        if (liveness.keepaliveDue(now)) {
+            RmaOp op = acquireOp();
+            if (op != null) {
+                liveness.lastKeepaliveNanos = now;
+                op.set(RmaOp.Kind.SENDDATA, controlEndpoint(0), 0, "keepalive", liveness);
+                op.buf = 0;
+                op.len = 0;
+                op.desc = 0;
+                op.data = immediate(Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, side, peerCommId, 0), 0);
+                op.peer = peer;
+                engine.submit(op);
+            }
+        }
+        liveness.check(now);
     }
 
     /** The immediate data of a write: the 32-bit word, and the segment length above it where CQ data has 8 bytes. */
@@ -322,7 +361,8 @@ public final class RdmaEndpoint implements AutoCloseable {
         if (comm.connected()) {
             connecting.remove(key);
             comm.connectedWith(new io.ofinet.rdma.sched.RailScheduler(dataRails, params.minStripeSizeBytes(),
-                    params.schedMaxSmallRrSizeBytes()));
+                    params.schedMaxSmallRrSizeBytes()), params.peerTimeoutMs(), System.nanoTime());
+            sendList.add(comm);
             return comm;
         }
         if (System.nanoTime() > comm.deadlineNanos) {
@@ -479,6 +519,7 @@ public final class RdmaEndpoint implements AutoCloseable {
                 names(0, dataRails), names(dataRails, controlRails)), reply, () -> {
                     accepting.remove(comm);
                     comm.acceptSent = true;
+                    recvList.add(comm);
                     if (!listen.closed && !comm.closed) {
                         listen.ready.add(comm);
                     }
@@ -548,6 +589,14 @@ public final class RdmaEndpoint implements AutoCloseable {
                 }
                 return;
             }
+            case Immediate.TYPE_KEEPALIVE: {
+                PeerLiveness.Peered target = Immediate.recvIndex(word) == Immediate.KEEPALIVE_TO_SENDER
+                        ? sends.get(comm) : recvs.get(comm);
+                if (target != null && target.liveness() != null) {
+                    target.liveness().heard(System.nanoTime());
+                }
+                return;
+            }
             case Immediate.TYPE_DATA:
             case Immediate.TYPE_ERROR: {
                 RecvComm recv = recvs.get(comm);
@@ -610,6 +659,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         comm.closed = true;
         comm.failQueued(new RdmaException(ErrorCategory.INVALID_USAGE, "the send communicator was closed"));
         sends.remove(comm.id());
+        sendList.remove(comm);
         sendIds.free(comm.id());
         connecting.values().remove(comm);
         try {
@@ -631,6 +681,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
         comm.closed = true;
         recvs.remove(comm.id());
+        recvList.remove(comm);
         recvIds.free(comm.id());
     }
 

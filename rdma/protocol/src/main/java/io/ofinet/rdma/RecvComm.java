@@ -18,7 +18,7 @@ import java.util.ArrayDeque;
  * writes with immediate data, in any order and over any rail. One thread at a time drives a
  * communicator.
  */
-public final class RecvComm implements AutoCloseable {
+public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     /** Receives outstanding at most, as NCCL asks. */
     public static final int MAX_REQUESTS = 32;
 
@@ -42,6 +42,8 @@ public final class RecvComm implements AutoCloseable {
     private final ControlMessage message = new ControlMessage();
     private final byte[] encoded;
     private final long[] keys = new long[Limits.MAX_DATA_RAILS];
+    private final RecvRequest[] all = new RecvRequest[MAX_REQUESTS];
+    private final PeerLiveness liveness;
 
     RecvComm(RdmaEndpoint endpoint, int id, ListenComm listen, int peerCommId, long peerMailbox, int peerSlotBytes,
             long[] peerMailboxKeys, long[] dataPeers, long[] controlPeers) {
@@ -56,9 +58,12 @@ public final class RecvComm implements AutoCloseable {
         this.controlPeers = controlPeers;
         this.encoded = new byte[ControlMessage.maxBytes(endpoint.dataRails())];
         for (int i = 0; i < MAX_REQUESTS; i++) {
-            free.add(new RecvRequest(this));
+            all[i] = new RecvRequest(this);
+            free.add(all[i]);
             freeFlushes.add(new FlushRequest(this));
         }
+        this.liveness = new PeerLiveness(this, endpoint.spec().parameters().peerTimeoutMs(),
+                "receive communicator " + id, System.nanoTime());
     }
 
     public int id() {
@@ -96,6 +101,31 @@ public final class RecvComm implements AutoCloseable {
         return endpoint;
     }
 
+    @Override
+    public PeerLiveness liveness() {
+        return liveness;
+    }
+
+    @Override
+    public int outstanding() {
+        return MAX_REQUESTS - free.size();
+    }
+
+    @Override
+    public boolean connectedAndOpen() {
+        return acceptSent && !closed;
+    }
+
+    /** Fails every receive posted and not yet returned by test. */
+    @Override
+    public void peerDead(RdmaException cause) {
+        for (RecvRequest request : all) {
+            if (request.inUse && !request.finished()) {
+                request.abandon(cause);
+            }
+        }
+    }
+
     /**
      * Posts a grouped receive of {@code count} buffers (1..8), each registered in its handle.
      *
@@ -120,9 +150,13 @@ public final class RecvComm implements AutoCloseable {
             }
         }
         endpoint.progress();
+        if (liveness.dead != null) {
+            throw liveness.dead;
+        }
         if (free.isEmpty() || !window.canInsert(recvSeq)) {
             return null;
         }
+        liveness.posting(System.nanoTime());
         ControlBuffer buffer = endpoint.acquireControlBuffer();
         if (buffer == null) {
             return null;
@@ -170,6 +204,7 @@ public final class RecvComm implements AutoCloseable {
 
     /** A segment of buffer {@code index} of receive {@code seq} arrived. */
     void segmentArrived(int seq, int index, int segments, long bytes) throws RdmaException {
+        liveness.heard(System.nanoTime());
         RecvRequest request = window.retrieve(seq);
         if (request == null || index >= request.buffers) {
             throw new RdmaException(ErrorCategory.REMOTE, "a segment for receive " + seq + " buffer " + index
@@ -183,6 +218,7 @@ public final class RecvComm implements AutoCloseable {
 
     /** The sender refused a send into receive {@code seq}. */
     void errorArrived(int seq, int index, int reason) throws RdmaException {
+        liveness.heard(System.nanoTime());
         RecvRequest request = window.retrieve(seq);
         if (request == null) {
             throw new RdmaException(ErrorCategory.REMOTE, "an error notice for receive " + seq + ", which is not posted");

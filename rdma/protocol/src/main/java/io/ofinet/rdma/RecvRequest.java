@@ -31,6 +31,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         this.done = false;
         this.failure = null;
         this.inUse = true;
+        this.generation++;
         for (int i = 0; i < count; i++) {
             received[i] = 0;
             segmentsExpected[i] = 0;

@@ -6,6 +6,8 @@ package io.ofinet.rdma;
  */
 public abstract class Request {
     int pendingOps;
+    /** Bumped at each reuse, so that a late completion of an earlier use is ignored. */
+    int generation;
     boolean done;
     RdmaException failure;
     boolean inUse;
@@ -22,6 +24,17 @@ public abstract class Request {
         if (failure == null) {
             failure = cause;
         }
+    }
+
+    /** Fails it at once, abandoning what is in flight (the peer is gone). */
+    void abandon(RdmaException cause) {
+        fail(cause);
+        pendingOps = 0;
+        generation++;
+    }
+
+    public int generation() {
+        return generation;
     }
 
     /** Done or failed, with nothing of it still in flight. */

@@ -17,6 +17,11 @@ final class RmaOp extends Operation {
         void opDone(RmaOp op);
 
         void opFailed(RmaOp op, RdmaException cause);
+
+        /** The owner's current use; an operation of an earlier use reports nothing. */
+        default int generation() {
+            return 0;
+        }
     }
 
     private final RdmaEndpoint endpoint;
@@ -32,6 +37,7 @@ final class RmaOp extends Operation {
     long key;
     int rail;
     private Owner owner;
+    private int ownerGeneration;
 
     RmaOp(RdmaEndpoint endpoint) {
         this.endpoint = endpoint;
@@ -43,6 +49,7 @@ final class RmaOp extends Operation {
         this.rail = railIndex;
         this.what = description;
         this.owner = who;
+        this.ownerGeneration = who.generation();
         return this;
     }
 
@@ -63,7 +70,9 @@ final class RmaOp extends Operation {
         Owner who = owner;
         owner = null;
         endpoint.releaseOp(this);
-        who.opDone(this);
+        if (who.generation() == ownerGeneration) {
+            who.opDone(this);
+        }
     }
 
     @Override
@@ -71,7 +80,9 @@ final class RmaOp extends Operation {
         Owner who = owner;
         owner = null;
         endpoint.releaseOp(this);
-        who.opFailed(this, cause);
+        if (who.generation() == ownerGeneration) {
+            who.opFailed(this, cause);
+        }
     }
 
     @Override

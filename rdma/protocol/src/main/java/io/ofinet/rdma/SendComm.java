@@ -22,7 +22,7 @@ import java.util.ArrayDeque;
  * group, fails here and is reported to the receiver with an error-typed message. One thread at a
  * time drives a communicator.
  */
-public final class SendComm implements AutoCloseable {
+public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     /** Sends outstanding at most: NCCL asks for 32 × maxRecvs. */
     public static final int MAX_REQUESTS = 32 * Limits.MAX_RECVS;
 
@@ -47,6 +47,8 @@ public final class SendComm implements AutoCloseable {
     private final ArrayDeque<SendRequest> queue = new ArrayDeque<>(MAX_REQUESTS);
     private final ArrayDeque<SendRequest> free = new ArrayDeque<>(MAX_REQUESTS);
     private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
+    private final SendRequest[] all = new SendRequest[MAX_REQUESTS];
+    private PeerLiveness liveness;
     private RailScheduler scheduler;
     private final Schedule schedule = new Schedule(Limits.MAX_DATA_RAILS);
 
@@ -61,7 +63,8 @@ public final class SendComm implements AutoCloseable {
             controls[i] = new ControlMessage();
         }
         for (int i = 0; i < MAX_REQUESTS; i++) {
-            free.add(new SendRequest(this));
+            all[i] = new SendRequest(this);
+            free.add(all[i]);
         }
     }
 
@@ -93,8 +96,35 @@ public final class SendComm implements AutoCloseable {
         return connectSent && accepted && failure == null;
     }
 
-    void connectedWith(RailScheduler railScheduler) {
+    void connectedWith(RailScheduler railScheduler, long peerTimeoutMs, long now) {
         this.scheduler = railScheduler;
+        this.liveness = new PeerLiveness(this, peerTimeoutMs, "send communicator " + id, now);
+    }
+
+    @Override
+    public PeerLiveness liveness() {
+        return liveness;
+    }
+
+    @Override
+    public int outstanding() {
+        return MAX_REQUESTS - free.size();
+    }
+
+    @Override
+    public boolean connectedAndOpen() {
+        return connected() && !closed && liveness != null;
+    }
+
+    /** Fails every send posted and not yet returned by test. */
+    @Override
+    public void peerDead(RdmaException cause) {
+        queue.clear();
+        for (SendRequest request : all) {
+            if (request.inUse && !request.finished()) {
+                request.abandon(cause);
+            }
+        }
     }
 
     /**
@@ -113,11 +143,15 @@ public final class SendComm implements AutoCloseable {
             throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "isend: [0x" + Long.toHexString(address) + ", +"
                     + size + ") is not inside its registration");
         }
-        SendRequest request = free.poll();
-        if (request == null) {
+        if (liveness.dead != null) {
+            throw liveness.dead;
+        }
+        if (free.isEmpty()) {
             endpoint.progress();
             return null;
         }
+        liveness.posting(System.nanoTime());
+        SendRequest request = free.poll();
         request.start(address, size, tag, mr);
         queue.add(request);
         endpoint.progress();
@@ -141,6 +175,7 @@ public final class SendComm implements AutoCloseable {
         int n = Math.min(slotBytes, bytes.length);
         NativeMemory.read(mailbox + (long) slot * slotBytes, bytes, 0, n);
         controls[slot].decode(bytes, n, endpoint.dataRails(), seq);
+        liveness.heard(System.nanoTime());
         announced[slot] = true;
         consumed[slot] = 0;
     }

@@ -23,6 +23,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         this.done = false;
         this.failure = null;
         this.inUse = true;
+        this.generation++;
     }
 
     @Override

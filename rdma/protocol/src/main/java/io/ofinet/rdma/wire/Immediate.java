@@ -7,7 +7,7 @@ import io.ofinet.rdma.RdmaException;
  * The 32-bit immediate data of every RDMA write, which is all the target learns of it:
  *
  * <pre>
- *  31..30 type (0 data segment, 1 control message, 2 error: the send was refused)
+ *  31..30 type (0 data segment, 1 control message, 2 error: the send was refused, 3 keepalive)
  *  29..26 segments - 1 (1..16: one per data rail at most); for an error, the reason - 1
  *  25..23 receive buffer index (0..7: a grouped receive has 8 buffers at most)
  *  22..10 communicator id (13 bits: 8192 communicators per endpoint)
@@ -15,12 +15,19 @@ import io.ofinet.rdma.RdmaException;
  * </pre>
  *
  * The C++ anchor packs {@code | 4 nseg | 3 recv_idx | 15 comm_id | 10 msg_seq |}; two bits of the
- * communicator id carry the type here, so that a receiver can be told its receive failed.
+ * communicator id carry the type here, so that a receiver can be told its receive failed, and so
+ * that peers can tell each other they are alive. A keepalive's buffer-index field says which
+ * communicator it is for: 0 the receiving side of the connection, 1 the sending side.
  */
 public final class Immediate {
     public static final int TYPE_DATA = 0;
     public static final int TYPE_CONTROL = 1;
     public static final int TYPE_ERROR = 2;
+    public static final int TYPE_KEEPALIVE = 3;
+    /** Keepalive index: for the receive communicator of the connection. */
+    public static final int KEEPALIVE_TO_RECEIVER = 0;
+    /** Keepalive index: for the send communicator of the connection. */
+    public static final int KEEPALIVE_TO_SENDER = 1;
 
     /** Error reason, in the segment field of an error: the send did not fit the buffer. */
     public static final int ERROR_TRUNCATED = 1;
@@ -31,7 +38,7 @@ public final class Immediate {
     }
 
     public static int encode(int type, int segments, int recvIndex, int commId, int seq) {
-        if (type < 0 || type > TYPE_ERROR || segments < 1 || segments > Limits.MAX_DATA_RAILS || recvIndex < 0
+        if (type < 0 || type > TYPE_KEEPALIVE || segments < 1 || segments > Limits.MAX_DATA_RAILS || recvIndex < 0
                 || recvIndex >= Limits.MAX_RECVS || commId < 0 || commId >= Limits.MAX_COMMS || seq < 0
                 || seq >= 1 << Limits.SEQ_BITS) {
             throw new IllegalArgumentException("immediate data out of range: type " + type + ", segments "
@@ -61,8 +68,8 @@ public final class Immediate {
     }
 
     /**
-     * Checks what a peer sent: a reserved type, a data write in more segments than there are data
-     * rails, or an error with an unknown reason, is a remote error.
+     * Checks what a peer sent: a data write in more segments than there are data rails, an error
+     * with an unknown reason, or a keepalive for neither side, is a remote error.
      */
     public static int check(long data, int dataRails) throws RdmaException {
         if (data < 0 || data > 0xffffffffL) {
@@ -70,9 +77,9 @@ public final class Immediate {
                     + ": more than 32 bits");
         }
         int d = (int) data;
-        if (type(d) > TYPE_ERROR) {
+        if (type(d) == TYPE_KEEPALIVE && recvIndex(d) > KEEPALIVE_TO_SENDER) {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
-                    + ": reserved type " + type(d));
+                    + ": keepalive for side " + recvIndex(d));
         }
         if (type(d) == TYPE_ERROR && segments(d) != ERROR_TRUNCATED && segments(d) != ERROR_NO_TAG) {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)

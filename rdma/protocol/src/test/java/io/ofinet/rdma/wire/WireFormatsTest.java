@@ -131,7 +131,8 @@ class WireFormatsTest {
         int max = Immediate.encode(Immediate.TYPE_ERROR, 16, 7, Limits.MAX_COMMS - 1, 1023);
         assertEquals(0xBFFFFFFF, max);
         assertEquals(data, Immediate.check(data & 0xffffffffL, 2));
-        assertThrows(RdmaException.class, () -> Immediate.check(0xC0000000L, 16), "reserved type");
+        assertEquals(Immediate.TYPE_KEEPALIVE, Immediate.type(Immediate.check(0xC0800000L, 16)), "keepalive to a sender");
+        assertThrows(RdmaException.class, () -> Immediate.check(0xC1000000L, 16), "keepalive for side 2");
         assertThrows(RdmaException.class, () -> Immediate.check(Immediate.encode(0, 4, 0, 0, 0), 2), "4 segments, 2 rails");
         assertThrows(RdmaException.class, () -> Immediate.check(1L << 32, 2));
         // An error's segment field is its reason, whatever the rail count.

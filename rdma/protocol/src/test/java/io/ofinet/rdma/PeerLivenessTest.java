@@ -1,0 +1,145 @@
+package io.ofinet.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.fabric.mem.MemProvider;
+import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.Use;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** A peer that dies or falls silent fails the requests of its communicators within peerTimeoutMs. */
+@Timeout(60)
+class PeerLivenessTest {
+    private static final String FAST = "\"peerTimeoutMs\": 300";
+    private final List<Device> devices = new ArrayList<>();
+    private final java.util.Map<RdmaEndpoint, Device> deviceOf = new java.util.HashMap<>();
+    private final List<AutoCloseable> buffers = new ArrayList<>();
+    private MemProvider provider;
+
+    private RdmaEndpoint endpoint() throws Exception {
+        Device device = Device.open(provider, Layouts.mem(1, FAST));
+        devices.add(device);
+        RdmaEndpoint endpoint = device.openEndpoint();
+        deviceOf.put(endpoint, device);
+        return endpoint;
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable b : buffers) {
+            b.close();
+        }
+        for (Device d : devices) {
+            d.close();
+        }
+    }
+
+    private MrHandle registered(RdmaEndpoint endpoint, HostBuffer buffer) throws Exception {
+        MrHandle mr = deviceOf.get(endpoint).registrar().register(endpoint.rails(), buffer.address, buffer.size,
+                Use.USER_BUFFER);
+        buffers.add(0, mr::close);
+        return mr;
+    }
+
+    private HostBuffer buffer() {
+        HostBuffer b = new HostBuffer(4096);
+        buffers.add(b);
+        return b;
+    }
+
+    private RecvRequest post(RecvComm recv, RdmaEndpoint endpoint) throws Exception {
+        HostBuffer dst = buffer();
+        return recv.irecv(1, new long[] {dst.address}, new long[] {4096}, new int[] {1},
+                new MrHandle[] {registered(endpoint, dst)});
+    }
+
+    @Test
+    void aSilentPeerFailsTheOutstandingReceiveAfterThePeerTimeout() throws Exception {
+        provider = MemProvider.create();
+        RdmaEndpoint a = endpoint();
+        RdmaEndpoint b = endpoint();
+        ListenComm listen = b.listen();
+        Object[] pair = ConnectionTest.establish(a, b, listen);
+        RecvComm recv = (RecvComm) pair[1];
+        RecvRequest request = post(recv, b);
+        long start = System.nanoTime();
+        RdmaException e = assertThrows(RdmaException.class, () -> {
+            while (!request.test(null)) {
+                Thread.onSpinWait(); // a is alive but never calls into ofinet again
+            }
+        });
+        long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(ErrorCategory.REMOTE, e.category());
+        assertTrue(e.getMessage().contains("the peer sent nothing for 300 ms (peerTimeoutMs)"), e.getMessage());
+        assertTrue(elapsedMs >= 250 && elapsedMs < 5000, "failed after " + elapsedMs + " ms");
+        assertThrows(RdmaException.class, () -> post(recv, b), "the communicator stays failed");
+    }
+
+    @Test
+    void keepalivesKeepAPeerThatOnlyProgressesAlive() throws Exception {
+        provider = MemProvider.create();
+        RdmaEndpoint a = endpoint();
+        RdmaEndpoint b = endpoint();
+        ListenComm listen = b.listen();
+        Object[] pair = ConnectionTest.establish(a, b, listen);
+        SendComm send = (SendComm) pair[0];
+        RecvComm recv = (RecvComm) pair[1];
+        RecvRequest request = post(recv, b);
+        long until = System.nanoTime() + 1_200_000_000L; // four peer timeouts
+        while (System.nanoTime() < until) {
+            a.progress(); // the sender has nothing to send yet, but is alive
+            assertTrue(!request.test(null));
+        }
+        HostBuffer src = buffer();
+        SendRequest s = send.isend(src.address, 100, 1, registered(a, src));
+        assertNotNull(s);
+        long[] sizes = new long[1];
+        while (!request.test(sizes)) {
+            s.test(null);
+        }
+        assertEquals(100, sizes[0]);
+    }
+
+    @Test
+    void aVanishedPeerFailsItsCommunicatorWhileOthersKeepWorking() throws Exception {
+        provider = MemProvider.create();
+        RdmaEndpoint a = endpoint();
+        RdmaEndpoint b = endpoint();
+        RdmaEndpoint c = endpoint();
+        ListenComm toB = b.listen();
+        ListenComm toC = c.listen();
+        SendComm sendB = (SendComm) ConnectionTest.establish(a, b, toB)[0];
+        Object[] pairC = ConnectionTest.establish(a, c, toC);
+        SendComm sendC = (SendComm) pairC[0];
+        RecvComm recvC = (RecvComm) pairC[1];
+        HostBuffer src = buffer();
+        MrHandle srcMr = registered(a, src);
+        SendRequest lost = sendB.isend(src.address, 64, 1, srcMr);
+        provider.faults().vanish(b.controlEndpoint(0));
+        provider.faults().vanish(b.dataEndpoint(0));
+        long start = System.nanoTime();
+        RdmaException e = assertThrows(RdmaException.class, () -> {
+            while (!lost.test(null)) {
+                c.progress();
+            }
+        });
+        assertEquals(ErrorCategory.REMOTE, e.category());
+        assertTrue((System.nanoTime() - start) / 1_000_000 < 5000);
+        // a and c are unaffected.
+        RecvRequest r = post(recvC, c);
+        SendRequest s = sendC.isend(src.address, 64, 1, srcMr);
+        long[] sizes = new long[1];
+        while (!r.test(sizes)) {
+            s.test(null);
+        }
+        assertEquals(64, sizes[0]);
+    }
+}
