@@ -22,6 +22,9 @@ final class PeerLiveness implements RmaOp.Owner {
         void peerDead(RdmaException cause);
 
         boolean connectedAndOpen();
+
+        /** Fails requests whose own operations have stalled past the timeout. */
+        void checkStalls(long now, long timeoutNanos);
     }
 
     private final Peered comm;
@@ -56,6 +59,9 @@ final class PeerLiveness implements RmaOp.Owner {
 
     /** Checks the silence; condemns the peer when a busy communicator heard nothing for too long. */
     void check(long now) {
+        if (dead == null) {
+            comm.checkStalls(now, timeoutNanos);
+        }
         if (dead == null && comm.outstanding() > 0 && now - lastHeardNanos > timeoutNanos) {
             condemn(new RdmaException(ErrorCategory.REMOTE, what + ": the peer sent nothing for "
                     + timeoutNanos / 1_000_000 + " ms (peerTimeoutMs); it is presumed dead"));

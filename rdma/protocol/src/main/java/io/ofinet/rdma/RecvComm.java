@@ -116,6 +116,11 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         return acceptSent && !closed;
     }
 
+    /** A receive waits for the sender; its stalls show as the sender's, which tells this side. */
+    @Override
+    public void checkStalls(long now, long timeoutNanos) {
+    }
+
     /** Fails every receive posted and not yet returned by test. */
     @Override
     public void peerDead(RdmaException cause) {
@@ -223,10 +228,15 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         if (request == null) {
             throw new RdmaException(ErrorCategory.REMOTE, "an error notice for receive " + seq + ", which is not posted");
         }
-        request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, reason == io.ofinet.rdma.wire.Immediate.ERROR_TRUNCATED
-                ? "irecv: the sender's message did not fit receive buffer " + index + " of " + request.capacity[index]
-                        + " bytes (tag " + request.tag[index] + "); nothing was written"
-                : "irecv: the sender's tag matched no buffer of the posted receive"));
+        if (reason == io.ofinet.rdma.wire.Immediate.ERROR_SEND_FAILED) {
+            request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes into buffer " + index
+                    + " did not complete in time; a data rail may be down"));
+        } else {
+            request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, reason == io.ofinet.rdma.wire.Immediate.ERROR_TRUNCATED
+                    ? "irecv: the sender's message did not fit receive buffer " + index + " of " + request.capacity[index]
+                            + " bytes (tag " + request.tag[index] + "); nothing was written"
+                    : "irecv: the sender's tag matched no buffer of the posted receive"));
+        }
         window.complete(seq);
     }
 

@@ -116,6 +116,41 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         return connected() && !closed && liveness != null;
     }
 
+    /**
+     * Fails sends whose writes have not completed within the timeout — keepalives on another rail
+     * may say the peer lives while a data rail is down — and tells the receiver.
+     */
+    @Override
+    public void checkStalls(long now, long timeoutNanos) {
+        if (outstanding() == 0) {
+            return;
+        }
+        for (SendRequest request : all) {
+            if (request.inUse && request.pendingOps > 0 && request.writesPostedNanos != 0
+                    && now - request.writesPostedNanos > timeoutNanos) {
+                request.abandon(new RdmaException(ErrorCategory.REMOTE, "isend: the writes of " + request.size
+                        + " bytes (tag " + request.tag + ") did not complete within " + timeoutNanos / 1_000_000
+                        + " ms (peerTimeoutMs); a data rail may be down"));
+                RmaOp op = endpoint.acquireOp();
+                if (op != null) {
+                    notifyReceiver(op, Immediate.encode(Immediate.TYPE_ERROR, Immediate.ERROR_SEND_FAILED,
+                            request.bufferIndex, peerCommId, request.seq), 0, NO_OWNER);
+                }
+            }
+        }
+    }
+
+    /** For notices whose fate nobody waits on. */
+    private static final RmaOp.Owner NO_OWNER = new RmaOp.Owner() {
+        @Override
+        public void opDone(RmaOp op) {
+        }
+
+        @Override
+        public void opFailed(RmaOp op, RdmaException cause) {
+        }
+    };
+
     /** Fails every send posted and not yet returned by test. */
     @Override
     public void peerDead(RdmaException cause) {
@@ -228,16 +263,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             return false;
         }
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
-        notifyReceiver(op, Immediate.encode(Immediate.TYPE_ERROR, reason, buffer, peerCommId, sendSeq), 0,
-                new RmaOp.Owner() {
-                    @Override
-                    public void opDone(RmaOp o) {
-                    }
-
-                    @Override
-                    public void opFailed(RmaOp o, RdmaException cause) {
-                    }
-                });
+        notifyReceiver(op, Immediate.encode(Immediate.TYPE_ERROR, reason, buffer, peerCommId, sendSeq), 0, NO_OWNER);
         return true;
     }
 
@@ -254,6 +280,9 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** Writes a send in stripes into buffer {@code i}; false when operations are short (retry later). */
     private boolean write(SendRequest request, ControlMessage control, int i) {
+        request.seq = sendSeq;
+        request.bufferIndex = control.index(i);
+        request.writesPostedNanos = System.nanoTime();
         if (request.size == 0) {
             RmaOp op = endpoint.acquireOp();
             if (op == null) {

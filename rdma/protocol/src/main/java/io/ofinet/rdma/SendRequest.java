@@ -9,6 +9,10 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     long size;
     int tag;
     MrHandle mr;
+    /** When its writes were posted (0 before): writes that take longer than peerTimeoutMs fail it. */
+    long writesPostedNanos;
+    int seq;
+    int bufferIndex;
 
     SendRequest(SendComm comm) {
         this.comm = comm;
@@ -19,6 +23,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         this.size = bytes;
         this.tag = bufferTag;
         this.mr = handle;
+        this.writesPostedNanos = 0;
         this.pendingOps = 0;
         this.done = false;
         this.failure = null;

@@ -9,6 +9,7 @@ import io.ofinet.rdma.RdmaException;
  * <pre>
  *  31..30 type (0 data segment, 1 control message, 2 error: the send was refused, 3 keepalive)
  *  29..26 segments - 1 (1..16: one per data rail at most); for an error, the reason - 1
+ *         (1 truncated, 2 no buffer has the tag, 3 the writes did not complete)
  *  25..23 receive buffer index (0..7: a grouped receive has 8 buffers at most)
  *  22..10 communicator id (13 bits: 8192 communicators per endpoint)
  *   9..0  message sequence number (10 bits; 256 in flight)
@@ -33,6 +34,8 @@ public final class Immediate {
     public static final int ERROR_TRUNCATED = 1;
     /** Error reason: no buffer of the posted receive had the send's tag. */
     public static final int ERROR_NO_TAG = 2;
+    /** Error reason: the sender's writes did not complete in time (a data rail may be down). */
+    public static final int ERROR_SEND_FAILED = 3;
 
     private Immediate() {
     }
@@ -81,7 +84,7 @@ public final class Immediate {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
                     + ": keepalive for side " + recvIndex(d));
         }
-        if (type(d) == TYPE_ERROR && segments(d) != ERROR_TRUNCATED && segments(d) != ERROR_NO_TAG) {
+        if (type(d) == TYPE_ERROR && (segments(d) < ERROR_TRUNCATED || segments(d) > ERROR_SEND_FAILED)) {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
                     + ": unknown error reason " + segments(d));
         }
