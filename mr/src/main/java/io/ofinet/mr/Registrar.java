@@ -24,6 +24,8 @@ public final class Registrar {
     private final long pageSize;
     private final RegistrationCache<RegistrationSet> domainCache;
     private final Map<Rails, RegistrationCache<RegistrationSet>> endpointCaches = new IdentityHashMap<>();
+    /** Every registration set alive, with the rails it was made for: what closing must release. */
+    private final Map<RegistrationSet, Rails> live = new IdentityHashMap<>();
 
     /** A registrar with the device's cache settings. */
     public Registrar(DeviceParameters parameters) {
@@ -52,8 +54,8 @@ public final class Registrar {
             throw new IllegalArgumentException("negative length " + length);
         }
         if (use != Use.USER_BUFFER || !cacheEnabled) {
-            return new MrHandle(this, rails, RegistrationSet.register(rails, address, length, use), address, length,
-                    false);
+            return new MrHandle(this, rails, track(RegistrationSet.register(rails, address, length, use), rails),
+                    address, length, false);
         }
         RegistrationCache<RegistrationSet> cache = cacheFor(rails);
         RegistrationCache.Entry<RegistrationSet> hit = cache.lookup(address, length);
@@ -63,12 +65,17 @@ public final class Registrar {
         long start = cache.pageStart(address);
         long end = cache.pageEnd(address, length);
         if (cache.size() >= maxEntries || cache.bytes() + (end - start) > maxBytes || cache.overlaps(address, length)) {
-            return new MrHandle(this, rails, RegistrationSet.register(rails, address, length, use), address, length,
-                    false);
+            return new MrHandle(this, rails, track(RegistrationSet.register(rails, address, length, use), rails),
+                    address, length, false);
         }
-        RegistrationSet set = RegistrationSet.register(rails, start, end - start, use);
+        RegistrationSet set = track(RegistrationSet.register(rails, start, end - start, use), rails);
         cache.insert(address, length, set);
         return new MrHandle(this, rails, set, address, length, true);
+    }
+
+    private RegistrationSet track(RegistrationSet set, Rails rails) {
+        live.put(set, rails);
+        return set;
     }
 
     private RegistrationCache<RegistrationSet> cacheFor(Rails rails) {
@@ -77,13 +84,18 @@ public final class Registrar {
     }
 
     synchronized void release(MrHandle handle) throws MrException {
+        if (!live.containsKey(handle.set())) {
+            return; // released already, by closeAll at endpoint or device close
+        }
         if (!handle.cached()) {
+            live.remove(handle.set());
             handle.set().close();
             return;
         }
         RegistrationCache<RegistrationSet> cache = cacheFor(handle.rails());
         switch (cache.remove(handle.address(), handle.length())) {
             case DEREGISTER:
+                live.remove(handle.set());
                 handle.set().close();
                 break;
             case STILL_REFERENCED:
@@ -97,6 +109,43 @@ public final class Registrar {
     /** Live cached registrations (all caches). */
     public synchronized int cachedEntries() {
         return domainCache.size() + endpointCaches.values().stream().mapToInt(RegistrationCache::size).sum();
+    }
+
+    /**
+     * Deregisters every registration still alive that was made for {@code rails} (or, with null,
+     * for any rails): what the application did not deregister before closing. Handles released
+     * afterwards are ignored.
+     *
+     * @return how many registrations were released
+     */
+    public synchronized int closeAll(Rails rails) throws MrException {
+        MrException failure = null;
+        int released = 0;
+        for (Map.Entry<RegistrationSet, Rails> e : new java.util.ArrayList<>(live.entrySet())) {
+            if (rails == null || e.getValue() == rails) {
+                live.remove(e.getKey());
+                released++;
+                try {
+                    e.getKey().close();
+                } catch (MrException ex) {
+                    if (failure == null) {
+                        failure = ex;
+                    } else {
+                        failure.addSuppressed(ex);
+                    }
+                }
+            }
+        }
+        if (rails == null) {
+            domainCache.clear();
+            endpointCaches.clear();
+        } else {
+            endpointCaches.remove(rails);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return released;
     }
 
     /**

@@ -139,6 +139,12 @@ public final class RegistrationCache<V> {
         return floor != null && floor.getValue().end > start;
     }
 
+    /** Drops every entry, when their registrations were closed together. */
+    public void clear() {
+        entries.clear();
+        bytes = 0;
+    }
+
     /** Live entries. */
     public int size() {
         return entries.size();

@@ -199,4 +199,24 @@ class RegistrarMockTest {
         second.close();
         first.close();
     }
+
+    @Test
+    void closeAllReleasesWhatTheApplicationForgotAndLaterClosesAreHarmless() throws Exception {
+        Rails rails = rails(Fi.MR_ENDPOINT, 1);
+        Registrar registrar = new Registrar(true, 100, 1L << 30, 4096);
+        MrHandle cached = registrar.register(rails, 0x10000, 100, Use.USER_BUFFER);
+        MrHandle internal = registrar.register(rails, 0x90000, 64, Use.FLUSH_BUFFER);
+        assertEquals(2, registrar.closeAll(rails));
+        for (MemoryRegion mr : regions.get(0)) {
+            verify(mr, times(1)).close();
+        }
+        assertEquals(0, contexts.get(0).keysInUse());
+        assertEquals(0, registrar.cachedEntries());
+        cached.close();
+        internal.close();
+        for (MemoryRegion mr : regions.get(0)) {
+            verify(mr, times(1)).close();
+        }
+        registrar.forget(rails);
+    }
 }

@@ -79,6 +79,11 @@ public final class Device implements AutoCloseable {
         return spec;
     }
 
+    /** What the provider offers on data rail {@code rail}. */
+    public io.ofinet.fabric.FabricInfo railInfo(int rail) {
+        return contexts.get(rail).info();
+    }
+
     List<DomainContext> contexts() {
         return contexts;
     }
@@ -124,6 +129,15 @@ public final class Device implements AutoCloseable {
             } catch (RdmaException e) {
                 failure = add(failure, e);
             }
+        }
+        try {
+            int left = registrar.closeAll(null);
+            if (left > 0) {
+                System.getLogger(Device.class.getName()).log(System.Logger.Level.WARNING,
+                        "deregistered {0} buffers still registered at the close of device {1}", left, spec.name());
+            }
+        } catch (io.ofinet.mr.MrException e) {
+            failure = add(failure, new RdmaException(ErrorCategory.SYSTEM, e.getMessage(), e));
         }
         for (int i = domains.size() - 1; i >= 0; i--) {
             try {

@@ -217,6 +217,16 @@ public final class RdmaEndpoint implements AutoCloseable {
         return endpoints.get(rail);
     }
 
+    /** Registers an application buffer for this endpoint's rails (cached where the layout allows). */
+    public MrHandle registerUserBuffer(long address, long length) throws RdmaException {
+        return registerInternal(address, length, Use.USER_BUFFER);
+    }
+
+    /** The device this endpoint belongs to. */
+    public Device device() {
+        return device;
+    }
+
     /** The flush buffer's registration (data rails). */
     public MrHandle flushBuffer() {
         return flushMr;
@@ -737,8 +747,13 @@ public final class RdmaEndpoint implements AutoCloseable {
             if (flushMr != null) {
                 flushMr.close();
             }
-            if (rails != null) {
-                device.registrar().forget(rails);
+            if (rails != null && rails.anyEndpointScope()) {
+                // Registrations bound to this endpoint's rails close before it, whoever forgot them.
+                int left = device.registrar().closeAll(rails);
+                if (left > 0) {
+                    LOG.log(Level.WARNING, "deregistered {0} buffers still registered for an endpoint at its close",
+                            left);
+                }
             }
         } catch (MrException e) {
             problems.add(e);

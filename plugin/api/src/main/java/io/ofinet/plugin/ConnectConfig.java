@@ -1,0 +1,14 @@
+package io.ofinet.plugin;
+
+/**
+ * Per-connection settings ({@code ncclNetCommConfig_v10_t}).
+ *
+ * @param trafficClass the traffic class to ask of the provider, or {@link #UNDEFINED}
+ */
+public record ConnectConfig(int trafficClass) {
+    /** No traffic class requested. */
+    public static final int UNDEFINED = -1;
+
+    /** The default configuration. */
+    public static final ConnectConfig DEFAULT = new ConnectConfig(UNDEFINED);
+}

@@ -1,0 +1,434 @@
+package io.ofinet.plugin.ofi;
+
+import io.ofinet.config.ConfigEnvironment;
+import io.ofinet.config.ConfigException;
+import io.ofinet.config.ConfigLoader;
+import io.ofinet.config.DeviceSpec;
+import io.ofinet.config.RailLayout;
+import io.ofinet.fabric.FabricInfo;
+import io.ofinet.fabric.FabricProvider;
+import io.ofinet.fabric.NicAttributes;
+import io.ofinet.fabric.ofi.NativeMemory;
+import io.ofinet.fabric.ofi.OfiDiscovery;
+import io.ofinet.fabric.ofi.OfiProvider;
+import io.ofinet.mr.MrException;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.plugin.ConnectConfig;
+import io.ofinet.plugin.DeviceProperties;
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.MemoryType;
+import io.ofinet.plugin.NetException;
+import io.ofinet.plugin.NetPlugin;
+import io.ofinet.plugin.NetResult;
+import io.ofinet.rdma.Device;
+import io.ofinet.rdma.ListenComm;
+import io.ofinet.rdma.RdmaEndpoint;
+import io.ofinet.rdma.RdmaException;
+import io.ofinet.rdma.RecvComm;
+import io.ofinet.rdma.Request;
+import io.ofinet.rdma.SendComm;
+import io.ofinet.rdma.wire.Limits;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * ofinet's {@link NetPlugin}, found by {@link java.util.ServiceLoader} under the name {@value
+ * #NAME}: the adapter from the NCCL-style API to the RDMA protocol. Its configuration is the layout
+ * named by {@code OFINET_LAYOUT}, or one discovered from {@code fi_getinfo}. Devices open on first
+ * use; protocol endpoints are per thread.
+ */
+public final class OfiNetPlugin implements NetPlugin {
+    /** The plugin's name. */
+    public static final String NAME = "ofinet";
+    /** The largest message: a stripe's length travels in 32 bits of CQ data. */
+    public static final long MAX_P2P_BYTES = 0xFFFFFFFFL;
+    /** Link speed reported when neither the provider nor sysfs says (Mbps). */
+    static final int FALLBACK_SPEED_MBPS = 10_000;
+
+    private final Supplier<FabricProvider> providers;
+    private final LayoutSource layoutSource;
+    private FabricProvider provider;
+    private RailLayout layout;
+    private Device[] devices;
+
+    /** A source of the layout; throws as the loader does. */
+    @FunctionalInterface
+    interface LayoutSource {
+        RailLayout load() throws ConfigException;
+    }
+
+    /** The plugin as ServiceLoader makes it: real libfabric, the layout of this process's configuration. */
+    public OfiNetPlugin() {
+        this(OfiProvider::new, () -> ConfigLoader.load(ConfigEnvironment.system(), Optional.of(new OfiDiscovery())));
+    }
+
+    /** A plugin over another provider and layout (the in-memory provider, in tests). */
+    OfiNetPlugin(Supplier<FabricProvider> providers, LayoutSource layoutSource) {
+        this.providers = providers;
+        this.layoutSource = layoutSource;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public synchronized void init() throws NetException {
+        if (layout != null) {
+            return;
+        }
+        try {
+            provider = providers.get();
+            layout = layoutSource.load();
+            devices = new Device[layout.devices().size()];
+        } catch (ConfigException e) {
+            throw new NetException(NetResult.INVALID_ARGUMENT, "init: invalid configuration: " + e.getMessage(), e);
+        } catch (UnsatisfiedLinkError e) {
+            throw new NetException(NetResult.SYSTEM_ERROR, "init: " + e.getMessage(), e);
+        }
+    }
+
+    private void requireInit() throws NetException {
+        if (layout == null) {
+            throw new NetException(NetResult.INVALID_USAGE, "the plugin is not initialised: call init() first");
+        }
+    }
+
+    @Override
+    public synchronized int devices() throws NetException {
+        requireInit();
+        return devices.length;
+    }
+
+    private synchronized Device device(int dev) throws NetException {
+        requireInit();
+        if (dev < 0 || dev >= devices.length) {
+            throw new NetException(NetResult.INVALID_ARGUMENT, "device " + dev + " does not exist; there are "
+                    + devices.length);
+        }
+        if (devices[dev] == null) {
+            try {
+                devices[dev] = Device.open(provider, layout.devices().get(dev));
+            } catch (RdmaException e) {
+                throw Errors.toNetException("open device " + dev, e);
+            }
+        }
+        return devices[dev];
+    }
+
+    @Override
+    public DeviceProperties getProperties(int dev) throws NetException {
+        Device device = device(dev);
+        DeviceSpec spec = device.spec();
+        FabricInfo info = device.railInfo(0);
+        String domain = spec.dataRails().get(0).domain();
+        Optional<NicAttributes> nic = info.nic();
+        String pciPath = nic.flatMap(NicAttributes::pciPath).map(p -> "/sys/bus/pci/devices/" + p)
+                .orElseGet(() -> sysfsDevicePath(domain));
+        int speed = nic.map(n -> (int) (n.linkSpeedBitsPerSecond() / 1_000_000)).filter(s -> s > 0)
+                .orElseGet(() -> sysfsSpeedMbps(domain).orElse(FALLBACK_SPEED_MBPS));
+        int rails = spec.dataRails().size();
+        return new DeviceProperties(spec.name(), pciPath, 0x6f66696e00000000L | dev, MemoryType.HOST.bit(),
+                !spec.parameters().mrCacheDisabled(), false, speed * rails, 0, 0, Limits.MAX_COMMS, Limits.MAX_RECVS,
+                0, 0, MAX_P2P_BYTES, MAX_P2P_BYTES);
+    }
+
+    /** The NIC's device directory in sysfs, for topology; empty for virtual interfaces. */
+    private static String sysfsDevicePath(String iface) {
+        Path link = Path.of("/sys/class/net", iface, "device");
+        try {
+            return Files.exists(link) ? link.toRealPath().toString() : "";
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static Optional<Integer> sysfsSpeedMbps(String iface) {
+        try {
+            int speed = Integer.parseInt(Files.readString(Path.of("/sys/class/net", iface, "speed")).trim());
+            return speed > 0 ? Optional.of(speed) : Optional.empty();
+        } catch (IOException | NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static RdmaEndpoint endpoint(Device device) throws NetException {
+        try {
+            return device.endpointForCurrentThread();
+        } catch (RdmaException e) {
+            throw Errors.toNetException("open endpoint", e);
+        }
+    }
+
+    @Override
+    public Handles.ListenComm listen(int dev) throws NetException {
+        try {
+            return new OfiHandles.Listen(this, endpoint(device(dev)).listen());
+        } catch (RdmaException e) {
+            throw Errors.toNetException("listen", e);
+        }
+    }
+
+    @Override
+    public Handles.SendComm connect(int dev, byte[] handle, ConnectConfig config) throws NetException {
+        if (handle == null || handle.length > HANDLE_MAX_BYTES) {
+            throw new NetException(NetResult.INVALID_ARGUMENT, "connect: a handle of at most " + HANDLE_MAX_BYTES
+                    + " bytes is required");
+        }
+        RdmaEndpoint endpoint = endpoint(device(dev));
+        try {
+            SendComm comm = endpoint.connect(handle);
+            return comm == null ? null : new OfiHandles.Send(this, comm, endpoint);
+        } catch (RdmaException e) {
+            throw Errors.toNetException("connect", e);
+        }
+    }
+
+    @Override
+    public Handles.RecvComm accept(Handles.ListenComm listenComm) throws NetException {
+        OfiHandles.Listen listen = ours(listenComm, OfiHandles.Listen.class, "accept", "listen communicator");
+        if (listen.closed) {
+            throw new NetException(NetResult.INVALID_USAGE, "accept: the listen communicator is closed");
+        }
+        ListenComm inner = listen.inner;
+        try {
+            RecvComm comm = inner.endpoint().accept(inner);
+            return comm == null ? null : new OfiHandles.Recv(this, comm, inner.endpoint());
+        } catch (RdmaException e) {
+            throw Errors.toNetException("accept", e);
+        }
+    }
+
+    private <T> T ours(Object handle, Class<T> type, String operation, String what) throws NetException {
+        if (!type.isInstance(handle) || ((OfiHandles.Owned) handle).owner() != this) {
+            throw new NetException(NetResult.INVALID_USAGE, operation + ": " + (handle == null ? "no " + what
+                    : "a " + what + " that this plugin did not make"));
+        }
+        return type.cast(handle);
+    }
+
+    private OfiHandles.Comm openComm(Handles.Comm comm, String operation) throws NetException {
+        OfiHandles.Comm c = ours(comm, OfiHandles.Comm.class, operation, "communicator");
+        if (c.closed) {
+            throw new NetException(NetResult.INVALID_USAGE, operation + ": the communicator is closed");
+        }
+        return c;
+    }
+
+    @Override
+    public Handles.MrHandle regMr(Handles.Comm comm, long address, long size, MemoryType type) throws NetException {
+        OfiHandles.Comm c = openComm(comm, "regMr");
+        if (type != MemoryType.HOST) {
+            throw new NetException(NetResult.INVALID_USAGE, "regMr: " + type + " memory is not supported: ofinet"
+                    + " registers host memory only (ptrSupport HOST)");
+        }
+        if (address == 0 || size < 0) {
+            throw new NetException(NetResult.INVALID_ARGUMENT, "regMr: no buffer at 0x" + Long.toHexString(address)
+                    + " of " + size + " bytes");
+        }
+        try {
+            return new OfiHandles.Mr(this, c.endpoint.registerUserBuffer(address, size), c.endpoint);
+        } catch (RdmaException e) {
+            throw Errors.toNetException("regMr", e);
+        }
+    }
+
+    @Override
+    public Handles.MrHandle regMr(Handles.Comm comm, ByteBuffer buffer) throws NetException {
+        return regMr(comm, address(buffer, "regMr"), buffer.remaining(), MemoryType.HOST);
+    }
+
+    private static long address(ByteBuffer buffer, String operation) throws NetException {
+        if (buffer == null || !buffer.isDirect()) {
+            throw new NetException(NetResult.INVALID_ARGUMENT, operation + ": a direct ByteBuffer is required; heap"
+                    + " memory cannot be registered");
+        }
+        return NativeMemory.addressOf(buffer) + buffer.position();
+    }
+
+    @Override
+    public Handles.MrHandle regMrDmaBuf(Handles.Comm comm, long address, long size, MemoryType type, long offset,
+            int fd) throws NetException {
+        openComm(comm, "regMrDmaBuf");
+        throw new NetException(NetResult.INVALID_USAGE, "regMrDmaBuf: dma-buf memory is not supported: ofinet"
+                + " registers host memory only (ptrSupport HOST)");
+    }
+
+    @Override
+    public void deregMr(Handles.Comm comm, Handles.MrHandle mhandle) throws NetException {
+        openComm(comm, "deregMr");
+        OfiHandles.Mr mr = ours(mhandle, OfiHandles.Mr.class, "deregMr", "memory handle");
+        if (mr.closed) {
+            throw new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle was deregistered already");
+        }
+        mr.closed = true;
+        try {
+            mr.inner.close();
+        } catch (MrException e) {
+            throw new NetException(NetResult.SYSTEM_ERROR, "deregMr: " + e.getMessage(), e);
+        }
+    }
+
+    private MrHandle mr(Handles.MrHandle mhandle, OfiHandles.Comm comm, String operation) throws NetException {
+        if (mhandle == null) {
+            return null;
+        }
+        OfiHandles.Mr mr = ours(mhandle, OfiHandles.Mr.class, operation, "memory handle");
+        if (mr.closed) {
+            throw new NetException(NetResult.INVALID_USAGE, operation + ": the memory handle was deregistered");
+        }
+        if (mr.endpoint != comm.endpoint) {
+            throw new NetException(NetResult.INVALID_USAGE, operation + ": the memory handle was registered for a"
+                    + " communicator of another endpoint");
+        }
+        return mr.inner;
+    }
+
+    @Override
+    public Handles.Request isend(Handles.SendComm comm, long address, long size, int tag, Handles.MrHandle mhandle)
+            throws NetException {
+        OfiHandles.Send send = (OfiHandles.Send) openComm(ours(comm, OfiHandles.Send.class, "isend",
+                "send communicator"), "isend");
+        if (size < 0 || size > MAX_P2P_BYTES) {
+            throw new NetException(NetResult.INVALID_USAGE, "isend: " + size + " bytes; maxP2pBytes is "
+                    + MAX_P2P_BYTES);
+        }
+        try {
+            Request inner = send.inner.isend(address, size, tag, mr(mhandle, send, "isend"));
+            return inner == null ? null : send.wrap(inner);
+        } catch (RdmaException e) {
+            throw Errors.toNetException("isend", e);
+        }
+    }
+
+    @Override
+    public Handles.Request isend(Handles.SendComm comm, ByteBuffer buffer, int tag, Handles.MrHandle mhandle)
+            throws NetException {
+        return isend(comm, address(buffer, "isend"), buffer.remaining(), tag, mhandle);
+    }
+
+    private OfiHandles.Recv recvComm(Handles.RecvComm comm, int n, String operation) throws NetException {
+        OfiHandles.Recv recv = (OfiHandles.Recv) openComm(ours(comm, OfiHandles.Recv.class, operation,
+                "receive communicator"), operation);
+        if (n < 1 || n > Limits.MAX_RECVS) {
+            throw new NetException(NetResult.INVALID_USAGE, operation + ": " + n + " buffers; maxRecvs is "
+                    + Limits.MAX_RECVS);
+        }
+        return recv;
+    }
+
+    @Override
+    public Handles.Request irecv(Handles.RecvComm comm, int n, long[] addresses, long[] sizes, int[] tags,
+            Handles.MrHandle[] mhandles) throws NetException {
+        OfiHandles.Recv recv = recvComm(comm, n, "irecv");
+        for (int i = 0; i < n; i++) {
+            recv.scratch[i] = mr(mhandles[i], recv, "irecv");
+        }
+        try {
+            Request inner = recv.inner.irecv(n, addresses, sizes, tags, recv.scratch);
+            return inner == null ? null : recv.wrap(inner);
+        } catch (RdmaException e) {
+            throw Errors.toNetException("irecv", e);
+        }
+    }
+
+    @Override
+    public Handles.Request iflush(Handles.RecvComm comm, int n, long[] addresses, long[] sizes,
+            Handles.MrHandle[] mhandles) throws NetException {
+        OfiHandles.Recv recv = recvComm(comm, n, "iflush");
+        for (int i = 0; i < n; i++) {
+            recv.scratch[i] = mr(mhandles[i], recv, "iflush");
+        }
+        try {
+            Request inner = recv.inner.iflush(n, addresses, sizes, recv.scratch);
+            return inner == null ? null : recv.wrap(inner);
+        } catch (RdmaException e) {
+            throw Errors.toNetException("iflush", e);
+        }
+    }
+
+    @Override
+    public boolean test(Handles.Request request, long[] sizes) throws NetException {
+        OfiHandles.PooledRequest r = ours(request, OfiHandles.PooledRequest.class, "test", "request");
+        if (!r.inUse) {
+            throw new NetException(NetResult.INVALID_USAGE, "test: the request is no longer outstanding: test"
+                    + " already reported it done or failed");
+        }
+        if (r.comm.closed) {
+            throw new NetException(NetResult.INVALID_USAGE, "test: the request's communicator is closed");
+        }
+        try {
+            boolean done = r.inner.test(sizes);
+            if (done) {
+                r.comm.release(r);
+            }
+            return done;
+        } catch (RdmaException e) {
+            r.comm.release(r);
+            throw Errors.toNetException("test", e);
+        }
+    }
+
+    @Override
+    public void closeSend(Handles.SendComm comm) throws NetException {
+        OfiHandles.Send send = ours(comm, OfiHandles.Send.class, "closeSend", "send communicator");
+        if (send.closed) {
+            return;
+        }
+        send.closed = true;
+        try {
+            send.inner.close();
+        } catch (RdmaException e) {
+            throw Errors.toNetException("closeSend", e);
+        }
+    }
+
+    @Override
+    public void closeRecv(Handles.RecvComm comm) throws NetException {
+        OfiHandles.Recv recv = ours(comm, OfiHandles.Recv.class, "closeRecv", "receive communicator");
+        if (!recv.closed) {
+            recv.closed = true;
+            recv.inner.close();
+        }
+    }
+
+    @Override
+    public void closeListen(Handles.ListenComm comm) throws NetException {
+        OfiHandles.Listen listen = ours(comm, OfiHandles.Listen.class, "closeListen", "listen communicator");
+        if (!listen.closed) {
+            listen.closed = true;
+            listen.inner.close();
+        }
+    }
+
+    @Override
+    public synchronized void close() throws NetException {
+        if (devices == null) {
+            return;
+        }
+        List<RdmaException> failures = new ArrayList<>();
+        for (Device device : devices) {
+            if (device != null) {
+                try {
+                    device.close();
+                } catch (RdmaException e) {
+                    failures.add(e);
+                }
+            }
+        }
+        devices = null;
+        layout = null;
+        if (!failures.isEmpty()) {
+            NetException e = Errors.toNetException("close", failures.get(0));
+            failures.subList(1, failures.size()).forEach(e::addSuppressed);
+            throw e;
+        }
+    }
+}

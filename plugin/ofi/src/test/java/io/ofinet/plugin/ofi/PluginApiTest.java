@@ -1,0 +1,288 @@
+package io.ofinet.plugin.ofi;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.config.ConfigEnvironment;
+import io.ofinet.config.ConfigLoader;
+import io.ofinet.config.RailLayout;
+import io.ofinet.fabric.mem.MemProvider;
+import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.plugin.ConnectConfig;
+import io.ofinet.plugin.DeviceProperties;
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.MemoryType;
+import io.ofinet.plugin.NetException;
+import io.ofinet.plugin.NetPlugin;
+import io.ofinet.plugin.NetPlugins;
+import io.ofinet.plugin.NetResult;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The NetPlugin API end to end, two plugin instances ("hosts") on one in-memory network. */
+@Timeout(60)
+class PluginApiTest {
+    private static final String LAYOUT = "{\"devices\": [{\"name\": \"test\", \"dataRails\": ["
+            + "{\"provider\": \"mem\", \"domain\": \"mem0\"}, {\"provider\": \"mem\", \"domain\": \"mem1\"}],"
+            + " \"minStripeSize\": 4096, \"eagerMaxSize\": 4096}]}";
+
+    private final List<AutoCloseable> buffers = new ArrayList<>();
+    private OfiNetPlugin a;
+    private OfiNetPlugin b;
+
+    static RailLayout layout() throws io.ofinet.config.ConfigException {
+        return ConfigLoader.parse(LAYOUT, "test", ConfigEnvironment.of(Map.of(), new Properties()));
+    }
+
+    @BeforeEach
+    void init() throws Exception {
+        MemProvider provider = MemProvider.builder().domains(2).build();
+        a = new OfiNetPlugin(() -> provider, PluginApiTest::layout);
+        b = new OfiNetPlugin(() -> provider, PluginApiTest::layout);
+        a.init();
+        b.init();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        a.close();
+        b.close();
+        for (AutoCloseable buffer : buffers) {
+            buffer.close();
+        }
+    }
+
+    private HostBuffer buffer(long size) {
+        HostBuffer buffer = new HostBuffer(size);
+        buffers.add(buffer);
+        return buffer;
+    }
+
+    /** connect and accept, each called again until both return their communicator. */
+    private Handles.SendComm[] sendOut = new Handles.SendComm[1];
+
+    private Handles.RecvComm connect(Handles.ListenComm listen) throws NetException {
+        Handles.SendComm send = null;
+        Handles.RecvComm recv = null;
+        for (int i = 0; i < 1_000_000 && (send == null || recv == null); i++) {
+            if (send == null) {
+                send = a.connect(0, listen.handle(), ConnectConfig.DEFAULT);
+            }
+            if (recv == null) {
+                recv = b.accept(listen);
+            }
+        }
+        sendOut[0] = send;
+        return recv;
+    }
+
+    private static void await(NetPlugin plugin, Handles.Request request, long[] sizes, NetPlugin other)
+            throws NetException {
+        for (int i = 0; i < 10_000_000; i++) {
+            if (plugin.test(request, sizes)) {
+                return;
+            }
+            other.devices(); // the other side progresses in its own test calls below
+        }
+        throw new AssertionError("request not done");
+    }
+
+    /** Tests both requests alternately until both are done; returns the receive's first size. */
+    private long both(Handles.Request send, Handles.Request recv, long[] sizes) throws NetException {
+        boolean sendDone = send == null;
+        boolean recvDone = recv == null;
+        for (int i = 0; i < 10_000_000 && !(sendDone && recvDone); i++) {
+            sendDone = sendDone || a.test(send, null);
+            recvDone = recvDone || b.test(recv, sizes);
+        }
+        assertTrue(sendDone && recvDone, "requests not done");
+        return sizes == null ? -1 : sizes[0];
+    }
+
+    @Test
+    void propertiesDescribeTheDevice() throws Exception {
+        assertEquals("ofinet", a.name());
+        assertEquals(1, a.devices());
+        DeviceProperties p = a.getProperties(0);
+        assertEquals("test", p.name());
+        assertEquals(MemoryType.HOST.bit(), p.ptrSupport());
+        assertTrue(p.regIsGlobal());
+        assertEquals(8, p.maxRecvs());
+        assertEquals(8192, p.maxComms());
+        assertEquals(0xFFFFFFFFL, p.maxP2pBytes());
+        assertEquals(2 * OfiNetPlugin.FALLBACK_SPEED_MBPS, p.speedMbps(), "two rails at the fallback speed");
+        assertEquals(NetResult.INVALID_ARGUMENT, assertThrows(NetException.class, () -> a.getProperties(1)).result());
+    }
+
+    @Test
+    void sendAndReceiveWithDirectByteBuffersAndLargerReceiveBuffers() throws Exception {
+        Handles.ListenComm listen = b.listen(0);
+        assertTrue(listen.handle().length <= NetPlugin.HANDLE_MAX_BYTES);
+        Handles.RecvComm recv = connect(listen);
+        Handles.SendComm send = sendOut[0];
+        ByteBuffer out = ByteBuffer.allocateDirect(100);
+        for (int i = 0; i < 100; i++) {
+            out.put((byte) i);
+        }
+        out.flip();
+        ByteBuffer in = ByteBuffer.allocateDirect(4096);
+        Handles.MrHandle outMr = a.regMr(send, out);
+        Handles.MrHandle inMr = b.regMr(recv, in);
+        long inAddress = io.ofinet.fabric.ofi.NativeMemory.addressOf(in);
+        Handles.Request r = b.irecv(recv, 1, new long[] {inAddress}, new long[] {4096}, new int[] {5},
+                new Handles.MrHandle[] {inMr});
+        Handles.Request s = a.isend(send, out, 5, outMr);
+        long[] sizes = new long[1];
+        assertEquals(100, both(s, r, sizes), "a larger receive buffer reports the sent size");
+        for (int i = 0; i < 100; i++) {
+            assertEquals((byte) i, in.get(i));
+        }
+        Handles.Request f = b.iflush(recv, 1, new long[] {inAddress}, new long[] {100}, new Handles.MrHandle[] {inMr});
+        assertNotNull(f);
+        while (!b.test(f, null)) {
+            Thread.onSpinWait();
+        }
+        a.deregMr(send, outMr);
+        b.deregMr(recv, inMr);
+    }
+
+    @Test
+    void sendsLargerThanTheReceiveFailOnBothSidesAndWriteNothing() throws Exception {
+        Handles.RecvComm recv = connect(b.listen(0));
+        Handles.SendComm send = sendOut[0];
+        long[][] cases = {{5 * 1024, 4 * 1024}, {2 << 20, 1 << 20}};
+        int tag = 0;
+        for (long[] c : cases) {
+            HostBuffer src = buffer(c[0]).pattern(1);
+            HostBuffer dst = buffer(c[1] + 64).fill((byte) 0x5A);
+            Handles.MrHandle srcMr = a.regMr(send, src.address, src.size, MemoryType.HOST);
+            Handles.MrHandle dstMr = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
+            Handles.Request r = b.irecv(recv, 1, new long[] {dst.address}, new long[] {c[1]}, new int[] {tag},
+                    new Handles.MrHandle[] {dstMr});
+            Handles.Request s = a.isend(send, src.address, c[0], tag, srcMr);
+            NetException sent = assertThrows(NetException.class, () -> both(s, null, null));
+            assertEquals(NetResult.INVALID_USAGE, sent.result());
+            NetException received = assertThrows(NetException.class, () -> both(null, r, new long[1]));
+            assertEquals(NetResult.INVALID_USAGE, received.result());
+            for (long i = 0; i < dst.size; i++) {
+                assertEquals(0x5A, dst.get(i), "byte " + i);
+            }
+            tag++;
+        }
+    }
+
+    @Test
+    void groupedReceivesReportEachBuffersSize() throws Exception {
+        Handles.RecvComm recv = connect(b.listen(0));
+        Handles.SendComm send = sendOut[0];
+        HostBuffer dst = buffer(30000);
+        Handles.MrHandle dstMr = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
+        HostBuffer src = buffer(10000).pattern(3);
+        Handles.MrHandle srcMr = a.regMr(send, src.address, src.size, MemoryType.HOST);
+        Handles.Request r = b.irecv(recv, 3, new long[] {dst.address, dst.address + 10000, dst.address + 20000},
+                new long[] {10000, 10000, 10000}, new int[] {7, 8, 9}, new Handles.MrHandle[] {dstMr, dstMr, dstMr});
+        List<Handles.Request> sends = new ArrayList<>();
+        sends.add(a.isend(send, src.address, 9000, 9, srcMr));
+        sends.add(a.isend(send, src.address, 700, 7, srcMr));
+        sends.add(a.isend(send, src.address, 80, 8, srcMr));
+        long[] sizes = new long[3];
+        // Drive both sides: on the in-memory provider nothing reaches a side that does not poll.
+        both(sends.get(0), r, sizes);
+        both(sends.get(1), null, null);
+        both(sends.get(2), null, null);
+        assertArrayEquals(new long[] {700, 80, 9000}, sizes);
+    }
+
+    @Test
+    void misuseIsInvalidUsageSayingWhat() throws Exception {
+        Handles.ListenComm listen = b.listen(0);
+        Handles.RecvComm recv = connect(listen);
+        Handles.SendComm send = sendOut[0];
+        HostBuffer src = buffer(64);
+        Handles.MrHandle mr = a.regMr(send, src.address, src.size, MemoryType.HOST);
+        HostBuffer dst = buffer(64);
+        Handles.MrHandle dstMr = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
+        Handles.Request r = b.irecv(recv, 1, new long[] {dst.address}, new long[] {64}, new int[] {1},
+                new Handles.MrHandle[] {dstMr});
+        Handles.Request s = a.isend(send, src.address, 64, 1, mr);
+        both(s, r, new long[1]);
+
+        NetException stale = assertThrows(NetException.class, () -> a.test(s, null));
+        assertEquals(NetResult.INVALID_USAGE, stale.result());
+        assertEquals("test: the request is no longer outstanding: test already reported it done or failed",
+                stale.getMessage());
+        NetException foreign = assertThrows(NetException.class, () -> b.isend(send, src.address, 64, 1, mr));
+        assertEquals("isend: a send communicator that this plugin did not make", foreign.getMessage());
+        assertEquals(NetResult.INVALID_USAGE,
+                assertThrows(NetException.class, () -> a.isend(send, src.address, 1L << 33, 1, mr)).result());
+        NetException tooMany = assertThrows(NetException.class, () -> b.irecv(recv, 9, new long[9], new long[9],
+                new int[9], new Handles.MrHandle[9]));
+        assertEquals("irecv: 9 buffers; maxRecvs is 8", tooMany.getMessage());
+        NetException cuda = assertThrows(NetException.class, () -> a.regMr(send, src.address, 64, MemoryType.CUDA));
+        assertEquals(NetResult.INVALID_USAGE, cuda.result());
+        assertTrue(cuda.getMessage().contains("CUDA memory is not supported"), cuda.getMessage());
+        assertEquals(NetResult.INVALID_ARGUMENT, assertThrows(NetException.class,
+                () -> a.regMr(send, ByteBuffer.allocate(8))).result(), "heap buffers cannot be registered");
+        a.closeSend(send);
+        a.closeSend(send);
+        NetException closed = assertThrows(NetException.class, () -> a.isend(send, src.address, 64, 1, mr));
+        assertEquals("isend: the communicator is closed", closed.getMessage());
+        OfiNetPlugin fresh = new OfiNetPlugin(MemProvider::create, PluginApiTest::layout);
+        assertEquals(NetResult.INVALID_USAGE, assertThrows(NetException.class, fresh::devices).result());
+    }
+
+    @Test
+    void oneListenCommunicatorServesThreeConnectionsAndClosingWithRequestsInFlightIsSafe() throws Exception {
+        Handles.ListenComm listen = b.listen(0);
+        for (int round = 0; round < 3; round++) {
+            Handles.RecvComm recv = connect(listen);
+            Handles.SendComm send = sendOut[0];
+            assertNotNull(recv);
+            HostBuffer src = buffer(1 << 20).pattern(round);
+            HostBuffer dst = buffer(1 << 20);
+            Handles.MrHandle srcMr = a.regMr(send, src.address, src.size, MemoryType.HOST);
+            Handles.MrHandle dstMr = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
+            if (round < 2) {
+                // 32 receives and 32 sends of 1 MiB in flight, then close both sides.
+                for (int i = 0; i < 32; i++) {
+                    assertNotNull(b.irecv(recv, 1, new long[] {dst.address}, new long[] {1 << 20}, new int[] {i},
+                            new Handles.MrHandle[] {dstMr}));
+                    assertNotNull(a.isend(send, src.address, 1 << 20, i, srcMr));
+                }
+            } else {
+                Handles.Request r = b.irecv(recv, 1, new long[] {dst.address}, new long[] {1 << 20}, new int[] {0},
+                        new Handles.MrHandle[] {dstMr});
+                Handles.Request s = a.isend(send, src.address, 1 << 20, 0, srcMr);
+                assertEquals(1 << 20, both(s, r, new long[1]), "the third connection moves data");
+                assertArrayEquals(src.bytes(0, 1 << 20), dst.bytes(0, 1 << 20));
+            }
+            a.deregMr(send, srcMr);
+            b.deregMr(recv, dstMr);
+            a.closeSend(send);
+            b.closeRecv(recv);
+        }
+        b.closeListen(listen);
+        assertNull(null);
+    }
+
+    @Test
+    void serviceLoaderFindsThePluginByName() throws Exception {
+        assertTrue(NetPlugins.available().contains("ofinet"), NetPlugins.available().toString());
+        assertTrue(NetPlugins.load("ofinet") instanceof OfiNetPlugin);
+        NetException unknown = assertThrows(NetException.class, () -> NetPlugins.load("nccl-ib"));
+        assertEquals(NetResult.INVALID_USAGE, unknown.result());
+        assertTrue(unknown.getMessage().startsWith("no network plugin named \"nccl-ib\" on the class path; found [ofinet]"),
+                unknown.getMessage());
+    }
+}
