@@ -2,11 +2,16 @@ package io.ofinet.rdma;
 
 import java.util.BitSet;
 
-/** Lowest-free ids below a bound: communicator and listen ids. Not thread-safe. */
+/**
+ * Communicator and listen ids below a bound, handed out in rotation: a closed communicator's id
+ * comes back only after every other id has been used, so that writes still in flight from its
+ * peer are not taken for a new communicator's. Not thread-safe.
+ */
 final class IdAllocator {
     private final BitSet used = new BitSet();
     private final int limit;
     private final String what;
+    private int next;
 
     IdAllocator(int limit, String what) {
         this.limit = limit;
@@ -14,12 +19,16 @@ final class IdAllocator {
     }
 
     int allocate() throws RdmaException {
-        int id = used.nextClearBit(0);
+        int id = used.nextClearBit(next);
+        if (id >= limit) {
+            id = used.nextClearBit(0);
+        }
         if (id >= limit) {
             throw new RdmaException(ErrorCategory.INVALID_USAGE, "all " + limit + " " + what
                     + " of this endpoint are in use; close some first");
         }
         used.set(id);
+        next = id + 1 == limit ? 0 : id + 1;
         return id;
     }
 

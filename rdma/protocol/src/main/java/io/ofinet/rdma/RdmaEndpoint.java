@@ -91,6 +91,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final List<SendComm> sendList = new ArrayList<>();
     private final List<RecvComm> recvList = new ArrayList<>();
     private long nextLivenessCheck;
+    /** Mailboxes of closed send communicators, kept registered a while for late control writes. */
+    private final java.util.ArrayDeque<SendComm> quarantine = new java.util.ArrayDeque<>();
     private boolean closed;
 
     RdmaEndpoint(Device device) throws RdmaException {
@@ -248,7 +250,13 @@ public final class RdmaEndpoint implements AutoCloseable {
             SendComm comm = sendList.get(i);
             if (comm.connectedAndOpen() && comm.liveness().dead == null) {
                 comm.progressSends();
+                if (comm.peerClosing && !comm.writesInFlight()) {
+                    comm.sendClosedNotice();
+                }
             }
+        }
+        if (!quarantine.isEmpty()) {
+            releaseQuarantined(System.nanoTime(), false);
         }
         long now = System.nanoTime();
         if (now >= nextLivenessCheck) {
@@ -370,9 +378,6 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
         if (comm.connected()) {
             connecting.remove(key);
-            comm.connectedWith(new io.ofinet.rdma.sched.RailScheduler(dataRails, params.minStripeSizeBytes(),
-                    params.schedMaxSmallRrSizeBytes()), params.peerTimeoutMs(), System.nanoTime());
-            sendList.add(comm);
             return comm;
         }
         if (System.nanoTime() > comm.deadlineNanos) {
@@ -564,6 +569,10 @@ public final class RdmaEndpoint implements AutoCloseable {
             comm.controlPeers[c] = avs.get(dataRails + c).insert(m.controlAddresses().get(c));
         }
         comm.peerCommId = m.acceptorCommId();
+        // Ready for control messages from now on: the receiver may post before connect() returns.
+        comm.connectedWith(new io.ofinet.rdma.sched.RailScheduler(dataRails, params.minStripeSizeBytes(),
+                params.schedMaxSmallRrSizeBytes()), params.peerTimeoutMs(), System.nanoTime());
+        sendList.add(comm);
         comm.accepted = true;
     }
 
@@ -599,14 +608,9 @@ public final class RdmaEndpoint implements AutoCloseable {
                 }
                 return;
             }
-            case Immediate.TYPE_KEEPALIVE: {
-                PeerLiveness.Peered target = Immediate.recvIndex(word) == Immediate.KEEPALIVE_TO_SENDER
-                        ? sends.get(comm) : recvs.get(comm);
-                if (target != null && target.liveness() != null) {
-                    target.liveness().heard(System.nanoTime());
-                }
+            case Immediate.TYPE_KEEPALIVE:
+                keepalive(comm, Immediate.recvIndex(word));
                 return;
-            }
             case Immediate.TYPE_DATA:
             case Immediate.TYPE_ERROR: {
                 RecvComm recv = recvs.get(comm);
@@ -623,6 +627,37 @@ public final class RdmaEndpoint implements AutoCloseable {
             }
             default:
                 throw new RdmaException(ErrorCategory.INTERNAL, "immediate type " + Immediate.type(word));
+        }
+    }
+
+    /** A keepalive, or one of the close notices carried as one. */
+    private void keepalive(int comm, int side) {
+        long now = System.nanoTime();
+        switch (side) {
+            case Immediate.RECEIVER_CLOSING: {
+                SendComm send = sends.get(comm);
+                if (send == null || send.closed) {
+                    return; // closed already: its confirmation went out at its close
+                }
+                send.liveness().heard(now);
+                send.peerClosing = true;
+                send.failQueued(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
+                return;
+            }
+            case Immediate.SENDER_CLOSED: {
+                RecvComm recv = recvs.get(comm);
+                if (recv != null) {
+                    recv.senderClosed = true;
+                    recv.liveness().heard(now);
+                }
+                return;
+            }
+            default: {
+                PeerLiveness.Peered target = side == Immediate.KEEPALIVE_TO_SENDER ? sends.get(comm) : recvs.get(comm);
+                if (target != null && target.liveness() != null) {
+                    target.liveness().heard(now);
+                }
+            }
         }
     }
 
@@ -666,22 +701,72 @@ public final class RdmaEndpoint implements AutoCloseable {
         if (comm.closed) {
             return;
         }
-        comm.closed = true;
         comm.failQueued(new RdmaException(ErrorCategory.INVALID_USAGE, "the send communicator was closed"));
+        if (comm.connectedAndOpen() && comm.liveness().dead == null) {
+            // Drain: writes in flight finish (or the peer is presumed dead) before the application
+            // may deregister the buffers they read from.
+            long deadline = System.nanoTime() + params.peerTimeoutMs() * 1_000_000L;
+            while (comm.writesInFlight() && comm.liveness().dead == null && System.nanoTime() < deadline) {
+                progress();
+            }
+            comm.sendClosedNotice();
+            progress();
+        }
+        comm.closed = true;
         sends.remove(comm.id());
         sendList.remove(comm);
         sendIds.free(comm.id());
         connecting.values().remove(comm);
-        try {
-            comm.mailboxMr.close();
-        } catch (MrException e) {
-            throw new RdmaException(ErrorCategory.SYSTEM, "closing a send communicator: " + e.getMessage(), e);
-        } finally {
-            NativeMemory.free(comm.mailbox);
+        // The receiver may still write control messages into the mailbox: keep it registered for a
+        // while, so that such a write never meets a missing key (which breaks rxm connections).
+        comm.closedNanos = System.nanoTime();
+        quarantine.add(comm);
+    }
+
+    /** Releases quarantined mailboxes older than the peer timeout, or all of them. */
+    private void releaseQuarantined(long now, boolean all) {
+        while (!quarantine.isEmpty()
+                && (all || now - quarantine.peek().closedNanos > params.peerTimeoutMs() * 1_000_000L)) {
+            SendComm comm = quarantine.poll();
+            try {
+                comm.mailboxMr.close();
+            } catch (MrException e) {
+                LOG.log(Level.WARNING, "deregistering a mailbox: {0}", e.getMessage());
+            } finally {
+                NativeMemory.free(comm.mailbox);
+            }
         }
     }
 
+    /**
+     * Closes a receive communicator. With receives outstanding, the sender may still write into
+     * their buffers: it is told that this side closes, and the close waits — driving progress, at
+     * most peerTimeoutMs — until it confirms that it writes no more, so that the application may
+     * then deregister the buffers.
+     */
     synchronized void closeRecv(RecvComm comm) {
+        if (!comm.closed && comm.connectedAndOpen() && comm.outstanding() > 0 && comm.liveness().dead == null
+                && !closed) {
+            RmaOp op = acquireOp();
+            if (op != null) {
+                op.set(RmaOp.Kind.SENDDATA, controlEndpoint(0), 0, "close notice", comm.liveness());
+                op.buf = 0;
+                op.len = 0;
+                op.desc = 0;
+                op.data = immediate(Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.RECEIVER_CLOSING,
+                        comm.peerCommId(), 0), 0);
+                op.peer = comm.controlPeer(0);
+                engine.submit(op);
+                long deadline = System.nanoTime() + params.peerTimeoutMs() * 1_000_000L;
+                try {
+                    while (!comm.senderClosed && comm.liveness().dead == null && System.nanoTime() < deadline) {
+                        progress();
+                    }
+                } catch (RdmaException e) {
+                    LOG.log(Level.WARNING, "closing a receive communicator: {0}", e.getMessage());
+                }
+            }
+        }
         discardRecv(comm);
     }
 
@@ -718,6 +803,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         for (RecvComm comm : new ArrayList<>(recvs.values())) {
             discardRecv(comm);
         }
+        releaseQuarantined(0, true);
         closed = true;
         RdmaException resources = closeResources(null);
         device.closed(this);

@@ -44,6 +44,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final long[] keys = new long[Limits.MAX_DATA_RAILS];
     private final RecvRequest[] all = new RecvRequest[MAX_REQUESTS];
     private final PeerLiveness liveness;
+    /** The sender confirmed it writes no more. */
+    boolean senderClosed;
 
     RecvComm(RdmaEndpoint endpoint, int id, ListenComm listen, int peerCommId, long peerMailbox, int peerSlotBytes,
             long[] peerMailboxKeys, long[] dataPeers, long[] controlPeers) {

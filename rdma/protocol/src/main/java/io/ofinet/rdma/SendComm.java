@@ -39,6 +39,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     long[] dataPeers;
     long[] controlPeers;
     boolean closed;
+    long closedNanos;
 
     private final ControlMessage[] controls = new ControlMessage[Limits.WINDOW];
     private final boolean[] announced = new boolean[Limits.WINDOW];
@@ -49,6 +50,9 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
     private final SendRequest[] all = new SendRequest[MAX_REQUESTS];
     private PeerLiveness liveness;
+    /** The receiver is closing: queued sends failed, a confirmation is due once writes drain. */
+    boolean peerClosing;
+    boolean closedNoticeSent;
     private RailScheduler scheduler;
     private final Schedule schedule = new Schedule(Limits.MAX_DATA_RAILS);
 
@@ -210,7 +214,9 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         int n = Math.min(slotBytes, bytes.length);
         NativeMemory.read(mailbox + (long) slot * slotBytes, bytes, 0, n);
         controls[slot].decode(bytes, n, endpoint.dataRails(), seq);
-        liveness.heard(System.nanoTime());
+        if (liveness != null) { // a control message may overtake the ACCEPT on another rail
+            liveness.heard(System.nanoTime());
+        }
         announced[slot] = true;
         consumed[slot] = 0;
     }
@@ -323,6 +329,29 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             ops[s] = null;
         }
         return true;
+    }
+
+    /** Whether writes of this communicator are still in flight. */
+    boolean writesInFlight() {
+        for (SendRequest request : all) {
+            if (request.inUse && request.pendingOps > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Tells the receiver that this side writes no more (once). */
+    void sendClosedNotice() {
+        if (closedNoticeSent || controlPeers == null) {
+            return;
+        }
+        RmaOp op = endpoint.acquireOp();
+        if (op != null) {
+            closedNoticeSent = true;
+            notifyReceiver(op, Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED, peerCommId, 0), 0,
+                    NO_OWNER);
+        }
     }
 
     /** Fails every queued send; used when the communicator closes or its peer is gone. */

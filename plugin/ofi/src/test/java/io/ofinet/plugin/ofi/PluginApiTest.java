@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Timeout;
 class PluginApiTest {
     private static final String LAYOUT = "{\"devices\": [{\"name\": \"test\", \"dataRails\": ["
             + "{\"provider\": \"mem\", \"domain\": \"mem0\"}, {\"provider\": \"mem\", \"domain\": \"mem1\"}],"
-            + " \"minStripeSize\": 4096, \"eagerMaxSize\": 4096}]}";
+            + " \"minStripeSize\": 4096, \"eagerMaxSize\": 4096, \"peerTimeoutMs\": 500}]}";
 
     private final List<AutoCloseable> buffers = new ArrayList<>();
     private OfiNetPlugin a;

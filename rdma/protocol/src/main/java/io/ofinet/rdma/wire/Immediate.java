@@ -18,7 +18,8 @@ import io.ofinet.rdma.RdmaException;
  * The C++ anchor packs {@code | 4 nseg | 3 recv_idx | 15 comm_id | 10 msg_seq |}; two bits of the
  * communicator id carry the type here, so that a receiver can be told its receive failed, and so
  * that peers can tell each other they are alive. A keepalive's buffer-index field says which
- * communicator it is for: 0 the receiving side of the connection, 1 the sending side.
+ * communicator it is for and why: 0 the receiving side (alive), 1 the sending side (alive), 2 the
+ * sending side (the receiver is closing: stop), 3 the receiving side (the sender has closed).
  */
 public final class Immediate {
     public static final int TYPE_DATA = 0;
@@ -29,6 +30,10 @@ public final class Immediate {
     public static final int KEEPALIVE_TO_RECEIVER = 0;
     /** Keepalive index: for the send communicator of the connection. */
     public static final int KEEPALIVE_TO_SENDER = 1;
+    /** Keepalive index: the receiver is closing; the sender should stop and confirm. */
+    public static final int RECEIVER_CLOSING = 2;
+    /** Keepalive index: the sender has closed and will write no more. */
+    public static final int SENDER_CLOSED = 3;
 
     /** Error reason, in the segment field of an error: the send did not fit the buffer. */
     public static final int ERROR_TRUNCATED = 1;
@@ -80,7 +85,7 @@ public final class Immediate {
                     + ": more than 32 bits");
         }
         int d = (int) data;
-        if (type(d) == TYPE_KEEPALIVE && recvIndex(d) > KEEPALIVE_TO_SENDER) {
+        if (type(d) == TYPE_KEEPALIVE && recvIndex(d) > SENDER_CLOSED) {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
                     + ": keepalive for side " + recvIndex(d));
         }

@@ -1,0 +1,37 @@
+package io.ofinet.plugin.ofi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.fabric.testing.ChildJvm;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The plugin API between two JVMs over real tcp;ofi_rxm, loaded through ServiceLoader. */
+@Timeout(180)
+class PluginTwoJvmIT {
+
+    @Test
+    void twoJvmsThroughTheNetPluginApi(@TempDir Path dir) throws Exception {
+        Path layout = dir.resolve("layout.json");
+        Files.writeString(layout, "{\"devices\": [{\"name\": \"loopback\", \"dataRails\": ["
+                + "{\"provider\": \"tcp;ofi_rxm\", \"domain\": \"lo\"}, {\"provider\": \"tcp;ofi_rxm\", \"domain\": \"lo\"}],"
+                + " \"minStripeSize\": 65536}]}");
+        ChildJvm.Spec recv = new ChildJvm.Spec(PluginPeer.class).args("recv", dir.toString())
+                .env("OFINET_LAYOUT", layout.toString()).env("OFINET_PLUGIN", "ofinet").bound(Duration.ofSeconds(150));
+        ChildJvm.Spec send = new ChildJvm.Spec(PluginPeer.class).args("send", dir.toString())
+                .env("OFINET_LAYOUT", layout.toString()).env("OFINET_PLUGIN", "ofinet").bound(Duration.ofSeconds(150));
+        try (ChildJvm r = recv.start(); ChildJvm s = send.start()) {
+            int sStatus = s.waitFor();
+            int rStatus = r.waitFor();
+            assertEquals(0, rStatus, "receiver:\n" + r.output() + "\nsender:\n" + s.output());
+            assertEquals(0, sStatus, "sender:\n" + s.output());
+            assertTrue(r.output().contains("recv: all checks passed"), r.output());
+            assertTrue(s.output().contains("send: all checks passed"), s.output());
+        }
+    }
+}
