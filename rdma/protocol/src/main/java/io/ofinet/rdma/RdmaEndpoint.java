@@ -83,8 +83,9 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final IdAllocator sendIds = new IdAllocator(Limits.MAX_COMMS, "send communicator ids");
     private final IdAllocator recvIds = new IdAllocator(Limits.MAX_COMMS, "receive communicator ids");
     private final Map<Integer, ListenComm> listens = new HashMap<>();
-    private final Map<Integer, SendComm> sends = new HashMap<>();
-    private final Map<Integer, RecvComm> recvs = new HashMap<>();
+    /** Communicators by id: arrays, so that finding one for a completion allocates nothing. */
+    private final SendComm[] sends = new SendComm[Limits.MAX_COMMS];
+    private final RecvComm[] recvs = new RecvComm[Limits.MAX_COMMS];
     private final Map<ByteBuffer, SendComm> connecting = new HashMap<>();
     private final List<RecvComm> accepting = new ArrayList<>();
     /** Connected communicators, walked by index from progress so that progress allocates nothing. */
@@ -406,7 +407,7 @@ public final class RdmaEndpoint implements AutoCloseable {
             long listener = avs.get(dataRails).insert(handle.address());
             SendComm comm = new SendComm(this, id, System.nanoTime() + params.connectionTimeoutMs() * 1_000_000L,
                     mailbox, mailboxMr, slotBytes);
-            sends.put(id, comm);
+            sends[id] = comm;
             long[] keys = new long[controlRails];
             for (int c = 0; c < controlRails; c++) {
                 keys[c] = mailboxMr.key(RailKind.CONTROL, c);
@@ -420,12 +421,12 @@ public final class RdmaEndpoint implements AutoCloseable {
             return comm;
         } catch (FabricException e) {
             releaseMailbox(mailbox, mailboxMr);
-            sends.remove(id);
+            sends[id] = null;
             sendIds.free(id);
             throw new RdmaException(ErrorCategory.SYSTEM, "connect: " + e.getMessage(), e);
         } catch (RdmaException | RuntimeException e) {
             releaseMailbox(mailbox, mailboxMr);
-            sends.remove(id);
+            sends[id] = null;
             sendIds.free(id);
             throw e;
         }
@@ -528,7 +529,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         int id = recvIds.allocate();
         RecvComm comm = new RecvComm(this, id, listen, m.connectorCommId(), m.mailboxAddress(), m.mailboxSlotBytes(),
                 m.mailboxKeys(), dataPeers, controlPeers);
-        recvs.put(id, comm);
+        recvs[id] = comm;
         accepting.add(comm);
         send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
                 names(0, dataRails), names(dataRails, controlRails)), reply, () -> {
@@ -549,7 +550,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     private void onAccept(HandshakeMessage m) throws FabricException {
-        SendComm comm = sends.get(m.connectorCommId());
+        SendComm comm = sends[m.connectorCommId()];
         if (comm == null || comm.accepted || comm.closed) {
             LOG.log(Level.WARNING, "dropping an ACCEPT for unknown send communicator {0}", m.connectorCommId());
             return;
@@ -577,7 +578,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     private void onReject(HandshakeMessage m) {
-        SendComm comm = sends.get(m.connectorCommId());
+        SendComm comm = sends[m.connectorCommId()];
         if (comm != null && !comm.closed) {
             comm.failure = new RdmaException(ErrorCategory.REMOTE, "connect: the listener refused the connection: "
                     + m.reason());
@@ -596,7 +597,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         int seq = Immediate.seq(word);
         switch (Immediate.type(word)) {
             case Immediate.TYPE_CONTROL: {
-                SendComm send = sends.get(comm);
+                SendComm send = sends[comm];
                 if (send == null || send.closed) {
                     LOG.log(Level.WARNING, "dropping a control message for send communicator {0}", comm);
                     return;
@@ -613,7 +614,7 @@ public final class RdmaEndpoint implements AutoCloseable {
                 return;
             case Immediate.TYPE_DATA:
             case Immediate.TYPE_ERROR: {
-                RecvComm recv = recvs.get(comm);
+                RecvComm recv = recvs[comm];
                 if (recv == null || recv.closed) {
                     LOG.log(Level.WARNING, "dropping a remote write for receive communicator {0}", comm);
                     return;
@@ -635,7 +636,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         long now = System.nanoTime();
         switch (side) {
             case Immediate.RECEIVER_CLOSING: {
-                SendComm send = sends.get(comm);
+                SendComm send = sends[comm];
                 if (send == null || send.closed) {
                     return; // closed already: its confirmation went out at its close
                 }
@@ -645,7 +646,7 @@ public final class RdmaEndpoint implements AutoCloseable {
                 return;
             }
             case Immediate.SENDER_CLOSED: {
-                RecvComm recv = recvs.get(comm);
+                RecvComm recv = recvs[comm];
                 if (recv != null) {
                     recv.senderClosed = true;
                     recv.liveness().heard(now);
@@ -653,7 +654,7 @@ public final class RdmaEndpoint implements AutoCloseable {
                 return;
             }
             default: {
-                PeerLiveness.Peered target = side == Immediate.KEEPALIVE_TO_SENDER ? sends.get(comm) : recvs.get(comm);
+                PeerLiveness.Peered target = side == Immediate.KEEPALIVE_TO_SENDER ? sends[comm] : recvs[comm];
                 if (target != null && target.liveness() != null) {
                     target.liveness().heard(now);
                 }
@@ -713,7 +714,7 @@ public final class RdmaEndpoint implements AutoCloseable {
             progress();
         }
         comm.closed = true;
-        sends.remove(comm.id());
+        sends[comm.id()] = null;
         sendList.remove(comm);
         sendIds.free(comm.id());
         connecting.values().remove(comm);
@@ -775,7 +776,7 @@ public final class RdmaEndpoint implements AutoCloseable {
             return;
         }
         comm.closed = true;
-        recvs.remove(comm.id());
+        recvs[comm.id()] = null;
         recvList.remove(comm);
         recvIds.free(comm.id());
     }
@@ -793,15 +794,19 @@ public final class RdmaEndpoint implements AutoCloseable {
         for (ListenComm listen : new ArrayList<>(listens.values())) {
             closeListen(listen);
         }
-        for (SendComm comm : new ArrayList<>(sends.values())) {
-            try {
-                closeSend(comm);
-            } catch (RdmaException e) {
-                failure = Device.add(failure, e);
+        for (SendComm comm : sends) {
+            if (comm != null) {
+                try {
+                    closeSend(comm);
+                } catch (RdmaException e) {
+                    failure = Device.add(failure, e);
+                }
             }
         }
-        for (RecvComm comm : new ArrayList<>(recvs.values())) {
-            discardRecv(comm);
+        for (RecvComm comm : recvs) {
+            if (comm != null) {
+                discardRecv(comm);
+            }
         }
         releaseQuarantined(0, true);
         closed = true;

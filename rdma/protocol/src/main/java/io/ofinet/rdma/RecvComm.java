@@ -42,6 +42,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final ControlMessage message = new ControlMessage();
     private final byte[] encoded;
     private final long[] keys = new long[Limits.MAX_DATA_RAILS];
+    private final RmaOp[] flushOps = new RmaOp[Limits.MAX_DATA_RAILS];
     private final RecvRequest[] all = new RecvRequest[MAX_REQUESTS];
     private final PeerLiveness liveness;
     /** The sender confirmed it writes no more. */
@@ -193,8 +194,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         window.insert(seq, request);
         recvSeq = window.add(recvSeq, 1);
         int rail = seq % endpoint.controlRails();
-        op.set(RmaOp.Kind.WRITEDATA, endpoint.controlEndpoint(rail), rail, "control message on control rail " + rail,
-                request);
+        op.set(RmaOp.Kind.WRITEDATA, endpoint.controlEndpoint(rail), rail, RmaOp.CONTROL_ON_RAIL[rail], request);
         op.buf = buffer.address;
         op.len = length;
         op.desc = buffer.descriptor(rail);
@@ -283,7 +283,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             return request;
         }
         int rails = endpoint.dataRails();
-        RmaOp[] ops = new RmaOp[rails];
+        RmaOp[] ops = flushOps;
         for (int r = 0; r < rails; r++) {
             ops[r] = endpoint.acquireOp();
             if (ops[r] == null) {
@@ -299,7 +299,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         MrHandle flush = endpoint.flushBuffer();
         long length = Math.min(sizes[target], RdmaEndpoint.FLUSH_READ_BYTES);
         for (int r = 0; r < rails; r++) {
-            RmaOp op = ops[r].set(RmaOp.Kind.READ, endpoint.dataEndpoint(r), r, "flush read on data rail " + r, request);
+            RmaOp op = ops[r].set(RmaOp.Kind.READ, endpoint.dataEndpoint(r), r, RmaOp.READ_ON_DATA_RAIL[r], request);
             op.buf = flush.address();
             op.len = length;
             op.desc = flush.descriptor(RailKind.DATA, r);

@@ -10,6 +10,19 @@ import io.ofinet.rdma.progress.Operation;
  * when it completes or fails.
  */
 final class RmaOp extends Operation {
+    /** Descriptions per rail, made once: describing an operation allocates nothing. */
+    static final String[] WRITE_ON_DATA_RAIL = names("write on data rail ");
+    static final String[] READ_ON_DATA_RAIL = names("flush read on data rail ");
+    static final String[] CONTROL_ON_RAIL = names("control message on control rail ");
+
+    private static String[] names(String prefix) {
+        String[] names = new String[io.ofinet.rdma.wire.Limits.MAX_DATA_RAILS];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = prefix + i;
+        }
+        return names;
+    }
+
     enum Kind { WRITEDATA, READ, SENDDATA }
 
     /** Who waits for the operation. */

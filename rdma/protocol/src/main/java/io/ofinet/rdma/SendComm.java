@@ -315,7 +315,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             int rail = schedule.rail(s);
             long offset = schedule.offset(s);
             long length = schedule.length(s);
-            RmaOp op = ops[s].set(RmaOp.Kind.WRITEDATA, endpoint.dataEndpoint(rail), rail, "write on data rail " + rail,
+            RmaOp op = ops[s].set(RmaOp.Kind.WRITEDATA, endpoint.dataEndpoint(rail), rail, RmaOp.WRITE_ON_DATA_RAIL[rail],
                     request);
             op.buf = request.address + offset;
             op.len = length;

@@ -19,6 +19,8 @@ public final class ControlMessage {
     static final int TYPE_RECV_POSTED = 1;
     static final int HEADER = 8;
 
+    private WireReader reader;
+    private final WireWriter writer = new WireWriter(new byte[0]);
     private int buffers;
     private int dataRails;
     private int sequence;
@@ -95,7 +97,7 @@ public final class ControlMessage {
 
     /** Encodes into {@code out}; returns the length. */
     public int encode(byte[] out) {
-        WireWriter w = new WireWriter(out);
+        WireWriter w = writer.reset(out);
         w.u8(TYPE_RECV_POSTED).u8(buffers).u8(dataRails).u8(0).u16(sequence).u16(0);
         for (int i = 0; i < buffers; i++) {
             w.i64(address[i]).i64(length[i]).i32(tag[i]).u8(index[i]).zeros(3);
@@ -113,7 +115,8 @@ public final class ControlMessage {
      * @param expectedSeq the sequence number of the slot it was written to
      */
     public ControlMessage decode(byte[] bytes, int limit, int expectedRails, int expectedSeq) throws RdmaException {
-        WireReader r = new WireReader(bytes, limit, "control message", ErrorCategory.REMOTE);
+        WireReader r = reader == null ? (reader = new WireReader(bytes, limit, "control message", ErrorCategory.REMOTE))
+                : reader.reset(bytes, limit);
         r.range(r.u8("type"), TYPE_RECV_POSTED, TYPE_RECV_POSTED, "type");
         int count = r.range(r.u8("buffers"), 1, Limits.MAX_RECVS, "buffers");
         int rails = r.range(r.u8("data rails"), expectedRails, expectedRails, "data rails");

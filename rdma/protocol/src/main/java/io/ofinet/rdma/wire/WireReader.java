@@ -8,8 +8,8 @@ import io.ofinet.rdma.RdmaException;
  * RdmaException} naming what was being read; never an index error.
  */
 final class WireReader {
-    private final byte[] bytes;
-    private final int limit;
+    private byte[] bytes;
+    private int limit;
     private final String what;
     private final ErrorCategory category;
     private int position;
@@ -22,11 +22,18 @@ final class WireReader {
     WireReader(byte[] bytes, int length, String what, ErrorCategory category) throws RdmaException {
         this.what = what;
         this.category = category;
-        if (length < 0 || length > bytes.length) {
-            throw fail("length " + length + " outside the " + bytes.length + "-byte buffer");
+        reset(bytes, length);
+    }
+
+    /** Starts reading another message: readers on the data path are reused. */
+    WireReader reset(byte[] source, int length) throws RdmaException {
+        if (length < 0 || length > source.length) {
+            throw fail("length " + length + " outside the " + source.length + "-byte buffer");
         }
-        this.bytes = bytes;
+        this.bytes = source;
         this.limit = length;
+        this.position = 0;
+        return this;
     }
 
     RdmaException fail(String why) {

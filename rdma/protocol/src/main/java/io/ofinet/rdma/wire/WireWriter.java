@@ -2,11 +2,18 @@ package io.ofinet.rdma.wire;
 
 /** Little-endian writes into a byte array; the caller sizes the array. */
 final class WireWriter {
-    private final byte[] bytes;
+    private byte[] bytes;
     private int position;
 
     WireWriter(byte[] bytes) {
         this.bytes = bytes;
+    }
+
+    /** Starts writing another message: writers on the data path are reused. */
+    WireWriter reset(byte[] target) {
+        this.bytes = target;
+        this.position = 0;
+        return this;
     }
 
     int position() {

@@ -1,0 +1,77 @@
+package io.ofinet.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.ofinet.fabric.ofi.OfiProvider;
+import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.mr.MrHandle;
+import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The data path allocates nothing: rounds of irecv, isend and test between two endpoints over
+ * real shm, on the FFM data path, counted with the JVM's per-thread allocation counter.
+ */
+@Timeout(120)
+class DataPathAllocationIT {
+
+    @Test
+    void sendReceiveAndTestAllocateNothing() throws Exception {
+        assumeTrue(OfiProvider.dataPathName().equals("ffm"), "JNA boxes its arguments; FFM is the allocation-free path");
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        try (HostBuffer src = new HostBuffer(4096).pattern(1);
+                HostBuffer dst = new HostBuffer(4096);
+                Device device = Device.open(new OfiProvider(), Layouts.device("shm", new String[] {"shm"}, ""))) {
+            // Two endpoints of one device, closed sender first: shm peers in one process share
+            // their regions, and progress on one after the other has closed would touch unmapped
+            // memory inside the provider (docs/FABRIC.md).
+            RdmaEndpoint a = device.openEndpoint();
+            RdmaEndpoint b = device.openEndpoint();
+            Object[] pair = ConnectionTest.establish(a, b, b.listen());
+            SendComm send = (SendComm) pair[0];
+            RecvComm recv = (RecvComm) pair[1];
+            MrHandle srcMr = a.registerUserBuffer(src.address, src.size);
+            MrHandle dstMr = b.registerUserBuffer(dst.address, dst.size);
+            long[] addresses = {dst.address};
+            long[] sizes = {4096};
+            int[] tags = {0};
+            MrHandle[] mrs = {dstMr};
+            long[] received = new long[1];
+            Runnable round = () -> {
+                try {
+                    RecvRequest r = recv.irecv(1, addresses, sizes, tags, mrs);
+                    SendRequest s = send.isend(src.address, 1024, 0, srcMr);
+                    boolean sent = false;
+                    boolean got = false;
+                    while (!sent || !got) {
+                        sent = sent || s.test(null);
+                        got = got || r.test(received);
+                    }
+                } catch (RdmaException e) {
+                    throw new IllegalStateException(e);
+                }
+            };
+            for (int i = 0; i < 30_000; i++) {
+                round.run(); // warm up: class loading, JIT compilation
+            }
+            long thread = Thread.currentThread().getId();
+            long before = threads.getThreadAllocatedBytes(thread);
+            int rounds = 20_000;
+            for (int i = 0; i < rounds; i++) {
+                round.run();
+            }
+            long perRound = (threads.getThreadAllocatedBytes(thread) - before) / rounds;
+            assertEquals(1024, received[0]);
+            assertTrue(perRound < 8, "the data path allocated " + perRound + " bytes per round");
+            srcMr.close();
+            dstMr.close();
+            send.close();
+            recv.close();
+            a.close();
+            b.close();
+        }
+    }
+}
