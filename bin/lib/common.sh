@@ -22,15 +22,15 @@ export PATH="$JAVA_HOME/bin:$PATH"
 # and kills the JVM at its first implicit null check.
 export IPATH_NO_BACKTRACE=1 HFI_NO_BACKTRACE=1
 
-# Builds a module (and the modules it needs) when its jar is missing or older than a source of it or
-# of an ofinet module it depends on (the jars are rewritten on every build: forceCreation).
+# Builds a module (and the modules it needs) when its jar is missing or older than a source or pom
+# of it or of an ofinet module it depends on (the jars are rewritten on every build: forceCreation).
 ofinet_build_if_needed() {
     local module=$1 jar sources=() dep
-    jar=$(ls "$OFINET_ROOT/$module"/target/*-SNAPSHOT.jar 2>/dev/null | grep -v tests | head -n 1 || true)
-    sources+=("$OFINET_ROOT/$module/src/main")
+    jar=$(ls "$OFINET_ROOT/$module"/target/*-SNAPSHOT.jar 2>/dev/null | grep -v -- '-tests\.jar$' | head -n 1 || true)
+    sources+=("$OFINET_ROOT/$module/src/main" "$OFINET_ROOT/$module/pom.xml" "$OFINET_ROOT/pom.xml")
     if [ -f "$OFINET_ROOT/$module/target/runtime-classpath.txt" ]; then
         for dep in $(tr ':' '\n' < "$OFINET_ROOT/$module/target/runtime-classpath.txt" | grep "^$OFINET_ROOT/"); do
-            sources+=("${dep%%/target/*}/src/main")
+            sources+=("${dep%%/target/*}/src/main" "${dep%%/target/*}/pom.xml")
         done
     fi
     if [ -z "$jar" ] || [ ! -f "$OFINET_ROOT/$module/target/runtime-classpath.txt" ] \
@@ -43,7 +43,7 @@ ofinet_build_if_needed() {
 # The runtime classpath of a module: its jar and its dependencies.
 ofinet_classpath() {
     local module=$1 jar
-    jar=$(ls "$OFINET_ROOT/$module"/target/*-SNAPSHOT.jar | grep -v tests | head -n 1)
+    jar=$(ls "$OFINET_ROOT/$module"/target/*-SNAPSHOT.jar | grep -v -- '-tests\.jar$' | head -n 1)
     echo "$jar:$(cat "$OFINET_ROOT/$module/target/runtime-classpath.txt")"
 }
 

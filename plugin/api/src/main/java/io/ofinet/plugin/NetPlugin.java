@@ -73,6 +73,10 @@ public interface NetPlugin extends AutoCloseable {
     Handles.Request irecv(Handles.RecvComm comm, int n, long[] addresses, long[] sizes, int[] tags,
             Handles.MrHandle[] mhandles) throws NetException;
 
+    /** Posts a receive into the remaining bytes of a direct buffer; null means retry. */
+    Handles.Request irecv(Handles.RecvComm comm, ByteBuffer buffer, int tag, Handles.MrHandle mhandle)
+            throws NetException;
+
     /** Makes received data visible (GPU memory); null means retry. */
     Handles.Request iflush(Handles.RecvComm comm, int n, long[] addresses, long[] sizes, Handles.MrHandle[] mhandles)
             throws NetException;

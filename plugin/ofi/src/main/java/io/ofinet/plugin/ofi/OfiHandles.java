@@ -92,6 +92,11 @@ final class OfiHandles {
     /** A receive communicator. */
     static final class Recv extends Comm implements Handles.RecvComm {
         final RecvComm inner;
+        /** Arguments of the ByteBuffer convenience receive, reused. */
+        final long[] addresses = new long[1];
+        final long[] sizes = new long[1];
+        final int[] tags = new int[1];
+        final Handles.MrHandle[] mhandles = new Handles.MrHandle[1];
 
         Recv(Object owner, RecvComm inner, RdmaEndpoint endpoint) {
             super(owner, endpoint, 2 * RecvComm.MAX_REQUESTS);

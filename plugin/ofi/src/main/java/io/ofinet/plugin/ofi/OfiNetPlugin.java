@@ -340,6 +340,17 @@ public final class OfiNetPlugin implements NetPlugin {
     }
 
     @Override
+    public Handles.Request irecv(Handles.RecvComm comm, ByteBuffer buffer, int tag, Handles.MrHandle mhandle)
+            throws NetException {
+        OfiHandles.Recv recv = recvComm(comm, 1, "irecv");
+        recv.addresses[0] = address(buffer, "irecv");
+        recv.sizes[0] = buffer.remaining();
+        recv.tags[0] = tag;
+        recv.mhandles[0] = mhandle;
+        return irecv(comm, 1, recv.addresses, recv.sizes, recv.tags, recv.mhandles);
+    }
+
+    @Override
     public Handles.Request iflush(Handles.RecvComm comm, int n, long[] addresses, long[] sizes,
             Handles.MrHandle[] mhandles) throws NetException {
         OfiHandles.Recv recv = recvComm(comm, n, "iflush");

@@ -140,8 +140,7 @@ class PluginApiTest {
         Handles.MrHandle outMr = a.regMr(send, out);
         Handles.MrHandle inMr = b.regMr(recv, in);
         long inAddress = io.ofinet.fabric.ofi.NativeMemory.addressOf(in);
-        Handles.Request r = b.irecv(recv, 1, new long[] {inAddress}, new long[] {4096}, new int[] {5},
-                new Handles.MrHandle[] {inMr});
+        Handles.Request r = b.irecv(recv, in, 5, inMr);
         Handles.Request s = a.isend(send, out, 5, outMr);
         long[] sizes = new long[1];
         assertEquals(100, both(s, r, sizes), "a larger receive buffer reports the sent size");

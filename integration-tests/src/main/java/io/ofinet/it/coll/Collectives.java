@@ -1,0 +1,99 @@
+package io.ofinet.it.coll;
+
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.NetException;
+import java.nio.ByteBuffer;
+
+/**
+ * Ring collectives on float32 data in registered direct buffers (native byte order). Every rank
+ * calls the same collective with the same sizes, in the same order.
+ */
+public final class Collectives {
+    private final Ring ring;
+
+    public Collectives(Ring ring) {
+        this.ring = ring;
+    }
+
+    /** Bytes of block {@code i} of {@code count} elements split into {@code parts}. */
+    static long blockStart(long count, int parts, int i) {
+        return count / parts * i + Math.min(i, count % parts);
+    }
+
+    private static ByteBuffer block(ByteBuffer buffer, long count, int parts, int i) {
+        long start = blockStart(count, parts, i);
+        long end = blockStart(count, parts, i + 1);
+        return buffer.duplicate().clear().position((int) (start * 4)).limit((int) (end * 4)).slice();
+    }
+
+    /** Each rank sends {@code data} to the next and receives the previous rank's into {@code out}. */
+    public void sendrecv(ByteBuffer data, ByteBuffer out, Handles.MrHandle mr) throws NetException {
+        ring.step(data.duplicate().clear(), out.duplicate().clear(), mr);
+    }
+
+    /** Rank 0's {@code data} to every rank along the ring: each receives, then forwards, under one tag. */
+    public void broadcast(ByteBuffer data, Handles.MrHandle mr) throws NetException {
+        int rank = ring.rank();
+        int tag = ring.nextTag();
+        if (rank > 0) {
+            ring.step(null, data.duplicate().clear(), mr, tag);
+        }
+        if (rank < ring.size() - 1) {
+            ring.step(data.duplicate().clear(), null, mr, tag);
+        }
+    }
+
+    /** Every rank's {@code count} elements, at its index in {@code out} (size × count elements). */
+    public void allgather(ByteBuffer out, long count, Handles.MrHandle mr) throws NetException {
+        int n = ring.size();
+        int r = ring.rank();
+        for (int s = 0; s < n - 1; s++) {
+            ring.step(block(out, count * n, n, Math.floorMod(r - s, n)),
+                    block(out, count * n, n, Math.floorMod(r - s - 1, n)), mr);
+        }
+    }
+
+    /**
+     * Sums {@code data} (count elements) over all ranks, block by block: rank r ends with the sum
+     * of block r. {@code tmp} holds one block.
+     */
+    public void reduceScatter(ByteBuffer data, long count, ByteBuffer tmp, Handles.MrHandle mr) throws NetException {
+        int n = ring.size();
+        int r = ring.rank();
+        for (int s = 0; s < n - 1; s++) {
+            int sendBlock = Math.floorMod(r - s - 1, n);
+            int recvBlock = Math.floorMod(r - s - 2, n);
+            ByteBuffer target = block(data, count, n, recvBlock);
+            ByteBuffer in = tmp.duplicate().clear().limit(target.capacity()).slice();
+            ring.step(block(data, count, n, sendBlock), in, mr);
+            for (int i = 0; i < target.capacity(); i += 4) {
+                target.putFloat(i, target.getFloat(i) + in.getFloat(i));
+            }
+        }
+    }
+
+    /** Sums {@code data} (count elements) over all ranks, in place: ring reduce-scatter, then allgather. */
+    public void allreduce(ByteBuffer data, long count, ByteBuffer tmp, Handles.MrHandle mr) throws NetException {
+        reduceScatter(data, count, tmp, mr);
+        int n = ring.size();
+        int r = ring.rank();
+        for (int s = 0; s < n - 1; s++) {
+            ring.step(block(data, count, n, Math.floorMod(r - s, n)), block(data, count, n, Math.floorMod(r - s - 1, n)),
+                    mr);
+        }
+    }
+
+    /** The first element of block {@code i} of {@code count} elements split into {@code parts}. */
+    public static long blockStartOf(long count, int parts, int i) {
+        return blockStart(count, parts, i);
+    }
+
+    /** The elements of block {@code i} of {@code count} split over the ring. */
+    public long blockElements(long count, int i) {
+        return blockStart(count, ring.size(), i + 1) - blockStart(count, ring.size(), i);
+    }
+
+    public Ring ring() {
+        return ring;
+    }
+}

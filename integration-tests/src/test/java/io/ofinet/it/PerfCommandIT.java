@@ -1,0 +1,46 @@
+package io.ofinet.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The README's main command, bin/ofinet-perf, run as a newcomer runs it, over real tcp on loopback. */
+@Timeout(300)
+class PerfCommandIT {
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
+    @Test
+    void pingpongPrintsAVerifiedTableAndWritesCsv(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("out.txt");
+        Path csv = dir.resolve("results.csv");
+        Process p = new ProcessBuilder(ROOT.resolve("bin/ofinet-perf").toString(), "pingpong", "--sizes=8,4096,65536",
+                "--warmup", "10", "--iters", "20", "--csv", csv.toString())
+                .directory(ROOT.toFile()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        try {
+            assertTrue(p.waitFor(240, TimeUnit.SECONDS), "ofinet-perf did not finish");
+            String text = Files.readString(out, StandardCharsets.UTF_8);
+            assertEquals(0, p.exitValue(), text);
+            assertTrue(text.contains("#        size        count     type    time(us)  algbw(GB/s)  busbw(GB/s)  #wrong"),
+                    text);
+            assertTrue(!text.contains("WARNING"), "no JVM warnings: " + text);
+            List<String> rows = Files.readAllLines(csv, StandardCharsets.UTF_8);
+            assertEquals("test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong", rows.get(0));
+            assertEquals(4, rows.size(), rows.toString());
+            for (String row : rows.subList(1, rows.size())) {
+                assertTrue(row.startsWith("pingpong,tcp;ofi_rxm,2,"), row);
+                assertTrue(row.endsWith(",0"), "no wrong elements: " + row);
+            }
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+    }
+}
