@@ -21,24 +21,18 @@ public final class FlushRequest extends Request implements RmaOp.Owner {
     }
 
     @Override
-    public boolean test(long[] sizes) throws RdmaException {
-        comm.endpoint().progress();
-        if (!finished()) {
-            return false;
-        }
-        RdmaException f = failure;
+    RdmaEndpoint endpoint() {
+        return comm.endpoint();
+    }
+
+    @Override
+    void release() {
         comm.release(this);
-        if (f != null) {
-            throw f;
-        }
-        return true;
     }
 
     @Override
     public void opDone(RmaOp op) {
-        if (--pendingOps == 0 && failure == null) {
-            done = true;
-        }
+        operationDone();
     }
 
     @Override

@@ -64,22 +64,22 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     }
 
     @Override
-    public boolean test(long[] sizes) throws RdmaException {
-        comm.endpoint().progress();
-        if (!finished()) {
-            return false;
-        }
+    RdmaEndpoint endpoint() {
+        return comm.endpoint();
+    }
+
+    @Override
+    void release() {
+        comm.release(this);
+    }
+
+    @Override
+    void reportSizes(long[] sizes) {
         if (sizes != null) {
             for (int i = 0; i < buffers && i < sizes.length; i++) {
                 sizes[i] = received[i];
             }
         }
-        RdmaException f = failure;
-        comm.release(this);
-        if (f != null) {
-            throw f;
-        }
-        return true;
     }
 
     /** The control message's write completed. */

@@ -13,12 +13,41 @@ public abstract class Request {
     boolean inUse;
 
     /**
-     * Whether it is done; when it is, receives write each buffer's received size into {@code
-     * sizes} (when not null).
+     * Whether it is done, after one step of progress; when it is, receives write each buffer's
+     * received size into {@code sizes} (when not null), and the request returns to its pool.
      *
      * @throws RdmaException the operation's failure; the request is then finished too
      */
-    public abstract boolean test(long[] sizes) throws RdmaException;
+    public final boolean test(long[] sizes) throws RdmaException {
+        endpoint().progress();
+        if (!finished()) {
+            return false;
+        }
+        reportSizes(sizes);
+        RdmaException f = failure;
+        release();
+        if (f != null) {
+            throw f;
+        }
+        return true;
+    }
+
+    /** The endpoint that drives this request. */
+    abstract RdmaEndpoint endpoint();
+
+    /** Returns the request to its communicator's pool. */
+    abstract void release();
+
+    /** Writes the sizes received, for receives. */
+    void reportSizes(long[] sizes) {
+    }
+
+    /** One of the request's operations completed. */
+    void operationDone() {
+        if (--pendingOps == 0 && failure == null) {
+            done = true;
+        }
+    }
 
     void fail(RdmaException cause) {
         if (failure == null) {

@@ -1,19 +1,17 @@
 package io.ofinet.fabric.ofi;
 
 import io.ofinet.config.ConfigEnvironment;
-import io.ofinet.config.ConfigException;
-import io.ofinet.config.ConfigLoader;
 import io.ofinet.config.DataRailSpec;
 import io.ofinet.config.DeviceSpec;
 import io.ofinet.config.LayoutReport;
 import io.ofinet.config.MrScope;
 import io.ofinet.config.RailLayout;
+import io.ofinet.config.ShowLayout;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FabricInfo;
 import io.ofinet.fabric.InfoHints;
 import io.ofinet.fabric.InfoList;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.Optional;
 
 /**
@@ -30,20 +28,11 @@ public final class ShowRails {
     }
 
     static int run(String[] args, ConfigEnvironment env, PrintStream out, PrintStream err) {
-        if (args.length > 1 || (args.length == 1 && args[0].startsWith("-"))) {
-            err.println("usage: ofinet-layout [LAYOUT.json]");
-            err.println("  without an argument: the layout named by " + ConfigLoader.LAYOUT_ENV
-                    + ", or one discovered from fi_getinfo");
+        Optional<RailLayout> loaded = ShowLayout.load(args, env, Optional.of(new OfiDiscovery()), err);
+        if (loaded.isEmpty()) {
             return 2;
         }
-        RailLayout layout;
-        try {
-            layout = args.length == 1 ? ConfigLoader.loadFile(Path.of(args[0]), env)
-                    : ConfigLoader.load(env, Optional.of(new OfiDiscovery()));
-        } catch (ConfigException e) {
-            err.println("ofinet: invalid configuration: " + e.getMessage());
-            return 2;
-        }
+        RailLayout layout = loaded.get();
         out.print(LayoutReport.render(layout));
         out.println();
         if (!OfiLibrary.isAvailable()) {
