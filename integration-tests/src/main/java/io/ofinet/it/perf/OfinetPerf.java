@@ -220,6 +220,7 @@ public final class OfinetPerf implements Callable<Integer> {
         private final NetPlugin net;
         final List<String> csvRows = new ArrayList<>();
         long wrongTotal;
+        private boolean quiet;
 
         Bench(OfinetPerf options, Ring ring, Collectives coll, NetPlugin net) {
             this.options = options;
@@ -246,6 +247,13 @@ public final class OfinetPerf implements Callable<Integer> {
                             options.test, n, options.layout);
                     System.out.printf(Locale.ROOT, "#%12s %12s %8s %11s %12s %12s %7s%n", "size", "count", "type",
                             "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+                }
+                if (!options.test.equals("check") && !sizes.isEmpty()) {
+                    // One untimed pass first: JIT compilation and connection set-up would otherwise
+                    // land in the first size's figures.
+                    quiet = true;
+                    measure(sizes.get(0), data, mr);
+                    quiet = false;
                 }
                 int row = 0;
                 for (long size : sizes) {
@@ -368,7 +376,7 @@ public final class OfinetPerf implements Callable<Integer> {
             // #wrong is this rank's check; every rank checks its own result and exits non-zero on a
             // mismatch, which fails the whole run.
             wrongTotal += wrong;
-            if (root()) {
+            if (root() && !quiet) {
                 double algbw = timeUs == 0 ? 0 : size / (timeUs * 1e3);
                 System.out.printf(Locale.ROOT, "%13d %12d %8s %11.2f %12.3f %12.3f %7d%n", size, size / 4, "float",
                         timeUs, algbw, algbw * factor, wrong);
