@@ -11,22 +11,15 @@ import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.mr.DomainContext;
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
-import io.ofinet.mr.RailKind;
 import io.ofinet.mr.Rails;
 import io.ofinet.mr.Use;
 import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.progress.ProgressEngine;
-import io.ofinet.rdma.wire.ControlMessage;
-import io.ofinet.rdma.wire.HandshakeMessage;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
-import io.ofinet.rdma.wire.ListenHandle;
 import java.lang.System.Logger.Level;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * A protocol endpoint: one libfabric endpoint per data rail and one per control rail (on the
@@ -79,21 +72,19 @@ public final class RdmaEndpoint implements AutoCloseable {
     private long[] self;
     private boolean wideImmediate;
     private final byte[] scratch = new byte[ControlBuffer.BYTES];
-    private final IdAllocator listenIds = new IdAllocator(Limits.MAX_COMMS, "listen ids");
     private final IdAllocator sendIds = new IdAllocator(Limits.MAX_COMMS, "send communicator ids");
     private final IdAllocator recvIds = new IdAllocator(Limits.MAX_COMMS, "receive communicator ids");
-    private final Map<Integer, ListenComm> listens = new HashMap<>();
     /** Communicators by id: arrays, so that finding one for a completion allocates nothing. */
     private final SendComm[] sends = new SendComm[Limits.MAX_COMMS];
     private final RecvComm[] recvs = new RecvComm[Limits.MAX_COMMS];
-    private final Map<ByteBuffer, SendComm> connecting = new HashMap<>();
-    private final List<RecvComm> accepting = new ArrayList<>();
     /** Connected communicators, walked by index from progress so that progress allocates nothing. */
     private final List<SendComm> sendList = new ArrayList<>();
     private final List<RecvComm> recvList = new ArrayList<>();
     private long nextLivenessCheck;
     /** Mailboxes of closed send communicators, kept registered a while for late control writes. */
     private final java.util.ArrayDeque<SendComm> quarantine = new java.util.ArrayDeque<>();
+    private final Handshake handshake;
+    private final Arrivals arrivals;
     private boolean closed;
 
     RdmaEndpoint(Device device) throws RdmaException {
@@ -102,6 +93,8 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.params = spec.parameters();
         this.dataRails = spec.dataRails().size();
         this.controlRails = spec.controlRails().size();
+        this.handshake = new Handshake(this, dataRails, controlRails);
+        this.arrivals = new Arrivals(this, dataRails);
         try {
             List<DomainContext> contexts = device.contexts();
             List<Endpoint> dataEndpoints = new ArrayList<>();
@@ -115,7 +108,7 @@ public final class RdmaEndpoint implements AutoCloseable {
                 controlEndpoints.add(openRail(contexts.get(controlOnData[c]).domain()));
             }
             rails = new Rails(contexts, dataEndpoints, controlEndpoints, controlOnData);
-            engine = new ProgressEngine(queues, params.cqReadCount(), this::remoteData);
+            engine = new ProgressEngine(queues, params.cqReadCount(), arrivals::remoteData);
             flushBuffer = NativeMemory.allocate(FLUSH_BYTES);
             flushMr = device.registrar().register(rails, flushBuffer, FLUSH_BYTES, Use.FLUSH_BUFFER);
             int minPosted = (int) (long) params.get(io.ofinet.config.Parameter.RDMA_MIN_POSTED_CONTROL_BUFFERS);
@@ -173,7 +166,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         return ep;
     }
 
-    private MrHandle registerInternal(long address, long bytes, Use use) throws RdmaException {
+    MrHandle registerInternal(long address, long bytes, Use use) throws RdmaException {
         try {
             return device.registrar().register(rails, address, bytes, use);
         } catch (MrException e) {
@@ -296,6 +289,11 @@ public final class RdmaEndpoint implements AutoCloseable {
         liveness.check(now);
     }
 
+    /** Whether the upper 32 bits of CQ data carry a segment's length (8-byte CQ data on every rail). */
+    boolean wideImmediate() {
+        return wideImmediate;
+    }
+
     /** The immediate data of a write: the 32-bit word, and the segment length above it where CQ data has 8 bytes. */
     long immediate(int word, long segmentLength) {
         return wideImmediate ? segmentLength << 32 | (word & 0xffffffffL) : word & 0xffffffffL;
@@ -326,32 +324,18 @@ public final class RdmaEndpoint implements AutoCloseable {
         return controlBuffers.acquire();
     }
 
-    private void requireOpen() throws RdmaException {
+    void requireOpen() throws RdmaException {
         if (closed) {
             throw new RdmaException(ErrorCategory.INVALID_USAGE, "the endpoint is closed");
         }
     }
 
-    // ---- listen / connect / accept ----
+    // ---- listen / connect / accept: the Handshake ----
 
     /** A listening communicator; its handle goes to the peers that connect. */
     public synchronized ListenComm listen() throws RdmaException {
         requireOpen();
-        int id = listenIds.allocate();
-        try {
-            byte[] address = controlEndpoint(0).name();
-            if (address.length > Limits.MAX_ADDRESS_BYTES) {
-                throw new RdmaException(ErrorCategory.INTERNAL, "an endpoint address of " + address.length
-                        + " bytes does not fit a listen handle");
-            }
-            ListenComm listen = new ListenComm(this, id,
-                    new ListenHandle(dataRails, controlRails, id, address).encode());
-            listens.put(id, listen);
-            return listen;
-        } catch (FabricException e) {
-            listenIds.free(id);
-            throw new RdmaException(ErrorCategory.SYSTEM, "listen: " + e.getMessage(), e);
-        }
+        return handshake.listen();
     }
 
     /**
@@ -363,87 +347,32 @@ public final class RdmaEndpoint implements AutoCloseable {
      */
     public synchronized SendComm connect(byte[] handle) throws RdmaException {
         requireOpen();
-        engine.progress();
-        ByteBuffer key = ByteBuffer.wrap(handle.clone());
-        SendComm comm = connecting.get(key);
-        if (comm == null) {
-            comm = startConnect(ListenHandle.decode(handle));
-            connecting.put(key, comm);
-            engine.progress();
-        }
-        if (comm.failure != null) {
-            connecting.remove(key);
-            RdmaException failure = comm.failure;
-            closeSend(comm);
-            throw failure;
-        }
-        if (comm.connected()) {
-            connecting.remove(key);
-            return comm;
-        }
-        if (System.nanoTime() > comm.deadlineNanos) {
-            connecting.remove(key);
-            closeSend(comm);
-            throw new RdmaException(ErrorCategory.REMOTE, "connect: the listener did not answer within "
-                    + params.connectionTimeoutMs() + " ms (connectionTimeoutMs)");
-        }
-        return null;
+        return handshake.connect(handle);
     }
 
-    private SendComm startConnect(ListenHandle handle) throws RdmaException {
-        if (handle.dataRails() != dataRails || handle.controlRails() != controlRails) {
-            throw new RdmaException(ErrorCategory.INVALID_USAGE, "connect: rail counts differ: this endpoint has "
-                    + dataRails + " data and " + controlRails + " control rails, the listener "
-                    + handle.dataRails() + " and " + handle.controlRails());
-        }
-        int id = sendIds.allocate();
-        int slotBytes = ControlMessage.maxBytes(dataRails);
-        long mailbox = 0;
-        MrHandle mailboxMr = null;
-        try {
-            long bytes = (long) Limits.WINDOW * slotBytes;
-            mailbox = NativeMemory.allocate(bytes);
-            mailboxMr = registerInternal(mailbox, bytes, Use.CONTROL_MAILBOX);
-            long listener = avs.get(dataRails).insert(handle.address());
-            SendComm comm = new SendComm(this, id, System.nanoTime() + params.connectionTimeoutMs() * 1_000_000L,
-                    mailbox, mailboxMr, slotBytes);
-            sends[id] = comm;
-            long[] keys = new long[controlRails];
-            for (int c = 0; c < controlRails; c++) {
-                keys[c] = mailboxMr.key(RailKind.CONTROL, c);
-            }
-            HandshakeMessage connect = HandshakeMessage.connect(dataRails, controlRails, handle.listenId(), id,
-                    mailboxMr.remoteAddress(RailKind.CONTROL, 0, 0), Limits.WINDOW, slotBytes, keys, names(0, dataRails),
-                    names(dataRails, controlRails));
-            send(connect, listener, () -> comm.connectSent = true, cause -> comm.failure = new RdmaException(
-                    ErrorCategory.REMOTE, "connect: the connect message did not reach the listener: "
-                    + cause.getMessage(), cause));
-            return comm;
-        } catch (FabricException e) {
-            releaseMailbox(mailbox, mailboxMr);
-            sends[id] = null;
-            sendIds.free(id);
-            throw new RdmaException(ErrorCategory.SYSTEM, "connect: " + e.getMessage(), e);
-        } catch (RdmaException | RuntimeException e) {
-            releaseMailbox(mailbox, mailboxMr);
-            sends[id] = null;
-            sendIds.free(id);
-            throw e;
-        }
+    /** The next accepted connection on {@code listen}, or null for now. */
+    public synchronized RecvComm accept(ListenComm listen) throws RdmaException {
+        requireOpen();
+        return handshake.accept(listen);
     }
 
-    private void releaseMailbox(long mailbox, MrHandle mr) {
-        try {
-            if (mr != null) {
-                mr.close();
-            }
-        } catch (MrException e) {
-            LOG.log(Level.WARNING, "deregistering a mailbox: {0}", e.getMessage());
-        }
-        NativeMemory.free(mailbox);
+    /** A handshake message arrived on the first control rail. */
+    void onHandshake(byte[] bytes, int length) {
+        handshake.onMessage(bytes, length);
     }
 
-    private List<byte[]> names(int from, int count) throws FabricException {
+    // ---- the communicators, for the handshake, the arrivals and closing ----
+
+    DeviceParameters params() {
+        return params;
+    }
+
+    AddressVector av(int index) {
+        return avs.get(index);
+    }
+
+    /** Names of the endpoints {@code from} to {@code from + count - 1} (data rails first, then control). */
+    List<byte[]> names(int from, int count) throws FabricException {
         List<byte[]> names = new ArrayList<>(count);
         for (int i = from; i < from + count; i++) {
             names.add(endpoints.get(i).name());
@@ -451,224 +380,58 @@ public final class RdmaEndpoint implements AutoCloseable {
         return names;
     }
 
-    /** Sends a handshake message from a control buffer; when none is free, the send fails at once. */
-    private void send(HandshakeMessage message, long dest, Runnable sent, java.util.function.Consumer<RdmaException> failed)
-            throws RdmaException {
-        ControlBuffer buffer = controlBuffers.acquire();
-        if (buffer == null) {
-            failed.accept(new RdmaException(ErrorCategory.SYSTEM, "no free control buffer for a handshake message"));
-            return;
-        }
-        byte[] bytes = new byte[HandshakeMessage.MAX_BYTES];
-        int n = message.encode(bytes);
-        buffer.send.start(bytes, n, dest, sent, failed);
+    MrHandle registerMailbox(long address, long bytes) throws RdmaException {
+        return registerInternal(address, bytes, Use.CONTROL_MAILBOX);
     }
 
-    /** The next accepted connection on {@code listen}, or null for now. */
-    public synchronized RecvComm accept(ListenComm listen) throws RdmaException {
-        requireOpen();
-        if (listen.endpoint() != this || listen.closed) {
-            throw new RdmaException(ErrorCategory.INVALID_USAGE, "accept: the listen communicator is closed or of"
-                    + " another endpoint");
-        }
-        engine.progress();
-        RdmaException failure = listen.failures.poll();
-        if (failure != null) {
-            throw failure;
-        }
-        return listen.ready.poll();
+    int newSendId() throws RdmaException {
+        return sendIds.allocate();
     }
 
-    /** A handshake message arrived on the first control rail. A bad one is logged and dropped. */
-    void onHandshake(byte[] bytes, int length) {
-        HandshakeMessage message;
-        try {
-            message = HandshakeMessage.decode(bytes, length);
-        } catch (RdmaException e) {
-            LOG.log(Level.WARNING, "dropping a handshake message: {0}", e.getMessage());
-            return;
-        }
-        try {
-            switch (message.type()) {
-                case CONNECT:
-                    onConnect(message);
-                    break;
-                case ACCEPT:
-                    onAccept(message);
-                    break;
-                default:
-                    onReject(message);
-                    break;
-            }
-        } catch (FabricException | RdmaException e) {
-            LOG.log(Level.WARNING, "handling a {0} message: {1}", message.type(), e.getMessage());
-        }
+    int newRecvId() throws RdmaException {
+        return recvIds.allocate();
     }
 
-    private void onConnect(HandshakeMessage m) throws FabricException, RdmaException {
-        long reply = avs.get(dataRails).insert(m.controlAddresses().get(0));
-        ListenComm listen = listens.get(m.listenId());
-        String refusal = listen == null ? "no listen communicator " + m.listenId() + " on this endpoint"
-                : m.dataRails() != dataRails || m.controlRails() != controlRails ? "rail counts differ: the listener"
-                + " has " + dataRails + " data and " + controlRails + " control rails, the connector "
-                + m.dataRails() + " and " + m.controlRails() : null;
-        if (refusal != null) {
-            LOG.log(Level.WARNING, "refusing a connection: {0}", refusal);
-            send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), refusal), reply,
-                    () -> { }, cause -> { });
-            return;
-        }
-        long[] dataPeers = new long[dataRails];
-        long[] controlPeers = new long[controlRails];
-        for (int r = 0; r < dataRails; r++) {
-            dataPeers[r] = avs.get(r).insert(m.dataAddresses().get(r));
-        }
-        for (int c = 0; c < controlRails; c++) {
-            controlPeers[c] = c == 0 ? reply : avs.get(dataRails + c).insert(m.controlAddresses().get(c));
-        }
-        int id = recvIds.allocate();
-        RecvComm comm = new RecvComm(this, id, listen, m.connectorCommId(), m.mailboxAddress(), m.mailboxSlotBytes(),
-                m.mailboxKeys(), dataPeers, controlPeers);
-        recvs[id] = comm;
-        accepting.add(comm);
-        send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
-                names(0, dataRails), names(dataRails, controlRails)), reply, () -> {
-                    accepting.remove(comm);
-                    comm.acceptSent = true;
-                    recvList.add(comm);
-                    if (!listen.closed && !comm.closed) {
-                        listen.ready.add(comm);
-                    }
-                }, cause -> {
-                    accepting.remove(comm);
-                    if (!listen.closed) {
-                        listen.failures.add(new RdmaException(ErrorCategory.REMOTE, "accept: the connecting peer"
-                                + " went away during the handshake: " + cause.getMessage(), cause));
-                    }
-                    discardRecv(comm);
-                });
+    void freeSendId(int id) {
+        sendIds.free(id);
     }
 
-    private void onAccept(HandshakeMessage m) throws FabricException {
-        SendComm comm = sends[m.connectorCommId()];
-        if (comm == null || comm.accepted || comm.closed) {
-            LOG.log(Level.WARNING, "dropping an ACCEPT for unknown send communicator {0}", m.connectorCommId());
-            return;
-        }
-        if (m.dataRails() != dataRails || m.controlRails() != controlRails) {
-            comm.failure = new RdmaException(ErrorCategory.REMOTE, "connect: the acceptor answered with "
-                    + m.dataRails() + " data and " + m.controlRails() + " control rails; this side has " + dataRails
-                    + " and " + controlRails);
-            return;
-        }
-        comm.dataPeers = new long[dataRails];
-        comm.controlPeers = new long[controlRails];
-        for (int r = 0; r < dataRails; r++) {
-            comm.dataPeers[r] = avs.get(r).insert(m.dataAddresses().get(r));
-        }
-        for (int c = 0; c < controlRails; c++) {
-            comm.controlPeers[c] = avs.get(dataRails + c).insert(m.controlAddresses().get(c));
-        }
-        comm.peerCommId = m.acceptorCommId();
-        // Ready for control messages from now on: the receiver may post before connect() returns.
-        comm.connectedWith(new io.ofinet.rdma.sched.RailScheduler(dataRails, params.minStripeSizeBytes(),
-                params.schedMaxSmallRrSizeBytes()), params.peerTimeoutMs(), System.nanoTime());
+    SendComm sendComm(int id) {
+        return sends[id];
+    }
+
+    void addSend(SendComm comm) {
+        sends[comm.id()] = comm;
+    }
+
+    void removeSend(int id) {
+        sends[id] = null;
+    }
+
+    void addRecv(RecvComm comm) {
+        recvs[comm.id()] = comm;
+    }
+
+    /** Connected: walked by progress from now on. */
+    void connected(SendComm comm) {
         sendList.add(comm);
-        comm.accepted = true;
     }
 
-    private void onReject(HandshakeMessage m) {
-        SendComm comm = sends[m.connectorCommId()];
-        if (comm != null && !comm.closed) {
-            comm.failure = new RdmaException(ErrorCategory.REMOTE, "connect: the listener refused the connection: "
-                    + m.reason());
-        }
+    void connected(RecvComm comm) {
+        recvList.add(comm);
     }
 
-    /**
-     * A remote write with immediate data arrived (context 0). What a peer sent that breaks a rule
-     * fails the communicator it names; one naming no communicator (a late message for a closed one)
-     * is logged and dropped.
-     */
-    private void remoteData(int rail, long flags, long len, long data) throws RdmaException {
-        int word = Immediate.check(data & 0xffffffffL, dataRails);
-        long length = wideImmediate ? data >>> 32 : len;
-        int comm = Immediate.commId(word);
-        int seq = Immediate.seq(word);
-        switch (Immediate.type(word)) {
-            case Immediate.TYPE_CONTROL: {
-                SendComm send = sends[comm];
-                if (send == null || send.closed) {
-                    LOG.log(Level.WARNING, "dropping a control message for send communicator {0}", comm);
-                    return;
-                }
-                try {
-                    send.controlArrived(seq);
-                } catch (RdmaException e) {
-                    send.failQueued(e);
-                }
-                return;
-            }
-            case Immediate.TYPE_KEEPALIVE:
-                keepalive(comm, Immediate.recvIndex(word));
-                return;
-            case Immediate.TYPE_DATA:
-            case Immediate.TYPE_ERROR: {
-                RecvComm recv = recvs[comm];
-                if (recv == null || recv.closed) {
-                    LOG.log(Level.WARNING, "dropping a remote write for receive communicator {0}", comm);
-                    return;
-                }
-                if (Immediate.type(word) == Immediate.TYPE_DATA) {
-                    recv.segmentArrived(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
-                } else {
-                    recv.errorArrived(seq, Immediate.recvIndex(word), Immediate.segments(word));
-                }
-                return;
-            }
-            default:
-                throw new RdmaException(ErrorCategory.INTERNAL, "immediate type " + Immediate.type(word));
-        }
-    }
-
-    /** A keepalive, or one of the close notices carried as one. */
-    private void keepalive(int comm, int side) {
-        long now = System.nanoTime();
-        switch (side) {
-            case Immediate.RECEIVER_CLOSING: {
-                SendComm send = sends[comm];
-                if (send == null || send.closed) {
-                    return; // closed already: its confirmation went out at its close
-                }
-                send.liveness().heard(now);
-                send.peerClosing = true;
-                send.failQueued(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
-                return;
-            }
-            case Immediate.SENDER_CLOSED: {
-                RecvComm recv = recvs[comm];
-                if (recv != null) {
-                    recv.senderClosed = true;
-                    recv.liveness().heard(now);
-                }
-                return;
-            }
-            default: {
-                PeerLiveness.Peered target = side == Immediate.KEEPALIVE_TO_SENDER ? sends[comm] : recvs[comm];
-                if (target != null && target.liveness() != null) {
-                    target.liveness().heard(now);
-                }
-            }
-        }
+    void discard(RecvComm comm) {
+        discardRecv(comm);
     }
 
     /** A send with immediate data arrived on a control rail: a zero-byte message or a refusal. */
     void onNotice(int rail, long len, long data) {
-        try {
-            remoteData(rail, 0, len, data);
-        } catch (RdmaException e) {
-            LOG.log(Level.WARNING, "dropping a notice: {0}", e.getMessage());
-        }
+        arrivals.notice(rail, len, data);
+    }
+
+    RecvComm recvComm(int id) {
+        return recvs[id];
     }
 
     void onReceiveFailed(ControlBuffer.Receive receive, RdmaException cause) {
@@ -690,8 +453,7 @@ public final class RdmaEndpoint implements AutoCloseable {
             return;
         }
         listen.closed = true;
-        listens.remove(listen.id());
-        listenIds.free(listen.id());
+        handshake.forget(listen);
         for (RecvComm comm : listen.ready) {
             discardRecv(comm);
         }
@@ -717,7 +479,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         sends[comm.id()] = null;
         sendList.remove(comm);
         sendIds.free(comm.id());
-        connecting.values().remove(comm);
+        handshake.forget(comm);
         // The receiver may still write control messages into the mailbox: keep it registered for a
         // while, so that such a write never meets a missing key (which breaks rxm connections).
         comm.closedNanos = System.nanoTime();
@@ -791,7 +553,7 @@ public final class RdmaEndpoint implements AutoCloseable {
             return;
         }
         RdmaException failure = null;
-        for (ListenComm listen : new ArrayList<>(listens.values())) {
+        for (ListenComm listen : handshake.listens()) {
             closeListen(listen);
         }
         for (SendComm comm : sends) {

@@ -1,0 +1,108 @@
+package io.ofinet.rdma;
+
+import io.ofinet.rdma.wire.Immediate;
+import java.lang.System.Logger.Level;
+
+/**
+ * What arrives with immediate data and no posted operation of this side: remote writes (control
+ * messages for send communicators, data segments and refusals for receive communicators) and
+ * notices on the first control rail (zero-byte messages, refusals, keepalives, close notices),
+ * dispatched to the communicator they name. Called from progress, with the endpoint's lock held.
+ */
+final class Arrivals {
+    private static final System.Logger LOG = System.getLogger(Arrivals.class.getName());
+
+    private final RdmaEndpoint endpoint;
+    private final int dataRails;
+
+    Arrivals(RdmaEndpoint endpoint, int dataRails) {
+        this.endpoint = endpoint;
+        this.dataRails = dataRails;
+    }
+
+    /**
+     * A remote write with immediate data arrived (context 0). What a peer sent that breaks a rule
+     * fails the communicator it names; one naming no communicator (a late message for a closed one)
+     * is logged and dropped.
+     */
+    void remoteData(int rail, long flags, long len, long data) throws RdmaException {
+        int word = Immediate.check(data & 0xffffffffL, dataRails);
+        long length = endpoint.wideImmediate() ? data >>> 32 : len;
+        int comm = Immediate.commId(word);
+        int seq = Immediate.seq(word);
+        switch (Immediate.type(word)) {
+            case Immediate.TYPE_CONTROL: {
+                SendComm send = endpoint.sendComm(comm);
+                if (send == null || send.closed) {
+                    LOG.log(Level.WARNING, "dropping a control message for send communicator {0}", comm);
+                    return;
+                }
+                try {
+                    send.controlArrived(seq);
+                } catch (RdmaException e) {
+                    send.failQueued(e);
+                }
+                return;
+            }
+            case Immediate.TYPE_KEEPALIVE:
+                keepalive(comm, Immediate.recvIndex(word));
+                return;
+            case Immediate.TYPE_DATA:
+            case Immediate.TYPE_ERROR: {
+                RecvComm recv = endpoint.recvComm(comm);
+                if (recv == null || recv.closed) {
+                    LOG.log(Level.WARNING, "dropping a remote write for receive communicator {0}", comm);
+                    return;
+                }
+                if (Immediate.type(word) == Immediate.TYPE_DATA) {
+                    recv.segmentArrived(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
+                } else {
+                    recv.errorArrived(seq, Immediate.recvIndex(word), Immediate.segments(word));
+                }
+                return;
+            }
+            default:
+                throw new RdmaException(ErrorCategory.INTERNAL, "immediate type " + Immediate.type(word));
+        }
+    }
+
+    /** A keepalive, or one of the close notices carried as one. */
+    private void keepalive(int comm, int side) {
+        long now = System.nanoTime();
+        switch (side) {
+            case Immediate.RECEIVER_CLOSING: {
+                SendComm send = endpoint.sendComm(comm);
+                if (send == null || send.closed) {
+                    return; // closed already: its confirmation went out at its close
+                }
+                send.liveness().heard(now);
+                send.peerClosing = true;
+                send.failQueued(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
+                return;
+            }
+            case Immediate.SENDER_CLOSED: {
+                RecvComm recv = endpoint.recvComm(comm);
+                if (recv != null) {
+                    recv.senderClosed = true;
+                    recv.liveness().heard(now);
+                }
+                return;
+            }
+            default: {
+                PeerLiveness.Peered target = side == Immediate.KEEPALIVE_TO_SENDER ? endpoint.sendComm(comm) : endpoint.recvComm(comm);
+                if (target != null && target.liveness() != null) {
+                    target.liveness().heard(now);
+                }
+            }
+        }
+    }
+
+    /** A send with immediate data arrived on a control rail: a zero-byte message or a refusal. */
+    void notice(int rail, long len, long data) {
+        try {
+            remoteData(rail, 0, len, data);
+        } catch (RdmaException e) {
+            LOG.log(Level.WARNING, "dropping a notice: {0}", e.getMessage());
+        }
+    }
+}

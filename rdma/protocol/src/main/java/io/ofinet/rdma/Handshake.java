@@ -1,0 +1,297 @@
+package io.ofinet.rdma;
+
+import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.ofi.NativeMemory;
+import io.ofinet.mr.MrException;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.wire.ControlMessage;
+import io.ofinet.rdma.wire.HandshakeMessage;
+import io.ofinet.rdma.wire.Limits;
+import io.ofinet.rdma.wire.ListenHandle;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Connection establishment for one endpoint: listen handles, and the CONNECT / ACCEPT / REJECT
+ * exchange on the first control rail, from posted control buffers. Never blocks: connect and
+ * accept return null until their side of the exchange is done. Called with the endpoint's lock
+ * held.
+ */
+final class Handshake {
+    private static final System.Logger LOG = System.getLogger(Handshake.class.getName());
+
+    private final RdmaEndpoint endpoint;
+    private final int dataRails;
+    private final int controlRails;
+    private final IdAllocator listenIds = new IdAllocator(Limits.MAX_COMMS, "listen ids");
+    private final Map<Integer, ListenComm> listens = new HashMap<>();
+    /** Connections in progress, by the handle they were started with (connect is called again with it). */
+    private final Map<ByteBuffer, SendComm> connecting = new HashMap<>();
+    private final List<RecvComm> accepting = new ArrayList<>();
+
+    Handshake(RdmaEndpoint endpoint, int dataRails, int controlRails) {
+        this.endpoint = endpoint;
+        this.dataRails = dataRails;
+        this.controlRails = controlRails;
+    }
+
+    /** The listen communicators still open. */
+    List<ListenComm> listens() {
+        return new ArrayList<>(listens.values());
+    }
+
+    void forget(ListenComm listen) {
+        listens.remove(listen.id());
+        listenIds.free(listen.id());
+    }
+
+    void forget(SendComm comm) {
+        connecting.values().remove(comm);
+    }
+
+    /** A listening communicator; its handle goes to the peers that connect. */
+    ListenComm listen() throws RdmaException {
+        int id = listenIds.allocate();
+        try {
+            byte[] address = endpoint.controlEndpoint(0).name();
+            if (address.length > Limits.MAX_ADDRESS_BYTES) {
+                throw new RdmaException(ErrorCategory.INTERNAL, "an endpoint address of " + address.length
+                        + " bytes does not fit a listen handle");
+            }
+            ListenComm listen = new ListenComm(endpoint, id,
+                    new ListenHandle(endpoint.dataRails(), endpoint.controlRails(), id, address).encode());
+            listens.put(id, listen);
+            return listen;
+        } catch (FabricException e) {
+            listenIds.free(id);
+            throw new RdmaException(ErrorCategory.SYSTEM, "listen: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Connects to a listener. Returns null until the listener has accepted; call again with the
+     * same handle.
+     *
+     * @throws RdmaException INVALID_ARGUMENT for a handle that does not decode, INVALID_USAGE for
+     *     rail counts that differ, REMOTE when the listener refuses or does not answer in time
+     */
+    SendComm connect(byte[] handle) throws RdmaException {
+        endpoint.engine().progress();
+        ByteBuffer key = ByteBuffer.wrap(handle.clone());
+        SendComm comm = connecting.get(key);
+        if (comm == null) {
+            comm = startConnect(ListenHandle.decode(handle));
+            connecting.put(key, comm);
+            endpoint.engine().progress();
+        }
+        if (comm.failure != null) {
+            connecting.remove(key);
+            RdmaException failure = comm.failure;
+            endpoint.closeSend(comm);
+            throw failure;
+        }
+        if (comm.connected()) {
+            connecting.remove(key);
+            return comm;
+        }
+        if (System.nanoTime() > comm.deadlineNanos) {
+            connecting.remove(key);
+            endpoint.closeSend(comm);
+            throw new RdmaException(ErrorCategory.REMOTE, "connect: the listener did not answer within "
+                    + endpoint.params().connectionTimeoutMs() + " ms (connectionTimeoutMs)");
+        }
+        return null;
+    }
+
+    private SendComm startConnect(ListenHandle handle) throws RdmaException {
+        if (handle.dataRails() != dataRails || handle.controlRails() != controlRails) {
+            throw new RdmaException(ErrorCategory.INVALID_USAGE, "connect: rail counts differ: this endpoint has "
+                    + dataRails + " data and " + controlRails + " control rails, the listener "
+                    + handle.dataRails() + " and " + handle.controlRails());
+        }
+        int id = endpoint.newSendId();
+        int slotBytes = ControlMessage.maxBytes(dataRails);
+        long mailbox = 0;
+        MrHandle mailboxMr = null;
+        try {
+            long bytes = (long) Limits.WINDOW * slotBytes;
+            mailbox = NativeMemory.allocate(bytes);
+            mailboxMr = endpoint.registerMailbox(mailbox, bytes);
+            long listener = endpoint.av(dataRails).insert(handle.address());
+            SendComm comm = new SendComm(endpoint, id, System.nanoTime() + endpoint.params().connectionTimeoutMs() * 1_000_000L,
+                    mailbox, mailboxMr, slotBytes);
+            endpoint.addSend(comm);
+            long[] keys = new long[controlRails];
+            for (int c = 0; c < controlRails; c++) {
+                keys[c] = mailboxMr.key(RailKind.CONTROL, c);
+            }
+            HandshakeMessage connect = HandshakeMessage.connect(dataRails, controlRails, handle.listenId(), id,
+                    mailboxMr.remoteAddress(RailKind.CONTROL, 0, 0), Limits.WINDOW, slotBytes, keys, endpoint.names(0, dataRails),
+                    endpoint.names(dataRails, controlRails));
+            send(connect, listener, () -> comm.connectSent = true, cause -> comm.failure = new RdmaException(
+                    ErrorCategory.REMOTE, "connect: the connect message did not reach the listener: "
+                    + cause.getMessage(), cause));
+            return comm;
+        } catch (FabricException e) {
+            releaseMailbox(mailbox, mailboxMr);
+            endpoint.removeSend(id);
+            endpoint.freeSendId(id);
+            throw new RdmaException(ErrorCategory.SYSTEM, "connect: " + e.getMessage(), e);
+        } catch (RdmaException | RuntimeException e) {
+            releaseMailbox(mailbox, mailboxMr);
+            endpoint.removeSend(id);
+            endpoint.freeSendId(id);
+            throw e;
+        }
+    }
+
+    private void releaseMailbox(long mailbox, MrHandle mr) {
+        try {
+            if (mr != null) {
+                mr.close();
+            }
+        } catch (MrException e) {
+            LOG.log(Level.WARNING, "deregistering a mailbox: {0}", e.getMessage());
+        }
+        NativeMemory.free(mailbox);
+    }
+
+
+    /** Sends a handshake message from a control buffer; when none is free, the send fails at once. */
+    private void send(HandshakeMessage message, long dest, Runnable sent, java.util.function.Consumer<RdmaException> failed)
+            throws RdmaException {
+        ControlBuffer buffer = endpoint.acquireControlBuffer();
+        if (buffer == null) {
+            failed.accept(new RdmaException(ErrorCategory.SYSTEM, "no free control buffer for a handshake message"));
+            return;
+        }
+        byte[] bytes = new byte[HandshakeMessage.MAX_BYTES];
+        int n = message.encode(bytes);
+        buffer.send.start(bytes, n, dest, sent, failed);
+    }
+
+    /** The next accepted connection on {@code listen}, or null for now. */
+    RecvComm accept(ListenComm listen) throws RdmaException {
+        if (listen.endpoint() != endpoint || listen.closed) {
+            throw new RdmaException(ErrorCategory.INVALID_USAGE, "accept: the listen communicator is closed or of"
+                    + " another endpoint");
+        }
+        endpoint.engine().progress();
+        RdmaException failure = listen.failures.poll();
+        if (failure != null) {
+            throw failure;
+        }
+        return listen.ready.poll();
+    }
+
+    /** A handshake message arrived on the first control rail. A bad one is logged and dropped. */
+    void onMessage(byte[] bytes, int length) {
+        HandshakeMessage message;
+        try {
+            message = HandshakeMessage.decode(bytes, length);
+        } catch (RdmaException e) {
+            LOG.log(Level.WARNING, "dropping a handshake message: {0}", e.getMessage());
+            return;
+        }
+        try {
+            switch (message.type()) {
+                case CONNECT:
+                    onConnect(message);
+                    break;
+                case ACCEPT:
+                    onAccept(message);
+                    break;
+                default:
+                    onReject(message);
+                    break;
+            }
+        } catch (FabricException | RdmaException e) {
+            LOG.log(Level.WARNING, "handling a {0} message: {1}", message.type(), e.getMessage());
+        }
+    }
+
+    private void onConnect(HandshakeMessage m) throws FabricException, RdmaException {
+        long reply = endpoint.av(dataRails).insert(m.controlAddresses().get(0));
+        ListenComm listen = listens.get(m.listenId());
+        String refusal = listen == null ? "no listen communicator " + m.listenId() + " on this endpoint"
+                : m.dataRails() != dataRails || m.controlRails() != controlRails ? "rail counts differ: the listener"
+                + " has " + dataRails + " data and " + controlRails + " control rails, the connector "
+                + m.dataRails() + " and " + m.controlRails() : null;
+        if (refusal != null) {
+            LOG.log(Level.WARNING, "refusing a connection: {0}", refusal);
+            send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), refusal), reply,
+                    () -> { }, cause -> { });
+            return;
+        }
+        long[] dataPeers = new long[dataRails];
+        long[] controlPeers = new long[controlRails];
+        for (int r = 0; r < dataRails; r++) {
+            dataPeers[r] = endpoint.av(r).insert(m.dataAddresses().get(r));
+        }
+        for (int c = 0; c < controlRails; c++) {
+            controlPeers[c] = c == 0 ? reply : endpoint.av(dataRails + c).insert(m.controlAddresses().get(c));
+        }
+        int id = endpoint.newRecvId();
+        RecvComm comm = new RecvComm(endpoint, id, listen, m.connectorCommId(), m.mailboxAddress(), m.mailboxSlotBytes(),
+                m.mailboxKeys(), dataPeers, controlPeers);
+        endpoint.addRecv(comm);
+        accepting.add(comm);
+        send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
+                endpoint.names(0, dataRails), endpoint.names(dataRails, controlRails)), reply, () -> {
+                    accepting.remove(comm);
+                    comm.acceptSent = true;
+                    endpoint.connected(comm);
+                    if (!listen.closed && !comm.closed) {
+                        listen.ready.add(comm);
+                    }
+                }, cause -> {
+                    accepting.remove(comm);
+                    if (!listen.closed) {
+                        listen.failures.add(new RdmaException(ErrorCategory.REMOTE, "accept: the connecting peer"
+                                + " went away during the handshake: " + cause.getMessage(), cause));
+                    }
+                    endpoint.discard(comm);
+                });
+    }
+
+    private void onAccept(HandshakeMessage m) throws FabricException {
+        SendComm comm = endpoint.sendComm(m.connectorCommId());
+        if (comm == null || comm.accepted || comm.closed) {
+            LOG.log(Level.WARNING, "dropping an ACCEPT for unknown send communicator {0}", m.connectorCommId());
+            return;
+        }
+        if (m.dataRails() != dataRails || m.controlRails() != controlRails) {
+            comm.failure = new RdmaException(ErrorCategory.REMOTE, "connect: the acceptor answered with "
+                    + m.dataRails() + " data and " + m.controlRails() + " control rails; this side has " + dataRails
+                    + " and " + controlRails);
+            return;
+        }
+        comm.dataPeers = new long[dataRails];
+        comm.controlPeers = new long[controlRails];
+        for (int r = 0; r < dataRails; r++) {
+            comm.dataPeers[r] = endpoint.av(r).insert(m.dataAddresses().get(r));
+        }
+        for (int c = 0; c < controlRails; c++) {
+            comm.controlPeers[c] = endpoint.av(dataRails + c).insert(m.controlAddresses().get(c));
+        }
+        comm.peerCommId = m.acceptorCommId();
+        // Ready for control messages from now on: the receiver may post before connect() returns.
+        comm.connectedWith(new io.ofinet.rdma.sched.RailScheduler(dataRails, endpoint.params().minStripeSizeBytes(),
+                endpoint.params().schedMaxSmallRrSizeBytes()), endpoint.params().peerTimeoutMs(), System.nanoTime());
+        endpoint.connected(comm);
+        comm.accepted = true;
+    }
+
+    private void onReject(HandshakeMessage m) {
+        SendComm comm = endpoint.sendComm(m.connectorCommId());
+        if (comm != null && !comm.closed) {
+            comm.failure = new RdmaException(ErrorCategory.REMOTE, "connect: the listener refused the connection: "
+                    + m.reason());
+        }
+    }
+}
