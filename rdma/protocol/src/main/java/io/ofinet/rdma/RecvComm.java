@@ -119,9 +119,25 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         return acceptSent && !closed;
     }
 
-    /** A receive waits for the sender; its stalls show as the sender's, which tells this side. */
+    /**
+     * Fails receives with a partially arrived buffer that got no further segment within the
+     * timeout. The stripes of one message are written together, so a missing one means its rail
+     * stopped: on tcp the sender's write completes once the data is in its socket buffer, so the
+     * sender may not know. (A receive with nothing arrived yet may just wait for an idle sender.)
+     */
     @Override
     public void checkStalls(long now, long timeoutNanos) {
+        if (outstanding() == 0) {
+            return;
+        }
+        for (RecvRequest request : all) {
+            if (request.inUse && !request.finished() && request.partialSinceNanos != 0
+                    && now - request.partialSinceNanos > timeoutNanos) {
+                request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: receive " + request.seq + " got part of"
+                        + " a message and nothing more within " + timeoutNanos / 1_000_000 + " ms (peerTimeoutMs);"
+                        + " a data rail may be down"));
+            }
+        }
     }
 
     /** Fails every receive posted and not yet returned by test. */

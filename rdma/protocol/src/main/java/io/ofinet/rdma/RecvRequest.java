@@ -17,6 +17,8 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     final int[] segmentsExpected = new int[Limits.MAX_RECVS];
     final int[] segmentsArrived = new int[Limits.MAX_RECVS];
     int buffersDone;
+    /** When the latest segment of a still partial buffer arrived (0 when none is partial). */
+    long partialSinceNanos;
     ControlBuffer controlBuffer;
 
     RecvRequest(RecvComm comm) {
@@ -27,6 +29,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         this.seq = sequence;
         this.buffers = count;
         this.buffersDone = 0;
+        this.partialSinceNanos = 0;
         this.pendingOps = 0;
         this.done = false;
         this.failure = null;
@@ -54,7 +57,20 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         }
         if (++segmentsArrived[i] == segments) {
             bufferDone();
+            partialSinceNanos = partialBuffers() ? System.nanoTime() : 0;
+        } else {
+            partialSinceNanos = System.nanoTime();
         }
+    }
+
+    /** Whether a buffer has some of its segments but not all. */
+    boolean partialBuffers() {
+        for (int i = 0; i < buffers; i++) {
+            if (segmentsArrived[i] > 0 && segmentsArrived[i] < segmentsExpected[i]) {
+                return true;
+            }
+        }
+        return false;
     }
 
     void bufferDone() {
