@@ -1,0 +1,37 @@
+package io.ofinet.fabric.ofi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.ofinet.fabric.testing.ChildJvm;
+import io.ofinet.fabric.testing.NetNamespaces;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Without libfabric the binding says so, once and clearly, with the fix; callers can ask. The
+ * library is hidden from a child JVM by a private mount namespace in which /dev/null is bound over
+ * it (root, as on these machines and in CI).
+ */
+class MissingLibfabricIT {
+    private static final Path LIBRARY = Path.of("/usr/lib/x86_64-linux-gnu/libfabric.so.1");
+
+    @Test
+    void aMissingLibraryIsReportedWithTheFix() throws Exception {
+        assumeTrue(NetNamespaces.available() && Files.exists(LIBRARY), "needs root and Debian's libfabric");
+        ChildJvm.Spec spec = new ChildJvm.Spec(AvailabilityReporter.class).bound(Duration.ofSeconds(60))
+                .prefix("unshare", "-m", "--propagation", "private", "sh", "-c",
+                        "mount --bind /dev/null " + LIBRARY + " && exec \"$0\" \"$@\"");
+        try (ChildJvm jvm = spec.start()) {
+            assertEquals(0, jvm.waitFor(), jvm.output());
+            String out = jvm.output();
+            assertTrue(out.contains("available: false"), out);
+            assertTrue(out.contains("cause: libfabric is not available: cannot load libfabric.so.1"), out);
+            assertTrue(out.contains("install it with apt-get install libfabric1"), out);
+            assertTrue(out.contains("provider: libfabric is not available"), "the same clear error: " + out);
+        }
+    }
+}
