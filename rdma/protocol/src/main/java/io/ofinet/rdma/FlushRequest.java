@@ -13,11 +13,8 @@ public final class FlushRequest extends Request implements RmaOp.Owner {
     }
 
     void start(int reads) {
-        this.pendingOps = reads;
+        begin(reads);
         this.done = reads == 0;
-        this.failure = null;
-        this.inUse = true;
-        this.generation++;
     }
 
     @Override
@@ -37,7 +34,6 @@ public final class FlushRequest extends Request implements RmaOp.Owner {
 
     @Override
     public void opFailed(RmaOp op, RdmaException cause) {
-        pendingOps--;
-        fail(new RdmaException(ErrorCategory.SYSTEM, "flush: " + cause.getMessage(), cause));
+        operationFailed(new RdmaException(ErrorCategory.SYSTEM, "flush: " + cause.getMessage(), cause));
     }
 }

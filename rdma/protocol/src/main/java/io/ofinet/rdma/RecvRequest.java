@@ -30,11 +30,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         this.buffers = count;
         this.buffersDone = 0;
         this.partialSinceNanos = 0;
-        this.pendingOps = 0;
-        this.done = false;
-        this.failure = null;
-        this.inUse = true;
-        this.generation++;
+        begin(0);
         for (int i = 0; i < count; i++) {
             received[i] = 0;
             segmentsExpected[i] = 0;
@@ -102,16 +98,18 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     @Override
     public void opDone(RmaOp op) {
         pendingOps--;
-        comm.endpoint().release(controlBuffer);
-        controlBuffer = null;
+        releaseControlBuffer();
     }
 
     @Override
     public void opFailed(RmaOp op, RdmaException cause) {
-        pendingOps--;
+        releaseControlBuffer();
+        operationFailed(new RdmaException(ErrorCategory.REMOTE, "receive " + seq
+                + ": the control message did not reach the sender: " + cause.getMessage(), cause));
+    }
+
+    private void releaseControlBuffer() {
         comm.endpoint().release(controlBuffer);
         controlBuffer = null;
-        fail(new RdmaException(ErrorCategory.REMOTE, "receive " + seq + ": the control message did not reach the"
-                + " sender: " + cause.getMessage(), cause));
     }
 }

@@ -32,6 +32,15 @@ public abstract class Request {
         return true;
     }
 
+    /** Takes it from its pool for a new use, with {@code operations} already in flight. */
+    void begin(int operations) {
+        pendingOps = operations;
+        done = false;
+        failure = null;
+        inUse = true;
+        generation++;
+    }
+
     /** The endpoint that drives this request. */
     abstract RdmaEndpoint endpoint();
 
@@ -47,6 +56,12 @@ public abstract class Request {
         if (--pendingOps == 0 && failure == null) {
             done = true;
         }
+    }
+
+    /** One of the request's operations failed: the request fails with {@code cause}. */
+    void operationFailed(RdmaException cause) {
+        pendingOps--;
+        fail(cause);
     }
 
     void fail(RdmaException cause) {

@@ -24,11 +24,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         this.tag = bufferTag;
         this.mr = handle;
         this.writesPostedNanos = 0;
-        this.pendingOps = 0;
-        this.done = false;
-        this.failure = null;
-        this.inUse = true;
-        this.generation++;
+        begin(0);
     }
 
     @Override
@@ -48,8 +44,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
 
     @Override
     public void opFailed(RmaOp op, RdmaException cause) {
-        pendingOps--;
-        fail(new RdmaException(ErrorCategory.REMOTE, "send of " + size + " bytes (tag " + tag + "): "
+        operationFailed(new RdmaException(ErrorCategory.REMOTE, "send of " + size + " bytes (tag " + tag + "): "
                 + cause.getMessage(), cause));
     }
 }
