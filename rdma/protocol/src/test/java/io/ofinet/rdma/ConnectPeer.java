@@ -28,14 +28,8 @@ public final class ConnectPeer {
             if (role.equals("listen")) {
                 ListenComm listen = endpoint.listen();
                 exchange.publish("handle", HexFormat.of().formatHex(listen.handle()));
-                RecvComm recv = null;
                 long deadline = System.nanoTime() + wait.toNanos();
-                while (recv == null && System.nanoTime() < deadline) {
-                    recv = endpoint.accept(listen);
-                }
-                if (recv == null) {
-                    throw new IllegalStateException("no connection accepted");
-                }
+                RecvComm recv = Connections.accept(endpoint, listen, deadline);
                 exchange.publish("listener.ids", recv.id() + " " + recv.peerCommId());
                 String[] theirs = exchange.awaitString("connector.ids", wait).split(" ");
                 ok = Integer.parseInt(theirs[0]) == recv.peerCommId() && Integer.parseInt(theirs[1]) == recv.id();
@@ -47,14 +41,8 @@ public final class ConnectPeer {
                 listen.close();
             } else {
                 byte[] handle = HexFormat.of().parseHex(exchange.awaitString("handle", wait));
-                SendComm send = null;
                 long deadline = System.nanoTime() + wait.toNanos();
-                while (send == null && System.nanoTime() < deadline) {
-                    send = endpoint.connect(handle);
-                }
-                if (send == null) {
-                    throw new IllegalStateException("not connected");
-                }
+                SendComm send = Connections.connect(endpoint, handle, deadline);
                 exchange.publish("connector.ids", send.id() + " " + send.peerCommId());
                 String[] theirs = exchange.awaitString("listener.ids", wait).split(" ");
                 ok = Integer.parseInt(theirs[0]) == send.peerCommId() && Integer.parseInt(theirs[1]) == send.id();

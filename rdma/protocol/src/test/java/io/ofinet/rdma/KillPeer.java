@@ -31,10 +31,7 @@ public final class KillPeer {
             MrHandle mr = device.registrar().register(endpoint.rails(), buf.address, buf.size, Use.USER_BUFFER);
             if (role.equals("victim")) {
                 byte[] handle = HexFormat.of().parseHex(exchange.awaitString("handle", wait));
-                SendComm send = null;
-                while (send == null && System.nanoTime() < deadline) {
-                    send = endpoint.connect(handle);
-                }
+                SendComm send = Connections.connect(endpoint, handle, deadline);
                 SendRequest s = send.isend(buf.address, 4096, 1, mr);
                 while (!s.test(null)) {
                     Thread.onSpinWait();
@@ -48,10 +45,7 @@ public final class KillPeer {
             }
             ListenComm listen = endpoint.listen();
             exchange.publish("handle", HexFormat.of().formatHex(listen.handle()));
-            RecvComm recv = null;
-            while (recv == null && System.nanoTime() < deadline) {
-                recv = endpoint.accept(listen);
-            }
+            RecvComm recv = Connections.accept(endpoint, listen, deadline);
             RecvRequest first = recv.irecv(1, new long[] {buf.address}, new long[] {4096}, new int[] {1},
                     new MrHandle[] {mr});
             while (!first.test(null)) {

@@ -36,14 +36,10 @@ public final class LinkDownPeer {
             if (role.equals("recv")) {
                 ListenComm listen = endpoint.listen();
                 exchange.publish("handle", HexFormat.of().formatHex(listen.handle()));
-                while (recv == null && System.nanoTime() < deadline) {
-                    recv = endpoint.accept(listen);
-                }
+                recv = Connections.accept(endpoint, listen, deadline);
             } else {
                 byte[] handle = HexFormat.of().parseHex(exchange.awaitString("handle", Duration.ofSeconds(60)));
-                while (send == null && System.nanoTime() < deadline) {
-                    send = endpoint.connect(handle);
-                }
+                send = Connections.connect(endpoint, handle, deadline);
             }
             for (int i = 0; System.nanoTime() < deadline; i++) {
                 Request request = send != null ? send.isend(buf.address, SIZE, i, mr)

@@ -37,10 +37,7 @@ public final class TransferPeer {
             if (role.equals("recv")) {
                 ListenComm listen = endpoint.listen();
                 exchange.publish("handle", HexFormat.of().formatHex(listen.handle()));
-                RecvComm recv = null;
-                while (recv == null && System.nanoTime() < deadline) {
-                    recv = endpoint.accept(listen);
-                }
+                RecvComm recv = Connections.accept(endpoint, listen, deadline);
                 long[] received = new long[1];
                 for (int i = 0; i < SIZES.length; i++) {
                     long size = SIZES[i];
@@ -70,10 +67,7 @@ public final class TransferPeer {
                 listen.close();
             } else {
                 byte[] handle = HexFormat.of().parseHex(exchange.awaitString("handle", wait));
-                SendComm send = null;
-                while (send == null && System.nanoTime() < deadline) {
-                    send = endpoint.connect(handle);
-                }
+                SendComm send = Connections.connect(endpoint, handle, deadline);
                 for (int i = 0; i < SIZES.length; i++) {
                     long size = SIZES[i];
                     try (HostBuffer src = new HostBuffer(Math.max(1, size)).pattern(i)) {
