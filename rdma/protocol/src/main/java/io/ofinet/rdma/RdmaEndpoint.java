@@ -277,16 +277,22 @@ public final class RdmaEndpoint implements AutoCloseable {
             RmaOp op = acquireOp();
             if (op != null) {
                 liveness.lastKeepaliveNanos = now;
-                op.set(RmaOp.Kind.SENDDATA, controlEndpoint(0), 0, "keepalive", liveness);
-                op.buf = 0;
-                op.len = 0;
-                op.desc = 0;
-                op.data = immediate(Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, side, peerCommId, 0), 0);
-                op.peer = peer;
-                engine.submit(op);
+                sendNotice(op, "keepalive", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, side, peerCommId, 0), peer,
+                        liveness);
             }
         }
         liveness.check(now);
+    }
+
+    /** Posts {@code op} as a zero-byte send with immediate data {@code word} to {@code peer} on control rail 0. */
+    void sendNotice(RmaOp op, String what, int word, long peer, RmaOp.Owner owner) {
+        op.set(RmaOp.Kind.SENDDATA, controlEndpoint(0), 0, what, owner);
+        op.buf = 0;
+        op.len = 0;
+        op.desc = 0;
+        op.data = immediate(word, 0);
+        op.peer = peer;
+        engine.submit(op);
     }
 
     /** Whether the upper 32 bits of CQ data carry a segment's length (8-byte CQ data on every rail). */
@@ -311,6 +317,20 @@ public final class RdmaEndpoint implements AutoCloseable {
         } catch (RdmaException e) {
             return null;
         }
+    }
+
+    /** Takes {@code n} free operations into {@code into[0..n)}, all or none; false when short. */
+    boolean acquireOps(RmaOp[] into, int n) {
+        for (int i = 0; i < n; i++) {
+            into[i] = acquireOp();
+            if (into[i] == null) {
+                for (int k = 0; k < i; k++) {
+                    releaseOp(into[k]);
+                }
+                return false;
+            }
+        }
+        return true;
     }
 
     void releaseOp(RmaOp op) {
@@ -512,14 +532,8 @@ public final class RdmaEndpoint implements AutoCloseable {
                 && !closed) {
             RmaOp op = acquireOp();
             if (op != null) {
-                op.set(RmaOp.Kind.SENDDATA, controlEndpoint(0), 0, "close notice", comm.liveness());
-                op.buf = 0;
-                op.len = 0;
-                op.desc = 0;
-                op.data = immediate(Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.RECEIVER_CLOSING,
-                        comm.peerCommId(), 0), 0);
-                op.peer = comm.controlPeer(0);
-                engine.submit(op);
+                sendNotice(op, "close notice", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.RECEIVER_CLOSING,
+                        comm.peerCommId(), 0), comm.controlPeer(0), comm.liveness());
                 long deadline = System.nanoTime() + params.peerTimeoutMs() * 1_000_000L;
                 try {
                     while (!comm.senderClosed && comm.liveness().dead == null && System.nanoTime() < deadline) {

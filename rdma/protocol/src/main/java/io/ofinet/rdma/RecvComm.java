@@ -300,15 +300,9 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         }
         int rails = endpoint.dataRails();
         RmaOp[] ops = flushOps;
-        for (int r = 0; r < rails; r++) {
-            ops[r] = endpoint.acquireOp();
-            if (ops[r] == null) {
-                for (int k = 0; k < r; k++) {
-                    endpoint.releaseOp(ops[k]);
-                }
-                freeFlushes.add(request);
-                return null;
-            }
+        if (!endpoint.acquireOps(ops, rails)) {
+            freeFlushes.add(request);
+            return null;
         }
         request.start(rails);
         MrHandle mr = mrs[target];

@@ -138,7 +138,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
                 RmaOp op = endpoint.acquireOp();
                 if (op != null) {
                     notifyReceiver(op, Immediate.encode(Immediate.TYPE_ERROR, Immediate.ERROR_SEND_FAILED,
-                            request.bufferIndex, peerCommId, request.seq), 0, NO_OWNER);
+                            request.bufferIndex, peerCommId, request.seq), NO_OWNER);
                 }
             }
         }
@@ -269,19 +269,13 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             return false;
         }
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
-        notifyReceiver(op, Immediate.encode(Immediate.TYPE_ERROR, reason, buffer, peerCommId, sendSeq), 0, NO_OWNER);
+        notifyReceiver(op, Immediate.encode(Immediate.TYPE_ERROR, reason, buffer, peerCommId, sendSeq), NO_OWNER);
         return true;
     }
 
     /** A zero-byte send with immediate data to the receiver's first control rail. */
-    private void notifyReceiver(RmaOp op, int immediate, long length, RmaOp.Owner owner) {
-        op.set(RmaOp.Kind.SENDDATA, endpoint.controlEndpoint(0), 0, "notice to the receiver", owner);
-        op.buf = 0;
-        op.len = 0;
-        op.desc = 0;
-        op.data = endpoint.immediate(immediate, length);
-        op.peer = controlPeers[0];
-        endpoint.engine().submit(op);
+    private void notifyReceiver(RmaOp op, int immediate, RmaOp.Owner owner) {
+        endpoint.sendNotice(op, "notice to the receiver", immediate, controlPeers[0], owner);
     }
 
     /** Writes a send in stripes into buffer {@code i}; false when operations are short (retry later). */
@@ -295,20 +289,13 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
                 return false;
             }
             request.pendingOps = 1;
-            notifyReceiver(op, Immediate.encode(Immediate.TYPE_DATA, 1, control.index(i), peerCommId, sendSeq), 0,
-                    request);
+            notifyReceiver(op, Immediate.encode(Immediate.TYPE_DATA, 1, control.index(i), peerCommId, sendSeq), request);
             return true;
         }
         scheduler.schedule(request.size, schedule);
         int stripes = schedule.stripes();
-        for (int s = 0; s < stripes; s++) {
-            ops[s] = endpoint.acquireOp();
-            if (ops[s] == null) {
-                for (int k = 0; k < s; k++) {
-                    endpoint.releaseOp(ops[k]);
-                }
-                return false;
-            }
+        if (!endpoint.acquireOps(ops, stripes)) {
+            return false;
         }
         request.pendingOps = stripes;
         for (int s = 0; s < stripes; s++) {
@@ -349,7 +336,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         RmaOp op = endpoint.acquireOp();
         if (op != null) {
             closedNoticeSent = true;
-            notifyReceiver(op, Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED, peerCommId, 0), 0,
+            notifyReceiver(op, Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED, peerCommId, 0),
                     NO_OWNER);
         }
     }
