@@ -165,6 +165,10 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "irecv: " + count + " buffers, not 1.."
                     + Limits.MAX_RECVS);
         }
+        requireEntries("irecv", count, "addresses", addresses.length);
+        requireEntries("irecv", count, "sizes", sizes.length);
+        requireEntries("irecv", count, "tags", tags.length);
+        requireEntries("irecv", count, "memory handles", mrs.length);
         for (int i = 0; i < count; i++) {
             MrHandle mr = mrs[i];
             if (sizes[i] < 0 || (sizes[i] > 0 && (mr == null || addresses[i] < mr.address()
@@ -225,6 +229,14 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         return request;
     }
 
+    /** Refuses arrays shorter than the buffer count, before any resource is taken. */
+    private static void requireEntries(String operation, int count, String what, int length) throws RdmaException {
+        if (length < count) {
+            throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, operation + ": " + count + " buffers, but " + length
+                    + " " + what);
+        }
+    }
+
     /** A segment of buffer {@code index} of receive {@code seq} arrived. */
     void segmentArrived(int seq, int index, int segments, long bytes) throws RdmaException {
         liveness.heard(System.nanoTime());
@@ -283,6 +295,9 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         if (closed) {
             throw new RdmaException(ErrorCategory.INVALID_USAGE, "iflush: the receive communicator is closed");
         }
+        requireEntries("iflush", count, "addresses", addresses.length);
+        requireEntries("iflush", count, "sizes", sizes.length);
+        requireEntries("iflush", count, "memory handles", mrs.length);
         endpoint.progress();
         int target = -1;
         for (int i = 0; i < count && target < 0; i++) {

@@ -269,6 +269,24 @@ class DataTransferTest {
     }
 
     @Test
+    void arraysShorterThanTheBufferCountAreRefusedBeforeAnythingIsTaken() throws Exception {
+        connect(MemProvider.builder().domains(1).build(), 1, "");
+        HostBuffer dst = buffer(64);
+        MrHandle dstMr = register(b, deviceB, dst);
+        RdmaException shortTags = assertThrows(RdmaException.class, () -> recv.irecv(2,
+                new long[] {dst.address, dst.address + 32}, new long[] {32, 32}, new int[] {1},
+                new MrHandle[] {dstMr, dstMr}));
+        assertEquals(ErrorCategory.INVALID_ARGUMENT, shortTags.category());
+        assertEquals("irecv: 2 buffers, but 1 tags", shortTags.getMessage());
+        RdmaException shortAddresses = assertThrows(RdmaException.class, () -> recv.iflush(2,
+                new long[] {dst.address}, new long[] {64, 64}, new MrHandle[] {dstMr, dstMr}));
+        assertEquals(ErrorCategory.INVALID_ARGUMENT, shortAddresses.category());
+        assertEquals("iflush: 2 buffers, but 1 addresses", shortAddresses.getMessage());
+        assertEquals(0, recv.outstanding(), "no receive was taken");
+        transferInto(dst, dstMr, 64);
+    }
+
+    @Test
     void flushReadsTheReceivedBufferOnEveryRail() throws Exception {
         connect(MemProvider.builder().domains(2).endpointMr().build(), 2, SMALL_STRIPES);
         HostBuffer dst = buffer(4096);

@@ -324,15 +324,26 @@ public final class OfiNetPlugin implements NetPlugin {
         return recv;
     }
 
+    /** The protocol's handles of buffers 0..n-1, in the communicator's scratch array. */
+    private MrHandle[] mrs(OfiHandles.Recv recv, int n, Handles.MrHandle[] mhandles, String operation)
+            throws NetException {
+        if (mhandles.length < n) {
+            throw new NetException(NetResult.INVALID_ARGUMENT, operation + ": " + n + " buffers, but "
+                    + mhandles.length + " memory handles");
+        }
+        for (int i = 0; i < n; i++) {
+            recv.scratch[i] = mr(mhandles[i], recv, operation);
+        }
+        return recv.scratch;
+    }
+
     @Override
     public Handles.Request irecv(Handles.RecvComm comm, int n, long[] addresses, long[] sizes, int[] tags,
             Handles.MrHandle[] mhandles) throws NetException {
         OfiHandles.Recv recv = recvComm(comm, n, "irecv");
-        for (int i = 0; i < n; i++) {
-            recv.scratch[i] = mr(mhandles[i], recv, "irecv");
-        }
+        MrHandle[] mrs = mrs(recv, n, mhandles, "irecv");
         try {
-            Request inner = recv.inner.irecv(n, addresses, sizes, tags, recv.scratch);
+            Request inner = recv.inner.irecv(n, addresses, sizes, tags, mrs);
             return inner == null ? null : recv.wrap(inner);
         } catch (RdmaException e) {
             throw Errors.toNetException("irecv", e);
@@ -354,11 +365,9 @@ public final class OfiNetPlugin implements NetPlugin {
     public Handles.Request iflush(Handles.RecvComm comm, int n, long[] addresses, long[] sizes,
             Handles.MrHandle[] mhandles) throws NetException {
         OfiHandles.Recv recv = recvComm(comm, n, "iflush");
-        for (int i = 0; i < n; i++) {
-            recv.scratch[i] = mr(mhandles[i], recv, "iflush");
-        }
+        MrHandle[] mrs = mrs(recv, n, mhandles, "iflush");
         try {
-            Request inner = recv.inner.iflush(n, addresses, sizes, recv.scratch);
+            Request inner = recv.inner.iflush(n, addresses, sizes, mrs);
             return inner == null ? null : recv.wrap(inner);
         } catch (RdmaException e) {
             throw Errors.toNetException("iflush", e);

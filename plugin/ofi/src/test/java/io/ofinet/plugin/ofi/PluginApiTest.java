@@ -228,6 +228,10 @@ class PluginApiTest {
         NetException tooMany = assertThrows(NetException.class, () -> b.irecv(recv, 9, new long[9], new long[9],
                 new int[9], new Handles.MrHandle[9]));
         assertEquals("irecv: 9 buffers; maxRecvs is 8", tooMany.getMessage());
+        NetException shortHandles = assertThrows(NetException.class, () -> b.irecv(recv, 2, new long[2], new long[2],
+                new int[2], new Handles.MrHandle[] {dstMr}));
+        assertEquals(NetResult.INVALID_ARGUMENT, shortHandles.result());
+        assertEquals("irecv: 2 buffers, but 1 memory handles", shortHandles.getMessage());
         NetException cuda = assertThrows(NetException.class, () -> a.regMr(send, src.address, 64, MemoryType.CUDA));
         assertEquals(NetResult.INVALID_USAGE, cuda.result());
         assertTrue(cuda.getMessage().contains("CUDA memory is not supported"), cuda.getMessage());
