@@ -5,20 +5,26 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.testing.ChildJvm;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A JVM that loads the binding survives thousands of NullPointerExceptions, although Debian's
  * libfabric pulls in psm's libinfinipath, whose constructor takes over SIGSEGV unless told not
  * to. The children start without IPATH_NO_BACKTRACE / HFI_NO_BACKTRACE in their environment:
- * the binding must set them itself.
+ * the binding must set them itself. They run in a temporary directory, where psm's handler leaves
+ * its backtrace file when it kills one.
  */
 class NpeSurvivalIT {
 
-    private static ChildJvm.Spec child(String mode) {
+    @TempDir
+    Path dir;
+
+    private ChildJvm.Spec child(String mode) {
         return new ChildJvm.Spec(NpeSurvivor.class).args(mode).unsetEnv("IPATH_NO_BACKTRACE")
-                .unsetEnv("HFI_NO_BACKTRACE").bound(Duration.ofSeconds(60));
+                .unsetEnv("HFI_NO_BACKTRACE").bound(Duration.ofSeconds(60)).directory(dir);
     }
 
     @Test

@@ -38,6 +38,7 @@ public final class ChildJvm implements AutoCloseable {
         private final List<String> unsetEnv = new ArrayList<>();
         private Duration bound = Duration.ofSeconds(60);
         private String javaHome = System.getProperty("java.home");
+        private Path directory;
 
         public Spec(Class<?> mainClass) {
             this.mainClass = mainClass.getName();
@@ -76,6 +77,12 @@ public final class ChildJvm implements AutoCloseable {
             return this;
         }
 
+        /** The child's working directory, where it leaves any files it writes there (default: this one's). */
+        public Spec directory(Path dir) {
+            this.directory = dir;
+            return this;
+        }
+
         public Spec javaHome(String home) {
             this.javaHome = home;
             return this;
@@ -96,6 +103,9 @@ public final class ChildJvm implements AutoCloseable {
             Path output = Files.createTempFile("ofinet-child-", ".log");
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(output.toFile());
+            if (directory != null) {
+                pb.directory(directory.toFile());
+            }
             pb.environment().putAll(env);
             unsetEnv.forEach(pb.environment()::remove);
             return new ChildJvm(pb.start(), output, bound);
