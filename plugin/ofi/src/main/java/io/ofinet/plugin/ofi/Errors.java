@@ -28,8 +28,13 @@ final class Errors {
         }
     }
 
-    /** Wraps a protocol failure, keeping its message and the failure as the cause. */
+    /**
+     * Wraps a protocol failure, keeping its message and the failure as the cause. The message is
+     * prefixed with the operation, unless the protocol already named that operation first.
+     */
     static NetException toNetException(String operation, RdmaException e) {
-        return new NetException(resultOf(e.category()), operation + ": " + e.getMessage(), e);
+        String prefix = operation + ": ";
+        String message = e.getMessage().startsWith(prefix) ? e.getMessage() : prefix + e.getMessage();
+        return new NetException(resultOf(e.category()), message, e);
     }
 }

@@ -34,4 +34,11 @@ class ErrorsTest {
         assertEquals("test: peer closed the connection", e.getMessage());
         assertSame(cause, e.getCause());
     }
+
+    @Test
+    void anOperationTheProtocolNamedAlreadyIsNotRepeated() {
+        RdmaException cause = new RdmaException(ErrorCategory.INVALID_ARGUMENT, "irecv: 2 buffers, but 1 tags");
+        assertEquals("irecv: 2 buffers, but 1 tags", Errors.toNetException("irecv", cause).getMessage());
+        assertEquals("test: irecv: 2 buffers, but 1 tags", Errors.toNetException("test", cause).getMessage());
+    }
 }
