@@ -441,10 +441,6 @@ public final class RdmaEndpoint implements AutoCloseable {
         recvList.add(comm);
     }
 
-    void discard(RecvComm comm) {
-        discardRecv(comm);
-    }
-
     /** A send with immediate data arrived on a control rail: a zero-byte message or a refusal. */
     void onNotice(int rail, long len, long data) {
         arrivals.notice(rail, len, data);
@@ -475,7 +471,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         listen.closed = true;
         handshake.forget(listen);
         for (RecvComm comm : listen.ready) {
-            discardRecv(comm);
+            discard(comm);
         }
         listen.ready.clear();
     }
@@ -544,10 +540,11 @@ public final class RdmaEndpoint implements AutoCloseable {
                 }
             }
         }
-        discardRecv(comm);
+        discard(comm);
     }
 
-    private void discardRecv(RecvComm comm) {
+    /** Forgets a receive communicator: its id is free again and progress no longer walks it. */
+    void discard(RecvComm comm) {
         if (comm.closed) {
             return;
         }
@@ -581,7 +578,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
         for (RecvComm comm : recvs) {
             if (comm != null) {
-                discardRecv(comm);
+                discard(comm);
             }
         }
         releaseQuarantined(0, true);
