@@ -591,26 +591,28 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
+    /** Closes {@code resource} when there is one, adding its failure to {@code problems}. */
+    private static void close(AutoCloseable resource, List<Exception> problems) {
+        if (resource == null) {
+            return;
+        }
+        try {
+            resource.close();
+        } catch (Exception e) {
+            problems.add(e);
+        }
+    }
+
     /**
      * Registrations first (they may be bound to the endpoints), then endpoints, AVs, queues. What
      * fails is added to {@code primary} when there is one, and returned otherwise.
      */
     private RdmaException closeResources(Exception primary) {
         List<Exception> problems = new ArrayList<>();
+        close(ops, problems);
+        close(controlBuffers, problems);
+        close(flushMr, problems);
         try {
-            if (ops != null) {
-                ops.close();
-            }
-            if (controlBuffers != null) {
-                controlBuffers.close();
-            }
-        } catch (RdmaException e) {
-            problems.add(e);
-        }
-        try {
-            if (flushMr != null) {
-                flushMr.close();
-            }
             if (rails != null && rails.anyEndpointScope()) {
                 // Registrations bound to this endpoint's rails close before it, whoever forgot them.
                 int left = device.registrar().closeAll(rails);
@@ -624,11 +626,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
         for (List<? extends AutoCloseable> group : List.of(endpoints, avs, queues)) {
             for (int i = group.size() - 1; i >= 0; i--) {
-                try {
-                    group.get(i).close();
-                } catch (Exception e) {
-                    problems.add(e);
-                }
+                close(group.get(i), problems);
             }
         }
         NativeMemory.free(flushBuffer);
