@@ -32,7 +32,7 @@ public abstract class Request {
         return true;
     }
 
-    /** Takes it from its pool for a new use, with {@code operations} already in flight. */
+    /** Takes it from its pool for a new use that waits for {@code operations} operations. */
     void begin(int operations) {
         pendingOps = operations;
         done = false;
