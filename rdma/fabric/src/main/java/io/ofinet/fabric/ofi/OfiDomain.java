@@ -76,14 +76,33 @@ final class OfiDomain implements Domain {
     }
 
     @Override
-    public synchronized Endpoint openEndpoint(CompletionQueue cq, AddressVector av) throws FabricException {
+    public Endpoint openEndpoint(CompletionQueue cq, AddressVector av) throws FabricException {
+        return openEndpoint(cq, av, true);
+    }
+
+    /**
+     * Opens an endpoint; {@code keepJvmSignalHandlers} false leaves whatever signal handlers the
+     * provider installs (only the test that shows why they must not stay asks for that).
+     */
+    synchronized Endpoint openEndpoint(CompletionQueue cq, AddressVector av, boolean keepJvmSignalHandlers)
+            throws FabricException {
         requireOpen();
         if (!(cq instanceof OfiCompletionQueue ofiCq) || !(av instanceof OfiAddressVector ofiAv)) {
             throw new IllegalArgumentException("completion queue and address vector must come from libfabric");
         }
         Memory out = Ops.scratch(8);
-        Ops.check("fi_endpoint", provider(), Ops.fn(domainOps(), Layout.OPS_DOMAIN_ENDPOINT, "fi_endpoint", provider())
-                .invokeInt(new Object[] {domain, fabric.infoCopy(), Pointer.nativeValue(out), 0L}));
+        // shm installs signal handlers at its first endpoint that would unlink its regions at the
+        // JVM's first implicit null check: see JvmSignalHandlers.
+        JvmSignalHandlers.NativeCall<Void> open = () -> {
+            Ops.check("fi_endpoint", provider(), Ops.fn(domainOps(), Layout.OPS_DOMAIN_ENDPOINT, "fi_endpoint",
+                    provider()).invokeInt(new Object[] {domain, fabric.infoCopy(), Pointer.nativeValue(out), 0L}));
+            return null;
+        };
+        if (keepJvmSignalHandlers) {
+            JvmSignalHandlers.preserved(provider(), open);
+        } else {
+            open.run();
+        }
         long ep = out.getLong(0);
         try {
             Ops.bind(ep, ofiAv.fid(), 0, "fi_ep_bind(av)", provider());
