@@ -5,6 +5,7 @@ import io.ofinet.fabric.CompletionError;
 import io.ofinet.fabric.CompletionQueue;
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.FiErrno;
 import io.ofinet.rdma.ErrorCategory;
 import io.ofinet.rdma.RdmaException;
@@ -15,8 +16,8 @@ import java.util.List;
 /**
  * Drives one protocol endpoint: reads its completion queues (one per rail) in batches of at most
  * the layout's CQ read count, dispatches each completion by its context to the {@link Operation}
- * it belongs to, and hands completions with context 0 (remote writes with immediate data) to the
- * {@link RemoteHandler}. Posts refused with -FI_EAGAIN wait in a pending queue that is retried, in
+ * it belongs to, and hands the completions of remote writes with immediate data (context 0, or
+ * the flag FI_REMOTE_WRITE) to the {@link RemoteHandler}. Posts refused with -FI_EAGAIN wait in a pending queue that is retried, in
  * order, before anything new is posted. Every loop has a bound. ofinet calls {@link #progress} from
  * every entry point, whatever progress the provider claims.
  */
@@ -116,7 +117,11 @@ public final class ProgressEngine {
         }
         for (int i = 0; i < n; i++) {
             long context = batch.context(i);
-            if (context == 0) {
+            // A remote write's completion at its target belongs to no operation of ours, whatever
+            // its context says: libfabric 1.17's shm reports a stale value there (the command's
+            // msg_id, which its inline and inject paths never set), which would complete a random
+            // operation. The flags say what it is.
+            if (context == 0 || (batch.flags(i) & Fi.REMOTE_WRITE) != 0) {
                 remote.remoteData(rail, batch.flags(i), batch.len(i), batch.data(i));
             } else {
                 operation(context, rail).completed(rail, batch.flags(i), batch.len(i), batch.data(i));

@@ -160,4 +160,26 @@ class ProgressEngineTest {
         assertEquals(ErrorCategory.INTERNAL, e.category());
         assertTrue(e.getMessage().contains("unknown context 99"));
     }
+
+    @Test
+    void aRemoteWriteWithAStaleContextGoesToTheRemoteHandlerNotToAnOperation() throws Exception {
+        // libfabric 1.17's shm puts a stale msg_id into the context of a remote write's completion.
+        Op posted = new Op("posted receive", log, Endpoint.POSTED);
+        CompletionQueue cq = mock(CompletionQueue.class);
+        List<Long> remote = new ArrayList<>();
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, (rail, flags, len, data) -> remote.add(data));
+        engine.register(posted);
+        when(cq.read(any(), anyInt())).thenAnswer(call -> {
+            CompletionBatch batch = call.getArgument(0);
+            batch.set(0, posted.context(), io.ofinet.fabric.Fi.RMA | io.ofinet.fabric.Fi.REMOTE_WRITE
+                    | io.ofinet.fabric.Fi.REMOTE_CQ_DATA, 0, 0, 42);
+            batch.set(1, 12345, io.ofinet.fabric.Fi.RMA | io.ofinet.fabric.Fi.REMOTE_WRITE
+                    | io.ofinet.fabric.Fi.REMOTE_CQ_DATA, 0, 0, 43);
+            batch.setCount(2);
+            return 2;
+        });
+        assertEquals(2, engine.progress());
+        assertEquals(List.of(42L, 43L), remote);
+        assertEquals(List.of(), log);
+    }
 }
