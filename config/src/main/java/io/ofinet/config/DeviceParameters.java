@@ -86,6 +86,10 @@ public final class DeviceParameters {
         return get(Parameter.PEER_TIMEOUT_MS);
     }
 
+    public long postRetryTimeoutMs() {
+        return get(Parameter.POST_RETRY_TIMEOUT_MS);
+    }
+
     public boolean flushDisabled() {
         return get(Parameter.GDR_FLUSH_DISABLE);
     }

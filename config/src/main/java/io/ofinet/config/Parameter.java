@@ -101,6 +101,15 @@ public final class Parameter<T> {
             "how long a busy communicator waits without hearing from its peer before failing its requests");
 
     /**
+     * How long every post to one peer may be refused (-FI_EAGAIN) before the peer is condemned and
+     * its communicators fail. Refused posts wait in that peer's own queue, so a refusing peer
+     * delays only its own traffic meanwhile; retries to it back off.
+     */
+    public static final Parameter<Long> POST_RETRY_TIMEOUT_MS = new Parameter<>("postRetryTimeoutMs",
+            ValueType.LONG, 10_000L, "ms", 1, 86_400_000L,
+            "how long every post to one peer may be refused before the peer is condemned");
+
+    /**
      * Turns the flush off. The flush reads a few bytes of each received buffer back through the
      * endpoint's own address, which makes device-memory writes visible on GPU systems.
      */
@@ -112,7 +121,8 @@ public final class Parameter<T> {
             SCHED_MAX_SMALL_RR_SIZE, CQ_READ_COUNT, RDMA_MIN_POSTED_CONTROL_BUFFERS,
             RDMA_MAX_POSTED_CONTROL_BUFFERS, RDMA_MIN_POSTED_EAGER_BUFFERS,
             RDMA_MAX_POSTED_EAGER_BUFFERS, MR_KEY_SIZE, MR_CACHE_DISABLE, MR_CACHE_MAX_ENTRIES,
-            MR_CACHE_MAX_BYTES, CONNECTION_TIMEOUT_MS, PEER_TIMEOUT_MS, GDR_FLUSH_DISABLE);
+            MR_CACHE_MAX_BYTES, CONNECTION_TIMEOUT_MS, PEER_TIMEOUT_MS, POST_RETRY_TIMEOUT_MS,
+            GDR_FLUSH_DISABLE);
 
     private final String name;
     private final ValueType<T> type;

@@ -53,6 +53,11 @@ public record InfoHints(long caps, int mrMode, Optional<String> provider, Option
         return new InfoHints(caps, mode, provider, domain, node, threading, dataProgress);
     }
 
+    /** The same hints asking for threading model {@code model} ({@link Fi#THREAD_SAFE}, ...). */
+    public InfoHints withThreading(int model) {
+        return new InfoHints(caps, mrMode, provider, domain, node, model, dataProgress);
+    }
+
     public InfoHints withCaps(long capabilities) {
         return new InfoHints(capabilities, mrMode, provider, domain, node, threading, dataProgress);
     }

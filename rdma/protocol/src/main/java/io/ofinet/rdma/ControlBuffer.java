@@ -7,6 +7,7 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.progress.Operation;
+import io.ofinet.rdma.progress.PeerQueue;
 import java.util.function.Consumer;
 
 /**
@@ -49,14 +50,18 @@ final class ControlBuffer {
             if ((flags & Fi.REMOTE_CQ_DATA) != 0) {
                 // Not a handshake: a notice with immediate data (a zero-byte message, a refusal).
                 endpoint.onNotice(rail, len, data);
-                endpoint.engine().submit(this);
+                repost();
                 return;
             }
             byte[] bytes = endpoint.scratch();
             int n = (int) Math.min(len, Math.min(bytes.length, BYTES));
             NativeMemory.read(address, bytes, 0, n);
             endpoint.onHandshake(bytes, n);
-            endpoint.engine().submit(this);
+            repost();
+        }
+
+        private void repost() {
+            endpoint.engine().submit(this, endpoint.localQueue(endpoint.dataRails()));
         }
 
         @Override
@@ -77,13 +82,14 @@ final class ControlBuffer {
         private Runnable onSent;
         private Consumer<RdmaException> onFailed;
 
-        void start(byte[] message, int bytes, long destination, Runnable sent, Consumer<RdmaException> failedHook) {
+        void start(byte[] message, int bytes, long destination, PeerQueue queue, Runnable sent,
+                Consumer<RdmaException> failedHook) {
             NativeMemory.write(address, message, 0, bytes);
             this.length = bytes;
             this.dest = destination;
             this.onSent = sent;
             this.onFailed = failedHook;
-            endpoint.engine().submit(this);
+            endpoint.engine().submit(this, queue);
         }
 
         @Override

@@ -6,6 +6,7 @@ import io.ofinet.fabric.Domain;
 import io.ofinet.fabric.Fabric;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FabricProvider;
+import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.InfoHints;
 import io.ofinet.fabric.InfoList;
 import io.ofinet.mr.DomainContext;
@@ -13,12 +14,18 @@ import io.ofinet.mr.MrException;
 import io.ofinet.mr.Registrar;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One device of the layout, opened: a fabric and a domain per data rail, each domain with its
  * resolved registration scope and key pool, and the registrar. Protocol endpoints are opened on
  * it, by default one per thread. Closing it closes its endpoints, then the domains, then the
  * fabrics.
+ *
+ * <p>Endpoints of a device share its domains, so the threading model the provider grants decides
+ * how far apart their calls may be: each domain is asked for {@code FI_THREAD_SAFE}, and when a
+ * provider offers only less, every endpoint of the device holds one lock, {@link #domainLock()},
+ * which also serializes their registrations (see {@link RdmaEndpoint} for the ownership rule).
  */
 public final class Device implements AutoCloseable {
     private final DeviceSpec spec;
@@ -28,6 +35,8 @@ public final class Device implements AutoCloseable {
     private final Registrar registrar;
     private final List<RdmaEndpoint> endpoints = new ArrayList<>();
     private final ThreadLocal<RdmaEndpoint> perThread = new ThreadLocal<>();
+    /** Held by every endpoint's calls when some domain is not FI_THREAD_SAFE; null otherwise. */
+    private ReentrantLock domainLock;
     private boolean closed;
 
     private Device(DeviceSpec spec) {
@@ -49,13 +58,16 @@ public final class Device implements AutoCloseable {
                     hints = hints.withNode(rail.srcAddr().get());
                 }
                 Fabric fabric;
-                try (InfoList offers = provider.getinfo(hints)) {
+                try (InfoList offers = offers(provider, hints)) {
                     if (offers.infos().isEmpty()) {
                         throw new RdmaException(ErrorCategory.SYSTEM, "device " + spec.name() + " data rail "
                                 + rail.index() + ": no offer from " + rail.provider() + " on domain " + rail.domain()
                                 + " for RDM endpoints with messages and RMA");
                     }
                     fabric = provider.openFabric(offers.infos().get(0));
+                    if (offers.infos().get(0).threading() != Fi.THREAD_SAFE && device.domainLock == null) {
+                        device.domainLock = new ReentrantLock();
+                    }
                 }
                 device.fabrics.add(fabric);
                 Domain domain = fabric.openDomain();
@@ -75,8 +87,26 @@ public final class Device implements AutoCloseable {
         }
     }
 
+    /** The offers for FI_THREAD_SAFE domains, or for any threading model when there are none. */
+    private static InfoList offers(FabricProvider provider, InfoHints hints) throws FabricException {
+        InfoList safe = provider.getinfo(hints.withThreading(Fi.THREAD_SAFE));
+        if (!safe.infos().isEmpty()) {
+            return safe;
+        }
+        safe.close();
+        return provider.getinfo(hints);
+    }
+
     public DeviceSpec spec() {
         return spec;
+    }
+
+    /**
+     * The lock every endpoint of this device holds when some domain was granted less than
+     * FI_THREAD_SAFE, or null when each endpoint may have its own.
+     */
+    ReentrantLock domainLock() {
+        return domainLock;
     }
 
     /** What the provider offers on data rail {@code rail}. */
@@ -97,9 +127,18 @@ public final class Device implements AutoCloseable {
         if (closed) {
             throw new RdmaException(ErrorCategory.INVALID_USAGE, "device " + spec.name() + " is closed");
         }
-        RdmaEndpoint endpoint = new RdmaEndpoint(this);
-        endpoints.add(endpoint);
-        return endpoint;
+        if (domainLock != null) {
+            domainLock.lock();
+        }
+        try {
+            RdmaEndpoint endpoint = new RdmaEndpoint(this);
+            endpoints.add(endpoint);
+            return endpoint;
+        } finally {
+            if (domainLock != null) {
+                domainLock.unlock();
+            }
+        }
     }
 
     /** The calling thread's endpoint, opened on first use (endpoints are per thread by default). */

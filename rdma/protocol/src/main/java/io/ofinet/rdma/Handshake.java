@@ -172,7 +172,7 @@ final class Handshake {
         }
         byte[] bytes = new byte[HandshakeMessage.MAX_BYTES];
         int n = message.encode(bytes);
-        buffer.send.start(bytes, n, dest, sent, failed);
+        buffer.send.start(bytes, n, dest, endpoint.peerQueue(dataRails, dest), sent, failed);
     }
 
     /** The next accepted connection on {@code listen}, or null for now. */

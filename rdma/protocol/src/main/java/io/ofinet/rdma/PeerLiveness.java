@@ -1,5 +1,7 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.progress.PeerQueue;
+
 /**
  * Whether the peer of a connection is still there, judged by ofinet itself rather than by the
  * provider: every connected communicator sends a keepalive every quarter of {@code peerTimeoutMs}
@@ -9,7 +11,7 @@ package io.ofinet.rdma;
  * peer that was merely idle (and not calling into ofinet) is not taken for dead. A keepalive the
  * provider fails to deliver condemns the peer at once.
  */
-final class PeerLiveness implements RmaOp.Owner {
+final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
 
     /** A communicator as liveness sees it. */
     interface Peered {
@@ -25,6 +27,9 @@ final class PeerLiveness implements RmaOp.Owner {
 
         /** Fails requests whose own operations have stalled past the timeout. */
         void checkStalls(long now, long timeoutNanos);
+
+        /** The queue of posts to the peer's control rail {@code rail}. */
+        PeerQueue controlQueue(int rail);
     }
 
     private final Peered comm;
@@ -73,6 +78,12 @@ final class PeerLiveness implements RmaOp.Owner {
             dead = cause;
             comm.peerDead(cause);
         }
+    }
+
+    /** One of the peer's destinations was condemned: its posts stayed refused. */
+    @Override
+    public void condemned(RdmaException cause) {
+        condemn(new RdmaException(ErrorCategory.REMOTE, what + ": " + cause.getMessage(), cause));
     }
 
     @Override

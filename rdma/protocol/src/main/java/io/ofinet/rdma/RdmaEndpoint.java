@@ -14,12 +14,14 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Rails;
 import io.ofinet.mr.Use;
 import io.ofinet.rdma.freelist.Freelist;
+import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A protocol endpoint: one libfabric endpoint per data rail and one per control rail (on the
@@ -30,7 +32,17 @@ import java.util.List;
  *
  * <p>{@link #listen}, {@link #connect} and {@link #accept} never block: connect and accept return
  * null until the handshake completes and are called again (connect with the same handle). Each
- * call drives progress. Methods are synchronized, so that they may come from any thread.
+ * call drives progress.
+ *
+ * <p><b>Ownership.</b> Everything of an endpoint — its progress engine and peer queues, operation
+ * and control-buffer freelists, communicator tables, the state of its communicators and their
+ * requests, its completion queues — has one owner at a time: the thread that holds the endpoint's
+ * lock. Every entry point (listen, connect, accept, isend, irecv, iflush, test, register,
+ * deregister, the closes and {@link #progress}) takes the lock for one bounded step and lets it
+ * go before it returns, so communicators sharing the endpoint may be driven from different
+ * threads. Nothing waits while holding it: a close that waits for its peer takes the lock once per
+ * progress step. When the provider grants less than FI_THREAD_SAFE the lock is the device's, held
+ * by all its endpoints alike ({@link Device}). No thread of ofinet's own drives progress.
  */
 public final class RdmaEndpoint implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RdmaEndpoint.class.getName());
@@ -41,6 +53,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     static final long FLUSH_READ_BYTES = 8;
     /** Data-path operations per endpoint at most. */
     private static final int MAX_OPS = 8192;
+    /** Control buffers per endpoint at most (4 KiB each, made as needed). */
+    private static final int MAX_CONTROL_BUFFERS = 4096;
 
     /** Native memory for freelist blocks. */
     static final Freelist.BlockMemory NATIVE = new Freelist.BlockMemory() {
@@ -65,6 +79,9 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final int controlRails;
     private Rails rails;
     private ProgressEngine engine;
+    private Peers peers;
+    private final ReentrantLock lock;
+    private final SlowDuties duties;
     private long flushBuffer;
     private MrHandle flushMr;
     private Freelist<ControlBuffer> controlBuffers;
@@ -80,9 +97,6 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** Connected communicators, walked by index from progress so that progress allocates nothing. */
     private final List<SendComm> sendList = new ArrayList<>();
     private final List<RecvComm> recvList = new ArrayList<>();
-    private long nextLivenessCheck;
-    /** Mailboxes of closed send communicators, kept registered a while for late control writes. */
-    private final java.util.ArrayDeque<SendComm> quarantine = new java.util.ArrayDeque<>();
     private final Handshake handshake;
     private final Arrivals arrivals;
     private boolean closed;
@@ -95,6 +109,8 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.controlRails = spec.controlRails().size();
         this.handshake = new Handshake(this, dataRails, controlRails);
         this.arrivals = new Arrivals(this, dataRails);
+        this.lock = device.domainLock() != null ? device.domainLock() : new ReentrantLock();
+        this.duties = new SlowDuties(this, params.peerTimeoutMs());
         try {
             List<DomainContext> contexts = device.contexts();
             List<Endpoint> dataEndpoints = new ArrayList<>();
@@ -108,14 +124,18 @@ public final class RdmaEndpoint implements AutoCloseable {
                 controlEndpoints.add(openRail(contexts.get(controlOnData[c]).domain()));
             }
             rails = new Rails(contexts, dataEndpoints, controlEndpoints, controlOnData);
-            engine = new ProgressEngine(queues, params.cqReadCount(), arrivals::remoteData);
+            engine = new ProgressEngine(queues, params.cqReadCount(), params.postRetryTimeoutMs() * 1_000_000L,
+                    arrivals::remoteData);
+            peers = new Peers(avs, dataRails);
             flushBuffer = NativeMemory.allocate(FLUSH_BYTES);
             flushMr = device.registrar().register(rails, flushBuffer, FLUSH_BYTES, Use.FLUSH_BUFFER);
             int minPosted = (int) (long) params.get(io.ofinet.config.Parameter.RDMA_MIN_POSTED_CONTROL_BUFFERS);
             int maxPosted = (int) (long) params.get(io.ofinet.config.Parameter.RDMA_MAX_POSTED_CONTROL_BUFFERS);
             controlBuffers = Freelist.<ControlBuffer>builder("control buffers",
                     (block, address) -> new ControlBuffer(this, block, address))
-                    .sizes(minPosted, minPosted, maxPosted + minPosted)
+                    // Each outstanding receive holds one until its control message is written: room for
+                    // many communicators, so that peers that do not answer cannot starve the others.
+                    .sizes(minPosted, minPosted, Math.max(maxPosted + minPosted, MAX_CONTROL_BUFFERS))
                     .nativeEntries(ControlBuffer.BYTES, 64, NATIVE)
                     .registered(new Freelist.BlockRegistrar() {
                         @Override
@@ -134,7 +154,7 @@ public final class RdmaEndpoint implements AutoCloseable {
                     }, buffer -> { })
                     .build();
             for (int i = 0; i < minPosted; i++) {
-                engine.submit(controlBuffers.acquire().receive);
+                engine.submit(controlBuffers.acquire().receive, peers.local(dataRails));
             }
             ops = Freelist.<RmaOp>builder("data-path operations", (block, address) -> new RmaOp(this))
                     .sizes(256, 256, MAX_OPS).hooks(engine::register, op -> { }).build();
@@ -213,9 +233,52 @@ public final class RdmaEndpoint implements AutoCloseable {
         return endpoints.get(rail);
     }
 
-    /** Registers an application buffer for this endpoint's rails (cached where the layout allows). */
+    /**
+     * Registers an application buffer for this endpoint's rails (cached where the layout allows).
+     * May come from any thread: in endpoint scope a registration is bound to this endpoint's rails.
+     */
     public MrHandle registerUserBuffer(long address, long length) throws RdmaException {
-        return registerInternal(address, length, Use.USER_BUFFER);
+        lock.lock();
+        try {
+            requireOpen();
+            return registerInternal(address, length, Use.USER_BUFFER);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Releases a registration made by {@link #registerUserBuffer}; may come from any thread. */
+    public void deregisterUserBuffer(MrHandle handle) throws RdmaException {
+        lock.lock();
+        try {
+            deregisterInternal(handle);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Takes the endpoint for one bounded step; see the class comment. */
+    void lock() {
+        lock.lock();
+    }
+
+    void unlock() {
+        lock.unlock();
+    }
+
+    /** Whether calls on this endpoint and on {@code other} exclude each other (one lock). */
+    boolean sharesOwnershipWith(RdmaEndpoint other) {
+        return lock == other.lock;
+    }
+
+    /** The queue of posts to {@code fiAddr} on engine rail {@code rail} (data rails, then control rails). */
+    PeerQueue peerQueue(int rail, long fiAddr) {
+        return peers.queue(rail, fiAddr);
+    }
+
+    /** The queue of posts to no peer on engine rail {@code rail}: receives, reads through the own address. */
+    PeerQueue localQueue(int rail) {
+        return peers.local(rail);
     }
 
     /** The device this endpoint belongs to. */
@@ -236,63 +299,43 @@ public final class RdmaEndpoint implements AutoCloseable {
         return closed;
     }
 
-    /** Drives progress: one bounded step over every rail, queued sends, then the peers' liveness. */
-    public synchronized int progress() throws RdmaException {
-        requireOpen();
-        int handled = engine.progress();
-        for (int i = 0; i < sendList.size(); i++) {
-            SendComm comm = sendList.get(i);
-            if (comm.connectedAndOpen() && comm.liveness().dead == null) {
-                comm.progressSends();
-                if (comm.peerClosing && !comm.writesInFlight()) {
-                    comm.sendClosedNotice();
-                }
-            }
-        }
-        if (!quarantine.isEmpty()) {
-            releaseQuarantined(System.nanoTime(), false);
-        }
-        long now = System.nanoTime();
-        if (now >= nextLivenessCheck) {
-            nextLivenessCheck = now + 1_000_000L;
+    /**
+     * Drives progress: one bounded step over every rail, the queued sends, and — when due — the
+     * slow duties (keepalives, liveness, stalls, quarantine). Takes the endpoint for that step.
+     */
+    public int progress() throws RdmaException {
+        lock.lock();
+        try {
+            requireOpen();
+            int handled = engine.progress();
             for (int i = 0; i < sendList.size(); i++) {
                 SendComm comm = sendList.get(i);
-                if (comm.connectedAndOpen()) {
-                    checkLiveness(comm, comm.peerCommId(), Immediate.KEEPALIVE_TO_RECEIVER, comm.controlPeer(0), now);
+                if (comm.connectedAndOpen() && comm.liveness().dead == null) {
+                    comm.progressSends();
+                    if (comm.peerClosing && !comm.writesInFlight()) {
+                        comm.sendClosedNotice();
+                    }
                 }
             }
-            for (int i = 0; i < recvList.size(); i++) {
-                RecvComm comm = recvList.get(i);
-                if (comm.connectedAndOpen()) {
-                    checkLiveness(comm, comm.peerCommId(), Immediate.KEEPALIVE_TO_SENDER, comm.controlPeer(0), now);
-                }
-            }
+            duties.runIfDue(sendList, recvList);
+            return handled;
+        } finally {
+            lock.unlock();
         }
-        return handled;
     }
 
-    private void checkLiveness(PeerLiveness.Peered comm, int peerCommId, int side, long peer, long now) {
-        PeerLiveness liveness = comm.liveness();
-        if (liveness.keepaliveDue(now)) {
-            RmaOp op = acquireOp();
-            if (op != null) {
-                liveness.lastKeepaliveNanos = now;
-                sendNotice(op, "keepalive", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, side, peerCommId, 0), peer,
-                        liveness);
-            }
-        }
-        liveness.check(now);
-    }
-
-    /** Posts {@code op} as a zero-byte send with immediate data {@code word} to {@code peer} on control rail 0. */
-    void sendNotice(RmaOp op, String what, int word, long peer, RmaOp.Owner owner) {
+    /**
+     * Posts {@code op} as a zero-byte send with immediate data {@code word} to {@code peer} on
+     * control rail 0, through that destination's queue.
+     */
+    void sendNotice(RmaOp op, String what, int word, long peer, PeerQueue queue, RmaOp.Owner owner) {
         op.set(RmaOp.Kind.SENDDATA, controlEndpoint(0), 0, what, owner);
         op.buf = 0;
         op.len = 0;
         op.desc = 0;
         op.data = immediate(word, 0);
         op.peer = peer;
-        engine.submit(op);
+        engine.submit(op, queue);
     }
 
     /** Whether the upper 32 bits of CQ data carry a segment's length (8-byte CQ data on every rail). */
@@ -353,9 +396,14 @@ public final class RdmaEndpoint implements AutoCloseable {
     // ---- listen / connect / accept: the Handshake ----
 
     /** A listening communicator; its handle goes to the peers that connect. */
-    public synchronized ListenComm listen() throws RdmaException {
-        requireOpen();
-        return handshake.listen();
+    public ListenComm listen() throws RdmaException {
+        lock.lock();
+        try {
+            requireOpen();
+            return handshake.listen();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -365,15 +413,25 @@ public final class RdmaEndpoint implements AutoCloseable {
      * @throws RdmaException INVALID_ARGUMENT for a handle that does not decode, INVALID_USAGE for
      *     rail counts that differ, REMOTE when the listener refuses or does not answer in time
      */
-    public synchronized SendComm connect(byte[] handle) throws RdmaException {
-        requireOpen();
-        return handshake.connect(handle);
+    public SendComm connect(byte[] handle) throws RdmaException {
+        lock.lock();
+        try {
+            requireOpen();
+            return handshake.connect(handle);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The next accepted connection on {@code listen}, or null for now. */
-    public synchronized RecvComm accept(ListenComm listen) throws RdmaException {
-        requireOpen();
-        return handshake.accept(listen);
+    public RecvComm accept(ListenComm listen) throws RdmaException {
+        lock.lock();
+        try {
+            requireOpen();
+            return handshake.accept(listen);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** A handshake message arrived on the first control rail. */
@@ -464,83 +522,114 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     // ---- closing ----
 
-    synchronized void closeListen(ListenComm listen) {
-        if (listen.closed) {
-            return;
+    void closeListen(ListenComm listen) {
+        lock.lock();
+        try {
+            if (listen.closed) {
+                return;
+            }
+            listen.closed = true;
+            handshake.forget(listen);
+            for (RecvComm comm : listen.ready) {
+                discard(comm);
+            }
+            listen.ready.clear();
+        } finally {
+            lock.unlock();
         }
-        listen.closed = true;
-        handshake.forget(listen);
-        for (RecvComm comm : listen.ready) {
-            discard(comm);
-        }
-        listen.ready.clear();
     }
 
-    synchronized void closeSend(SendComm comm) throws RdmaException {
-        if (comm.closed) {
-            return;
+    /**
+     * Closes a send communicator: its writes in flight drain first (at most peerTimeoutMs, while
+     * the peer is alive), so that the application may then deregister the buffers they read from,
+     * and the receiver is told that no more come. Waits one progress step at a time, never
+     * holding the endpoint in between.
+     */
+    void closeSend(SendComm comm) throws RdmaException {
+        long deadline = System.nanoTime() + params.peerTimeoutMs() * 1_000_000L;
+        while (!closeSendStep(comm, deadline)) {
+            Thread.yield();
         }
-        comm.failQueued(new RdmaException(ErrorCategory.INVALID_USAGE, "the send communicator was closed"));
-        if (comm.connectedAndOpen() && comm.liveness().dead == null) {
-            // Drain: writes in flight finish (or the peer is presumed dead) before the application
-            // may deregister the buffers they read from.
-            long deadline = System.nanoTime() + params.peerTimeoutMs() * 1_000_000L;
-            while (comm.writesInFlight() && comm.liveness().dead == null && System.nanoTime() < deadline) {
+    }
+
+    /** One step of {@link #closeSend}; true when the communicator is closed. */
+    private boolean closeSendStep(SendComm comm, long deadline) throws RdmaException {
+        lock.lock();
+        try {
+            if (comm.closed) {
+                return true;
+            }
+            comm.failQueued(new RdmaException(ErrorCategory.INVALID_USAGE, "the send communicator was closed"));
+            boolean live = !closed && comm.connectedAndOpen() && comm.liveness().dead == null;
+            if (live && comm.writesInFlight() && System.nanoTime() < deadline) {
+                progress();
+                return false;
+            }
+            if (live) {
+                comm.sendClosedNotice();
                 progress();
             }
-            comm.sendClosedNotice();
-            progress();
-        }
-        comm.closed = true;
-        sends[comm.id()] = null;
-        sendList.remove(comm);
-        sendIds.free(comm.id());
-        handshake.forget(comm);
-        // The receiver may still write control messages into the mailbox: keep it registered for a
-        // while, so that such a write never meets a missing key (which breaks rxm connections).
-        comm.closedNanos = System.nanoTime();
-        quarantine.add(comm);
-    }
-
-    /** Releases quarantined mailboxes older than the peer timeout, or all of them. */
-    private void releaseQuarantined(long now, boolean all) {
-        while (!quarantine.isEmpty()
-                && (all || now - quarantine.peek().closedNanos > params.peerTimeoutMs() * 1_000_000L)) {
-            SendComm comm = quarantine.poll();
-            try {
-                comm.mailboxMr.close();
-            } catch (MrException e) {
-                LOG.log(Level.WARNING, "deregistering a mailbox: {0}", e.getMessage());
-            } finally {
-                NativeMemory.free(comm.mailbox);
-            }
+            comm.closed = true;
+            sends[comm.id()] = null;
+            sendList.remove(comm);
+            sendIds.free(comm.id());
+            handshake.forget(comm);
+            comm.forgetPeers();
+            // The receiver may still write control messages into the mailbox: keep it registered
+            // for a while, so that such a write never meets a missing key (which breaks rxm
+            // connections).
+            duties.quarantine(comm);
+            return true;
+        } finally {
+            lock.unlock();
         }
     }
 
     /**
      * Closes a receive communicator. With receives outstanding, the sender may still write into
-     * their buffers: it is told that this side closes, and the close waits — driving progress, at
-     * most peerTimeoutMs — until it confirms that it writes no more, so that the application may
-     * then deregister the buffers.
+     * their buffers: it is told that this side closes, and the close waits — one progress step at
+     * a time, at most peerTimeoutMs — until it confirms that it writes no more, so that the
+     * application may then deregister the buffers.
      */
-    synchronized void closeRecv(RecvComm comm) {
-        if (!comm.closed && comm.connectedAndOpen() && comm.outstanding() > 0 && comm.liveness().dead == null
-                && !closed) {
-            RmaOp op = acquireOp();
-            if (op != null) {
-                sendNotice(op, "close notice", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.RECEIVER_CLOSING,
-                        comm.peerCommId(), 0), comm.controlPeer(0), comm.liveness());
-                long deadline = System.nanoTime() + params.peerTimeoutMs() * 1_000_000L;
-                try {
-                    while (!comm.senderClosed && comm.liveness().dead == null && System.nanoTime() < deadline) {
-                        progress();
-                    }
-                } catch (RdmaException e) {
-                    LOG.log(Level.WARNING, "closing a receive communicator: {0}", e.getMessage());
+    void closeRecv(RecvComm comm) {
+        boolean waiting = false;
+        lock.lock();
+        try {
+            if (!comm.closed && comm.connectedAndOpen() && comm.outstanding() > 0 && comm.liveness().dead == null
+                    && !closed) {
+                RmaOp op = acquireOp();
+                if (op != null) {
+                    sendNotice(op, "close notice", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
+                            Immediate.RECEIVER_CLOSING, comm.peerCommId(), 0), comm.controlPeer(0), comm.controlQueue(0),
+                            comm.liveness());
+                    waiting = true;
                 }
             }
+        } finally {
+            lock.unlock();
         }
-        discard(comm);
+        long deadline = System.nanoTime() + params.peerTimeoutMs() * 1_000_000L;
+        while (waiting && System.nanoTime() < deadline) {
+            lock.lock();
+            try {
+                waiting = !closed && !comm.closed && !comm.senderClosed && comm.liveness().dead == null;
+                if (waiting) {
+                    progress();
+                }
+            } catch (RdmaException e) {
+                LOG.log(Level.WARNING, "closing a receive communicator: {0}", e.getMessage());
+                waiting = false;
+            } finally {
+                lock.unlock();
+            }
+            Thread.yield();
+        }
+        lock.lock();
+        try {
+            discard(comm);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Forgets a receive communicator: its id is free again and progress no longer walks it. */
@@ -552,6 +641,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         recvs[comm.id()] = null;
         recvList.remove(comm);
         recvIds.free(comm.id());
+        comm.forgetPeers();
     }
 
     /**
@@ -559,33 +649,52 @@ public final class RdmaEndpoint implements AutoCloseable {
      * endpoints, address vectors and queues. Closing twice is harmless.
      */
     @Override
-    public synchronized void close() throws RdmaException {
-        if (closed) {
-            return;
-        }
-        RdmaException failure = null;
-        for (ListenComm listen : handshake.listens()) {
-            closeListen(listen);
-        }
-        for (SendComm comm : sends) {
-            if (comm != null) {
-                try {
-                    closeSend(comm);
-                } catch (RdmaException e) {
-                    failure = Device.add(failure, e);
+    public void close() throws RdmaException {
+        List<ListenComm> listens;
+        List<SendComm> open = new ArrayList<>();
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            listens = handshake.listens();
+            for (SendComm comm : sends) {
+                if (comm != null) {
+                    open.add(comm);
                 }
             }
+        } finally {
+            lock.unlock();
         }
-        for (RecvComm comm : recvs) {
-            if (comm != null) {
-                discard(comm);
+        RdmaException failure = null;
+        for (ListenComm listen : listens) {
+            closeListen(listen);
+        }
+        for (SendComm comm : open) {
+            try {
+                closeSend(comm);
+            } catch (RdmaException e) {
+                failure = Device.add(failure, e);
             }
         }
-        releaseQuarantined(0, true);
-        closed = true;
-        RdmaException resources = closeResources(null);
-        device.closed(this);
-        failure = resources == null ? failure : Device.add(failure, resources);
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            for (RecvComm comm : recvs) {
+                if (comm != null) {
+                    discard(comm);
+                }
+            }
+            duties.release(0, true);
+            closed = true;
+            RdmaException resources = closeResources(null);
+            device.closed(this);
+            failure = resources == null ? failure : Device.add(failure, resources);
+        } finally {
+            lock.unlock();
+        }
         if (failure != null) {
             throw failure;
         }

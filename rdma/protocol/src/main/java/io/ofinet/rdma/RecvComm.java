@@ -3,6 +3,7 @@ package io.ofinet.rdma;
 import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.seq.MessageWindow;
 import io.ofinet.rdma.wire.ControlMessage;
 import io.ofinet.rdma.wire.Limits;
@@ -16,7 +17,8 @@ import java.util.ArrayDeque;
  * the sender's mailbox over a control rail (round-robin), with the control-rail registration and
  * immediate data, listing its buffers, lengths, tags and per-rail keys. Segments arrive as remote
  * writes with immediate data, in any order and over any rail. One thread at a time drives a
- * communicator.
+ * communicator; its state belongs to the endpoint and is touched only with the endpoint held (see
+ * {@link RdmaEndpoint}).
  */
 public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     /** Receives outstanding at most, as NCCL asks. */
@@ -45,6 +47,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final RmaOp[] flushOps = new RmaOp[Limits.MAX_DATA_RAILS];
     private final RecvRequest[] all = new RecvRequest[MAX_REQUESTS];
     private final PeerLiveness liveness;
+    /** The queues of posts to the sender's control rails (control messages, notices). */
+    private final PeerQueue[] controlQueues;
     /** The sender confirmed it writes no more. */
     boolean senderClosed;
 
@@ -67,6 +71,21 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         }
         this.liveness = new PeerLiveness(this, endpoint.spec().parameters().peerTimeoutMs(),
                 "receive communicator " + id, System.nanoTime());
+        this.controlQueues = new PeerQueue[controlPeers.length];
+        for (int c = 0; c < controlPeers.length; c++) {
+            controlQueues[c] = endpoint.peerQueue(dataPeers.length + c, controlPeers[c]);
+        }
+        PeerQueues.listen(liveness, controlQueues);
+    }
+
+    @Override
+    public PeerQueue controlQueue(int rail) {
+        return controlQueues[rail];
+    }
+
+    /** Closed: the fate of the sender's destinations no longer concerns it. */
+    void forgetPeers() {
+        PeerQueues.unlisten(liveness, controlQueues);
     }
 
     public int id() {
@@ -158,9 +177,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
      */
     public RecvRequest irecv(int count, long[] addresses, long[] sizes, int[] tags, MrHandle[] mrs)
             throws RdmaException {
-        if (closed) {
-            throw new RdmaException(ErrorCategory.INVALID_USAGE, "irecv: the receive communicator is closed");
-        }
         if (count < 1 || count > Limits.MAX_RECVS) {
             throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "irecv: " + count + " buffers, not 1.."
                     + Limits.MAX_RECVS);
@@ -176,6 +192,20 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
                 throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "irecv: buffer " + i + " [0x"
                         + Long.toHexString(addresses[i]) + ", +" + sizes[i] + ") is not inside its registration");
             }
+        }
+        endpoint.lock();
+        try {
+            return post(count, addresses, sizes, tags, mrs);
+        } finally {
+            endpoint.unlock();
+        }
+    }
+
+    /** The part of {@link #irecv} that needs the endpoint: its arguments are checked. */
+    private RecvRequest post(int count, long[] addresses, long[] sizes, int[] tags, MrHandle[] mrs)
+            throws RdmaException {
+        if (closed) {
+            throw new RdmaException(ErrorCategory.INVALID_USAGE, "irecv: the receive communicator is closed");
         }
         endpoint.progress();
         if (liveness.dead != null) {
@@ -225,7 +255,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         op.key = peerMailboxKeys[rail];
         request.controlBuffer = buffer;
         request.pendingOps = 1;
-        endpoint.engine().submit(op);
+        endpoint.engine().submit(op, controlQueues[rail]);
         return request;
     }
 
@@ -292,12 +322,22 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
      * @return the request, or null when it cannot be posted now (retry later)
      */
     public FlushRequest iflush(int count, long[] addresses, long[] sizes, MrHandle[] mrs) throws RdmaException {
-        if (closed) {
-            throw new RdmaException(ErrorCategory.INVALID_USAGE, "iflush: the receive communicator is closed");
-        }
         requireEntries("iflush", count, "addresses", addresses.length);
         requireEntries("iflush", count, "sizes", sizes.length);
         requireEntries("iflush", count, "memory handles", mrs.length);
+        endpoint.lock();
+        try {
+            return flush(count, addresses, sizes, mrs);
+        } finally {
+            endpoint.unlock();
+        }
+    }
+
+    /** The part of {@link #iflush} that needs the endpoint: its arguments are checked. */
+    private FlushRequest flush(int count, long[] addresses, long[] sizes, MrHandle[] mrs) throws RdmaException {
+        if (closed) {
+            throw new RdmaException(ErrorCategory.INVALID_USAGE, "iflush: the receive communicator is closed");
+        }
         endpoint.progress();
         int target = -1;
         for (int i = 0; i < count && target < 0; i++) {
@@ -331,7 +371,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             op.peer = endpoint.self(r);
             op.remote = mr.remoteAddress(RailKind.DATA, r, addresses[target] - mr.address());
             op.key = mr.key(RailKind.DATA, r);
-            endpoint.engine().submit(op);
+            endpoint.engine().submit(op, endpoint.localQueue(r));
         }
         return request;
     }

@@ -19,17 +19,23 @@ public abstract class Request {
      * @throws RdmaException the operation's failure; the request is then finished too
      */
     public final boolean test(long[] sizes) throws RdmaException {
-        endpoint().progress();
-        if (!finished()) {
-            return false;
+        RdmaEndpoint endpoint = endpoint();
+        endpoint.lock();
+        try {
+            endpoint.progress();
+            if (!finished()) {
+                return false;
+            }
+            reportSizes(sizes);
+            RdmaException f = failure;
+            release();
+            if (f != null) {
+                throw f;
+            }
+            return true;
+        } finally {
+            endpoint.unlock();
         }
-        reportSizes(sizes);
-        RdmaException f = failure;
-        release();
-        if (f != null) {
-            throw f;
-        }
-        return true;
     }
 
     /** Takes it from its pool for a new use that waits for {@code operations} operations. */

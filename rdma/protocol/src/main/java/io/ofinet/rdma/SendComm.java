@@ -3,6 +3,7 @@ package io.ofinet.rdma;
 import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.sched.RailScheduler;
 import io.ofinet.rdma.sched.Schedule;
 import io.ofinet.rdma.wire.ControlMessage;
@@ -20,7 +21,8 @@ import java.util.ArrayDeque;
  * the oldest announced group whose tag matches, and is written in stripes over the data rails as
  * the scheduler decides. A send larger than its buffer, or whose tag matches no buffer of the
  * group, fails here and is reported to the receiver with an error-typed message. One thread at a
- * time drives a communicator.
+ * time drives a communicator; its state belongs to the endpoint and is touched only with the
+ * endpoint held (see {@link RdmaEndpoint}).
  */
 public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     /** Sends outstanding at most: NCCL asks for 32 × maxRecvs. */
@@ -50,6 +52,9 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
     private final SendRequest[] all = new SendRequest[MAX_REQUESTS];
     private PeerLiveness liveness;
+    /** The queues of posts to the receiver's data rails and control rails, once connected. */
+    private PeerQueue[] dataQueues;
+    private PeerQueue[] controlQueues;
     /** The receiver is closing: queued sends failed, a confirmation is due once writes drain. */
     boolean peerClosing;
     boolean closedNoticeSent;
@@ -100,9 +105,31 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         return connectSent && accepted && failure == null;
     }
 
+    /** The ACCEPT arrived: the receiver's addresses are known, and its liveness is watched from now on. */
     void connectedWith(RailScheduler railScheduler, long peerTimeoutMs, long now) {
         this.scheduler = railScheduler;
         this.liveness = new PeerLiveness(this, peerTimeoutMs, "send communicator " + id, now);
+        this.dataQueues = new PeerQueue[dataPeers.length];
+        this.controlQueues = new PeerQueue[controlPeers.length];
+        for (int r = 0; r < dataPeers.length; r++) {
+            dataQueues[r] = endpoint.peerQueue(r, dataPeers[r]);
+        }
+        for (int c = 0; c < controlPeers.length; c++) {
+            controlQueues[c] = endpoint.peerQueue(dataPeers.length + c, controlPeers[c]);
+        }
+        PeerQueues.listen(liveness, dataQueues, controlQueues);
+    }
+
+    /** Closed: the fate of the receiver's destinations no longer concerns it. */
+    void forgetPeers() {
+        if (liveness != null) {
+            PeerQueues.unlisten(liveness, dataQueues, controlQueues);
+        }
+    }
+
+    @Override
+    public PeerQueue controlQueue(int rail) {
+        return controlQueues[rail];
     }
 
     @Override
@@ -172,9 +199,6 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
      * @return the request, or null when {@link #MAX_REQUESTS} sends are outstanding (retry later)
      */
     public SendRequest isend(long address, long size, int tag, MrHandle mr) throws RdmaException {
-        if (closed) {
-            throw new RdmaException(ErrorCategory.INVALID_USAGE, "isend: the send communicator is closed");
-        }
         if (size < 0 || size > 0xffffffffL) {
             throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "isend: size " + size + " outside 0..2^32-1");
         }
@@ -182,19 +206,27 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "isend: [0x" + Long.toHexString(address) + ", +"
                     + size + ") is not inside its registration");
         }
-        if (liveness.dead != null) {
-            throw liveness.dead;
-        }
-        if (free.isEmpty()) {
+        endpoint.lock();
+        try {
+            if (closed) {
+                throw new RdmaException(ErrorCategory.INVALID_USAGE, "isend: the send communicator is closed");
+            }
+            if (liveness.dead != null) {
+                throw liveness.dead;
+            }
+            if (free.isEmpty()) {
+                endpoint.progress();
+                return null;
+            }
+            liveness.posting(System.nanoTime());
+            SendRequest request = free.poll();
+            request.start(address, size, tag, mr);
+            queue.add(request);
             endpoint.progress();
-            return null;
+            return request;
+        } finally {
+            endpoint.unlock();
         }
-        liveness.posting(System.nanoTime());
-        SendRequest request = free.poll();
-        request.start(address, size, tag, mr);
-        queue.add(request);
-        endpoint.progress();
-        return request;
     }
 
     void release(SendRequest request) {
@@ -275,7 +307,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** A zero-byte send with immediate data to the receiver's first control rail. */
     private void notifyReceiver(RmaOp op, int immediate, RmaOp.Owner owner) {
-        endpoint.sendNotice(op, "notice to the receiver", immediate, controlPeers[0], owner);
+        endpoint.sendNotice(op, "notice to the receiver", immediate, controlPeers[0], controlQueues[0], owner);
     }
 
     /** Writes a send in stripes into buffer {@code i}; false when operations are short (retry later). */
@@ -312,7 +344,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             op.peer = dataPeers[rail];
             op.remote = control.address(i) + offset;
             op.key = control.key(i, rail);
-            endpoint.engine().submit(op);
+            endpoint.engine().submit(op, dataQueues[rail]);
             ops[s] = null;
         }
         return true;

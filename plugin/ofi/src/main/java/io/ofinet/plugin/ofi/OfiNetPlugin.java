@@ -11,7 +11,6 @@ import io.ofinet.fabric.NicAttributes;
 import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.fabric.ofi.OfiDiscovery;
 import io.ofinet.fabric.ofi.OfiProvider;
-import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.plugin.ConnectConfig;
 import io.ofinet.plugin.DeviceProperties;
@@ -270,9 +269,9 @@ public final class OfiNetPlugin implements NetPlugin {
         }
         mr.closed = true;
         try {
-            mr.inner.close();
-        } catch (MrException e) {
-            throw new NetException(NetResult.SYSTEM_ERROR, "deregMr: " + e.getMessage(), e);
+            mr.endpoint.deregisterUserBuffer(mr.inner);
+        } catch (RdmaException e) {
+            throw Errors.toNetException("deregMr", e);
         }
     }
 

@@ -28,7 +28,7 @@ public final class MemProvider implements FabricProvider {
 
     /** Settings of one instance. */
     public record Config(int mrMode, long mrKeySizeBytes, int txSize, int rxSize, int cqSize,
-            long injectSizeBytes, int domains, long outOfOrderSeed) {
+            long injectSizeBytes, int domains, long outOfOrderSeed, int threading) {
     }
 
     /** A provider with domain-scoped registrations, the usual case. */
@@ -50,6 +50,7 @@ public final class MemProvider implements FabricProvider {
         private long injectSizeBytes = 64;
         private int domains = 4;
         private long outOfOrderSeed;
+        private int threading = Fi.THREAD_SAFE;
 
         /** The mr_mode offers carry, e.g. with {@link Fi#MR_ENDPOINT} to require binding. */
         public Builder mrMode(int mode) {
@@ -94,9 +95,19 @@ public final class MemProvider implements FabricProvider {
             return this;
         }
 
+        /**
+         * The threading model offered, {@link Fi#THREAD_SAFE} by default. With another, hints that
+         * ask for FI_THREAD_SAFE get no offer, as libfabric's providers answer. (The provider itself
+         * stays thread-safe: the model is what its offers promise.)
+         */
+        public Builder threading(int model) {
+            this.threading = model;
+            return this;
+        }
+
         public MemProvider build() {
             return new MemProvider(new Config(mrMode, mrKeySizeBytes, txSize, rxSize, cqSize,
-                    injectSizeBytes, domains, outOfOrderSeed));
+                    injectSizeBytes, domains, outOfOrderSeed, threading));
         }
     }
 
@@ -115,7 +126,7 @@ public final class MemProvider implements FabricProvider {
         return new FabricInfo(NAME, "mem-fabric", domain, InfoHints.PROTOCOL_CAPS | Fi.LOCAL_COMM
                 | Fi.REMOTE_COMM, 0, config.mrMode(), config.mrKeySizeBytes(), 8, Long.MAX_VALUE,
                 config.injectSizeBytes(), config.txSize(), config.rxSize(), Fi.PROGRESS_MANUAL,
-                Fi.PROGRESS_MANUAL, Fi.THREAD_SAFE, Fi.FORMAT_UNSPEC, (1 << 16) | 17, Optional.empty(),
+                Fi.PROGRESS_MANUAL, config.threading(), Fi.FORMAT_UNSPEC, (1 << 16) | 17, Optional.empty(),
                 this);
     }
 
@@ -126,8 +137,9 @@ public final class MemProvider implements FabricProvider {
                 | Fi.MR_ALLOCATED | Fi.MR_PROV_KEY);
         boolean modesOk = (hints.mrMode() & required) == required;
         boolean providerOk = hints.provider().map(NAME::equals).orElse(true);
+        boolean threadingOk = hints.threading() == Fi.THREAD_UNSPEC || hints.threading() == config.threading();
         List<FabricInfo> infos = new java.util.ArrayList<>();
-        if (modesOk && providerOk) {
+        if (modesOk && providerOk && threadingOk) {
             for (int i = 0; i < config.domains(); i++) {
                 String name = "mem" + i;
                 if (hints.domain().map(name::equals).orElse(true)) {

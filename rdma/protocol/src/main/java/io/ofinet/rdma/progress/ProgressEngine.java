@@ -17,9 +17,16 @@ import java.util.List;
  * Drives one protocol endpoint: reads its completion queues (one per rail) in batches of at most
  * the layout's CQ read count, dispatches each completion by its context to the {@link Operation}
  * it belongs to, and hands the completions of remote writes with immediate data (context 0, or
- * the flag FI_REMOTE_WRITE) to the {@link RemoteHandler}. Posts refused with -FI_EAGAIN wait in a pending queue that is retried, in
- * order, before anything new is posted. Every loop has a bound. ofinet calls {@link #progress} from
- * every entry point, whatever progress the provider claims.
+ * the flag FI_REMOTE_WRITE) to the {@link RemoteHandler}. Every loop has a bound. ofinet calls {@link #progress} from every entry
+ * point, whatever progress the provider claims.
+ *
+ * <p>Posts refused with -FI_EAGAIN wait in the {@link PeerQueue} of their destination and are
+ * retried there in order, before anything newer to that destination: a refusing peer delays only
+ * its own posts. Retries back off once a destination has refused for a millisecond; a destination
+ * that refuses for longer than {@code refusalTimeoutNanos} is condemned.
+ *
+ * <p>Not thread-safe: the engine belongs to its endpoint and is used only by the thread that holds
+ * the endpoint (see {@code RdmaEndpoint}).
  */
 public final class ProgressEngine {
 
@@ -29,21 +36,35 @@ public final class ProgressEngine {
         void remoteData(int rail, long flags, long len, long data) throws RdmaException;
     }
 
+    /** Refusals within this spell are retried at every step: a full queue usually drains at once. */
+    static final long EAGER_RETRY_NANOS = 1_000_000L;
+    /** The longest pause between two retries to a refusing destination. */
+    static final long MAX_BACKOFF_NANOS = 100_000_000L;
+    /** A refusal spell this long is logged, once. */
+    static final long REPORT_NANOS = 1_000_000_000L;
+    private static final System.Logger LOG = System.getLogger(ProgressEngine.class.getName());
+
     private final CompletionQueue[] queues;
     private final int readCount;
     private final RemoteHandler remote;
+    private final long refusalTimeoutNanos;
     private final CompletionBatch batch;
     private final CompletionError error = new CompletionError();
     private final List<Operation> operations = new ArrayList<>();
-    private final ArrayDeque<Operation> pending = new ArrayDeque<>();
+    /** Destinations with waiting posts, each once. */
+    private final ArrayDeque<PeerQueue> active = new ArrayDeque<>();
+    private int pendingTotal;
 
     /**
      * @param queues the completion queue of each rail, indexed as the rails are
      * @param readCount completions read per queue per step (the layout's cqReadCount)
+     * @param refusalTimeoutNanos how long a destination may refuse every post before it is condemned
      */
-    public ProgressEngine(List<CompletionQueue> queues, int readCount, RemoteHandler remote) {
+    public ProgressEngine(List<CompletionQueue> queues, int readCount, long refusalTimeoutNanos,
+            RemoteHandler remote) {
         this.queues = queues.toArray(new CompletionQueue[0]);
         this.readCount = readCount;
+        this.refusalTimeoutNanos = refusalTimeoutNanos;
         this.remote = remote;
         this.batch = new CompletionBatch(readCount);
     }
@@ -54,22 +75,39 @@ public final class ProgressEngine {
         operations.add(op);
     }
 
-    /** Operations waiting to be posted again. */
+    /** Operations waiting to be posted again, over every destination. */
     public int pending() {
-        return pending.size();
+        return pendingTotal;
     }
 
     /**
-     * Posts an operation, or queues it behind earlier refused ones: a new post never overtakes a
-     * pending one. A failure to post fails the operation.
+     * Posts an operation to {@code peer}, or queues it behind that destination's earlier refused
+     * ones: a new post never overtakes a pending one to the same destination. A failure to post
+     * fails the operation; so does a condemned destination.
      */
-    public void submit(Operation op) {
-        if (!pending.isEmpty()) {
-            pending.add(op);
+    public void submit(Operation op, PeerQueue peer) {
+        if (peer.condemned != null) {
+            op.failed(peer.condemned);
+            return;
+        }
+        if (!peer.pending.isEmpty()) {
+            enqueue(op, peer);
             return;
         }
         if (tryPost(op) == Endpoint.AGAIN) {
-            pending.add(op);
+            peer.refusals++;
+            peer.refusedSinceNanos = System.nanoTime();
+            peer.nextRetryNanos = 0;
+            enqueue(op, peer);
+        }
+    }
+
+    private void enqueue(Operation op, PeerQueue peer) {
+        peer.pending.add(op);
+        pendingTotal++;
+        if (!peer.active) {
+            peer.active = true;
+            active.add(peer);
         }
     }
 
@@ -83,24 +121,83 @@ public final class ProgressEngine {
     }
 
     /**
-     * One bounded step: retries pending posts in order until one is refused again, then reads
-     * each queue once.
+     * One bounded step: retries each refusing destination whose back-off has passed, in order until
+     * one of its posts is refused again, then reads each queue once.
      *
      * @return completions handled
      */
     public int progress() throws RdmaException {
-        for (int n = pending.size(); n > 0; n--) {
-            Operation op = pending.peek();
-            if (tryPost(op) == Endpoint.AGAIN) {
-                break;
-            }
-            pending.poll();
+        if (!active.isEmpty()) {
+            retryPending(System.nanoTime());
         }
         int handled = 0;
         for (int rail = 0; rail < queues.length; rail++) {
             handled += read(rail);
         }
         return handled;
+    }
+
+    private void retryPending(long now) {
+        for (int n = active.size(); n > 0; n--) {
+            PeerQueue peer = active.poll();
+            if (peer.pending.isEmpty()) {
+                peer.active = false;
+                continue;
+            }
+            if (now < peer.nextRetryNanos) {
+                active.add(peer);
+                continue;
+            }
+            boolean accepted = false;
+            for (int budget = peer.pending.size(); budget > 0; budget--) {
+                if (tryPost(peer.pending.peek()) == Endpoint.AGAIN) {
+                    peer.refusals++;
+                    break;
+                }
+                peer.pending.poll();
+                pendingTotal--;
+                accepted = true;
+            }
+            if (peer.pending.isEmpty()) {
+                peer.active = false;
+                continue;
+            }
+            if (accepted) {
+                peer.refusedSinceNanos = now;
+                peer.reported = false;
+            }
+            long refusing = now - peer.refusedSinceNanos;
+            if (refusing > refusalTimeoutNanos) {
+                condemn(peer, new RdmaException(ErrorCategory.REMOTE, "peer " + peer.name() + " refused every post"
+                        + " (-FI_EAGAIN) for " + refusing / 1_000_000 + " ms (postRetryTimeoutMs); it is condemned"));
+                continue;
+            }
+            if (refusing > REPORT_NANOS && !peer.reported) {
+                peer.reported = true;
+                LOG.log(System.Logger.Level.WARNING, "posts to {0} refused (-FI_EAGAIN) for {1} ms: {2} waiting ({3});"
+                        + " retrying with back-off", peer.name(), refusing / 1_000_000, peer.pending.size(),
+                        peer.pending.peek().describe());
+            }
+            peer.nextRetryNanos = refusing < EAGER_RETRY_NANOS ? 0 : now + Math.min(refusing / 8, MAX_BACKOFF_NANOS);
+            active.add(peer);
+        }
+    }
+
+    /**
+     * Condemns a destination: its waiting posts fail with {@code cause}, later ones fail at once,
+     * and its listeners are told. Used for refusals past the bound, and by the endpoint when the
+     * provider reports the peer gone.
+     */
+    public void condemn(PeerQueue peer, RdmaException cause) {
+        if (peer.condemned != null) {
+            return;
+        }
+        peer.condemned = cause;
+        for (Operation op = peer.pending.poll(); op != null; op = peer.pending.poll()) {
+            pendingTotal--;
+            op.failed(cause);
+        }
+        peer.notifyCondemned(cause);
     }
 
     private int read(int rail) throws RdmaException {

@@ -62,13 +62,15 @@ class ProgressEngineTest {
         }
     }
 
+    private static final long TIMEOUT_NANOS = 10_000_000_000L;
     private final List<String> log = new ArrayList<>();
+    private final PeerQueue peer = new PeerQueue("peer 1");
 
     @Test
     void readsEachQueueInBatchesOfTheReadCount() throws Exception {
         CompletionQueue cq = mock(CompletionQueue.class);
         when(cq.read(any(), anyInt())).thenReturn(0);
-        ProgressEngine engine = new ProgressEngine(List.of(cq, cq), 4, (r, f, l, d) -> { });
+        ProgressEngine engine = new ProgressEngine(List.of(cq, cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
         engine.progress();
         verify(cq, org.mockito.Mockito.times(2)).read(any(CompletionBatch.class), eq(4));
     }
@@ -79,7 +81,7 @@ class ProgressEngineTest {
         Op b = new Op("b", log, Endpoint.POSTED);
         List<Long> remote = new ArrayList<>();
         CompletionQueue cq = mock(CompletionQueue.class);
-        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, (rail, flags, len, data) -> remote.add(data));
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (rail, flags, len, data) -> remote.add(data));
         engine.register(a);
         engine.register(b);
         when(cq.read(any(), anyInt())).thenAnswer(call -> {
@@ -96,22 +98,22 @@ class ProgressEngineTest {
     }
 
     @Test
-    void refusedPostsWaitAndAreRetriedInOrderBeforeNewWork() throws Exception {
+    void refusedPostsWaitAndAreRetriedInOrderBeforeNewWorkToTheSamePeer() throws Exception {
         CompletionQueue cq = mock(CompletionQueue.class);
         when(cq.read(any(), anyInt())).thenReturn(0);
-        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, (r, f, l, d) -> { });
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
         Op first = new Op("first", log, Endpoint.AGAIN, Endpoint.AGAIN, Endpoint.POSTED);
         Op second = new Op("second", log, Endpoint.POSTED);
         Op third = new Op("third", log, Endpoint.POSTED);
         for (Op op : List.of(first, second, third)) {
             engine.register(op);
         }
-        engine.submit(first);
-        engine.submit(second); // must not overtake first
+        engine.submit(first, peer);
+        engine.submit(second, peer); // must not overtake first
         assertEquals(2, engine.pending());
         engine.progress(); // first refused again: nothing behind it is tried
         assertEquals(List.of("post first again", "post first again"), log);
-        engine.submit(third);
+        engine.submit(third, peer);
         engine.progress();
         assertEquals(List.of("post first again", "post first again", "post first", "post second", "post third"), log);
         assertEquals(0, engine.pending());
@@ -120,10 +122,10 @@ class ProgressEngineTest {
     @Test
     void aFailedPostFailsItsOperation() throws Exception {
         CompletionQueue cq = mock(CompletionQueue.class);
-        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, (r, f, l, d) -> { });
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
         Op broken = new Op("handshake send", log, -FiErrno.FI_EIO);
         engine.register(broken);
-        engine.submit(broken);
+        engine.submit(broken, peer);
         assertEquals(List.of("post handshake send", "failed handshake send: handshake send: fi_send (provider mock)"
                 + " failed: FI_EIO (I/O error)"), log);
     }
@@ -133,7 +135,7 @@ class ProgressEngineTest {
         Op a = new Op("a", log, Endpoint.POSTED);
         Op b = new Op("b", log, Endpoint.POSTED);
         CompletionQueue cq = mock(CompletionQueue.class);
-        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, (r, f, l, d) -> { });
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
         engine.register(a);
         engine.register(b);
         when(cq.read(any(), anyInt())).thenReturn(CompletionQueue.ERROR_AVAILABLE);
@@ -149,7 +151,7 @@ class ProgressEngineTest {
     @Test
     void anUnknownContextIsAnInternalError() throws Exception {
         CompletionQueue cq = mock(CompletionQueue.class);
-        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, (r, f, l, d) -> { });
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
         when(cq.read(any(), anyInt())).thenAnswer(call -> {
             CompletionBatch batch = call.getArgument(0);
             batch.set(0, 99, 0, 0, 0, 0);
@@ -162,12 +164,98 @@ class ProgressEngineTest {
     }
 
     @Test
+    void aRefusingPeerDelaysOnlyItsOwnPosts() throws Exception {
+        CompletionQueue cq = mock(CompletionQueue.class);
+        when(cq.read(any(), anyInt())).thenReturn(0);
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        PeerQueue other = new PeerQueue("peer 2");
+        Op dead = new Op("to-dead", log, Endpoint.AGAIN);
+        Op deadLater = new Op("to-dead-later", log, Endpoint.POSTED);
+        Op healthy = new Op("to-healthy", log, Endpoint.POSTED);
+        for (Op op : List.of(dead, deadLater, healthy)) {
+            engine.register(op);
+        }
+        engine.submit(dead, peer);
+        engine.submit(deadLater, peer); // waits behind the refused post to its own peer
+        engine.submit(healthy, other); // goes out at once
+        assertEquals(List.of("post to-dead again", "post to-healthy"), log);
+        assertEquals(2, engine.pending());
+        assertEquals(2, peer.pending());
+        assertEquals(0, other.pending());
+        assertEquals(1, peer.refusals());
+    }
+
+    @Test
+    void retriesToARefusingPeerBackOffAndItIsCondemnedAfterTheBound() throws Exception {
+        CompletionQueue cq = mock(CompletionQueue.class);
+        when(cq.read(any(), anyInt())).thenReturn(0);
+        long bound = 200_000_000L;
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, bound, (r, f, l, d) -> { });
+        List<String> told = new ArrayList<>();
+        peer.listen(cause -> told.add(cause.getMessage()));
+        Op refused = new Op("refused", log, Endpoint.AGAIN);
+        Op behind = new Op("behind", log, Endpoint.POSTED);
+        engine.register(refused);
+        engine.register(behind);
+        engine.submit(refused, peer);
+        engine.submit(behind, peer);
+        long start = System.nanoTime();
+        int steps = 0;
+        while (peer.condemned() == null) {
+            engine.progress();
+            steps++;
+            assertTrue(System.nanoTime() - start < 5 * bound, "not condemned within 5 × the bound");
+        }
+        long posts = refused.posts;
+        // Back-off: after the first millisecond of refusals, retries come at most every refusal-time / 8,
+        // so over the bound far fewer posts are tried than steps are taken.
+        assertTrue(posts < steps / 10, posts + " posts in " + steps + " steps: retries do not back off");
+        assertEquals(ErrorCategory.REMOTE, peer.condemned().category());
+        assertTrue(peer.condemned().getMessage().startsWith("peer peer 1 refused every post (-FI_EAGAIN) for"),
+                peer.condemned().getMessage());
+        assertTrue(log.contains("failed refused: " + peer.condemned().getMessage()), log.toString());
+        assertTrue(log.contains("failed behind: " + peer.condemned().getMessage()), log.toString());
+        assertEquals(List.of(peer.condemned().getMessage()), told);
+        assertEquals(0, engine.pending());
+        // Later posts to a condemned peer fail at once, without reaching the provider.
+        Op late = new Op("late", log, Endpoint.POSTED);
+        engine.register(late);
+        engine.submit(late, peer);
+        assertEquals(0, late.posts);
+        assertEquals("failed late: " + peer.condemned().getMessage(), log.get(log.size() - 1));
+    }
+
+    @Test
+    void anAcceptedPostRestartsTheRefusalClock() throws Exception {
+        CompletionQueue cq = mock(CompletionQueue.class);
+        when(cq.read(any(), anyInt())).thenReturn(0);
+        long bound = 50_000_000L;
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, bound, (r, f, l, d) -> { });
+        // A peer that accepts one post in three: slow, never silent, never condemned.
+        List<Op> ops = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            Op op = new Op("op" + i, log, Endpoint.AGAIN, Endpoint.AGAIN, Endpoint.POSTED);
+            engine.register(op);
+            ops.add(op);
+            engine.submit(op, peer);
+        }
+        long deadline = System.nanoTime() + 20 * bound;
+        while (engine.pending() > 0 && System.nanoTime() < deadline) {
+            engine.progress();
+            Thread.sleep(1);
+        }
+        assertEquals(0, engine.pending());
+        assertEquals(null, peer.condemned());
+    }
+
+    @Test
     void aRemoteWriteWithAStaleContextGoesToTheRemoteHandlerNotToAnOperation() throws Exception {
         // libfabric 1.17's shm puts a stale msg_id into the context of a remote write's completion.
         Op posted = new Op("posted receive", log, Endpoint.POSTED);
         CompletionQueue cq = mock(CompletionQueue.class);
         List<Long> remote = new ArrayList<>();
-        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, (rail, flags, len, data) -> remote.add(data));
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS,
+                (rail, flags, len, data) -> remote.add(data));
         engine.register(posted);
         when(cq.read(any(), anyInt())).thenAnswer(call -> {
             CompletionBatch batch = call.getArgument(0);

@@ -1,0 +1,111 @@
+package io.ofinet.plugin.ofi;
+
+import io.ofinet.fabric.ofi.NativeMemory;
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.MemoryType;
+import io.ofinet.plugin.NetException;
+import io.ofinet.plugin.NetPlugin;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Verified messages both ways over one send/receive communicator pair, a window in flight each way,
+ * driven by {@link #step} without ever blocking: sizes and contents come from {@link ThreadsPeer}'s
+ * seeded functions, so each side knows what the other sends. Used by peer programs that drive
+ * several streams from one thread.
+ */
+final class MessageStream {
+    private static final int WINDOW = 4;
+
+    private final NetPlugin p;
+    private final Handles.SendComm send;
+    private final Handles.RecvComm recv;
+    private final int maxBytes;
+    private final long sendSeed;
+    private final long recvSeed;
+    private final ByteBuffer buf;
+    private final long base;
+    private final Handles.MrHandle mr;
+    private final Handles.Request[] sends = new Handles.Request[WINDOW];
+    private final Handles.Request[] recvs = new Handles.Request[WINDOW];
+    private final long[] sizes = new long[1];
+    private long posted;
+    private long sent;
+    private long recvPosted;
+    private long received;
+    /** When the latest verified message arrived (System.nanoTime). */
+    long lastReceivedNanos;
+
+    MessageStream(NetPlugin p, Handles.SendComm send, Handles.RecvComm recv, int maxBytes, String me, String peer)
+            throws NetException {
+        this.p = p;
+        this.send = send;
+        this.recv = recv;
+        this.maxBytes = maxBytes;
+        this.sendSeed = ThreadsPeer.seed(me + ">" + peer, 0, 0);
+        this.recvSeed = ThreadsPeer.seed(peer + ">" + me, 0, 0);
+        this.buf = ByteBuffer.allocateDirect(2 * WINDOW * maxBytes).order(ByteOrder.nativeOrder());
+        this.base = NativeMemory.addressOf(buf);
+        this.mr = p.regMr(send, base, buf.capacity(), MemoryType.HOST);
+    }
+
+    private int size(long seed, long k) {
+        return Math.min(ThreadsPeer.size(seed, k), maxBytes);
+    }
+
+    /**
+     * Posts what the windows allow and tests the oldest request each way.
+     *
+     * @return messages received and verified in this step
+     * @throws NetException what the plugin reported; AssertionError for wrong data
+     */
+    int step() throws NetException {
+        while (posted - sent < WINDOW) {
+            int slot = (int) (posted % WINDOW);
+            int size = size(sendSeed, posted);
+            ThreadsPeer.fill(buf, slot * maxBytes, sendSeed, posted, size);
+            Handles.Request r = p.isend(send, base + (long) slot * maxBytes, size, 5, mr);
+            if (r == null) {
+                break;
+            }
+            sends[slot] = r;
+            posted++;
+        }
+        while (recvPosted - received < WINDOW) {
+            int slot = (int) (recvPosted % WINDOW);
+            Handles.Request r = p.irecv(recv, 1, new long[] {base + (long) (WINDOW + slot) * maxBytes},
+                    new long[] {maxBytes}, new int[] {5}, new Handles.MrHandle[] {mr});
+            if (r == null) {
+                break;
+            }
+            recvs[slot] = r;
+            recvPosted++;
+        }
+        if (sent < posted && p.test(sends[(int) (sent % WINDOW)], null)) {
+            sent++;
+        }
+        if (received < recvPosted) {
+            int slot = (int) (received % WINDOW);
+            if (p.test(recvs[slot], sizes)) {
+                int expected = size(recvSeed, received);
+                int wrong = ThreadsPeer.verify(buf, (WINDOW + slot) * maxBytes, recvSeed, received, expected);
+                if (sizes[0] != expected || wrong >= 0) {
+                    throw new AssertionError("message " + received + ": " + sizes[0] + " bytes reported, " + expected
+                            + " sent; first wrong byte " + wrong);
+                }
+                received++;
+                lastReceivedNanos = System.nanoTime();
+                return 1;
+            }
+        }
+        return 0;
+    }
+
+    long received() {
+        return received;
+    }
+
+    long sent() {
+        return sent;
+    }
+}

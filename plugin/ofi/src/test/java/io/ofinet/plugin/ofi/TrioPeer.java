@@ -1,0 +1,158 @@
+package io.ofinet.plugin.ofi;
+
+import io.ofinet.fabric.testing.AddressExchange;
+import io.ofinet.plugin.ConnectConfig;
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.NetException;
+import io.ofinet.plugin.NetPlugin;
+import io.ofinet.plugin.NetPlugins;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * One rank of the three-JVM fault test: {@code TrioPeer hub|leaf1|leaf2 DIR MAX_BYTES}.
+ *
+ * <p>The hub connects to both leaves and accepts a connection from each, all from its main thread,
+ * so every communicator of the hub lives on one endpoint. Each pair streams verified messages both
+ * ways ({@link MessageStream}), driven round-robin from the hub's one thread. The test then kills
+ * leaf1 or tells it to exit without closing (file {@code leaf1.exit}) and writes the moment into
+ * {@code gone}; the hub keeps going for {@link #AFTER_NANOS} and reports the longest time without a
+ * verified message from leaf2 after that moment, and when leaf1's requests failed.
+ */
+public final class TrioPeer {
+    static final long AFTER_NANOS = Duration.ofSeconds(20).toNanos();
+    private static final long DEADLINE = System.nanoTime() + Duration.ofSeconds(150).toNanos();
+
+    private TrioPeer() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String me = args[0];
+        AddressExchange exchange = new AddressExchange(Path.of(args[1]));
+        int maxBytes = Integer.parseInt(args[2]);
+        NetPlugin p = NetPlugins.load();
+        p.init();
+        Handles.ListenComm listen = p.listen(0);
+        exchange.publish(me + ".handle", listen.handle());
+        if (me.equals("hub")) {
+            hub(p, listen, exchange, maxBytes);
+        } else {
+            leaf(p, listen, exchange, maxBytes, me);
+        }
+    }
+
+    private static void checkDeadline(String what) {
+        if (System.nanoTime() > DEADLINE) {
+            System.out.println("FAILED: " + what + " did not finish in time");
+            System.exit(2);
+        }
+    }
+
+    /** Connects to the other side and accepts its connection, in either order. */
+    private static MessageStream pair(NetPlugin p, Handles.ListenComm listen, byte[] handle, int maxBytes, String me,
+            String peer) throws NetException {
+        Handles.SendComm send = null;
+        Handles.RecvComm recv = null;
+        while (send == null || recv == null) {
+            if (send == null) {
+                send = p.connect(0, handle, ConnectConfig.DEFAULT);
+            }
+            if (recv == null) {
+                recv = p.accept(listen);
+            }
+            checkDeadline("connecting " + me + " and " + peer);
+        }
+        return new MessageStream(p, send, recv, maxBytes, me, peer);
+    }
+
+    private static void hub(NetPlugin p, Handles.ListenComm listen, AddressExchange exchange, int maxBytes)
+            throws Exception {
+        MessageStream[] streams = new MessageStream[3];
+        for (int leaf = 1; leaf <= 2; leaf++) {
+            byte[] handle = exchange.await("leaf" + leaf + ".handle", Duration.ofSeconds(60));
+            exchange.publish("turn." + leaf, "1");
+            streams[leaf] = pair(p, listen, handle, maxBytes, "hub", "leaf" + leaf);
+        }
+        System.out.println("hub: connected to both leaves on one endpoint");
+        long start = System.nanoTime();
+        boolean announced = false;
+        long goneNanos = 0;
+        long lastFromLeaf2 = 0;
+        long longestGapNanos = 0;
+        long afterGone = 0;
+        long leaf1FailedNanos = 0;
+        String leaf1Failure = null;
+        long nextLook = 0;
+        while (goneNanos == 0 || System.nanoTime() - goneNanos < AFTER_NANOS) {
+            if (leaf1Failure == null) {
+                try {
+                    streams[1].step();
+                } catch (NetException e) {
+                    leaf1Failure = e.getMessage();
+                    leaf1FailedNanos = System.nanoTime();
+                }
+            }
+            if (streams[2].step() > 0 && goneNanos != 0) {
+                long now = streams[2].lastReceivedNanos;
+                longestGapNanos = Math.max(longestGapNanos, now - lastFromLeaf2);
+                lastFromLeaf2 = now;
+                afterGone++;
+            }
+            long now = System.nanoTime();
+            if (now > nextLook) {
+                nextLook = now + 50_000_000L;
+                if (!announced && now - start > 2_000_000_000L) {
+                    exchange.publish("hub.streaming", "1");
+                    announced = true;
+                }
+                if (goneNanos == 0 && exchange.has("gone")) {
+                    // The test wrote the wall-clock moment leaf1 went; measure from there on this clock.
+                    long goneMillis = Long.parseLong(new String(exchange.await("gone", Duration.ofSeconds(1)),
+                            StandardCharsets.UTF_8).trim());
+                    goneNanos = now - Math.max(0, System.currentTimeMillis() - goneMillis) * 1_000_000L;
+                    lastFromLeaf2 = goneNanos;
+                }
+            }
+            checkDeadline("the hub's streams");
+        }
+        long end = System.nanoTime();
+        longestGapNanos = Math.max(longestGapNanos, end - lastFromLeaf2);
+        exchange.publish("hub.stop", "1");
+        System.out.println("hub: leaf2 stream: " + afterGone + " verified messages in the "
+                + AFTER_NANOS / 1_000_000_000L + " s after leaf1 went; longest gap " + longestGapNanos / 1_000_000
+                + " ms");
+        System.out.println("hub: leaf1 stream: " + (leaf1Failure == null ? "no failure reported within the window"
+                : "failed " + (leaf1FailedNanos - goneNanos) / 1_000_000 + " ms after it went: " + leaf1Failure));
+        boolean ok = longestGapNanos <= 3_000_000_000L && afterGone > 0;
+        System.out.println(ok ? "hub: all checks passed" : "FAILED: the leaf2 stream stalled after leaf1 went");
+        // No orderly close: a dead peer's communicators are the fault issue's business, not this test's.
+        System.exit(ok ? 0 : 1);
+    }
+
+    private static void leaf(NetPlugin p, Handles.ListenComm listen, AddressExchange exchange, int maxBytes,
+            String me) throws Exception {
+        byte[] handle = exchange.await("hub.handle", Duration.ofSeconds(60));
+        exchange.await("turn." + me.substring(4), Duration.ofSeconds(60));
+        MessageStream stream = pair(p, listen, handle, maxBytes, me, "hub");
+        System.out.println(me + ": connected");
+        long nextLook = 0;
+        while (true) {
+            stream.step();
+            long now = System.nanoTime();
+            if (now > nextLook) {
+                nextLook = now + 50_000_000L;
+                if (exchange.has(me + ".exit")) {
+                    System.out.println(me + ": exiting without closing after " + stream.received() + " messages");
+                    System.exit(0);
+                }
+                if (exchange.has("hub.stop")) {
+                    System.out.println(me + ": " + stream.received() + " messages received, " + stream.sent()
+                            + " sent; all checks passed");
+                    System.exit(0);
+                }
+            }
+            checkDeadline(me + "'s stream");
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package io.ofinet.rdma;
+
+import io.ofinet.fabric.ofi.NativeMemory;
+import io.ofinet.mr.MrException;
+import io.ofinet.rdma.wire.Immediate;
+import java.lang.System.Logger.Level;
+import java.util.ArrayDeque;
+import java.util.List;
+
+/**
+ * An endpoint's duties that need not run at every progress step: keepalives and the liveness and
+ * stall checks of its connected communicators, and the release of quarantined mailboxes. They
+ * run from progress when the clock passes their deadline (every {@link #PERIOD_NANOS}), so the
+ * fast path reads the clock once and does nothing more. Owned by the endpoint, like its engine.
+ */
+final class SlowDuties {
+    private static final System.Logger LOG = System.getLogger(SlowDuties.class.getName());
+    /** How often the duties run. */
+    static final long PERIOD_NANOS = 1_000_000L;
+
+    private final RdmaEndpoint endpoint;
+    private final long quarantineNanos;
+    private long nextRunNanos;
+    /** Mailboxes of closed send communicators, kept registered a while for late control writes. */
+    private final ArrayDeque<SendComm> quarantine = new ArrayDeque<>();
+
+    SlowDuties(RdmaEndpoint endpoint, long peerTimeoutMs) {
+        this.endpoint = endpoint;
+        this.quarantineNanos = peerTimeoutMs * 1_000_000L;
+    }
+
+    /** Runs the duties when they are due. */
+    void runIfDue(List<SendComm> sends, List<RecvComm> recvs) {
+        long now = System.nanoTime();
+        if (now < nextRunNanos) {
+            return;
+        }
+        nextRunNanos = now + PERIOD_NANOS;
+        for (int i = 0; i < sends.size(); i++) {
+            SendComm comm = sends.get(i);
+            if (comm.connectedAndOpen()) {
+                check(comm, comm.peerCommId(), Immediate.KEEPALIVE_TO_RECEIVER, comm.controlPeer(0), now);
+            }
+        }
+        for (int i = 0; i < recvs.size(); i++) {
+            RecvComm comm = recvs.get(i);
+            if (comm.connectedAndOpen()) {
+                check(comm, comm.peerCommId(), Immediate.KEEPALIVE_TO_SENDER, comm.controlPeer(0), now);
+            }
+        }
+        if (!quarantine.isEmpty()) {
+            release(now, false);
+        }
+    }
+
+    private void check(PeerLiveness.Peered comm, int peerCommId, int side, long peer, long now) {
+        PeerLiveness liveness = comm.liveness();
+        if (liveness.keepaliveDue(now)) {
+            RmaOp op = endpoint.acquireOp();
+            if (op != null) {
+                liveness.lastKeepaliveNanos = now;
+                endpoint.sendNotice(op, "keepalive", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, side, peerCommId, 0),
+                        peer, comm.controlQueue(0), liveness);
+            }
+        }
+        liveness.check(now);
+    }
+
+    /** Keeps a closed send communicator's mailbox registered for a while. */
+    void quarantine(SendComm comm) {
+        comm.closedNanos = System.nanoTime();
+        quarantine.add(comm);
+    }
+
+    /** Releases quarantined mailboxes older than the peer timeout, or all of them. */
+    void release(long now, boolean all) {
+        while (!quarantine.isEmpty() && (all || now - quarantine.peek().closedNanos > quarantineNanos)) {
+            SendComm comm = quarantine.poll();
+            try {
+                comm.mailboxMr.close();
+            } catch (MrException e) {
+                LOG.log(Level.WARNING, "deregistering a mailbox: {0}", e.getMessage());
+            } finally {
+                NativeMemory.free(comm.mailbox);
+            }
+        }
+    }
+}

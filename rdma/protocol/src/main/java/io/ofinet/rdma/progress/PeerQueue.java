@@ -1,0 +1,95 @@
+package io.ofinet.rdma.progress;
+
+import io.ofinet.rdma.RdmaException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The posts to one destination — one peer address on one rail of an endpoint — that the provider
+ * refused with -FI_EAGAIN, waiting to be posted again in order. A refusal delays only later posts
+ * to the same destination: every other destination has its own queue. A destination whose posts
+ * stay refused past the engine's bound is condemned: its waiting posts fail, later posts fail at
+ * once, and the communicators that registered a {@link Listener} are told.
+ *
+ * <p>Owned by the endpoint's progress engine, like every other piece of endpoint state: touched
+ * only by the thread that holds the endpoint.
+ */
+public final class PeerQueue {
+    /** Told when the destination is condemned. */
+    @FunctionalInterface
+    public interface Listener {
+        void condemned(RdmaException cause);
+    }
+
+    private final String name;
+    final ArrayDeque<Operation> pending = new ArrayDeque<>(64);
+    /** In the engine's list of destinations with waiting posts. */
+    boolean active;
+    /** When the present spell of refusals began: the last time a post was accepted. */
+    long refusedSinceNanos;
+    /** Not retried before this time: retries to a refusing destination back off. */
+    long nextRetryNanos;
+    /** The present spell of refusals was logged. */
+    boolean reported;
+    /** Refusals counted since the queue was made, for the log and the tests. */
+    long refusals;
+    RdmaException condemned;
+    private final List<Listener> listeners = new ArrayList<>(2);
+
+    /** @param name what the destination is, for errors: e.g. {@code 127.0.0.1:41234 on data rail 0} */
+    public PeerQueue(String name) {
+        this.name = name;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** Posts waiting. */
+    public int pending() {
+        return pending.size();
+    }
+
+    /** Posts refused so far. */
+    public long refusals() {
+        return refusals;
+    }
+
+    /** Why the destination was condemned, or null. */
+    public RdmaException condemned() {
+        return condemned;
+    }
+
+    /** Registers a communicator's interest in this destination's fate. */
+    public void listen(Listener listener) {
+        listeners.add(listener);
+    }
+
+    public void unlisten(Listener listener) {
+        listeners.remove(listener);
+    }
+
+    /**
+     * A new connection to the destination completed its handshake: it answers, so a condemnation
+     * of an earlier connection no longer holds.
+     */
+    public void revive() {
+        if (pending.isEmpty()) {
+            condemned = null;
+        }
+    }
+
+    /** Tells every listener; a listener that unregisters meanwhile is still told once. */
+    void notifyCondemned(RdmaException cause) {
+        Listener[] now = listeners.toArray(new Listener[0]);
+        for (Listener listener : now) {
+            listener.condemned(cause);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}
