@@ -14,4 +14,7 @@ public interface FabricProvider {
 
     /** Opens the fabric of an offer ({@code fi_fabric}). */
     Fabric openFabric(FabricInfo info) throws FabricException;
+
+    /** Host memory by address, as this provider's data path reads and writes it. */
+    HostMemory memory();
 }

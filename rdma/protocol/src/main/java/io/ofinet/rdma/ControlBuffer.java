@@ -2,9 +2,9 @@ package io.ofinet.rdma;
 
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.Fi;
-import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.progress.Operation;
 import io.ofinet.rdma.progress.PeerQueue;
@@ -42,21 +42,21 @@ final class ControlBuffer {
     final class Receive extends Operation {
         @Override
         protected int post() throws FabricException {
-            return endpoint.controlEndpoint(0).recv(address, BYTES, descriptor, Fi.ADDR_UNSPEC, context());
+            return endpoint.railSet().controlEndpoint(0).recv(address, BYTES, descriptor, Fi.ADDR_UNSPEC, context());
         }
 
         @Override
         protected void completed(int rail, long flags, long len, long data) {
             if ((flags & Fi.REMOTE_CQ_DATA) != 0) {
                 // Not a handshake: a notice with immediate data (a zero-byte message, a refusal).
-                endpoint.onNotice(rail, len, data);
+                endpoint.arrivals().notice(rail, len, data);
                 repost();
                 return;
             }
             byte[] bytes = endpoint.scratch();
             int n = (int) Math.min(len, Math.min(bytes.length, BYTES));
-            NativeMemory.read(address, bytes, 0, n);
-            endpoint.onHandshake(bytes, n);
+            endpoint.memory().read(address, bytes, 0, n);
+            endpoint.handshake().onMessage(bytes, n);
             repost();
         }
 
@@ -66,7 +66,7 @@ final class ControlBuffer {
 
         @Override
         protected void failed(RdmaException cause) {
-            endpoint.onReceiveFailed(this, cause);
+            endpoint.onReceiveFailed(cause);
         }
 
         @Override
@@ -84,7 +84,7 @@ final class ControlBuffer {
 
         void start(byte[] message, int bytes, long destination, PeerQueue queue, Runnable sent,
                 Consumer<RdmaException> failedHook) {
-            NativeMemory.write(address, message, 0, bytes);
+            endpoint.memory().write(address, message, 0, bytes);
             this.length = bytes;
             this.dest = destination;
             this.onSent = sent;
@@ -94,18 +94,18 @@ final class ControlBuffer {
 
         @Override
         protected int post() throws FabricException {
-            return endpoint.controlEndpoint(0).send(address, length, descriptor, dest, context());
+            return endpoint.railSet().controlEndpoint(0).send(address, length, descriptor, dest, context());
         }
 
         @Override
         protected void completed(int rail, long flags, long len, long data) {
-            endpoint.release(ControlBuffer.this);
+            endpoint.pools().release(ControlBuffer.this);
             onSent.run();
         }
 
         @Override
         protected void failed(RdmaException cause) {
-            endpoint.release(ControlBuffer.this);
+            endpoint.pools().release(ControlBuffer.this);
             onFailed.accept(cause);
         }
 

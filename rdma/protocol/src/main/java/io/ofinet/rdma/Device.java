@@ -7,11 +7,14 @@ import io.ofinet.fabric.Fabric;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FabricProvider;
 import io.ofinet.fabric.Fi;
+import io.ofinet.fabric.HostMemory;
 import io.ofinet.fabric.InfoHints;
 import io.ofinet.fabric.InfoList;
 import io.ofinet.mr.DomainContext;
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.Registrar;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -33,14 +36,16 @@ public final class Device implements AutoCloseable {
     private final List<Domain> domains = new ArrayList<>();
     private final List<DomainContext> contexts = new ArrayList<>();
     private final Registrar registrar;
+    private final HostMemory memory;
     private final List<RdmaEndpoint> endpoints = new ArrayList<>();
     private final ThreadLocal<RdmaEndpoint> perThread = new ThreadLocal<>();
     /** Held by every endpoint's calls when some domain is not FI_THREAD_SAFE; null otherwise. */
     private ReentrantLock domainLock;
     private boolean closed;
 
-    private Device(DeviceSpec spec) {
+    private Device(DeviceSpec spec, HostMemory memory) {
         this.spec = spec;
+        this.memory = memory;
         this.registrar = new Registrar(spec.parameters());
     }
 
@@ -50,7 +55,7 @@ public final class Device implements AutoCloseable {
      * opened and names the rail.
      */
     public static Device open(FabricProvider provider, DeviceSpec spec) throws RdmaException {
-        Device device = new Device(spec);
+        Device device = new Device(spec, provider.memory());
         try {
             for (DataRailSpec rail : spec.dataRails()) {
                 InfoHints hints = InfoHints.protocol().withProvider(rail.provider()).withDomain(rail.domain());
@@ -99,6 +104,11 @@ public final class Device implements AutoCloseable {
 
     public DeviceSpec spec() {
         return spec;
+    }
+
+    /** Host memory as the provider's data path reads and writes it. */
+    public HostMemory memory() {
+        return memory;
     }
 
     /**

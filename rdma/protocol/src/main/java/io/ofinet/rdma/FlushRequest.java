@@ -1,5 +1,8 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+
 /**
  * A flush: an RDMA read of a few bytes of a received buffer, on every data rail, into the
  * endpoint's flush buffer through the endpoint's own address. It completes when the reads do —

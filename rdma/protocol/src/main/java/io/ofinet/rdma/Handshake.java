@@ -1,10 +1,11 @@
 package io.ofinet.rdma;
 
 import io.ofinet.fabric.FabricException;
-import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.ControlMessage;
 import io.ofinet.rdma.wire.HandshakeMessage;
 import io.ofinet.rdma.wire.Limits;
@@ -58,7 +59,7 @@ final class Handshake {
     ListenComm listen() throws RdmaException {
         int id = listenIds.allocate();
         try {
-            byte[] address = endpoint.controlEndpoint(0).name();
+            byte[] address = endpoint.railSet().controlEndpoint(0).name();
             if (address.length > Limits.MAX_ADDRESS_BYTES) {
                 throw new RdmaException(ErrorCategory.INTERNAL, "an endpoint address of " + address.length
                         + " bytes does not fit a listen handle");
@@ -92,7 +93,7 @@ final class Handshake {
         if (comm.failure != null) {
             connecting.remove(key);
             RdmaException failure = comm.failure;
-            endpoint.closeSend(comm);
+            endpoint.closing().closeSend(comm);
             throw failure;
         }
         if (comm.connected()) {
@@ -101,7 +102,7 @@ final class Handshake {
         }
         if (System.nanoTime() > comm.deadlineNanos) {
             connecting.remove(key);
-            endpoint.closeSend(comm);
+            endpoint.closing().closeSend(comm);
             throw new RdmaException(ErrorCategory.REMOTE, "connect: the listener did not answer within "
                     + endpoint.params().connectionTimeoutMs() + " ms (connectionTimeoutMs)");
         }
@@ -114,38 +115,36 @@ final class Handshake {
                     + dataRails + " data and " + controlRails + " control rails, the listener "
                     + handle.dataRails() + " and " + handle.controlRails());
         }
-        int id = endpoint.newSendId();
+        int id = endpoint.comms().newSendId();
         int slotBytes = ControlMessage.maxBytes(dataRails);
         long mailbox = 0;
         MrHandle mailboxMr = null;
         try {
             long bytes = (long) Limits.WINDOW * slotBytes;
-            mailbox = NativeMemory.allocate(bytes);
-            mailboxMr = endpoint.registerMailbox(mailbox, bytes);
-            long listener = endpoint.av(dataRails).insert(handle.address());
+            mailbox = endpoint.memory().allocate(bytes);
+            mailboxMr = endpoint.register(mailbox, bytes, io.ofinet.mr.Use.CONTROL_MAILBOX);
+            long listener = endpoint.railSet().av(dataRails).insert(handle.address());
             SendComm comm = new SendComm(endpoint, id, System.nanoTime() + endpoint.params().connectionTimeoutMs() * 1_000_000L,
                     mailbox, mailboxMr, slotBytes);
-            endpoint.addSend(comm);
+            endpoint.comms().add(comm);
             long[] keys = new long[controlRails];
             for (int c = 0; c < controlRails; c++) {
                 keys[c] = mailboxMr.key(RailKind.CONTROL, c);
             }
             HandshakeMessage connect = HandshakeMessage.connect(dataRails, controlRails, handle.listenId(), id,
-                    mailboxMr.remoteAddress(RailKind.CONTROL, 0, 0), Limits.WINDOW, slotBytes, keys, endpoint.names(0, dataRails),
-                    endpoint.names(dataRails, controlRails));
+                    mailboxMr.remoteAddress(RailKind.CONTROL, 0, 0), Limits.WINDOW, slotBytes, keys, endpoint.railSet().names(0, dataRails),
+                    endpoint.railSet().names(dataRails, controlRails));
             send(connect, listener, () -> comm.connectSent = true, cause -> comm.failure = new RdmaException(
                     ErrorCategory.REMOTE, "connect: the connect message did not reach the listener: "
                     + cause.getMessage(), cause));
             return comm;
         } catch (FabricException e) {
             releaseMailbox(mailbox, mailboxMr);
-            endpoint.removeSend(id);
-            endpoint.freeSendId(id);
+            endpoint.comms().abandon(id);
             throw new RdmaException(ErrorCategory.SYSTEM, "connect: " + e.getMessage(), e);
         } catch (RdmaException | RuntimeException e) {
             releaseMailbox(mailbox, mailboxMr);
-            endpoint.removeSend(id);
-            endpoint.freeSendId(id);
+            endpoint.comms().abandon(id);
             throw e;
         }
     }
@@ -158,14 +157,14 @@ final class Handshake {
         } catch (MrException e) {
             LOG.log(Level.WARNING, "deregistering a mailbox: {0}", e.getMessage());
         }
-        NativeMemory.free(mailbox);
+        endpoint.memory().free(mailbox);
     }
 
 
     /** Sends a handshake message from a control buffer; when none is free, the send fails at once. */
     private void send(HandshakeMessage message, long dest, Runnable sent, java.util.function.Consumer<RdmaException> failed)
             throws RdmaException {
-        ControlBuffer buffer = endpoint.acquireControlBuffer();
+        ControlBuffer buffer = endpoint.pools().acquireControlBuffer();
         if (buffer == null) {
             failed.accept(new RdmaException(ErrorCategory.SYSTEM, "no free control buffer for a handshake message"));
             return;
@@ -216,7 +215,7 @@ final class Handshake {
     }
 
     private void onConnect(HandshakeMessage m) throws FabricException, RdmaException {
-        long reply = endpoint.av(dataRails).insert(m.controlAddresses().get(0));
+        long reply = endpoint.railSet().av(dataRails).insert(m.controlAddresses().get(0));
         ListenComm listen = listens.get(m.listenId());
         String refusal = listen == null ? "no listen communicator " + m.listenId() + " on this endpoint"
                 : m.dataRails() != dataRails || m.controlRails() != controlRails ? "rail counts differ: the listener"
@@ -231,21 +230,21 @@ final class Handshake {
         long[] dataPeers = new long[dataRails];
         long[] controlPeers = new long[controlRails];
         for (int r = 0; r < dataRails; r++) {
-            dataPeers[r] = endpoint.av(r).insert(m.dataAddresses().get(r));
+            dataPeers[r] = endpoint.railSet().av(r).insert(m.dataAddresses().get(r));
         }
         for (int c = 0; c < controlRails; c++) {
-            controlPeers[c] = c == 0 ? reply : endpoint.av(dataRails + c).insert(m.controlAddresses().get(c));
+            controlPeers[c] = c == 0 ? reply : endpoint.railSet().av(dataRails + c).insert(m.controlAddresses().get(c));
         }
-        int id = endpoint.newRecvId();
+        int id = endpoint.comms().newRecvId();
         RecvComm comm = new RecvComm(endpoint, id, listen, m.connectorCommId(), m.mailboxAddress(), m.mailboxSlotBytes(),
                 m.mailboxKeys(), dataPeers, controlPeers);
-        endpoint.addRecv(comm);
+        endpoint.comms().add(comm);
         accepting.add(comm);
         send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
-                endpoint.names(0, dataRails), endpoint.names(dataRails, controlRails)), reply, () -> {
+                endpoint.railSet().names(0, dataRails), endpoint.railSet().names(dataRails, controlRails)), reply, () -> {
                     accepting.remove(comm);
                     comm.acceptSent = true;
-                    endpoint.connected(comm);
+                    endpoint.comms().connected(comm);
                     if (!listen.closed && !comm.closed) {
                         listen.ready.add(comm);
                     }
@@ -255,12 +254,12 @@ final class Handshake {
                         listen.failures.add(new RdmaException(ErrorCategory.REMOTE, "accept: the connecting peer"
                                 + " went away during the handshake: " + cause.getMessage(), cause));
                     }
-                    endpoint.discard(comm);
+                    endpoint.closing().discard(comm);
                 });
     }
 
     private void onAccept(HandshakeMessage m) throws FabricException {
-        SendComm comm = endpoint.sendComm(m.connectorCommId());
+        SendComm comm = endpoint.comms().send(m.connectorCommId());
         if (comm == null || comm.accepted || comm.closed) {
             LOG.log(Level.WARNING, "dropping an ACCEPT for unknown send communicator {0}", m.connectorCommId());
             return;
@@ -274,21 +273,21 @@ final class Handshake {
         comm.dataPeers = new long[dataRails];
         comm.controlPeers = new long[controlRails];
         for (int r = 0; r < dataRails; r++) {
-            comm.dataPeers[r] = endpoint.av(r).insert(m.dataAddresses().get(r));
+            comm.dataPeers[r] = endpoint.railSet().av(r).insert(m.dataAddresses().get(r));
         }
         for (int c = 0; c < controlRails; c++) {
-            comm.controlPeers[c] = endpoint.av(dataRails + c).insert(m.controlAddresses().get(c));
+            comm.controlPeers[c] = endpoint.railSet().av(dataRails + c).insert(m.controlAddresses().get(c));
         }
         comm.peerCommId = m.acceptorCommId();
         // Ready for control messages from now on: the receiver may post before connect() returns.
         comm.connectedWith(new io.ofinet.rdma.sched.RailScheduler(dataRails, endpoint.params().minStripeSizeBytes(),
                 endpoint.params().schedMaxSmallRrSizeBytes()), endpoint.params().peerTimeoutMs(), System.nanoTime());
-        endpoint.connected(comm);
+        endpoint.comms().connected(comm);
         comm.accepted = true;
     }
 
     private void onReject(HandshakeMessage m) {
-        SendComm comm = endpoint.sendComm(m.connectorCommId());
+        SendComm comm = endpoint.comms().send(m.connectorCommId());
         if (comm != null && !comm.closed) {
             comm.failure = new RdmaException(ErrorCategory.REMOTE, "connect: the listener refused the connection: "
                     + m.reason());

@@ -1,5 +1,6 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.error.RdmaException;
 import java.util.ArrayDeque;
 
 /**
@@ -36,6 +37,6 @@ public final class ListenComm implements AutoCloseable {
     /** Closes it; connections accepted but not yet returned are closed too. Twice is harmless. */
     @Override
     public void close() {
-        endpoint.closeListen(this);
+        endpoint.closing().closeListen(this);
     }
 }

@@ -2,33 +2,26 @@ package io.ofinet.rdma;
 
 import io.ofinet.config.DeviceParameters;
 import io.ofinet.config.DeviceSpec;
-import io.ofinet.fabric.AddressVector;
-import io.ofinet.fabric.CompletionQueue;
-import io.ofinet.fabric.Domain;
-import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
-import io.ofinet.fabric.ofi.NativeMemory;
-import io.ofinet.mr.DomainContext;
+import io.ofinet.fabric.HostMemory;
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Rails;
 import io.ofinet.mr.Use;
-import io.ofinet.rdma.freelist.Freelist;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.progress.ProgressEngine;
-import io.ofinet.rdma.wire.Immediate;
-import io.ofinet.rdma.wire.Limits;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A protocol endpoint: one libfabric endpoint per data rail and one per control rail (on the
- * domain of its data rail), each with its completion queue and address vector; the registration
- * view of those rails; the progress engine over their queues; the flush buffer and the
- * control-buffer freelist, registered for this endpoint's rails. Listen, send and receive
- * communicators hang off it.
+ * A protocol endpoint: its rails ({@link RailSet}), the progress engine over their queues and the
+ * queues of its peers ({@link Peers}), its pools ({@link EndpointPools}), its communicators
+ * ({@link CommTable}, {@link Handshake}, {@link CommClosing}) and its slow duties. Listen, send and
+ * receive communicators hang off it.
  *
  * <p>{@link #listen}, {@link #connect} and {@link #accept} never block: connect and accept return
  * null until the handshake completes and are called again (connect with the same handle). Each
@@ -46,59 +39,26 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class RdmaEndpoint implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RdmaEndpoint.class.getName());
-    private static final int CQ_SIZE = 4096;
-    private static final int AV_SIZE = 256;
-    private static final long FLUSH_BYTES = 64;
     /** Bytes each flush read fetches. */
     static final long FLUSH_READ_BYTES = 8;
-    /** Data-path operations per endpoint at most. */
-    private static final int MAX_OPS = 8192;
-    /** Control buffers per endpoint at most (4 KiB each, made as needed). */
-    private static final int MAX_CONTROL_BUFFERS = 4096;
-
-    /** Native memory for freelist blocks. */
-    static final Freelist.BlockMemory NATIVE = new Freelist.BlockMemory() {
-        @Override
-        public long allocate(long bytes) {
-            return NativeMemory.allocate(bytes);
-        }
-
-        @Override
-        public void free(long address) {
-            NativeMemory.free(address);
-        }
-    };
 
     private final Device device;
     private final DeviceSpec spec;
     private final DeviceParameters params;
-    private final List<CompletionQueue> queues = new ArrayList<>();
-    private final List<AddressVector> avs = new ArrayList<>();
-    private final List<Endpoint> endpoints = new ArrayList<>();
     private final int dataRails;
     private final int controlRails;
-    private Rails rails;
-    private ProgressEngine engine;
-    private Peers peers;
     private final ReentrantLock lock;
-    private final SlowDuties duties;
-    private long flushBuffer;
-    private MrHandle flushMr;
-    private Freelist<ControlBuffer> controlBuffers;
-    private Freelist<RmaOp> ops;
-    private long[] self;
-    private boolean wideImmediate;
-    private final byte[] scratch = new byte[ControlBuffer.BYTES];
-    private final IdAllocator sendIds = new IdAllocator(Limits.MAX_COMMS, "send communicator ids");
-    private final IdAllocator recvIds = new IdAllocator(Limits.MAX_COMMS, "receive communicator ids");
-    /** Communicators by id: arrays, so that finding one for a completion allocates nothing. */
-    private final SendComm[] sends = new SendComm[Limits.MAX_COMMS];
-    private final RecvComm[] recvs = new RecvComm[Limits.MAX_COMMS];
-    /** Connected communicators, walked by index from progress so that progress allocates nothing. */
-    private final List<SendComm> sendList = new ArrayList<>();
-    private final List<RecvComm> recvList = new ArrayList<>();
+    private final RailSet rails;
+    private final HostMemory memory;
+    private final EndpointPools pools;
+    private final CommTable comms = new CommTable();
     private final Handshake handshake;
     private final Arrivals arrivals;
+    private final SlowDuties duties;
+    private final CommClosing closing;
+    private final byte[] scratch = new byte[ControlBuffer.BYTES];
+    private ProgressEngine engine;
+    private Peers peers;
     private boolean closed;
 
     RdmaEndpoint(Device device) throws RdmaException {
@@ -107,64 +67,25 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.params = spec.parameters();
         this.dataRails = spec.dataRails().size();
         this.controlRails = spec.controlRails().size();
+        this.lock = device.domainLock() != null ? device.domainLock() : new ReentrantLock();
+        this.rails = new RailSet(dataRails);
+        this.memory = device.memory();
+        this.pools = new EndpointPools(this, memory);
         this.handshake = new Handshake(this, dataRails, controlRails);
         this.arrivals = new Arrivals(this, dataRails);
-        this.lock = device.domainLock() != null ? device.domainLock() : new ReentrantLock();
         this.duties = new SlowDuties(this, params.peerTimeoutMs());
+        this.closing = new CommClosing(this, comms, handshake, duties, params.peerTimeoutMs());
         try {
-            List<DomainContext> contexts = device.contexts();
-            List<Endpoint> dataEndpoints = new ArrayList<>();
-            List<Endpoint> controlEndpoints = new ArrayList<>();
             int[] controlOnData = new int[controlRails];
-            for (int r = 0; r < dataRails; r++) {
-                dataEndpoints.add(openRail(contexts.get(r).domain()));
-            }
             for (int c = 0; c < controlRails; c++) {
                 controlOnData[c] = spec.controlRails().get(c).dataRail();
-                controlEndpoints.add(openRail(contexts.get(controlOnData[c]).domain()));
             }
-            rails = new Rails(contexts, dataEndpoints, controlEndpoints, controlOnData);
-            engine = new ProgressEngine(queues, params.cqReadCount(), params.postRetryTimeoutMs() * 1_000_000L,
+            rails.open(device.contexts(), controlOnData);
+            engine = new ProgressEngine(rails.queues(), params.cqReadCount(), params.postRetryTimeoutMs() * 1_000_000L,
                     arrivals::remoteData);
-            peers = new Peers(avs, dataRails);
-            flushBuffer = NativeMemory.allocate(FLUSH_BYTES);
-            flushMr = device.registrar().register(rails, flushBuffer, FLUSH_BYTES, Use.FLUSH_BUFFER);
-            int minPosted = (int) (long) params.get(io.ofinet.config.Parameter.RDMA_MIN_POSTED_CONTROL_BUFFERS);
-            int maxPosted = (int) (long) params.get(io.ofinet.config.Parameter.RDMA_MAX_POSTED_CONTROL_BUFFERS);
-            controlBuffers = Freelist.<ControlBuffer>builder("control buffers",
-                    (block, address) -> new ControlBuffer(this, block, address))
-                    // Each outstanding receive holds one until its control message is written: room for
-                    // many communicators, so that peers that do not answer cannot starve the others.
-                    .sizes(minPosted, minPosted, Math.max(maxPosted + minPosted, MAX_CONTROL_BUFFERS))
-                    .nativeEntries(ControlBuffer.BYTES, 64, NATIVE)
-                    .registered(new Freelist.BlockRegistrar() {
-                        @Override
-                        public Object register(long address, long bytes) throws RdmaException {
-                            return registerInternal(address, bytes, Use.CONTROL_BUFFERS);
-                        }
-
-                        @Override
-                        public void deregister(Object handle) throws RdmaException {
-                            deregisterInternal((MrHandle) handle);
-                        }
-                    })
-                    .hooks(buffer -> {
-                        engine.register(buffer.receive);
-                        engine.register(buffer.send);
-                    }, buffer -> { })
-                    .build();
-            for (int i = 0; i < minPosted; i++) {
-                engine.submit(controlBuffers.acquire().receive, peers.local(dataRails));
-            }
-            ops = Freelist.<RmaOp>builder("data-path operations", (block, address) -> new RmaOp(this))
-                    .sizes(256, 256, MAX_OPS).hooks(engine::register, op -> { }).build();
-            self = new long[dataRails];
-            wideImmediate = true;
-            for (int r = 0; r < dataRails; r++) {
-                self[r] = avs.get(r).insert(endpoints.get(r).name());
-                wideImmediate &= contexts.get(r).info().cqDataSizeBytes() >= 8;
-            }
-        } catch (FabricException | MrException | RuntimeException e) {
+            peers = new Peers(rails.avs(), dataRails);
+            pools.open(engine, params);
+        } catch (FabricException | RuntimeException e) {
             RdmaException failure = new RdmaException(ErrorCategory.SYSTEM, "opening an endpoint on device "
                     + spec.name() + ": " + e.getMessage(), e);
             closeResources(failure);
@@ -175,62 +96,21 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
-    private Endpoint openRail(Domain domain) throws FabricException {
-        CompletionQueue cq = domain.openCompletionQueue(CQ_SIZE);
-        queues.add(cq);
-        AddressVector av = domain.openAddressVector(AV_SIZE);
-        avs.add(av);
-        Endpoint ep = domain.openEndpoint(cq, av);
-        endpoints.add(ep);
-        ep.enable();
-        return ep;
-    }
-
-    MrHandle registerInternal(long address, long bytes, Use use) throws RdmaException {
+    /** Registers {@code [address, address + bytes)} for this endpoint's rails, for {@code use}. */
+    MrHandle register(long address, long bytes, Use use) throws RdmaException {
         try {
-            return device.registrar().register(rails, address, bytes, use);
+            return device.registrar().register(rails.registrationView(), address, bytes, use);
         } catch (MrException e) {
             throw new RdmaException(ErrorCategory.SYSTEM, e.getMessage(), e);
         }
     }
 
-    private static void deregisterInternal(MrHandle handle) throws RdmaException {
+    static void deregister(MrHandle handle) throws RdmaException {
         try {
             handle.close();
         } catch (MrException e) {
             throw new RdmaException(ErrorCategory.SYSTEM, e.getMessage(), e);
         }
-    }
-
-    // ---- accessors for the protocol's parts ----
-
-    public DeviceSpec spec() {
-        return spec;
-    }
-
-    public int dataRails() {
-        return dataRails;
-    }
-
-    public int controlRails() {
-        return controlRails;
-    }
-
-    /** The registration view of this endpoint's rails. */
-    public Rails rails() {
-        return rails;
-    }
-
-    ProgressEngine engine() {
-        return engine;
-    }
-
-    Endpoint controlEndpoint(int rail) {
-        return endpoints.get(dataRails + rail);
-    }
-
-    Endpoint dataEndpoint(int rail) {
-        return endpoints.get(rail);
     }
 
     /**
@@ -241,7 +121,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         lock.lock();
         try {
             requireOpen();
-            return registerInternal(address, length, Use.USER_BUFFER);
+            return register(address, length, Use.USER_BUFFER);
         } finally {
             lock.unlock();
         }
@@ -251,52 +131,10 @@ public final class RdmaEndpoint implements AutoCloseable {
     public void deregisterUserBuffer(MrHandle handle) throws RdmaException {
         lock.lock();
         try {
-            deregisterInternal(handle);
+            deregister(handle);
         } finally {
             lock.unlock();
         }
-    }
-
-    /** Takes the endpoint for one bounded step; see the class comment. */
-    void lock() {
-        lock.lock();
-    }
-
-    void unlock() {
-        lock.unlock();
-    }
-
-    /** Whether calls on this endpoint and on {@code other} exclude each other (one lock). */
-    boolean sharesOwnershipWith(RdmaEndpoint other) {
-        return lock == other.lock;
-    }
-
-    /** The queue of posts to {@code fiAddr} on engine rail {@code rail} (data rails, then control rails). */
-    PeerQueue peerQueue(int rail, long fiAddr) {
-        return peers.queue(rail, fiAddr);
-    }
-
-    /** The queue of posts to no peer on engine rail {@code rail}: receives, reads through the own address. */
-    PeerQueue localQueue(int rail) {
-        return peers.local(rail);
-    }
-
-    /** The device this endpoint belongs to. */
-    public Device device() {
-        return device;
-    }
-
-    /** The flush buffer's registration (data rails). */
-    public MrHandle flushBuffer() {
-        return flushMr;
-    }
-
-    byte[] scratch() {
-        return scratch;
-    }
-
-    boolean isClosed() {
-        return closed;
     }
 
     /**
@@ -306,94 +144,23 @@ public final class RdmaEndpoint implements AutoCloseable {
     public int progress() throws RdmaException {
         lock.lock();
         try {
-            requireOpen();
-            int handled = engine.progress();
-            for (int i = 0; i < sendList.size(); i++) {
-                SendComm comm = sendList.get(i);
-                if (comm.connectedAndOpen() && comm.liveness().dead == null) {
-                    comm.progressSends();
-                    if (comm.peerClosing && !comm.writesInFlight()) {
-                        comm.sendClosedNotice();
-                    }
-                }
-            }
-            duties.runIfDue(sendList, recvList);
-            return handled;
+            return progressLocked();
         } finally {
             lock.unlock();
         }
     }
 
-    /**
-     * Posts {@code op} as a zero-byte send with immediate data {@code word} to {@code peer} on
-     * control rail 0, through that destination's queue.
-     */
-    void sendNotice(RmaOp op, String what, int word, long peer, PeerQueue queue, RmaOp.Owner owner) {
-        op.set(RmaOp.Kind.SENDDATA, controlEndpoint(0), 0, what, owner);
-        op.buf = 0;
-        op.len = 0;
-        op.desc = 0;
-        op.data = immediate(word, 0);
-        op.peer = peer;
-        engine.submit(op, queue);
-    }
-
-    /** Whether the upper 32 bits of CQ data carry a segment's length (8-byte CQ data on every rail). */
-    boolean wideImmediate() {
-        return wideImmediate;
-    }
-
-    /** The immediate data of a write: the 32-bit word, and the segment length above it where CQ data has 8 bytes. */
-    long immediate(int word, long segmentLength) {
-        return wideImmediate ? segmentLength << 32 | (word & 0xffffffffL) : word & 0xffffffffL;
-    }
-
-    /** This endpoint's own address on data rail {@code rail}: the flush reads through it. */
-    long self(int rail) {
-        return self[rail];
-    }
-
-    /** A pooled data-path operation, or null when all are in flight. */
-    RmaOp acquireOp() {
-        try {
-            return ops.acquire();
-        } catch (RdmaException e) {
-            return null;
+    /** {@link #progress} for a caller that holds the endpoint already: one lock per call on the data path. */
+    int progressLocked() throws RdmaException {
+        requireOpen();
+        int handled = engine.progress();
+        List<SendComm> sends = comms.connectedSends();
+        for (int i = 0; i < sends.size(); i++) {
+            sends.get(i).progress();
         }
+        duties.runIfDue(sends, comms.connectedRecvs());
+        return handled;
     }
-
-    /** Takes {@code n} free operations into {@code into[0..n)}, all or none; false when short. */
-    boolean acquireOps(RmaOp[] into, int n) {
-        for (int i = 0; i < n; i++) {
-            into[i] = acquireOp();
-            if (into[i] == null) {
-                for (int k = 0; k < i; k++) {
-                    releaseOp(into[k]);
-                }
-                return false;
-            }
-        }
-        return true;
-    }
-
-    void releaseOp(RmaOp op) {
-        if (!closed) {
-            ops.release(op);
-        }
-    }
-
-    /** A free control buffer, or null. */
-    ControlBuffer acquireControlBuffer() throws RdmaException {
-        return controlBuffers.acquire();
-    }
-
-    void requireOpen() throws RdmaException {
-        if (closed) {
-            throw new RdmaException(ErrorCategory.INVALID_USAGE, "the endpoint is closed");
-        }
-    }
-
-    // ---- listen / connect / accept: the Handshake ----
 
     /** A listening communicator; its handle goes to the peers that connect. */
     public ListenComm listen() throws RdmaException {
@@ -434,245 +201,160 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
-    /** A handshake message arrived on the first control rail. */
-    void onHandshake(byte[] bytes, int length) {
-        handshake.onMessage(bytes, length);
+    // ---- for the protocol's parts ----
+
+    /** Takes the endpoint for one bounded step; see the class comment. */
+    void lock() {
+        lock.lock();
     }
 
-    // ---- the communicators, for the handshake, the arrivals and closing ----
+    void unlock() {
+        lock.unlock();
+    }
+
+    /** Whether calls on this endpoint and on {@code other} exclude each other (one lock). */
+    boolean sharesOwnershipWith(RdmaEndpoint other) {
+        return lock == other.lock;
+    }
+
+    public DeviceSpec spec() {
+        return spec;
+    }
+
+    public int dataRails() {
+        return dataRails;
+    }
+
+    public int controlRails() {
+        return controlRails;
+    }
+
+    /** The device this endpoint belongs to. */
+    public Device device() {
+        return device;
+    }
+
+    /** The registration view of this endpoint's rails. */
+    public Rails rails() {
+        return rails.registrationView();
+    }
+
+    /** The flush buffer's registration (data rails). */
+    public MrHandle flushBuffer() {
+        return pools.flushBuffer();
+    }
 
     DeviceParameters params() {
         return params;
     }
 
-    AddressVector av(int index) {
-        return avs.get(index);
+    /** Host memory as the provider's data path reads and writes it. */
+    HostMemory memory() {
+        return memory;
     }
 
-    /** Names of the endpoints {@code from} to {@code from + count - 1} (data rails first, then control). */
-    List<byte[]> names(int from, int count) throws FabricException {
-        List<byte[]> names = new ArrayList<>(count);
-        for (int i = from; i < from + count; i++) {
-            names.add(endpoints.get(i).name());
+    RailSet railSet() {
+        return rails;
+    }
+
+    EndpointPools pools() {
+        return pools;
+    }
+
+    CommTable comms() {
+        return comms;
+    }
+
+    CommClosing closing() {
+        return closing;
+    }
+
+    Handshake handshake() {
+        return handshake;
+    }
+
+    Arrivals arrivals() {
+        return arrivals;
+    }
+
+    ProgressEngine engine() {
+        return engine;
+    }
+
+    /** The queue of posts to {@code fiAddr} on engine rail {@code rail} (data rails, then control rails). */
+    PeerQueue peerQueue(int rail, long fiAddr) {
+        return peers.queue(rail, fiAddr);
+    }
+
+    /** The queue of posts to no peer on engine rail {@code rail}: receives, reads through the own address. */
+    PeerQueue localQueue(int rail) {
+        return peers.local(rail);
+    }
+
+    /** A buffer for decoding what arrives, used under the endpoint's lock only. */
+    byte[] scratch() {
+        return scratch;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    void requireOpen() throws RdmaException {
+        if (closed) {
+            throw new RdmaException(ErrorCategory.INVALID_USAGE, "the endpoint is closed");
         }
-        return names;
     }
 
-    MrHandle registerMailbox(long address, long bytes) throws RdmaException {
-        return registerInternal(address, bytes, Use.CONTROL_MAILBOX);
+    /** The immediate data of a write: the 32-bit word, and the segment length above it where CQ data has 8 bytes. */
+    long immediate(int word, long segmentLength) {
+        return rails.wideImmediate() ? segmentLength << 32 | (word & 0xffffffffL) : word & 0xffffffffL;
     }
 
-    int newSendId() throws RdmaException {
-        return sendIds.allocate();
+    /**
+     * Posts {@code op} as a zero-byte send with immediate data {@code word} to {@code peer} on
+     * control rail 0, through that destination's queue.
+     */
+    void sendNotice(RmaOp op, String what, int word, long peer, PeerQueue queue, RmaOp.Owner owner) {
+        op.set(RmaOp.Kind.SENDDATA, rails.controlEndpoint(0), 0, what, owner);
+        op.buf = 0;
+        op.len = 0;
+        op.desc = 0;
+        op.data = immediate(word, 0);
+        op.peer = peer;
+        engine.submit(op, queue);
     }
 
-    int newRecvId() throws RdmaException {
-        return recvIds.allocate();
-    }
-
-    void freeSendId(int id) {
-        sendIds.free(id);
-    }
-
-    SendComm sendComm(int id) {
-        return sends[id];
-    }
-
-    void addSend(SendComm comm) {
-        sends[comm.id()] = comm;
-    }
-
-    void removeSend(int id) {
-        sends[id] = null;
-    }
-
-    void addRecv(RecvComm comm) {
-        recvs[comm.id()] = comm;
-    }
-
-    /** Connected: walked by progress from now on. */
-    void connected(SendComm comm) {
-        sendList.add(comm);
-    }
-
-    void connected(RecvComm comm) {
-        recvList.add(comm);
-    }
-
-    /** A send with immediate data arrived on a control rail: a zero-byte message or a refusal. */
-    void onNotice(int rail, long len, long data) {
-        arrivals.notice(rail, len, data);
-    }
-
-    RecvComm recvComm(int id) {
-        return recvs[id];
-    }
-
-    void onReceiveFailed(ControlBuffer.Receive receive, RdmaException cause) {
+    void onReceiveFailed(RdmaException cause) {
         if (!closed) {
             LOG.log(Level.WARNING, "a handshake receive failed: {0}", cause.getMessage());
         }
     }
 
-    void release(ControlBuffer buffer) {
-        if (!closed) {
-            controlBuffers.release(buffer);
-        }
-    }
-
-    // ---- closing ----
-
-    void closeListen(ListenComm listen) {
-        lock.lock();
-        try {
-            if (listen.closed) {
-                return;
-            }
-            listen.closed = true;
-            handshake.forget(listen);
-            for (RecvComm comm : listen.ready) {
-                discard(comm);
-            }
-            listen.ready.clear();
-        } finally {
-            lock.unlock();
-        }
-    }
-
     /**
-     * Closes a send communicator: its writes in flight drain first (at most peerTimeoutMs, while
-     * the peer is alive), so that the application may then deregister the buffers they read from,
-     * and the receiver is told that no more come. Waits one progress step at a time, never
-     * holding the endpoint in between.
-     */
-    void closeSend(SendComm comm) throws RdmaException {
-        long deadline = System.nanoTime() + params.peerTimeoutMs() * 1_000_000L;
-        while (!closeSendStep(comm, deadline)) {
-            Thread.yield();
-        }
-    }
-
-    /** One step of {@link #closeSend}; true when the communicator is closed. */
-    private boolean closeSendStep(SendComm comm, long deadline) throws RdmaException {
-        lock.lock();
-        try {
-            if (comm.closed) {
-                return true;
-            }
-            comm.failQueued(new RdmaException(ErrorCategory.INVALID_USAGE, "the send communicator was closed"));
-            boolean live = !closed && comm.connectedAndOpen() && comm.liveness().dead == null;
-            if (live && comm.writesInFlight() && System.nanoTime() < deadline) {
-                progress();
-                return false;
-            }
-            if (live) {
-                comm.sendClosedNotice();
-                progress();
-            }
-            comm.closed = true;
-            sends[comm.id()] = null;
-            sendList.remove(comm);
-            sendIds.free(comm.id());
-            handshake.forget(comm);
-            comm.forgetPeers();
-            // The receiver may still write control messages into the mailbox: keep it registered
-            // for a while, so that such a write never meets a missing key (which breaks rxm
-            // connections).
-            duties.quarantine(comm);
-            return true;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Closes a receive communicator. With receives outstanding, the sender may still write into
-     * their buffers: it is told that this side closes, and the close waits — one progress step at
-     * a time, at most peerTimeoutMs — until it confirms that it writes no more, so that the
-     * application may then deregister the buffers.
-     */
-    void closeRecv(RecvComm comm) {
-        boolean waiting = false;
-        lock.lock();
-        try {
-            if (!comm.closed && comm.connectedAndOpen() && comm.outstanding() > 0 && comm.liveness().dead == null
-                    && !closed) {
-                RmaOp op = acquireOp();
-                if (op != null) {
-                    sendNotice(op, "close notice", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
-                            Immediate.RECEIVER_CLOSING, comm.peerCommId(), 0), comm.controlPeer(0), comm.controlQueue(0),
-                            comm.liveness());
-                    waiting = true;
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-        long deadline = System.nanoTime() + params.peerTimeoutMs() * 1_000_000L;
-        while (waiting && System.nanoTime() < deadline) {
-            lock.lock();
-            try {
-                waiting = !closed && !comm.closed && !comm.senderClosed && comm.liveness().dead == null;
-                if (waiting) {
-                    progress();
-                }
-            } catch (RdmaException e) {
-                LOG.log(Level.WARNING, "closing a receive communicator: {0}", e.getMessage());
-                waiting = false;
-            } finally {
-                lock.unlock();
-            }
-            Thread.yield();
-        }
-        lock.lock();
-        try {
-            discard(comm);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Forgets a receive communicator: its id is free again and progress no longer walks it. */
-    void discard(RecvComm comm) {
-        if (comm.closed) {
-            return;
-        }
-        comm.closed = true;
-        recvs[comm.id()] = null;
-        recvList.remove(comm);
-        recvIds.free(comm.id());
-        comm.forgetPeers();
-    }
-
-    /**
-     * Closes every communicator, then the registrations bound to this endpoint's rails, then the
-     * endpoints, address vectors and queues. Closing twice is harmless.
+     * Closes every communicator (each close waiting for its peer as {@link CommClosing} says),
+     * then the registrations bound to this endpoint's rails, then the rails. Closing twice is
+     * harmless.
      */
     @Override
     public void close() throws RdmaException {
         List<ListenComm> listens;
-        List<SendComm> open = new ArrayList<>();
+        List<SendComm> sends;
         lock.lock();
         try {
             if (closed) {
                 return;
             }
             listens = handshake.listens();
-            for (SendComm comm : sends) {
-                if (comm != null) {
-                    open.add(comm);
-                }
-            }
+            sends = comms.openSends();
         } finally {
             lock.unlock();
         }
         RdmaException failure = null;
-        for (ListenComm listen : listens) {
-            closeListen(listen);
-        }
-        for (SendComm comm : open) {
+        listens.forEach(closing::closeListen);
+        for (SendComm comm : sends) {
             try {
-                closeSend(comm);
+                closing.closeSend(comm);
             } catch (RdmaException e) {
                 failure = Device.add(failure, e);
             }
@@ -682,11 +364,7 @@ public final class RdmaEndpoint implements AutoCloseable {
             if (closed) {
                 return;
             }
-            for (RecvComm comm : recvs) {
-                if (comm != null) {
-                    discard(comm);
-                }
-            }
+            comms.openRecvs().forEach(closing::discard);
             duties.release(0, true);
             closed = true;
             RdmaException resources = closeResources(null);
@@ -700,31 +378,18 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
-    /** Closes {@code resource} when there is one, adding its failure to {@code problems}. */
-    private static void close(AutoCloseable resource, List<Exception> problems) {
-        if (resource == null) {
-            return;
-        }
-        try {
-            resource.close();
-        } catch (Exception e) {
-            problems.add(e);
-        }
-    }
-
     /**
-     * Registrations first (they may be bound to the endpoints), then endpoints, AVs, queues. What
-     * fails is added to {@code primary} when there is one, and returned otherwise.
+     * Pools and registrations first (they may be bound to the rails' endpoints), then the rails.
+     * What fails is added to {@code primary} when there is one, and returned otherwise.
      */
     private RdmaException closeResources(Exception primary) {
         List<Exception> problems = new ArrayList<>();
-        close(ops, problems);
-        close(controlBuffers, problems);
-        close(flushMr, problems);
+        pools.close(problems);
         try {
-            if (rails != null && rails.anyEndpointScope()) {
+            Rails view = rails.registrationView();
+            if (view != null && view.anyEndpointScope()) {
                 // Registrations bound to this endpoint's rails close before it, whoever forgot them.
-                int left = device.registrar().closeAll(rails);
+                int left = device.registrar().closeAll(view);
                 if (left > 0) {
                     LOG.log(Level.WARNING, "deregistered {0} buffers still registered for an endpoint at its close",
                             left);
@@ -733,13 +398,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         } catch (MrException e) {
             problems.add(e);
         }
-        for (List<? extends AutoCloseable> group : List.of(endpoints, avs, queues)) {
-            for (int i = group.size() - 1; i >= 0; i--) {
-                close(group.get(i), problems);
-            }
-        }
-        NativeMemory.free(flushBuffer);
-        flushBuffer = 0;
+        rails.close(problems);
         if (primary != null) {
             problems.forEach(primary::addSuppressed);
             return null;

@@ -1,8 +1,9 @@
 package io.ofinet.rdma;
 
-import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.seq.MessageWindow;
 import io.ofinet.rdma.wire.ControlMessage;
@@ -42,7 +43,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final ArrayDeque<RecvRequest> free = new ArrayDeque<>(MAX_REQUESTS);
     private final ArrayDeque<FlushRequest> freeFlushes = new ArrayDeque<>(MAX_REQUESTS);
     private final ControlMessage message = new ControlMessage();
-    private final byte[] encoded;
     private final long[] keys = new long[Limits.MAX_DATA_RAILS];
     private final RmaOp[] flushOps = new RmaOp[Limits.MAX_DATA_RAILS];
     private final RecvRequest[] all = new RecvRequest[MAX_REQUESTS];
@@ -63,7 +63,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         this.peerMailboxKeys = peerMailboxKeys;
         this.dataPeers = dataPeers;
         this.controlPeers = controlPeers;
-        this.encoded = new byte[ControlMessage.maxBytes(endpoint.dataRails())];
         for (int i = 0; i < MAX_REQUESTS; i++) {
             all[i] = new RecvRequest(this);
             free.add(all[i]);
@@ -195,7 +194,10 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         }
         endpoint.lock();
         try {
-            return post(count, addresses, sizes, tags, mrs);
+            RecvRequest request = post(count, addresses, sizes, tags, mrs);
+            // Progress after the post, never before: the control message goes out first.
+            endpoint.progressLocked();
+            return request;
         } finally {
             endpoint.unlock();
         }
@@ -207,7 +209,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         if (closed) {
             throw new RdmaException(ErrorCategory.INVALID_USAGE, "irecv: the receive communicator is closed");
         }
-        endpoint.progress();
         if (liveness.dead != null) {
             throw liveness.dead;
         }
@@ -215,13 +216,13 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             return null;
         }
         liveness.posting(System.nanoTime());
-        ControlBuffer buffer = endpoint.acquireControlBuffer();
+        ControlBuffer buffer = endpoint.pools().acquireControlBuffer();
         if (buffer == null) {
             return null;
         }
-        RmaOp op = endpoint.acquireOp();
+        RmaOp op = endpoint.pools().acquireOp();
         if (op == null) {
-            endpoint.release(buffer);
+            endpoint.pools().release(buffer);
             return null;
         }
         RecvRequest request = free.poll();
@@ -239,12 +240,12 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             }
             message.buffer(i, remote, sizes[i], tags[i], keys);
         }
-        int length = message.encode(encoded);
-        NativeMemory.write(buffer.address, encoded, 0, length);
+        // Encoded straight into the registered control buffer the write goes out from.
+        int length = message.encode(endpoint.memory(), buffer.address);
         window.insert(seq, request);
         recvSeq = window.add(recvSeq, 1);
         int rail = seq % endpoint.controlRails();
-        op.set(RmaOp.Kind.WRITEDATA, endpoint.controlEndpoint(rail), rail, RmaOp.CONTROL_ON_RAIL[rail], request);
+        op.set(RmaOp.Kind.WRITEDATA, endpoint.railSet().controlEndpoint(rail), rail, RmaOp.CONTROL_ON_RAIL[rail], request);
         op.buf = buffer.address;
         op.len = length;
         op.desc = buffer.descriptor(rail);
@@ -327,7 +328,9 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         requireEntries("iflush", count, "memory handles", mrs.length);
         endpoint.lock();
         try {
-            return flush(count, addresses, sizes, mrs);
+            FlushRequest request = flush(count, addresses, sizes, mrs);
+            endpoint.progressLocked();
+            return request;
         } finally {
             endpoint.unlock();
         }
@@ -338,7 +341,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         if (closed) {
             throw new RdmaException(ErrorCategory.INVALID_USAGE, "iflush: the receive communicator is closed");
         }
-        endpoint.progress();
         int target = -1;
         for (int i = 0; i < count && target < 0; i++) {
             if (sizes[i] > 0 && mrs[i] != null) {
@@ -355,7 +357,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         }
         int rails = endpoint.dataRails();
         RmaOp[] ops = flushOps;
-        if (!endpoint.acquireOps(ops, rails)) {
+        if (!endpoint.pools().acquireOps(ops, rails)) {
             freeFlushes.add(request);
             return null;
         }
@@ -364,11 +366,11 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         MrHandle flush = endpoint.flushBuffer();
         long length = Math.min(sizes[target], RdmaEndpoint.FLUSH_READ_BYTES);
         for (int r = 0; r < rails; r++) {
-            RmaOp op = ops[r].set(RmaOp.Kind.READ, endpoint.dataEndpoint(r), r, RmaOp.READ_ON_DATA_RAIL[r], request);
+            RmaOp op = ops[r].set(RmaOp.Kind.READ, endpoint.railSet().dataEndpoint(r), r, RmaOp.READ_ON_DATA_RAIL[r], request);
             op.buf = flush.address();
             op.len = length;
             op.desc = flush.descriptor(RailKind.DATA, r);
-            op.peer = endpoint.self(r);
+            op.peer = endpoint.railSet().self(r);
             op.remote = mr.remoteAddress(RailKind.DATA, r, addresses[target] - mr.address());
             op.key = mr.key(RailKind.DATA, r);
             endpoint.engine().submit(op, endpoint.localQueue(r));
@@ -378,6 +380,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
 
     @Override
     public void close() {
-        endpoint.closeRecv(this);
+        endpoint.closing().closeRecv(this);
     }
 }

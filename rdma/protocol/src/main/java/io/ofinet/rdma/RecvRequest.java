@@ -1,5 +1,7 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.Limits;
 
 /**
@@ -109,7 +111,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     }
 
     private void releaseControlBuffer() {
-        comm.endpoint().release(controlBuffer);
+        comm.endpoint().pools().release(controlBuffer);
         controlBuffer = null;
     }
 }

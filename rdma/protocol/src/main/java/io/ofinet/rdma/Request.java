@@ -1,5 +1,7 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.error.RdmaException;
+
 /**
  * An outstanding send, receive or flush. {@link #test} reports whether it is done; once it has
  * said so, or thrown its failure, the request goes back to its pool and must not be used again.
@@ -22,7 +24,7 @@ public abstract class Request {
         RdmaEndpoint endpoint = endpoint();
         endpoint.lock();
         try {
-            endpoint.progress();
+            endpoint.progressLocked();
             if (!finished()) {
                 return false;
             }

@@ -2,6 +2,7 @@ package io.ofinet.rdma;
 
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
+import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.Operation;
 
 /**
@@ -82,7 +83,7 @@ final class RmaOp extends Operation {
     protected void completed(int engineRail, long flags, long length, long immediate) {
         Owner who = owner;
         owner = null;
-        endpoint.releaseOp(this);
+        endpoint.pools().releaseOp(this);
         if (who.generation() == ownerGeneration) {
             who.opDone(this);
         }
@@ -92,7 +93,7 @@ final class RmaOp extends Operation {
     protected void failed(RdmaException cause) {
         Owner who = owner;
         owner = null;
-        endpoint.releaseOp(this);
+        endpoint.pools().releaseOp(this);
         if (who.generation() == ownerGeneration) {
             who.opFailed(this, cause);
         }

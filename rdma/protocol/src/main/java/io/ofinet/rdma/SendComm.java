@@ -1,8 +1,9 @@
 package io.ofinet.rdma;
 
-import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.sched.RailScheduler;
 import io.ofinet.rdma.sched.Schedule;
@@ -162,7 +163,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
                 request.abandon(new RdmaException(ErrorCategory.REMOTE, "isend: the writes of " + request.size
                         + " bytes (tag " + request.tag + ") did not complete within " + timeoutNanos / 1_000_000
                         + " ms (peerTimeoutMs); a data rail may be down"));
-                RmaOp op = endpoint.acquireOp();
+                RmaOp op = endpoint.pools().acquireOp();
                 if (op != null) {
                     notifyReceiver(op, Immediate.encode(Immediate.TYPE_ERROR, Immediate.ERROR_SEND_FAILED,
                             request.bufferIndex, peerCommId, request.seq), NO_OWNER);
@@ -215,14 +216,17 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
                 throw liveness.dead;
             }
             if (free.isEmpty()) {
-                endpoint.progress();
+                endpoint.progressLocked();
                 return null;
             }
             liveness.posting(System.nanoTime());
             SendRequest request = free.poll();
             request.start(address, size, tag, mr);
             queue.add(request);
-            endpoint.progress();
+            // This communicator posts what it can first; then one step of the endpoint (completion
+            // queues included) follows, never precedes, the post.
+            progress();
+            endpoint.progressLocked();
             return request;
         } finally {
             endpoint.unlock();
@@ -242,15 +246,28 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         if (announced[slot]) {
             throw new RdmaException(ErrorCategory.REMOTE, "control message " + seq + " arrived twice");
         }
-        byte[] bytes = endpoint.scratch();
-        int n = Math.min(slotBytes, bytes.length);
-        NativeMemory.read(mailbox + (long) slot * slotBytes, bytes, 0, n);
-        controls[slot].decode(bytes, n, endpoint.dataRails(), seq);
+        // Decoded straight from the mailbox slot the receiver wrote into: only its bytes are read.
+        controls[slot].decode(endpoint.memory(), mailbox + (long) slot * slotBytes, slotBytes, endpoint.dataRails(),
+                seq);
         if (liveness != null) { // a control message may overtake the ACCEPT on another rail
             liveness.heard(System.nanoTime());
         }
         announced[slot] = true;
         consumed[slot] = 0;
+    }
+
+    /**
+     * One progress step of this communicator, from the endpoint's: queued sends matched against
+     * announced receives, and the confirmation of a close the receiver asked for once nothing is in
+     * flight.
+     */
+    void progress() throws RdmaException {
+        if (connectedAndOpen() && liveness.dead == null) {
+            progressSends();
+            if (peerClosing && !writesInFlight()) {
+                sendClosedNotice();
+            }
+        }
     }
 
     /** Matches queued sends against announced receives, oldest first; bounded by the queue. */
@@ -296,7 +313,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** Fails a send and tells the receiver; false when no operation is free (retry later). */
     private boolean refuse(SendRequest request, ControlMessage control, int buffer, int reason, String why) {
-        RmaOp op = endpoint.acquireOp();
+        RmaOp op = endpoint.pools().acquireOp();
         if (op == null) {
             return false;
         }
@@ -316,7 +333,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         request.bufferIndex = control.index(i);
         request.writesPostedNanos = System.nanoTime();
         if (request.size == 0) {
-            RmaOp op = endpoint.acquireOp();
+            RmaOp op = endpoint.pools().acquireOp();
             if (op == null) {
                 return false;
             }
@@ -326,7 +343,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         }
         scheduler.schedule(request.size, schedule);
         int stripes = schedule.stripes();
-        if (!endpoint.acquireOps(ops, stripes)) {
+        if (!endpoint.pools().acquireOps(ops, stripes)) {
             return false;
         }
         request.pendingOps = stripes;
@@ -334,7 +351,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             int rail = schedule.rail(s);
             long offset = schedule.offset(s);
             long length = schedule.length(s);
-            RmaOp op = ops[s].set(RmaOp.Kind.WRITEDATA, endpoint.dataEndpoint(rail), rail, RmaOp.WRITE_ON_DATA_RAIL[rail],
+            RmaOp op = ops[s].set(RmaOp.Kind.WRITEDATA, endpoint.railSet().dataEndpoint(rail), rail, RmaOp.WRITE_ON_DATA_RAIL[rail],
                     request);
             op.buf = request.address + offset;
             op.len = length;
@@ -365,7 +382,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         if (closedNoticeSent || controlPeers == null) {
             return;
         }
-        RmaOp op = endpoint.acquireOp();
+        RmaOp op = endpoint.pools().acquireOp();
         if (op != null) {
             closedNoticeSent = true;
             notifyReceiver(op, Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED, peerCommId, 0),
@@ -383,6 +400,6 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     @Override
     public void close() throws RdmaException {
-        endpoint.closeSend(this);
+        endpoint.closing().closeSend(this);
     }
 }

@@ -1,6 +1,8 @@
 package io.ofinet.rdma;
 
 import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 
 /** An outstanding send: waits for the receiver's control message, then its stripes' writes. */
 public final class SendRequest extends Request implements RmaOp.Owner {

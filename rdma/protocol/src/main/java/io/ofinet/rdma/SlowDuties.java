@@ -1,6 +1,5 @@
 package io.ofinet.rdma;
 
-import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.mr.MrException;
 import io.ofinet.rdma.wire.Immediate;
 import java.lang.System.Logger.Level;
@@ -56,7 +55,7 @@ final class SlowDuties {
     private void check(PeerLiveness.Peered comm, int peerCommId, int side, long peer, long now) {
         PeerLiveness liveness = comm.liveness();
         if (liveness.keepaliveDue(now)) {
-            RmaOp op = endpoint.acquireOp();
+            RmaOp op = endpoint.pools().acquireOp();
             if (op != null) {
                 liveness.lastKeepaliveNanos = now;
                 endpoint.sendNotice(op, "keepalive", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, side, peerCommId, 0),
@@ -81,7 +80,7 @@ final class SlowDuties {
             } catch (MrException e) {
                 LOG.log(Level.WARNING, "deregistering a mailbox: {0}", e.getMessage());
             } finally {
-                NativeMemory.free(comm.mailbox);
+                endpoint.memory().free(comm.mailbox);
             }
         }
     }

@@ -1,21 +1,22 @@
 package io.ofinet.rdma;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.ofinet.fabric.FiErrno;
 import io.ofinet.fabric.mem.MemProvider;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.ListenHandle;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import java.util.ArrayList;
+import java.util.List;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** listen / connect / accept between two hosts on the in-memory provider. */
 @Timeout(30)
@@ -173,7 +174,7 @@ class ConnectionTest {
         RdmaEndpoint a = device(1, "").openEndpoint();
         RdmaEndpoint b = device(1, "").openEndpoint();
         byte[] handle = b.listen().handle();
-        provider.faults().vanish(b.controlEndpoint(0));
+        provider.faults().vanish(b.railSet().controlEndpoint(0));
         RdmaException e = connectFailure(a, handle);
         assertEquals(ErrorCategory.REMOTE, e.category());
         assertTrue(e.getMessage().startsWith("connect: the connect message did not reach the listener"), e.getMessage());
@@ -187,7 +188,7 @@ class ConnectionTest {
         RdmaEndpoint b = device(1, "").openEndpoint();
         ListenComm listen = b.listen();
         assertNull(a.connect(listen.handle()));
-        provider.faults().vanish(a.controlEndpoint(0));
+        provider.faults().vanish(a.railSet().controlEndpoint(0));
         RdmaException e = null;
         for (int i = 0; i < 1000 && e == null; i++) {
             try {
@@ -210,8 +211,8 @@ class ConnectionTest {
         RdmaEndpoint a = device(2, "").openEndpoint();
         RdmaEndpoint b = device(2, "").openEndpoint();
         ListenComm listen = b.listen();
-        provider.faults().failNextPosts(a.controlEndpoint(0), 200, FiErrno.FI_EAGAIN);
-        provider.faults().failNextPosts(b.controlEndpoint(0), 200, FiErrno.FI_EAGAIN);
+        provider.faults().failNextPosts(a.railSet().controlEndpoint(0), 200, FiErrno.FI_EAGAIN);
+        provider.faults().failNextPosts(b.railSet().controlEndpoint(0), 200, FiErrno.FI_EAGAIN);
         Object[] pair = establish(a, b, listen);
         assertEquals(((RecvComm) pair[1]).id(), ((SendComm) pair[0]).peerCommId());
     }

@@ -1,5 +1,7 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.error.RdmaException;
+
 /** Connecting and accepting until done, for the peer programs: both steps are non-blocking. */
 final class Connections {
     private Connections() {

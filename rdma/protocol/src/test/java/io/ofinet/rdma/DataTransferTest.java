@@ -1,25 +1,26 @@
 package io.ofinet.rdma;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.ofinet.fabric.FiErrno;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Use;
-import java.util.ArrayList;
-import java.util.List;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import java.util.ArrayList;
+import java.util.List;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Moving bytes between two connected hosts on the in-memory provider. */
 @Timeout(120)
@@ -242,7 +243,7 @@ class DataTransferTest {
             a.progress();
             b.progress();
         }
-        provider.faults().failNextCompletions(a.dataEndpoint(0), 1, FiErrno.FI_EIO);
+        provider.faults().failNextCompletions(a.railSet().dataEndpoint(0), 1, FiErrno.FI_EIO);
         SendRequest s = send.isend(src.address, 64, 1, register(a, deviceA, src));
         RdmaException e = assertThrows(RdmaException.class, () -> await(s, null));
         assertTrue(e.getMessage().contains("write on data rail 0 failed: FI_EIO"), e.getMessage());
@@ -260,8 +261,8 @@ class DataTransferTest {
             a.progress();
             b.progress();
         }
-        provider.faults().vanish(b.dataEndpoint(0));
-        provider.faults().vanish(b.dataEndpoint(1));
+        provider.faults().vanish(b.railSet().dataEndpoint(0));
+        provider.faults().vanish(b.railSet().dataEndpoint(1));
         SendRequest s = send.isend(src.address, 65536, 1, register(a, deviceA, src));
         RdmaException e = assertThrows(RdmaException.class, () -> await(s, null));
         assertEquals(ErrorCategory.REMOTE, e.category());

@@ -1,9 +1,9 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.error.RdmaException;
+import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-
-import org.junit.jupiter.api.Test;
 
 class IdAllocatorTest {
 

@@ -1,19 +1,20 @@
 package io.ofinet.rdma;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Use;
-import java.util.ArrayList;
-import java.util.List;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import java.util.ArrayList;
+import java.util.List;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A peer that dies or falls silent fails the requests of its communicators within peerTimeoutMs. */
 @Timeout(60)
@@ -123,8 +124,8 @@ class PeerLivenessTest {
         HostBuffer src = buffer();
         MrHandle srcMr = registered(a, src);
         SendRequest lost = sendB.isend(src.address, 64, 1, srcMr);
-        provider.faults().vanish(b.controlEndpoint(0));
-        provider.faults().vanish(b.dataEndpoint(0));
+        provider.faults().vanish(b.railSet().controlEndpoint(0));
+        provider.faults().vanish(b.railSet().dataEndpoint(0));
         long start = System.nanoTime();
         RdmaException e = assertThrows(RdmaException.class, () -> {
             while (!lost.test(null)) {

@@ -2,8 +2,8 @@ package io.ofinet.plugin.ofi;
 
 import io.ofinet.plugin.NetException;
 import io.ofinet.plugin.NetResult;
-import io.ofinet.rdma.ErrorCategory;
-import io.ofinet.rdma.RdmaException;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 
 /** The one place where protocol failures become {@link NetException}s. */
 final class Errors {

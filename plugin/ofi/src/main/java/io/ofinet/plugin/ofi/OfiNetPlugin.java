@@ -22,7 +22,7 @@ import io.ofinet.plugin.NetResult;
 import io.ofinet.rdma.Device;
 import io.ofinet.rdma.ListenComm;
 import io.ofinet.rdma.RdmaEndpoint;
-import io.ofinet.rdma.RdmaException;
+import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.RecvComm;
 import io.ofinet.rdma.Request;
 import io.ofinet.rdma.SendComm;

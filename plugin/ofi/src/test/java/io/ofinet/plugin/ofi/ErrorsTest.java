@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 import io.ofinet.plugin.NetException;
 import io.ofinet.plugin.NetResult;
-import io.ofinet.rdma.ErrorCategory;
-import io.ofinet.rdma.RdmaException;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 import java.util.EnumSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

@@ -44,6 +44,7 @@ final class MemCompletionQueue implements CompletionQueue {
     @Override
     public int read(CompletionBatch out, int max) {
         synchronized (domain.network) {
+            domain.network.record("fi_cq_read");
             for (MemEndpoint ep : endpoints) {
                 ep.progress();
             }

@@ -139,6 +139,7 @@ final class MemEndpoint implements Endpoint {
     private int post(String call, Kind kind, long buf, long len, long desc, long dest, long data, boolean hasData,
             long remoteAddr, long key, long context) throws FabricException {
         synchronized (network) {
+            network.record(call);
             int admitted = admit(call, buf, len, desc, true);
             if (admitted != 1) {
                 return admitted;
@@ -224,6 +225,7 @@ final class MemEndpoint implements Endpoint {
     @Override
     public int recv(long buf, long len, long desc, long src, long context) throws FabricException {
         synchronized (network) {
+            network.record("fi_recv");
             int admitted = admit("fi_recv", buf, len, desc, false);
             if (admitted != 1) {
                 return admitted;

@@ -12,6 +12,9 @@ final class MemNetwork {
     final MemProvider.Config config;
     private final Map<Long, MemEndpoint> endpoints = new HashMap<>();
     private final MemFaults faults = new MemFaults(this);
+    /** Calls recorded while a test asks for them: completion-queue reads and posts, in order. */
+    private final java.util.List<String> calls = new java.util.ArrayList<>();
+    private boolean recording;
     private final SplittableRandom random;
     private long nextAddress = 1;
     private long nextDescriptor = 1;
@@ -19,6 +22,25 @@ final class MemNetwork {
     MemNetwork(MemProvider.Config config) {
         this.config = config;
         this.random = config.outOfOrderSeed() == 0 ? null : new SplittableRandom(config.outOfOrderSeed());
+    }
+
+    /** Records {@code call} when recording (called with the monitor held). */
+    void record(String call) {
+        if (recording) {
+            calls.add(call);
+        }
+    }
+
+    /** Starts recording calls afresh. */
+    synchronized void startRecording() {
+        calls.clear();
+        recording = true;
+    }
+
+    /** Stops recording and returns what was recorded. */
+    synchronized java.util.List<String> stopRecording() {
+        recording = false;
+        return java.util.List.copyOf(calls);
     }
 
     MemFaults faults() {

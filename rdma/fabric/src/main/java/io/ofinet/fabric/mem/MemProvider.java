@@ -111,9 +111,27 @@ public final class MemProvider implements FabricProvider {
         }
     }
 
+    /** Starts recording the calls made on this instance: completion-queue reads and posts. */
+    public void startRecordingCalls() {
+        network.startRecording();
+    }
+
+    /**
+     * Stops recording and returns the calls made since {@link #startRecordingCalls}, in order:
+     * {@code fi_cq_read} for each completion-queue read, the libfabric call's name for each post.
+     */
+    public java.util.List<String> stopRecordingCalls() {
+        return network.stopRecording();
+    }
+
     /** Fault injection into this instance's network. */
     public MemFaults faults() {
         return network.faults();
+    }
+
+    @Override
+    public io.ofinet.fabric.HostMemory memory() {
+        return io.ofinet.fabric.ofi.NativeHostMemory.INSTANCE;
     }
 
     @Override

@@ -27,6 +27,16 @@ interface DataPath {
 
     void putInt(long address, int value);
 
+    byte getByte(long address);
+
+    void putByte(long address, byte value);
+
+    /** Copies native bytes into a Java array. */
+    void read(long address, byte[] target, int offset, int length);
+
+    /** Copies a Java array's bytes to native memory. */
+    void write(long address, byte[] source, int offset, int length);
+
     /** Posting calls of one endpoint; each returns 0 or a negative libfabric error. */
     interface EndpointCalls {
         long send(long buf, long len, long desc, long dest, long context);

@@ -49,6 +49,26 @@ final class JnaDataPath implements DataPath {
     }
 
     @Override
+    public byte getByte(long address) {
+        return BASE.getByte(address);
+    }
+
+    @Override
+    public void putByte(long address, byte value) {
+        BASE.setByte(address, value);
+    }
+
+    @Override
+    public void read(long address, byte[] target, int offset, int length) {
+        BASE.read(address, target, offset, length);
+    }
+
+    @Override
+    public void write(long address, byte[] source, int offset, int length) {
+        BASE.write(address, source, offset, length);
+    }
+
+    @Override
     public long getLong(long address) {
         return BASE.getLong(address);
     }

@@ -29,6 +29,11 @@ public final class OfiProvider implements FabricProvider {
     }
 
     @Override
+    public io.ofinet.fabric.HostMemory memory() {
+        return NativeHostMemory.INSTANCE;
+    }
+
+    @Override
     public String description() {
         return "libfabric " + OfiLibrary.versionString(OfiLibrary.version());
     }

@@ -94,6 +94,26 @@ final class FfmDataPath implements DataPath {
     }
 
     @Override
+    public byte getByte(long address) {
+        return ALL.get(ValueLayout.JAVA_BYTE, address);
+    }
+
+    @Override
+    public void putByte(long address, byte value) {
+        ALL.set(ValueLayout.JAVA_BYTE, address, value);
+    }
+
+    @Override
+    public void read(long address, byte[] target, int offset, int length) {
+        MemorySegment.copy(ALL, ValueLayout.JAVA_BYTE, address, target, offset, length);
+    }
+
+    @Override
+    public void write(long address, byte[] source, int offset, int length) {
+        MemorySegment.copy(source, offset, ALL, ValueLayout.JAVA_BYTE, address, length);
+    }
+
+    @Override
     public long getLong(long address) {
         return ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, address);
     }

@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.error;
 
 /**
  * What kind of failure an {@link RdmaException} reports. The categories are NCCL's error

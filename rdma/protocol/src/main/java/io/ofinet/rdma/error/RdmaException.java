@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.error;
 
 import java.util.Objects;
 

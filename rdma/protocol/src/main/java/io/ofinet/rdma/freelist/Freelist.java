@@ -1,6 +1,6 @@
 package io.ofinet.rdma.freelist;
 
-import io.ofinet.rdma.RdmaException;
+import io.ofinet.rdma.error.RdmaException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

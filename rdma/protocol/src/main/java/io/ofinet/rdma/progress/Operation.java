@@ -1,7 +1,7 @@
 package io.ofinet.rdma.progress;
 
 import io.ofinet.fabric.FabricException;
-import io.ofinet.rdma.RdmaException;
+import io.ofinet.rdma.error.RdmaException;
 
 /**
  * A posted libfabric operation as the engine sees it: how to post it (again, after -FI_EAGAIN),

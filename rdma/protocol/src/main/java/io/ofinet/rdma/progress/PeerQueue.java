@@ -1,6 +1,6 @@
 package io.ofinet.rdma.progress;
 
-import io.ofinet.rdma.RdmaException;
+import io.ofinet.rdma.error.RdmaException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

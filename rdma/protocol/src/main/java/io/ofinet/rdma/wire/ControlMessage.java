@@ -1,7 +1,8 @@
 package io.ofinet.rdma.wire;
 
-import io.ofinet.rdma.ErrorCategory;
-import io.ofinet.rdma.RdmaException;
+import io.ofinet.fabric.HostMemory;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 
 /**
  * What a receiver RDMA-writes into the sender's mailbox for each posted receive: where the sender
@@ -97,7 +98,18 @@ public final class ControlMessage {
 
     /** Encodes into {@code out}; returns the length. */
     public int encode(byte[] out) {
-        WireWriter w = writer.reset(out);
+        return encode(writer.reset(out));
+    }
+
+    /**
+     * Encodes straight into native memory at {@code address} (a registered control buffer, sized
+     * for {@link #maxBytes}); returns the length.
+     */
+    public int encode(HostMemory memory, long address) {
+        return encode(writer.reset(memory, address));
+    }
+
+    private int encode(WireWriter w) {
         w.u8(TYPE_RECV_POSTED).u8(buffers).u8(dataRails).u8(0).u16(sequence).u16(0);
         for (int i = 0; i < buffers; i++) {
             w.i64(address[i]).i64(length[i]).i32(tag[i]).u8(index[i]).zeros(3);
@@ -115,8 +127,26 @@ public final class ControlMessage {
      * @param expectedSeq the sequence number of the slot it was written to
      */
     public ControlMessage decode(byte[] bytes, int limit, int expectedRails, int expectedSeq) throws RdmaException {
-        WireReader r = reader == null ? (reader = new WireReader(bytes, limit, "control message", ErrorCategory.REMOTE))
-                : reader.reset(bytes, limit);
+        return decode(reader().reset(bytes, limit), expectedRails, expectedSeq);
+    }
+
+    /**
+     * Decodes the {@code limit} bytes at {@code address} in native memory (a mailbox slot a peer
+     * wrote into), with the same checks as {@link #decode(byte[], int, int, int)}.
+     */
+    public ControlMessage decode(HostMemory memory, long address, int limit, int expectedRails, int expectedSeq)
+            throws RdmaException {
+        return decode(reader().reset(memory, address, limit), expectedRails, expectedSeq);
+    }
+
+    private WireReader reader() throws RdmaException {
+        if (reader == null) {
+            reader = new WireReader(new byte[0], 0, "control message", ErrorCategory.REMOTE);
+        }
+        return reader;
+    }
+
+    private ControlMessage decode(WireReader r, int expectedRails, int expectedSeq) throws RdmaException {
         r.range(r.u8("type"), TYPE_RECV_POSTED, TYPE_RECV_POSTED, "type");
         int count = r.range(r.u8("buffers"), 1, Limits.MAX_RECVS, "buffers");
         int rails = r.range(r.u8("data rails"), expectedRails, expectedRails, "data rails");

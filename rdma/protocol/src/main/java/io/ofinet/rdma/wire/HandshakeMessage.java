@@ -1,7 +1,7 @@
 package io.ofinet.rdma.wire;
 
-import io.ofinet.rdma.ErrorCategory;
-import io.ofinet.rdma.RdmaException;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.ofinet.rdma.wire;
 
-import io.ofinet.rdma.ErrorCategory;
-import io.ofinet.rdma.RdmaException;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 
 /**
  * The 32-bit immediate data of every RDMA write, which is all the target learns of it:

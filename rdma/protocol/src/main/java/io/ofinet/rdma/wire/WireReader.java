@@ -1,14 +1,21 @@
 package io.ofinet.rdma.wire;
 
-import io.ofinet.rdma.ErrorCategory;
-import io.ofinet.rdma.RdmaException;
+import io.ofinet.fabric.HostMemory;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+import java.nio.ByteOrder;
 
 /**
- * Bounds-checked little-endian reads over a byte array. Every failure is an {@link
- * RdmaException} naming what was being read; never an index error.
+ * Bounds-checked little-endian reads over a byte array, or straight from native memory (a
+ * registered buffer a peer wrote into) through {@link HostMemory}. Every failure is an {@link
+ * RdmaException} naming what was being read; never an index error, never a read past the limit.
  */
 final class WireReader {
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
     private byte[] bytes;
+    private HostMemory memory;
+    private long base;
     private int limit;
     private final String what;
     private final ErrorCategory category;
@@ -31,9 +38,27 @@ final class WireReader {
             throw fail("length " + length + " outside the " + source.length + "-byte buffer");
         }
         this.bytes = source;
+        this.memory = null;
         this.limit = length;
         this.position = 0;
         return this;
+    }
+
+    /** Starts reading another message of {@code length} bytes at {@code address}, in native memory. */
+    WireReader reset(HostMemory source, long address, int length) throws RdmaException {
+        if (length < 0) {
+            throw fail("negative length " + length);
+        }
+        this.bytes = null;
+        this.memory = source;
+        this.base = address;
+        this.limit = length;
+        this.position = 0;
+        return this;
+    }
+
+    private int at(int offset) {
+        return (memory != null ? memory.getByte(base + offset) : bytes[offset]) & 0xff;
     }
 
     RdmaException fail(String why) {
@@ -57,20 +82,20 @@ final class WireReader {
 
     int u8(String field) throws RdmaException {
         need(1, field);
-        return bytes[position++] & 0xff;
+        return at(position++);
     }
 
     int u16(String field) throws RdmaException {
         need(2, field);
-        int v = (bytes[position] & 0xff) | (bytes[position + 1] & 0xff) << 8;
+        int v = at(position) | at(position + 1) << 8;
         position += 2;
         return v;
     }
 
     int i32(String field) throws RdmaException {
         need(4, field);
-        int v = (bytes[position] & 0xff) | (bytes[position + 1] & 0xff) << 8 | (bytes[position + 2] & 0xff) << 16
-                | (bytes[position + 3] & 0xff) << 24;
+        int v = memory != null && LITTLE_ENDIAN ? memory.getInt(base + position)
+                : at(position) | at(position + 1) << 8 | at(position + 2) << 16 | at(position + 3) << 24;
         position += 4;
         return v;
     }
@@ -80,6 +105,12 @@ final class WireReader {
     }
 
     long i64(String field) throws RdmaException {
+        if (memory != null && LITTLE_ENDIAN) {
+            need(8, field);
+            long v = memory.getLong(base + position);
+            position += 8;
+            return v;
+        }
         long low = u32(field);
         long high = u32(field);
         return low | high << 32;
@@ -87,7 +118,13 @@ final class WireReader {
 
     byte[] bytes(int n, String field) throws RdmaException {
         need(n, field);
-        byte[] out = java.util.Arrays.copyOfRange(bytes, position, position + n);
+        byte[] out;
+        if (memory != null) {
+            out = new byte[n];
+            memory.read(base + position, out, 0, n);
+        } else {
+            out = java.util.Arrays.copyOfRange(bytes, position, position + n);
+        }
         position += n;
         return out;
     }

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ofinet.rdma.ErrorCategory;
-import io.ofinet.rdma.RdmaException;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -160,5 +160,36 @@ class WireFormatsTest {
     void messagesRoundTripExactly() throws RdmaException {
         byte[] e = connect().encode();
         assertArrayEquals(e, HandshakeMessage.decode(e, e.length).encode());
+    }
+
+    /** Encoding into and decoding from native memory (a registered slot) is the same format, with the same checks. */
+    @Test
+    void controlMessagesEncodeIntoAndDecodeFromNativeMemoryAsTheyDoInArrays() throws Exception {
+        io.ofinet.fabric.HostMemory memory = io.ofinet.fabric.mem.MemProvider.create().memory();
+        ControlMessage m = new ControlMessage().reset(3, 2, 1023)
+                .buffer(0, 0x40, 4096, 9, new long[] {5, 6})
+                .buffer(1, 0x1234_5678_9abcL, 1L << 32, -7, new long[] {-1L, 0x0102_0304_0506_0708L})
+                .buffer(2, 0, 0, 0, new long[] {0, 0});
+        byte[] inArray = new byte[ControlMessage.maxBytes(2)];
+        int n = m.encode(inArray);
+        long slot = memory.allocate(ControlMessage.maxBytes(2));
+        try {
+            assertEquals(n, m.encode(memory, slot));
+            byte[] inNative = new byte[n];
+            memory.read(slot, inNative, 0, n);
+            assertArrayEquals(java.util.Arrays.copyOf(inArray, n), inNative);
+            ControlMessage back = new ControlMessage().decode(memory, slot, n, 2, 1023);
+            assertEquals(3, back.buffers());
+            assertEquals(0x1234_5678_9abcL, back.address(1));
+            assertEquals(1L << 32, back.length(1));
+            assertEquals(-7, back.tag(1));
+            assertEquals(0x0102_0304_0506_0708L, back.key(1, 1));
+            RdmaException truncated = assertThrows(RdmaException.class,
+                    () -> new ControlMessage().decode(memory, slot, n - 1, 2, 1023));
+            assertEquals(ErrorCategory.REMOTE, truncated.category());
+            assertTrue(truncated.getMessage().contains("truncated at key"), truncated.getMessage());
+        } finally {
+            memory.free(slot);
+        }
     }
 }

@@ -1,0 +1,147 @@
+package io.ofinet.rdma;
+
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.wire.Immediate;
+import java.lang.System.Logger.Level;
+
+/**
+ * How an endpoint's communicators close. A close that waits for its peer — a send communicator
+ * draining its writes, a receive communicator waiting for the sender's confirmation — takes the
+ * endpoint for one progress step at a time and lets it go in between, so that the other
+ * communicators of the endpoint keep moving; it waits at most {@code peerTimeoutMs}.
+ */
+final class CommClosing {
+    private static final System.Logger LOG = System.getLogger(CommClosing.class.getName());
+
+    private final RdmaEndpoint endpoint;
+    private final CommTable comms;
+    private final Handshake handshake;
+    private final SlowDuties duties;
+    private final long peerTimeoutNanos;
+
+    CommClosing(RdmaEndpoint endpoint, CommTable comms, Handshake handshake, SlowDuties duties,
+            long peerTimeoutMs) {
+        this.endpoint = endpoint;
+        this.comms = comms;
+        this.handshake = handshake;
+        this.duties = duties;
+        this.peerTimeoutNanos = peerTimeoutMs * 1_000_000L;
+    }
+
+    void closeListen(ListenComm listen) {
+        endpoint.lock();
+        try {
+            if (listen.closed) {
+                return;
+            }
+            listen.closed = true;
+            handshake.forget(listen);
+            for (RecvComm comm : listen.ready) {
+                discard(comm);
+            }
+            listen.ready.clear();
+        } finally {
+            endpoint.unlock();
+        }
+    }
+
+    /**
+     * Closes a send communicator: its writes in flight drain first (at most peerTimeoutMs, while
+     * the peer is alive), so that the application may then deregister the buffers they read from,
+     * and the receiver is told that no more come.
+     */
+    void closeSend(SendComm comm) throws RdmaException {
+        long deadline = System.nanoTime() + peerTimeoutNanos;
+        while (!closeSendStep(comm, deadline)) {
+            Thread.yield();
+        }
+    }
+
+    /** One step of {@link #closeSend}; true when the communicator is closed. */
+    private boolean closeSendStep(SendComm comm, long deadline) throws RdmaException {
+        endpoint.lock();
+        try {
+            if (comm.closed) {
+                return true;
+            }
+            comm.failQueued(new RdmaException(ErrorCategory.INVALID_USAGE, "the send communicator was closed"));
+            boolean live = !endpoint.isClosed() && comm.connectedAndOpen() && comm.liveness().dead == null;
+            if (live && comm.writesInFlight() && System.nanoTime() < deadline) {
+                endpoint.progressLocked();
+                return false;
+            }
+            if (live) {
+                comm.sendClosedNotice();
+                endpoint.progressLocked();
+            }
+            comm.closed = true;
+            comms.remove(comm);
+            handshake.forget(comm);
+            comm.forgetPeers();
+            // The receiver may still write control messages into the mailbox: keep it registered
+            // for a while, so that such a write never meets a missing key (which breaks rxm
+            // connections).
+            duties.quarantine(comm);
+            return true;
+        } finally {
+            endpoint.unlock();
+        }
+    }
+
+    /**
+     * Closes a receive communicator. With receives outstanding, the sender may still write into
+     * their buffers: it is told that this side closes, and the close waits until it confirms that
+     * it writes no more, so that the application may then deregister the buffers.
+     */
+    void closeRecv(RecvComm comm) {
+        boolean waiting = false;
+        endpoint.lock();
+        try {
+            if (!comm.closed && comm.connectedAndOpen() && comm.outstanding() > 0 && comm.liveness().dead == null
+                    && !endpoint.isClosed()) {
+                RmaOp op = endpoint.pools().acquireOp();
+                if (op != null) {
+                    endpoint.sendNotice(op, "close notice", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
+                            Immediate.RECEIVER_CLOSING, comm.peerCommId(), 0), comm.controlPeer(0),
+                            comm.controlQueue(0), comm.liveness());
+                    waiting = true;
+                }
+            }
+        } finally {
+            endpoint.unlock();
+        }
+        long deadline = System.nanoTime() + peerTimeoutNanos;
+        while (waiting && System.nanoTime() < deadline) {
+            endpoint.lock();
+            try {
+                waiting = !endpoint.isClosed() && !comm.closed && !comm.senderClosed && comm.liveness().dead == null;
+                if (waiting) {
+                    endpoint.progressLocked();
+                }
+            } catch (RdmaException e) {
+                LOG.log(Level.WARNING, "closing a receive communicator: {0}", e.getMessage());
+                waiting = false;
+            } finally {
+                endpoint.unlock();
+            }
+            Thread.yield();
+        }
+        endpoint.lock();
+        try {
+            discard(comm);
+        } finally {
+            endpoint.unlock();
+        }
+    }
+
+    /** Forgets a receive communicator: its id is free again and progress no longer walks it. */
+    void discard(RecvComm comm) {
+        if (comm.closed) {
+            return;
+        }
+        comm.closed = true;
+        comms.remove(comm);
+        comm.forgetPeers();
+    }
+}

@@ -1,0 +1,101 @@
+package io.ofinet.rdma;
+
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.wire.Limits;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An endpoint's communicators: their ids, found by id for what arrives (arrays, so that a lookup
+ * allocates nothing), and the connected ones, walked by index from progress. Owned by the
+ * endpoint, like everything of it.
+ */
+final class CommTable {
+    private final IdAllocator sendIds = new IdAllocator(Limits.MAX_COMMS, "send communicator ids");
+    private final IdAllocator recvIds = new IdAllocator(Limits.MAX_COMMS, "receive communicator ids");
+    private final SendComm[] sends = new SendComm[Limits.MAX_COMMS];
+    private final RecvComm[] recvs = new RecvComm[Limits.MAX_COMMS];
+    private final List<SendComm> connectedSends = new ArrayList<>();
+    private final List<RecvComm> connectedRecvs = new ArrayList<>();
+
+    int newSendId() throws RdmaException {
+        return sendIds.allocate();
+    }
+
+    int newRecvId() throws RdmaException {
+        return recvIds.allocate();
+    }
+
+    void add(SendComm comm) {
+        sends[comm.id()] = comm;
+    }
+
+    void add(RecvComm comm) {
+        recvs[comm.id()] = comm;
+    }
+
+    /** A send communicator whose connection never started: its id is free again. */
+    void abandon(int sendId) {
+        sends[sendId] = null;
+        sendIds.free(sendId);
+    }
+
+    SendComm send(int id) {
+        return sends[id];
+    }
+
+    RecvComm recv(int id) {
+        return recvs[id];
+    }
+
+    /** Connected: walked by progress from now on. */
+    void connected(SendComm comm) {
+        connectedSends.add(comm);
+    }
+
+    void connected(RecvComm comm) {
+        connectedRecvs.add(comm);
+    }
+
+    List<SendComm> connectedSends() {
+        return connectedSends;
+    }
+
+    List<RecvComm> connectedRecvs() {
+        return connectedRecvs;
+    }
+
+    /** Forgets a send communicator: its id is free again and progress no longer walks it. */
+    void remove(SendComm comm) {
+        sends[comm.id()] = null;
+        connectedSends.remove(comm);
+        sendIds.free(comm.id());
+    }
+
+    void remove(RecvComm comm) {
+        recvs[comm.id()] = null;
+        connectedRecvs.remove(comm);
+        recvIds.free(comm.id());
+    }
+
+    /** The send communicators still open. */
+    List<SendComm> openSends() {
+        List<SendComm> open = new ArrayList<>();
+        for (SendComm comm : sends) {
+            if (comm != null) {
+                open.add(comm);
+            }
+        }
+        return open;
+    }
+
+    List<RecvComm> openRecvs() {
+        List<RecvComm> open = new ArrayList<>();
+        for (RecvComm comm : recvs) {
+            if (comm != null) {
+                open.add(comm);
+            }
+        }
+        return open;
+    }
+}

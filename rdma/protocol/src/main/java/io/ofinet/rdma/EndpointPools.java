@@ -1,0 +1,144 @@
+package io.ofinet.rdma;
+
+import io.ofinet.config.DeviceParameters;
+import io.ofinet.config.Parameter;
+import io.ofinet.fabric.HostMemory;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.Use;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.freelist.Freelist;
+import io.ofinet.rdma.progress.ProgressEngine;
+import java.util.List;
+
+/**
+ * What an endpoint hands out on the data path, made ahead and reused: pooled operations, the
+ * registered control buffers (posted handshake receives, handshake sends and outgoing control
+ * messages), and the flush buffer the flush reads into. Registered for the endpoint's rails; owned
+ * by the endpoint.
+ */
+final class EndpointPools {
+    /** Data-path operations per endpoint at most. */
+    private static final int MAX_OPS = 8192;
+    /** Control buffers per endpoint at most (4 KiB each, made as needed). */
+    private static final int MAX_CONTROL_BUFFERS = 4096;
+    private static final long FLUSH_BYTES = 64;
+
+    private final RdmaEndpoint endpoint;
+    private final HostMemory memory;
+    private Freelist<RmaOp> ops;
+    private Freelist<ControlBuffer> controlBuffers;
+    private long flushBuffer;
+    private MrHandle flushMr;
+    private boolean closed;
+
+    EndpointPools(RdmaEndpoint endpoint, HostMemory memory) {
+        this.endpoint = endpoint;
+        this.memory = memory;
+    }
+
+    /** Makes the pools and posts the first control receives. */
+    void open(ProgressEngine engine, DeviceParameters params) throws RdmaException {
+        flushBuffer = memory.allocate(FLUSH_BYTES);
+        flushMr = endpoint.register(flushBuffer, FLUSH_BYTES, Use.FLUSH_BUFFER);
+        int minPosted = (int) (long) params.get(Parameter.RDMA_MIN_POSTED_CONTROL_BUFFERS);
+        int maxPosted = (int) (long) params.get(Parameter.RDMA_MAX_POSTED_CONTROL_BUFFERS);
+        controlBuffers = Freelist.<ControlBuffer>builder("control buffers",
+                (block, address) -> new ControlBuffer(endpoint, block, address))
+                // Each outstanding receive holds one until its control message is written: room for
+                // many communicators, so that peers that do not answer cannot starve the others.
+                .sizes(minPosted, minPosted, Math.max(maxPosted + minPosted, MAX_CONTROL_BUFFERS))
+                .nativeEntries(ControlBuffer.BYTES, 64, new Freelist.BlockMemory() {
+                    @Override
+                    public long allocate(long bytes) {
+                        return memory.allocate(bytes);
+                    }
+
+                    @Override
+                    public void free(long address) {
+                        memory.free(address);
+                    }
+                })
+                .registered(new Freelist.BlockRegistrar() {
+                    @Override
+                    public Object register(long address, long bytes) throws RdmaException {
+                        return endpoint.register(address, bytes, Use.CONTROL_BUFFERS);
+                    }
+
+                    @Override
+                    public void deregister(Object handle) throws RdmaException {
+                        RdmaEndpoint.deregister((MrHandle) handle);
+                    }
+                })
+                .hooks(buffer -> {
+                    engine.register(buffer.receive);
+                    engine.register(buffer.send);
+                }, buffer -> { })
+                .build();
+        for (int i = 0; i < minPosted; i++) {
+            engine.submit(controlBuffers.acquire().receive, endpoint.localQueue(endpoint.dataRails()));
+        }
+        ops = Freelist.<RmaOp>builder("data-path operations", (block, address) -> new RmaOp(endpoint))
+                .sizes(256, 256, MAX_OPS).hooks(engine::register, op -> { }).build();
+    }
+
+    /** A pooled data-path operation, or null when all are in flight. */
+    RmaOp acquireOp() {
+        try {
+            return ops.acquire();
+        } catch (RdmaException e) {
+            return null;
+        }
+    }
+
+    /** Takes {@code n} free operations into {@code into[0..n)}, all or none; false when short. */
+    boolean acquireOps(RmaOp[] into, int n) {
+        for (int i = 0; i < n; i++) {
+            into[i] = acquireOp();
+            if (into[i] == null) {
+                for (int k = 0; k < i; k++) {
+                    releaseOp(into[k]);
+                }
+                return false;
+            }
+        }
+        return true;
+    }
+
+    void releaseOp(RmaOp op) {
+        if (!closed) {
+            ops.release(op);
+        }
+    }
+
+    /** A free control buffer, or null. */
+    ControlBuffer acquireControlBuffer() throws RdmaException {
+        return controlBuffers.acquire();
+    }
+
+    void release(ControlBuffer buffer) {
+        if (!closed) {
+            controlBuffers.release(buffer);
+        }
+    }
+
+    /** The flush buffer's registration (data rails). */
+    MrHandle flushBuffer() {
+        return flushMr;
+    }
+
+    /** Closes the pools and the flush buffer's registration, adding failures to {@code problems}. */
+    void close(List<Exception> problems) {
+        closed = true;
+        for (AutoCloseable resource : new AutoCloseable[] {ops, controlBuffers, flushMr}) {
+            if (resource != null) {
+                try {
+                    resource.close();
+                } catch (Exception e) {
+                    problems.add(e);
+                }
+            }
+        }
+        memory.free(flushBuffer);
+        flushBuffer = 0;
+    }
+}

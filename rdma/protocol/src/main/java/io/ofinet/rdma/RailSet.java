@@ -1,0 +1,127 @@
+package io.ofinet.rdma;
+
+import io.ofinet.fabric.AddressVector;
+import io.ofinet.fabric.CompletionQueue;
+import io.ofinet.fabric.Domain;
+import io.ofinet.fabric.Endpoint;
+import io.ofinet.fabric.FabricException;
+import io.ofinet.mr.DomainContext;
+import io.ofinet.mr.Rails;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The libfabric objects of an endpoint's rails: for each data rail and then each control rail (a
+ * control rail on the domain of its data rail), a completion queue, an address vector and an
+ * endpoint bound to both. Rails are indexed data rails first, then control rails, as the progress
+ * engine's queues are. Closing closes the endpoints, then the address vectors, then the queues,
+ * each in reverse order of opening.
+ */
+final class RailSet {
+    private static final int CQ_SIZE = 4096;
+    private static final int AV_SIZE = 256;
+
+    private final int dataRails;
+    private final List<CompletionQueue> queues = new ArrayList<>();
+    private final List<AddressVector> avs = new ArrayList<>();
+    private final List<Endpoint> endpoints = new ArrayList<>();
+    private final long[] self;
+    private Rails registrationView;
+    private boolean wideImmediate = true;
+
+    RailSet(int dataRails) {
+        this.dataRails = dataRails;
+        this.self = new long[dataRails];
+    }
+
+    /**
+     * Opens every rail. A failure leaves what was opened for {@link #close} to close.
+     *
+     * @param controlOnData the data rail whose domain each control rail uses
+     */
+    void open(List<DomainContext> contexts, int[] controlOnData) throws FabricException {
+        List<Endpoint> dataEndpoints = new ArrayList<>();
+        List<Endpoint> controlEndpoints = new ArrayList<>();
+        for (int r = 0; r < dataRails; r++) {
+            dataEndpoints.add(open(contexts.get(r).domain()));
+        }
+        for (int onData : controlOnData) {
+            controlEndpoints.add(open(contexts.get(onData).domain()));
+        }
+        registrationView = new Rails(contexts, dataEndpoints, controlEndpoints, controlOnData);
+        for (int r = 0; r < dataRails; r++) {
+            self[r] = avs.get(r).insert(endpoints.get(r).name());
+            wideImmediate &= contexts.get(r).info().cqDataSizeBytes() >= 8;
+        }
+    }
+
+    private Endpoint open(Domain domain) throws FabricException {
+        CompletionQueue cq = domain.openCompletionQueue(CQ_SIZE);
+        queues.add(cq);
+        AddressVector av = domain.openAddressVector(AV_SIZE);
+        avs.add(av);
+        Endpoint ep = domain.openEndpoint(cq, av);
+        endpoints.add(ep);
+        ep.enable();
+        return ep;
+    }
+
+    /** The registration view of these rails (for the registrar). */
+    Rails registrationView() {
+        return registrationView;
+    }
+
+    /** The completion queues, data rails first: the progress engine's rails. */
+    List<CompletionQueue> queues() {
+        return queues;
+    }
+
+    /** The address vectors, indexed as the engine's rails. */
+    List<AddressVector> avs() {
+        return avs;
+    }
+
+    AddressVector av(int rail) {
+        return avs.get(rail);
+    }
+
+    Endpoint dataEndpoint(int rail) {
+        return endpoints.get(rail);
+    }
+
+    Endpoint controlEndpoint(int rail) {
+        return endpoints.get(dataRails + rail);
+    }
+
+    /** Names of the endpoints {@code from} to {@code from + count - 1} (data rails first, then control). */
+    List<byte[]> names(int from, int count) throws FabricException {
+        List<byte[]> names = new ArrayList<>(count);
+        for (int i = from; i < from + count; i++) {
+            names.add(endpoints.get(i).name());
+        }
+        return names;
+    }
+
+    /** This endpoint's own address on data rail {@code rail}: the flush reads through it. */
+    long self(int rail) {
+        return self[rail];
+    }
+
+    /** Whether every data rail carries 8 bytes of CQ data (the segment length rides in the upper half). */
+    boolean wideImmediate() {
+        return wideImmediate;
+    }
+
+    /** Closes endpoints, then address vectors, then queues, adding failures to {@code problems}. */
+    void close(List<Exception> problems) {
+        for (List<? extends AutoCloseable> group : List.of(endpoints, avs, queues)) {
+            for (int i = group.size() - 1; i >= 0; i--) {
+                try {
+                    group.get(i).close();
+                } catch (Exception e) {
+                    problems.add(e);
+                }
+            }
+        }
+    }
+}
