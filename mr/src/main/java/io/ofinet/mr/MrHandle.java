@@ -32,10 +32,6 @@ public final class MrHandle implements AutoCloseable {
         return length;
     }
 
-    public Use use() {
-        return set.use;
-    }
-
     /** Whether it shares a cached, page-rounded registration. */
     public boolean cached() {
         return cached;

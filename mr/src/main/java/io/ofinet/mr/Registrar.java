@@ -147,17 +147,4 @@ public final class Registrar {
         }
         return released;
     }
-
-    /**
-     * Forgets an endpoint's cache before the endpoint closes. Registrations bound to an endpoint
-     * must be closed before it: a live one is an error naming how many remain.
-     */
-    public synchronized void forget(Rails rails) throws MrException {
-        RegistrationCache<RegistrationSet> cache = endpointCaches.get(rails);
-        if (cache != null && cache.size() > 0) {
-            throw new MrException(cache.size() + " cached registrations are still bound to this endpoint;"
-                    + " deregister them before closing it");
-        }
-        endpointCaches.remove(rails);
-    }
 }

@@ -5,22 +5,20 @@ import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.MemoryRegion;
 
-/** One registration on one rail: the region, its key, and the endpoint it is bound to, if any. */
+/** One registration on one rail: the region and its key (bound to the rail's endpoint in endpoint scope). */
 final class Registration {
     private final DomainContext domain;
     private final MemoryRegion region;
     private final long key;
     private final long descriptor;
-    private final Endpoint boundTo;
     private final boolean keyFromPool;
     private boolean closed;
 
-    private Registration(DomainContext domain, MemoryRegion region, long key, Endpoint boundTo, boolean keyFromPool) {
+    private Registration(DomainContext domain, MemoryRegion region, long key, boolean keyFromPool) {
         this.domain = domain;
         this.region = region;
         this.key = key;
         this.descriptor = region.descriptor();
-        this.boundTo = boundTo;
         this.keyFromPool = keyFromPool;
     }
 
@@ -38,14 +36,12 @@ final class Registration {
         MemoryRegion region = null;
         try {
             region = domain.domain().register(address, length, access, requested, Fi.HMEM_SYSTEM);
-            Endpoint bound = null;
             if (domain.scope() == Scope.ENDPOINT) {
                 region.bind(endpoint, 0);
-                bound = endpoint;
                 region.enable();
             }
             long key = pool == null ? region.key() : requested;
-            return new Registration(domain, region, key, bound, pool != null);
+            return new Registration(domain, region, key, pool != null);
         } catch (FabricException | RuntimeException e) {
             if (region != null) {
                 try {
@@ -75,11 +71,6 @@ final class Registration {
 
     DomainContext domain() {
         return domain;
-    }
-
-    /** The endpoint it is bound to, or null in domain scope. */
-    Endpoint boundTo() {
-        return boundTo;
     }
 
     /** Closes the region and returns its key. Closing twice is harmless. */

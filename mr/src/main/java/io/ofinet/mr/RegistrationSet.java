@@ -94,10 +94,6 @@ final class RegistrationSet {
         return set[Objects.checkIndex(rail, set.length)];
     }
 
-    int registrations() {
-        return owned.size();
-    }
-
     /** Closes what it owns, newest first (control registrations before the data ones). */
     void close() throws MrException {
         if (closed) {

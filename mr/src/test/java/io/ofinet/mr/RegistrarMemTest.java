@@ -161,26 +161,21 @@ class RegistrarMemTest {
         }
         sourceMr.close();
         targetMr.close();
-        if (endpointScope) {
-            registrar.forget(a.rails);
-            registrar.forget(b.rails);
-        }
+        assertEquals(0, registrar.cachedEntries());
         assertEquals(0, a.rails.domain(0).keysInUse());
     }
 
     @Test
-    void anEndpointCannotBeForgottenOrClosedWhileRegistrationsAreBoundToIt() throws Exception {
+    void anEndpointCannotBeClosedWhileRegistrationsAreBoundToIt() throws Exception {
         open(MemProvider.builder().domains(RAILS).endpointMr().build());
         Registrar registrar = new Registrar(true, 100, 1L << 30, 4096);
         HostBuffer buf = buffer(4096);
         MrHandle handle = registrar.register(a.rails, buf.address, buf.size, Use.USER_BUFFER);
-        MrException live = assertThrows(MrException.class, () -> registrar.forget(a.rails));
-        assertEquals("1 cached registrations are still bound to this endpoint; deregister them before closing it",
-                live.getMessage());
         FabricException busy = assertThrows(FabricException.class, () -> a.data.get(0).endpoint.close());
         assertEquals(FiErrno.FI_EBUSY, busy.errno());
         handle.close();
-        registrar.forget(a.rails);
+        assertEquals(0, registrar.cachedEntries());
+        a.data.get(0).endpoint.close();
         assertEquals(Fi.MR_ENDPOINT, a.domains.get(0).info().mrMode() & Fi.MR_ENDPOINT);
     }
 }

@@ -24,12 +24,6 @@ public interface Endpoint extends AutoCloseable {
     /** Its address, as peers insert it in their address vectors ({@code fi_getname}). */
     byte[] name() throws FabricException;
 
-    /** Sets an endpoint option of size_t or bool size ({@code fi_setopt}, level FI_OPT_ENDPOINT). */
-    void setOption(int option, long value) throws FabricException;
-
-    /** Reads an endpoint option of size_t size ({@code fi_getopt}, level FI_OPT_ENDPOINT). */
-    long getOption(int option) throws FabricException;
-
     int send(long buf, long len, long desc, long dest, long context) throws FabricException;
 
     int recv(long buf, long len, long desc, long src, long context) throws FabricException;

@@ -4,6 +4,7 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.Immediate;
 import java.lang.System.Logger.Level;
+import java.util.List;
 
 /**
  * How an endpoint's communicators close. A close that waits for its peer — a send communicator
@@ -27,6 +28,40 @@ final class CommClosing {
         this.handshake = handshake;
         this.duties = duties;
         this.peerTimeoutNanos = peerTimeoutMs * 1_000_000L;
+    }
+
+    /**
+     * Closes every communicator of the endpoint: the listen communicators, then the send
+     * communicators (each draining as {@link #closeSend} does), then the receive communicators.
+     *
+     * @return what failed, or null
+     */
+    RdmaException closeAll() {
+        List<ListenComm> listens;
+        List<SendComm> sends;
+        endpoint.lock();
+        try {
+            listens = handshake.listens();
+            sends = comms.openSends();
+        } finally {
+            endpoint.unlock();
+        }
+        listens.forEach(this::closeListen);
+        RdmaException failure = null;
+        for (SendComm comm : sends) {
+            try {
+                closeSend(comm);
+            } catch (RdmaException e) {
+                failure = Device.add(failure, e);
+            }
+        }
+        endpoint.lock();
+        try {
+            comms.openRecvs().forEach(this::discard);
+        } finally {
+            endpoint.unlock();
+        }
+        return failure;
     }
 
     void closeListen(ListenComm listen) {
@@ -102,9 +137,9 @@ final class CommClosing {
                     && !endpoint.isClosed()) {
                 RmaOp op = endpoint.pools().acquireOp();
                 if (op != null) {
-                    endpoint.sendNotice(op, "close notice", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
-                            Immediate.RECEIVER_CLOSING, comm.peerCommId(), 0), comm.controlPeer(0),
-                            comm.controlQueue(0), comm.liveness());
+                    Connection sender = comm.connection();
+                    sender.sendNotice(op, "close notice", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
+                            Immediate.RECEIVER_CLOSING, sender.peerCommId(), 0), comm.liveness());
                     waiting = true;
                 }
             }

@@ -26,7 +26,7 @@ final class EndpointPools {
     private final RdmaEndpoint endpoint;
     private final HostMemory memory;
     private Freelist<RmaOp> ops;
-    private Freelist<ControlBuffer> controlBuffers;
+    private Freelist<ControlRailBuffer> controlBuffers;
     private long flushBuffer;
     private MrHandle flushMr;
     private boolean closed;
@@ -42,12 +42,12 @@ final class EndpointPools {
         flushMr = endpoint.register(flushBuffer, FLUSH_BYTES, Use.FLUSH_BUFFER);
         int minPosted = (int) (long) params.get(Parameter.RDMA_MIN_POSTED_CONTROL_BUFFERS);
         int maxPosted = (int) (long) params.get(Parameter.RDMA_MAX_POSTED_CONTROL_BUFFERS);
-        controlBuffers = Freelist.<ControlBuffer>builder("control buffers",
-                (block, address) -> new ControlBuffer(endpoint, block, address))
+        controlBuffers = Freelist.<ControlRailBuffer>builder("control buffers",
+                (block, address) -> new ControlRailBuffer(endpoint, block, address))
                 // Each outstanding receive holds one until its control message is written: room for
                 // many communicators, so that peers that do not answer cannot starve the others.
                 .sizes(minPosted, minPosted, Math.max(maxPosted + minPosted, MAX_CONTROL_BUFFERS))
-                .nativeEntries(ControlBuffer.BYTES, 64, new Freelist.BlockMemory() {
+                .nativeEntries(ControlRailBuffer.BYTES, 64, new Freelist.BlockMemory() {
                     @Override
                     public long allocate(long bytes) {
                         return memory.allocate(bytes);
@@ -111,11 +111,11 @@ final class EndpointPools {
     }
 
     /** A free control buffer, or null. */
-    ControlBuffer acquireControlBuffer() throws RdmaException {
+    ControlRailBuffer acquireControlBuffer() throws RdmaException {
         return controlBuffers.acquire();
     }
 
-    void release(ControlBuffer buffer) {
+    void release(ControlRailBuffer buffer) {
         if (!closed) {
             controlBuffers.release(buffer);
         }

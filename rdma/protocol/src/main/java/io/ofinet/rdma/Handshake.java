@@ -90,9 +90,9 @@ final class Handshake {
             connecting.put(key, comm);
             endpoint.engine().progress();
         }
-        if (comm.failure != null) {
+        if (comm.connectFailure() != null) {
             connecting.remove(key);
-            RdmaException failure = comm.failure;
+            RdmaException failure = comm.connectFailure();
             endpoint.closing().closeSend(comm);
             throw failure;
         }
@@ -134,9 +134,9 @@ final class Handshake {
             HandshakeMessage connect = HandshakeMessage.connect(dataRails, controlRails, handle.listenId(), id,
                     mailboxMr.remoteAddress(RailKind.CONTROL, 0, 0), Limits.WINDOW, slotBytes, keys, endpoint.railSet().names(0, dataRails),
                     endpoint.railSet().names(dataRails, controlRails));
-            send(connect, listener, () -> comm.connectSent = true, cause -> comm.failure = new RdmaException(
+            send(connect, listener, comm::connectSent, cause -> comm.connectFailed(new RdmaException(
                     ErrorCategory.REMOTE, "connect: the connect message did not reach the listener: "
-                    + cause.getMessage(), cause));
+                    + cause.getMessage(), cause)));
             return comm;
         } catch (FabricException e) {
             releaseMailbox(mailbox, mailboxMr);
@@ -164,7 +164,7 @@ final class Handshake {
     /** Sends a handshake message from a control buffer; when none is free, the send fails at once. */
     private void send(HandshakeMessage message, long dest, Runnable sent, java.util.function.Consumer<RdmaException> failed)
             throws RdmaException {
-        ControlBuffer buffer = endpoint.pools().acquireControlBuffer();
+        ControlRailBuffer buffer = endpoint.pools().acquireControlBuffer();
         if (buffer == null) {
             failed.accept(new RdmaException(ErrorCategory.SYSTEM, "no free control buffer for a handshake message"));
             return;
@@ -236,8 +236,8 @@ final class Handshake {
             controlPeers[c] = c == 0 ? reply : endpoint.railSet().av(dataRails + c).insert(m.controlAddresses().get(c));
         }
         int id = endpoint.comms().newRecvId();
-        RecvComm comm = new RecvComm(endpoint, id, listen, m.connectorCommId(), m.mailboxAddress(), m.mailboxSlotBytes(),
-                m.mailboxKeys(), dataPeers, controlPeers);
+        RecvComm comm = new RecvComm(endpoint, id, listen, new Connection(endpoint, m.connectorCommId(), dataPeers,
+                controlPeers), m.mailboxAddress(), m.mailboxSlotBytes(), m.mailboxKeys());
         endpoint.comms().add(comm);
         accepting.add(comm);
         send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
@@ -260,37 +260,37 @@ final class Handshake {
 
     private void onAccept(HandshakeMessage m) throws FabricException {
         SendComm comm = endpoint.comms().send(m.connectorCommId());
-        if (comm == null || comm.accepted || comm.closed) {
+        if (comm == null || comm.connection() != null || comm.closed) {
             LOG.log(Level.WARNING, "dropping an ACCEPT for unknown send communicator {0}", m.connectorCommId());
             return;
         }
         if (m.dataRails() != dataRails || m.controlRails() != controlRails) {
-            comm.failure = new RdmaException(ErrorCategory.REMOTE, "connect: the acceptor answered with "
+            comm.connectFailed(new RdmaException(ErrorCategory.REMOTE, "connect: the acceptor answered with "
                     + m.dataRails() + " data and " + m.controlRails() + " control rails; this side has " + dataRails
-                    + " and " + controlRails);
+                    + " and " + controlRails));
             return;
         }
-        comm.dataPeers = new long[dataRails];
-        comm.controlPeers = new long[controlRails];
+        long[] dataPeers = new long[dataRails];
+        long[] controlPeers = new long[controlRails];
         for (int r = 0; r < dataRails; r++) {
-            comm.dataPeers[r] = endpoint.railSet().av(r).insert(m.dataAddresses().get(r));
+            dataPeers[r] = endpoint.railSet().av(r).insert(m.dataAddresses().get(r));
         }
         for (int c = 0; c < controlRails; c++) {
-            comm.controlPeers[c] = endpoint.railSet().av(dataRails + c).insert(m.controlAddresses().get(c));
+            controlPeers[c] = endpoint.railSet().av(dataRails + c).insert(m.controlAddresses().get(c));
         }
-        comm.peerCommId = m.acceptorCommId();
         // Ready for control messages from now on: the receiver may post before connect() returns.
-        comm.connectedWith(new io.ofinet.rdma.sched.RailScheduler(dataRails, endpoint.params().minStripeSizeBytes(),
-                endpoint.params().schedMaxSmallRrSizeBytes()), endpoint.params().peerTimeoutMs(), System.nanoTime());
+        comm.accepted(new Connection(endpoint, m.acceptorCommId(), dataPeers, controlPeers),
+                new io.ofinet.rdma.sched.RailScheduler(dataRails, endpoint.params().minStripeSizeBytes(),
+                        endpoint.params().schedMaxSmallRrSizeBytes()), endpoint.params().peerTimeoutMs(),
+                System.nanoTime());
         endpoint.comms().connected(comm);
-        comm.accepted = true;
     }
 
     private void onReject(HandshakeMessage m) {
         SendComm comm = endpoint.comms().send(m.connectorCommId());
         if (comm != null && !comm.closed) {
-            comm.failure = new RdmaException(ErrorCategory.REMOTE, "connect: the listener refused the connection: "
-                    + m.reason());
+            comm.connectFailed(new RdmaException(ErrorCategory.REMOTE, "connect: the listener refused the connection: "
+                    + m.reason()));
         }
     }
 }

@@ -30,8 +30,8 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
         /** Fails requests whose own operations have stalled past the timeout. */
         void checkStalls(long now, long timeoutNanos);
 
-        /** The queue of posts to the peer's control rail {@code rail}. */
-        PeerQueue controlQueue(int rail);
+        /** The peer: its id, addresses and destination queues. */
+        Connection connection();
     }
 
     private final Peered comm;

@@ -112,6 +112,11 @@ final class RailSet {
         return wideImmediate;
     }
 
+    /** The immediate data of a write: the 32-bit word, and the segment length above it where CQ data has 8 bytes. */
+    long immediate(int word, long segmentLength) {
+        return wideImmediate ? segmentLength << 32 | (word & 0xffffffffL) : word & 0xffffffffL;
+    }
+
     /** Closes endpoints, then address vectors, then queues, adding failures to {@code problems}. */
     void close(List<Exception> problems) {
         for (List<? extends AutoCloseable> group : List.of(endpoints, avs, queues)) {

@@ -53,10 +53,10 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final EndpointPools pools;
     private final CommTable comms = new CommTable();
     private final Handshake handshake;
-    private final Arrivals arrivals;
+    private final ImmediateDispatcher immediates;
     private final SlowDuties duties;
     private final CommClosing closing;
-    private final byte[] scratch = new byte[ControlBuffer.BYTES];
+    private final byte[] scratch = new byte[ControlRailBuffer.BYTES];
     private ProgressEngine engine;
     private Peers peers;
     private boolean closed;
@@ -72,7 +72,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.memory = device.memory();
         this.pools = new EndpointPools(this, memory);
         this.handshake = new Handshake(this, dataRails, controlRails);
-        this.arrivals = new Arrivals(this, dataRails);
+        this.immediates = new ImmediateDispatcher(this, dataRails);
         this.duties = new SlowDuties(this, params.peerTimeoutMs());
         this.closing = new CommClosing(this, comms, handshake, duties, params.peerTimeoutMs());
         try {
@@ -82,7 +82,7 @@ public final class RdmaEndpoint implements AutoCloseable {
             }
             rails.open(device.contexts(), controlOnData);
             engine = new ProgressEngine(rails.queues(), params.cqReadCount(), params.postRetryTimeoutMs() * 1_000_000L,
-                    arrivals::remoteData);
+                    immediates::remoteData);
             peers = new Peers(rails.avs(), dataRails);
             pools.open(engine, params);
         } catch (FabricException | RuntimeException e) {
@@ -118,13 +118,7 @@ public final class RdmaEndpoint implements AutoCloseable {
      * May come from any thread: in endpoint scope a registration is bound to this endpoint's rails.
      */
     public MrHandle registerUserBuffer(long address, long length) throws RdmaException {
-        lock.lock();
-        try {
-            requireOpen();
-            return register(address, length, Use.USER_BUFFER);
-        } finally {
-            lock.unlock();
-        }
+        return whileOpen(() -> register(address, length, Use.USER_BUFFER));
     }
 
     /** Releases a registration made by {@link #registerUserBuffer}; may come from any thread. */
@@ -132,6 +126,23 @@ public final class RdmaEndpoint implements AutoCloseable {
         lock.lock();
         try {
             deregister(handle);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A step of the control path, run with the endpoint held. */
+    @FunctionalInterface
+    private interface Step<T> {
+        T run() throws RdmaException;
+    }
+
+    /** Runs {@code step} holding the endpoint, which must be open (control path: it may allocate). */
+    private <T> T whileOpen(Step<T> step) throws RdmaException {
+        lock.lock();
+        try {
+            requireOpen();
+            return step.run();
         } finally {
             lock.unlock();
         }
@@ -164,13 +175,7 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     /** A listening communicator; its handle goes to the peers that connect. */
     public ListenComm listen() throws RdmaException {
-        lock.lock();
-        try {
-            requireOpen();
-            return handshake.listen();
-        } finally {
-            lock.unlock();
-        }
+        return whileOpen(handshake::listen);
     }
 
     /**
@@ -181,24 +186,12 @@ public final class RdmaEndpoint implements AutoCloseable {
      *     rail counts that differ, REMOTE when the listener refuses or does not answer in time
      */
     public SendComm connect(byte[] handle) throws RdmaException {
-        lock.lock();
-        try {
-            requireOpen();
-            return handshake.connect(handle);
-        } finally {
-            lock.unlock();
-        }
+        return whileOpen(() -> handshake.connect(handle));
     }
 
     /** The next accepted connection on {@code listen}, or null for now. */
     public RecvComm accept(ListenComm listen) throws RdmaException {
-        lock.lock();
-        try {
-            requireOpen();
-            return handshake.accept(listen);
-        } finally {
-            lock.unlock();
-        }
+        return whileOpen(() -> handshake.accept(listen));
     }
 
     // ---- for the protocol's parts ----
@@ -273,8 +266,8 @@ public final class RdmaEndpoint implements AutoCloseable {
         return handshake;
     }
 
-    Arrivals arrivals() {
-        return arrivals;
+    ImmediateDispatcher immediates() {
+        return immediates;
     }
 
     ProgressEngine engine() {
@@ -306,25 +299,6 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
-    /** The immediate data of a write: the 32-bit word, and the segment length above it where CQ data has 8 bytes. */
-    long immediate(int word, long segmentLength) {
-        return rails.wideImmediate() ? segmentLength << 32 | (word & 0xffffffffL) : word & 0xffffffffL;
-    }
-
-    /**
-     * Posts {@code op} as a zero-byte send with immediate data {@code word} to {@code peer} on
-     * control rail 0, through that destination's queue.
-     */
-    void sendNotice(RmaOp op, String what, int word, long peer, PeerQueue queue, RmaOp.Owner owner) {
-        op.set(RmaOp.Kind.SENDDATA, rails.controlEndpoint(0), 0, what, owner);
-        op.buf = 0;
-        op.len = 0;
-        op.desc = 0;
-        op.data = immediate(word, 0);
-        op.peer = peer;
-        engine.submit(op, queue);
-    }
-
     void onReceiveFailed(RdmaException cause) {
         if (!closed) {
             LOG.log(Level.WARNING, "a handshake receive failed: {0}", cause.getMessage());
@@ -338,33 +312,20 @@ public final class RdmaEndpoint implements AutoCloseable {
      */
     @Override
     public void close() throws RdmaException {
-        List<ListenComm> listens;
-        List<SendComm> sends;
         lock.lock();
         try {
             if (closed) {
                 return;
             }
-            listens = handshake.listens();
-            sends = comms.openSends();
         } finally {
             lock.unlock();
         }
-        RdmaException failure = null;
-        listens.forEach(closing::closeListen);
-        for (SendComm comm : sends) {
-            try {
-                closing.closeSend(comm);
-            } catch (RdmaException e) {
-                failure = Device.add(failure, e);
-            }
-        }
+        RdmaException failure = closing.closeAll();
         lock.lock();
         try {
             if (closed) {
                 return;
             }
-            comms.openRecvs().forEach(closing::discard);
             duties.release(0, true);
             closed = true;
             RdmaException resources = closeResources(null);

@@ -4,7 +4,6 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
-import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.seq.MessageWindow;
 import io.ofinet.rdma.wire.ControlMessage;
 import io.ofinet.rdma.wire.Limits;
@@ -28,14 +27,13 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final RdmaEndpoint endpoint;
     private final int id;
     final ListenComm listen;
-    final int peerCommId;
-    final long peerMailbox;
-    final int peerSlotBytes;
-    final long[] peerMailboxKeys;
-    final long[] dataPeers;
-    final long[] controlPeers;
+    /** The sender, as the handshake learned it. */
+    private final Connection connection;
+    /** Where this side writes control messages: the sender's mailbox, its slot size and keys. */
+    private final long peerMailbox;
+    private final int peerSlotBytes;
+    private final long[] peerMailboxKeys;
     boolean acceptSent;
-    RdmaException failure;
     boolean closed;
 
     private final MessageWindow<RecvRequest> window = new MessageWindow<>(Limits.SEQ_BITS, Limits.WINDOW, 0);
@@ -47,22 +45,18 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final RmaOp[] flushOps = new RmaOp[Limits.MAX_DATA_RAILS];
     private final RecvRequest[] all = new RecvRequest[MAX_REQUESTS];
     private final PeerLiveness liveness;
-    /** The queues of posts to the sender's control rails (control messages, notices). */
-    private final PeerQueue[] controlQueues;
     /** The sender confirmed it writes no more. */
     boolean senderClosed;
 
-    RecvComm(RdmaEndpoint endpoint, int id, ListenComm listen, int peerCommId, long peerMailbox, int peerSlotBytes,
-            long[] peerMailboxKeys, long[] dataPeers, long[] controlPeers) {
+    RecvComm(RdmaEndpoint endpoint, int id, ListenComm listen, Connection sender, long peerMailbox, int peerSlotBytes,
+            long[] peerMailboxKeys) {
         this.endpoint = endpoint;
         this.id = id;
         this.listen = listen;
-        this.peerCommId = peerCommId;
+        this.connection = sender;
         this.peerMailbox = peerMailbox;
         this.peerSlotBytes = peerSlotBytes;
-        this.peerMailboxKeys = peerMailboxKeys;
-        this.dataPeers = dataPeers;
-        this.controlPeers = controlPeers;
+        this.peerMailboxKeys = peerMailboxKeys.clone();
         for (int i = 0; i < MAX_REQUESTS; i++) {
             all[i] = new RecvRequest(this);
             free.add(all[i]);
@@ -70,30 +64,22 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         }
         this.liveness = new PeerLiveness(this, endpoint.spec().parameters().peerTimeoutMs(),
                 "receive communicator " + id, System.nanoTime());
-        this.controlQueues = new PeerQueue[controlPeers.length];
-        for (int c = 0; c < controlPeers.length; c++) {
-            controlQueues[c] = endpoint.peerQueue(dataPeers.length + c, controlPeers[c]);
-        }
-        PeerQueues.listen(liveness, controlQueues);
+        sender.watch(liveness);
     }
 
+    /** The sender. */
     @Override
-    public PeerQueue controlQueue(int rail) {
-        return controlQueues[rail];
+    public Connection connection() {
+        return connection;
     }
 
     /** Closed: the fate of the sender's destinations no longer concerns it. */
     void forgetPeers() {
-        PeerQueues.unlisten(liveness, controlQueues);
+        connection.unwatch(liveness);
     }
 
     public int id() {
         return id;
-    }
-
-    /** The sender's communicator id. */
-    public int peerCommId() {
-        return peerCommId;
     }
 
     /** The sender's mailbox: remote address of slot 0, for the control rails' registrations. */
@@ -108,14 +94,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     /** The sender's mailbox key on control rail {@code rail}. */
     public long peerMailboxKey(int rail) {
         return peerMailboxKeys[rail];
-    }
-
-    public long dataPeer(int rail) {
-        return dataPeers[rail];
-    }
-
-    public long controlPeer(int rail) {
-        return controlPeers[rail];
     }
 
     public RdmaEndpoint endpoint() {
@@ -216,7 +194,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             return null;
         }
         liveness.posting(System.nanoTime());
-        ControlBuffer buffer = endpoint.pools().acquireControlBuffer();
+        ControlRailBuffer buffer = endpoint.pools().acquireControlBuffer();
         if (buffer == null) {
             return null;
         }
@@ -249,14 +227,14 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         op.buf = buffer.address;
         op.len = length;
         op.desc = buffer.descriptor(rail);
-        op.data = endpoint.immediate(io.ofinet.rdma.wire.Immediate.encode(io.ofinet.rdma.wire.Immediate.TYPE_CONTROL,
-                1, 0, peerCommId, seq), 0);
-        op.peer = controlPeers[rail];
+        op.data = endpoint.railSet().immediate(io.ofinet.rdma.wire.Immediate.encode(io.ofinet.rdma.wire.Immediate.TYPE_CONTROL,
+                1, 0, connection.peerCommId(), seq), 0);
+        op.peer = connection.controlPeer(rail);
         op.remote = peerMailbox + (long) (seq % Limits.WINDOW) * peerSlotBytes;
         op.key = peerMailboxKeys[rail];
         request.controlBuffer = buffer;
         request.pendingOps = 1;
-        endpoint.engine().submit(op, controlQueues[rail]);
+        endpoint.engine().submit(op, connection.controlQueue(rail));
         return request;
     }
 

@@ -21,7 +21,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     int buffersDone;
     /** When the latest segment of a still partial buffer arrived (0 when none is partial). */
     long partialSinceNanos;
-    ControlBuffer controlBuffer;
+    ControlRailBuffer controlBuffer;
 
     RecvRequest(RecvComm comm) {
         this.comm = comm;

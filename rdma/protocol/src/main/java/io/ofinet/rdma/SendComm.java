@@ -4,9 +4,9 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
-import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.sched.RailScheduler;
 import io.ofinet.rdma.sched.Schedule;
+import io.ofinet.rdma.seq.MessageWindow;
 import io.ofinet.rdma.wire.ControlMessage;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
@@ -35,27 +35,25 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     final long mailbox;
     final MrHandle mailboxMr;
     final int slotBytes;
-    boolean connectSent;
-    boolean accepted;
-    RdmaException failure;
-    int peerCommId;
-    long[] dataPeers;
-    long[] controlPeers;
+    private boolean connectSent;
+    private RdmaException failure;
+    /** The receiver, once its ACCEPT arrived; null before. */
+    private Connection connection;
     boolean closed;
     long closedNanos;
 
     private final ControlMessage[] controls = new ControlMessage[Limits.WINDOW];
-    private final boolean[] announced = new boolean[Limits.WINDOW];
+    /** The receives announced by control messages, by sequence number: the same window type the receiver uses. */
+    private final MessageWindow<ControlMessage> announced = new MessageWindow<>(Limits.SEQ_BITS, Limits.WINDOW, 0);
+    /** Per window slot: the buffers of the announced receive that sends have taken (a bit each). */
     private final int[] consumed = new int[Limits.WINDOW];
+    /** The oldest announced receive not yet used up: the next send goes into it. */
     private int sendSeq;
     private final ArrayDeque<SendRequest> queue = new ArrayDeque<>(MAX_REQUESTS);
     private final ArrayDeque<SendRequest> free = new ArrayDeque<>(MAX_REQUESTS);
     private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
     private final SendRequest[] all = new SendRequest[MAX_REQUESTS];
     private PeerLiveness liveness;
-    /** The queues of posts to the receiver's data rails and control rails, once connected. */
-    private PeerQueue[] dataQueues;
-    private PeerQueue[] controlQueues;
     /** The receiver is closing: queued sends failed, a confirmation is due once writes drain. */
     boolean peerClosing;
     boolean closedNoticeSent;
@@ -83,19 +81,10 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         return id;
     }
 
-    /** The receiver's communicator id. */
-    public int peerCommId() {
-        return peerCommId;
-    }
-
-    /** The receiver's address handle on data rail {@code rail}. */
-    public long dataPeer(int rail) {
-        return dataPeers[rail];
-    }
-
-    /** The receiver's address handle on control rail {@code rail}. */
-    public long controlPeer(int rail) {
-        return controlPeers[rail];
+    /** The receiver, or null before its ACCEPT arrived. */
+    @Override
+    public Connection connection() {
+        return connection;
     }
 
     public RdmaEndpoint endpoint() {
@@ -103,34 +92,39 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     boolean connected() {
-        return connectSent && accepted && failure == null;
+        return connectSent && connection != null && failure == null;
     }
 
-    /** The ACCEPT arrived: the receiver's addresses are known, and its liveness is watched from now on. */
-    void connectedWith(RailScheduler railScheduler, long peerTimeoutMs, long now) {
+    /** The CONNECT went out. */
+    void connectSent() {
+        connectSent = true;
+    }
+
+    /** The connection failed before it was made: refused, or the CONNECT did not go out. */
+    void connectFailed(RdmaException cause) {
+        if (failure == null) {
+            failure = cause;
+        }
+    }
+
+    /** Why the connection failed, or null. */
+    RdmaException connectFailure() {
+        return failure;
+    }
+
+    /** The ACCEPT arrived: the receiver is known, and its liveness is watched from now on. */
+    void accepted(Connection receiver, RailScheduler railScheduler, long peerTimeoutMs, long now) {
+        this.connection = receiver;
         this.scheduler = railScheduler;
         this.liveness = new PeerLiveness(this, peerTimeoutMs, "send communicator " + id, now);
-        this.dataQueues = new PeerQueue[dataPeers.length];
-        this.controlQueues = new PeerQueue[controlPeers.length];
-        for (int r = 0; r < dataPeers.length; r++) {
-            dataQueues[r] = endpoint.peerQueue(r, dataPeers[r]);
-        }
-        for (int c = 0; c < controlPeers.length; c++) {
-            controlQueues[c] = endpoint.peerQueue(dataPeers.length + c, controlPeers[c]);
-        }
-        PeerQueues.listen(liveness, dataQueues, controlQueues);
+        receiver.watch(liveness);
     }
 
     /** Closed: the fate of the receiver's destinations no longer concerns it. */
     void forgetPeers() {
-        if (liveness != null) {
-            PeerQueues.unlisten(liveness, dataQueues, controlQueues);
+        if (connection != null) {
+            connection.unwatch(liveness);
         }
-    }
-
-    @Override
-    public PeerQueue controlQueue(int rail) {
-        return controlQueues[rail];
     }
 
     @Override
@@ -166,7 +160,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
                 RmaOp op = endpoint.pools().acquireOp();
                 if (op != null) {
                     notifyReceiver(op, Immediate.encode(Immediate.TYPE_ERROR, Immediate.ERROR_SEND_FAILED,
-                            request.bufferIndex, peerCommId, request.seq), NO_OWNER);
+                            request.bufferIndex, connection.peerCommId(), request.seq), NO_OWNER);
                 }
             }
         }
@@ -242,17 +236,20 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** A control message for {@code seq} was written into the mailbox. */
     void controlArrived(int seq) throws RdmaException {
-        int slot = seq % Limits.WINDOW;
-        if (announced[slot]) {
-            throw new RdmaException(ErrorCategory.REMOTE, "control message " + seq + " arrived twice");
+        MessageWindow.Status status = announced.status(seq);
+        if (status != MessageWindow.Status.NOT_STARTED) {
+            throw new RdmaException(ErrorCategory.REMOTE, "control message " + seq + (status
+                    == MessageWindow.Status.UNAVAILABLE ? " is past the window of 256 from " + announced.start()
+                    : " arrived twice"));
         }
+        int slot = seq % Limits.WINDOW;
         // Decoded straight from the mailbox slot the receiver wrote into: only its bytes are read.
         controls[slot].decode(endpoint.memory(), mailbox + (long) slot * slotBytes, slotBytes, endpoint.dataRails(),
                 seq);
         if (liveness != null) { // a control message may overtake the ACCEPT on another rail
             liveness.heard(System.nanoTime());
         }
-        announced[slot] = true;
+        announced.insert(seq, controls[slot]);
         consumed[slot] = 0;
     }
 
@@ -273,11 +270,11 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     /** Matches queued sends against announced receives, oldest first; bounded by the queue. */
     void progressSends() throws RdmaException {
         for (int budget = queue.size(); budget > 0 && !queue.isEmpty(); budget--) {
-            int slot = sendSeq % Limits.WINDOW;
-            if (!announced[slot]) {
+            ControlMessage control = announced.retrieve(sendSeq);
+            if (control == null) {
                 return;
             }
-            ControlMessage control = controls[slot];
+            int slot = sendSeq % Limits.WINDOW;
             SendRequest request = queue.peek();
             int match = -1;
             for (int i = 0; i < control.buffers() && match < 0; i++) {
@@ -305,8 +302,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             }
             queue.poll();
             if (consumed[slot] == (1 << control.buffers()) - 1) {
-                announced[slot] = false;
-                sendSeq = (sendSeq + 1) & ((1 << Limits.SEQ_BITS) - 1);
+                announced.complete(sendSeq);
+                sendSeq = announced.add(sendSeq, 1);
             }
         }
     }
@@ -318,13 +315,14 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             return false;
         }
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
-        notifyReceiver(op, Immediate.encode(Immediate.TYPE_ERROR, reason, buffer, peerCommId, sendSeq), NO_OWNER);
+        notifyReceiver(op, Immediate.encode(Immediate.TYPE_ERROR, reason, buffer, connection.peerCommId(), sendSeq),
+                NO_OWNER);
         return true;
     }
 
     /** A zero-byte send with immediate data to the receiver's first control rail. */
     private void notifyReceiver(RmaOp op, int immediate, RmaOp.Owner owner) {
-        endpoint.sendNotice(op, "notice to the receiver", immediate, controlPeers[0], controlQueues[0], owner);
+        connection.sendNotice(op, "notice to the receiver", immediate, owner);
     }
 
     /** Writes a send in stripes into buffer {@code i}; false when operations are short (retry later). */
@@ -338,7 +336,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
                 return false;
             }
             request.pendingOps = 1;
-            notifyReceiver(op, Immediate.encode(Immediate.TYPE_DATA, 1, control.index(i), peerCommId, sendSeq), request);
+            notifyReceiver(op, Immediate.encode(Immediate.TYPE_DATA, 1, control.index(i), connection.peerCommId(), sendSeq),
+                    request);
             return true;
         }
         scheduler.schedule(request.size, schedule);
@@ -356,12 +355,12 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             op.buf = request.address + offset;
             op.len = length;
             op.desc = request.mr.descriptor(RailKind.DATA, rail);
-            op.data = endpoint.immediate(Immediate.encode(Immediate.TYPE_DATA, stripes, control.index(i), peerCommId,
-                    sendSeq), length);
-            op.peer = dataPeers[rail];
+            op.data = endpoint.railSet().immediate(Immediate.encode(Immediate.TYPE_DATA, stripes, control.index(i),
+                    connection.peerCommId(), sendSeq), length);
+            op.peer = connection.dataPeer(rail);
             op.remote = control.address(i) + offset;
             op.key = control.key(i, rail);
-            endpoint.engine().submit(op, dataQueues[rail]);
+            endpoint.engine().submit(op, connection.dataQueue(rail));
             ops[s] = null;
         }
         return true;
@@ -379,13 +378,14 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** Tells the receiver that this side writes no more (once). */
     void sendClosedNotice() {
-        if (closedNoticeSent || controlPeers == null) {
+        if (closedNoticeSent || connection == null) {
             return;
         }
         RmaOp op = endpoint.pools().acquireOp();
         if (op != null) {
             closedNoticeSent = true;
-            notifyReceiver(op, Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED, peerCommId, 0),
+            notifyReceiver(op, Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED,
+                    connection.peerCommId(), 0),
                     NO_OWNER);
         }
     }

@@ -38,13 +38,13 @@ final class SlowDuties {
         for (int i = 0; i < sends.size(); i++) {
             SendComm comm = sends.get(i);
             if (comm.connectedAndOpen()) {
-                check(comm, comm.peerCommId(), Immediate.KEEPALIVE_TO_RECEIVER, comm.controlPeer(0), now);
+                check(comm, Immediate.KEEPALIVE_TO_RECEIVER, now);
             }
         }
         for (int i = 0; i < recvs.size(); i++) {
             RecvComm comm = recvs.get(i);
             if (comm.connectedAndOpen()) {
-                check(comm, comm.peerCommId(), Immediate.KEEPALIVE_TO_SENDER, comm.controlPeer(0), now);
+                check(comm, Immediate.KEEPALIVE_TO_SENDER, now);
             }
         }
         if (!quarantine.isEmpty()) {
@@ -52,14 +52,15 @@ final class SlowDuties {
         }
     }
 
-    private void check(PeerLiveness.Peered comm, int peerCommId, int side, long peer, long now) {
+    private void check(PeerLiveness.Peered comm, int side, long now) {
+        Connection peer = comm.connection();
         PeerLiveness liveness = comm.liveness();
         if (liveness.keepaliveDue(now)) {
             RmaOp op = endpoint.pools().acquireOp();
             if (op != null) {
                 liveness.lastKeepaliveNanos = now;
-                endpoint.sendNotice(op, "keepalive", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, side, peerCommId, 0),
-                        peer, comm.controlQueue(0), liveness);
+                peer.sendNotice(op, "keepalive", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, side, peer.peerCommId(), 0),
+                        liveness);
             }
         }
         liveness.check(now);

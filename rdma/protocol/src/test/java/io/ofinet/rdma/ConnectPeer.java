@@ -30,9 +30,10 @@ public final class ConnectPeer {
                 exchange.publish("handle", HexFormat.of().formatHex(listen.handle()));
                 long deadline = System.nanoTime() + wait.toNanos();
                 RecvComm recv = Connections.accept(endpoint, listen, deadline);
-                exchange.publish("listener.ids", recv.id() + " " + recv.peerCommId());
+                exchange.publish("listener.ids", recv.id() + " " + recv.connection().peerCommId());
                 String[] theirs = exchange.awaitString("connector.ids", wait).split(" ");
-                ok = Integer.parseInt(theirs[0]) == recv.peerCommId() && Integer.parseInt(theirs[1]) == recv.id();
+                ok = Integer.parseInt(theirs[0]) == recv.connection().peerCommId()
+                        && Integer.parseInt(theirs[1]) == recv.id();
                 // Keep progressing until the connector has finished with its side.
                 while (!exchange.has("connector.done") && System.nanoTime() < deadline) {
                     endpoint.progress();
@@ -43,9 +44,10 @@ public final class ConnectPeer {
                 byte[] handle = HexFormat.of().parseHex(exchange.awaitString("handle", wait));
                 long deadline = System.nanoTime() + wait.toNanos();
                 SendComm send = Connections.connect(endpoint, handle, deadline);
-                exchange.publish("connector.ids", send.id() + " " + send.peerCommId());
+                exchange.publish("connector.ids", send.id() + " " + send.connection().peerCommId());
                 String[] theirs = exchange.awaitString("listener.ids", wait).split(" ");
-                ok = Integer.parseInt(theirs[0]) == send.peerCommId() && Integer.parseInt(theirs[1]) == send.id();
+                ok = Integer.parseInt(theirs[0]) == send.connection().peerCommId()
+                        && Integer.parseInt(theirs[1]) == send.id();
                 send.close();
                 exchange.publish("connector.done", "1");
             }

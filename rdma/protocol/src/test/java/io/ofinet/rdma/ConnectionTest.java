@@ -1,5 +1,11 @@
 package io.ofinet.rdma;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ofinet.fabric.FiErrno;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.rdma.error.ErrorCategory;
@@ -12,11 +18,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import java.util.ArrayList;
 import java.util.List;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** listen / connect / accept between two hosts on the in-memory provider. */
 @Timeout(30)
@@ -83,13 +84,13 @@ class ConnectionTest {
         Object[] pair = establish(a, bEp, listen);
         SendComm send = (SendComm) pair[0];
         RecvComm recv = (RecvComm) pair[1];
-        assertEquals(recv.id(), send.peerCommId());
-        assertEquals(send.id(), recv.peerCommId());
+        assertEquals(recv.id(), send.connection().peerCommId());
+        assertEquals(send.id(), recv.connection().peerCommId());
         assertEquals(rails, a.rails().dataRails());
         assertEquals(endpointMr, a.rails().anyEndpointScope());
         for (int r = 0; r < rails; r++) {
-            assertTrue(send.dataPeer(r) >= 0);
-            assertTrue(recv.dataPeer(r) >= 0);
+            assertTrue(send.connection().dataPeer(r) >= 0);
+            assertTrue(recv.connection().dataPeer(r) >= 0);
             assertTrue(recv.peerMailboxKey(r) >= 0);
         }
         send.close();
@@ -109,7 +110,7 @@ class ConnectionTest {
         List<Integer> peers = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             Object[] pair = establish(host.openEndpoint(), listener, listen);
-            peers.add(((RecvComm) pair[1]).peerCommId());
+            peers.add(((RecvComm) pair[1]).connection().peerCommId());
         }
         assertEquals(3, peers.size());
         assertNull(listener.accept(listen), "no fourth connection");
@@ -214,6 +215,6 @@ class ConnectionTest {
         provider.faults().failNextPosts(a.railSet().controlEndpoint(0), 200, FiErrno.FI_EAGAIN);
         provider.faults().failNextPosts(b.railSet().controlEndpoint(0), 200, FiErrno.FI_EAGAIN);
         Object[] pair = establish(a, b, listen);
-        assertEquals(((RecvComm) pair[1]).id(), ((SendComm) pair[0]).peerCommId());
+        assertEquals(((RecvComm) pair[1]).id(), ((SendComm) pair[0]).connection().peerCommId());
     }
 }

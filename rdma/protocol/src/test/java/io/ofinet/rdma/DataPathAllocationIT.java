@@ -1,5 +1,9 @@
 package io.ofinet.rdma;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
@@ -7,9 +11,6 @@ import io.ofinet.rdma.error.RdmaException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import java.lang.management.ManagementFactory;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The data path allocates nothing: rounds of irecv, isend and test between two endpoints over

@@ -1,5 +1,12 @@
 package io.ofinet.rdma;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.ofinet.fabric.FiErrno;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.ofi.NativeMemory;
@@ -15,12 +22,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import java.util.ArrayList;
 import java.util.List;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Moving bytes between two connected hosts on the in-memory provider. */
 @Timeout(120)
@@ -328,5 +329,27 @@ class DataTransferTest {
         send.close();
         assertThrows(RdmaException.class, () -> send.isend(src.address, 64, 0, srcMr));
         // Registrations and endpoints then close in order (checked by the devices closing in @AfterEach).
+    }
+
+    /** The sender keeps the receiver's announcements in the same window type the receiver uses, and checks them. */
+    @Test
+    void aControlMessageTwiceOrPastTheWindowIsAProtocolError() throws Exception {
+        connect(MemProvider.create(), 1, "");
+        HostBuffer dst = buffer(64);
+        MrHandle mr = register(b, deviceB, dst);
+        recv.irecv(1, new long[] {dst.address}, new long[] {64}, new int[] {0}, new MrHandle[] {mr});
+        for (int i = 0; i < 20; i++) {
+            a.progress(); // the control message of receive 0 arrives at the sender
+        }
+        a.lock();
+        try {
+            RdmaException twice = assertThrows(RdmaException.class, () -> send.controlArrived(0));
+            assertEquals(ErrorCategory.REMOTE, twice.category());
+            assertEquals("control message 0 arrived twice", twice.getMessage());
+            RdmaException far = assertThrows(RdmaException.class, () -> send.controlArrived(300));
+            assertEquals("control message 300 is past the window of 256 from 0", far.getMessage());
+        } finally {
+            a.unlock();
+        }
     }
 }

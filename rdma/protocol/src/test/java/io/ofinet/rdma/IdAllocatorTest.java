@@ -1,9 +1,10 @@
 package io.ofinet.rdma;
 
-import io.ofinet.rdma.error.RdmaException;
-import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.ofinet.rdma.error.RdmaException;
+import org.junit.jupiter.api.Test;
 
 class IdAllocatorTest {
 

@@ -74,7 +74,6 @@ final class OfiHandles {
         void release(PooledRequest r) {
             r.inUse = false;
             r.inner = null;
-            r.generation++;
             pool.add(r);
         }
     }
@@ -123,12 +122,15 @@ final class OfiHandles {
         }
     }
 
-    /** A pooled request; its generation grows at each return to the pool. */
+    /**
+     * A pooled request. The handle is the pooled object itself, so a request used after test
+     * reported it is caught only while it waits in the pool (not in use); once reused it names the
+     * new request.
+     */
     static final class PooledRequest implements Handles.Request, Owned {
         final Comm comm;
         Request inner;
         boolean inUse;
-        int generation;
 
         PooledRequest(Comm comm) {
             this.comm = comm;

@@ -74,18 +74,6 @@ final class MemEndpoint implements Endpoint {
         return MemAddressVector.encode(address);
     }
 
-    @Override
-    public void setOption(int option, long value) throws FabricException {
-        throw new FabricException("fi_setopt(" + option + ") (provider mem)", FiErrno.FI_ENOPROTOOPT,
-                "the in-memory provider has no endpoint options");
-    }
-
-    @Override
-    public long getOption(int option) throws FabricException {
-        throw new FabricException("fi_getopt(" + option + ") (provider mem)", FiErrno.FI_ENOPROTOOPT,
-                "the in-memory provider has no endpoint options");
-    }
-
     // ---- posting ----
 
     private FabricException error(String call, int errno, String why) {

@@ -32,9 +32,9 @@ final class JnaDataPath implements DataPath {
 
     @Override
     public CqCalls cq(long cq) {
-        long ops = BASE.getLong(cq + Layout.CQ_OPS);
-        Function read = function(ops, Layout.OPS_CQ_READ, "fi_cq_read");
-        Function readerr = function(ops, Layout.OPS_CQ_READERR, "fi_cq_readerr");
+        long ops = BASE.getLong(cq + NativeOffsets.CQ_OPS);
+        Function read = function(ops, NativeOffsets.OPS_CQ_READ, "fi_cq_read");
+        Function readerr = function(ops, NativeOffsets.OPS_CQ_READERR, "fi_cq_readerr");
         return new CqCalls() {
             @Override
             public long read(long buf, long count) {
@@ -103,18 +103,18 @@ final class JnaDataPath implements DataPath {
 
         JnaEndpointCalls(long ep) {
             this.ep = ep;
-            long msg = BASE.getLong(ep + Layout.EP_MSG);
-            long rma = BASE.getLong(ep + Layout.EP_RMA);
-            send = function(msg, Layout.OPS_MSG_SEND, "fi_send");
-            recv = function(msg, Layout.OPS_MSG_RECV, "fi_recv");
-            senddata = function(msg, Layout.OPS_MSG_SENDDATA, "fi_senddata");
-            sendmsg = function(msg, Layout.OPS_MSG_SENDMSG, "fi_sendmsg");
-            recvmsg = function(msg, Layout.OPS_MSG_RECVMSG, "fi_recvmsg");
-            write = function(rma, Layout.OPS_RMA_WRITE, "fi_write");
-            writedata = function(rma, Layout.OPS_RMA_WRITEDATA, "fi_writedata");
-            read = function(rma, Layout.OPS_RMA_READ, "fi_read");
-            writemsg = function(rma, Layout.OPS_RMA_WRITEMSG, "fi_writemsg");
-            readmsg = function(rma, Layout.OPS_RMA_READMSG, "fi_readmsg");
+            long msg = BASE.getLong(ep + NativeOffsets.EP_MSG);
+            long rma = BASE.getLong(ep + NativeOffsets.EP_RMA);
+            send = function(msg, NativeOffsets.OPS_MSG_SEND, "fi_send");
+            recv = function(msg, NativeOffsets.OPS_MSG_RECV, "fi_recv");
+            senddata = function(msg, NativeOffsets.OPS_MSG_SENDDATA, "fi_senddata");
+            sendmsg = function(msg, NativeOffsets.OPS_MSG_SENDMSG, "fi_sendmsg");
+            recvmsg = function(msg, NativeOffsets.OPS_MSG_RECVMSG, "fi_recvmsg");
+            write = function(rma, NativeOffsets.OPS_RMA_WRITE, "fi_write");
+            writedata = function(rma, NativeOffsets.OPS_RMA_WRITEDATA, "fi_writedata");
+            read = function(rma, NativeOffsets.OPS_RMA_READ, "fi_read");
+            writemsg = function(rma, NativeOffsets.OPS_RMA_WRITEMSG, "fi_writemsg");
+            readmsg = function(rma, NativeOffsets.OPS_RMA_READMSG, "fi_readmsg");
         }
 
         @Override

@@ -30,7 +30,7 @@ final class OfiAddressVector implements AddressVector {
     }
 
     private Function op(int offset, String call) throws FabricException {
-        return Ops.fn(Ops.getLong(av + Layout.AV_OPS), offset, call, domain.provider());
+        return Ops.fn(Ops.getLong(av + NativeOffsets.AV_OPS), offset, call, domain.provider());
     }
 
     @Override
@@ -38,7 +38,7 @@ final class OfiAddressVector implements AddressVector {
         Memory addr = Ops.scratch(Math.max(1, address.length));
         addr.write(0, address, 0, address.length);
         Memory out = Ops.scratch(8);
-        int rc = op(Layout.OPS_AV_INSERT, "fi_av_insert").invokeInt(new Object[] {av,
+        int rc = op(NativeOffsets.OPS_AV_INSERT, "fi_av_insert").invokeInt(new Object[] {av,
             Pointer.nativeValue(addr), 1L, Pointer.nativeValue(out), 0L, 0L});
         if (rc != 1) {
             throw Ops.error("fi_av_insert", domain.provider(), rc < 0 ? rc : -FiErrno.FI_EINVAL);
@@ -50,7 +50,7 @@ final class OfiAddressVector implements AddressVector {
     public synchronized void remove(long fiAddr) throws FabricException {
         Memory addr = Ops.scratch(8);
         addr.setLong(0, fiAddr);
-        Ops.check("fi_av_remove", domain.provider(), op(Layout.OPS_AV_REMOVE, "fi_av_remove")
+        Ops.check("fi_av_remove", domain.provider(), op(NativeOffsets.OPS_AV_REMOVE, "fi_av_remove")
                 .invokeInt(new Object[] {av, Pointer.nativeValue(addr), 1L, 0L}));
     }
 
@@ -61,7 +61,7 @@ final class OfiAddressVector implements AddressVector {
             Memory addr = Ops.scratch(size);
             Memory len = Ops.scratch(8);
             len.setLong(0, size);
-            int rc = op(Layout.OPS_AV_LOOKUP, "fi_av_lookup").invokeInt(new Object[] {av, fiAddr,
+            int rc = op(NativeOffsets.OPS_AV_LOOKUP, "fi_av_lookup").invokeInt(new Object[] {av, fiAddr,
                 Pointer.nativeValue(addr), Pointer.nativeValue(len)});
             long actual = len.getLong(0);
             if (rc == 0 && actual <= size) {

@@ -28,8 +28,8 @@ final class OfiCompletionQueue implements CompletionQueue {
         this.domain = domain;
         this.cq = cq;
         this.calls = path.cq(cq);
-        this.entries = NativeMemory.allocate((long) MAX_BATCH * Layout.CQE_SIZE);
-        this.errorEntry = NativeMemory.allocate(Layout.CQERR_SIZE);
+        this.entries = NativeMemory.allocate((long) MAX_BATCH * NativeOffsets.CQE_SIZE);
+        this.errorEntry = NativeMemory.allocate(NativeOffsets.CQERR_SIZE);
     }
 
     /** Endpoints bound to it; it cannot close before them. */
@@ -47,10 +47,10 @@ final class OfiCompletionQueue implements CompletionQueue {
         long rc = calls.read(entries, n);
         if (rc > 0) {
             for (int i = 0; i < rc; i++) {
-                long e = entries + (long) i * Layout.CQE_SIZE;
-                out.set(i, path.getLong(e + Layout.CQE_OP_CONTEXT), path.getLong(e + Layout.CQE_FLAGS),
-                        path.getLong(e + Layout.CQE_LEN), path.getLong(e + Layout.CQE_BUF),
-                        path.getLong(e + Layout.CQE_DATA));
+                long e = entries + (long) i * NativeOffsets.CQE_SIZE;
+                out.set(i, path.getLong(e + NativeOffsets.CQE_OP_CONTEXT), path.getLong(e + NativeOffsets.CQE_FLAGS),
+                        path.getLong(e + NativeOffsets.CQE_LEN), path.getLong(e + NativeOffsets.CQE_BUF),
+                        path.getLong(e + NativeOffsets.CQE_DATA));
             }
             out.setCount((int) rc);
             return (int) rc;
@@ -67,7 +67,7 @@ final class OfiCompletionQueue implements CompletionQueue {
 
     @Override
     public boolean readError(CompletionError out) throws FabricException {
-        NativeMemory.fill(errorEntry, Layout.CQERR_SIZE, (byte) 0);
+        NativeMemory.fill(errorEntry, NativeOffsets.CQERR_SIZE, (byte) 0);
         long rc = calls.readerr(errorEntry, 0);
         if (rc == -FiErrno.FI_EAGAIN) {
             return false;
@@ -75,21 +75,21 @@ final class OfiCompletionQueue implements CompletionQueue {
         if (rc < 0) {
             throw Ops.error("fi_cq_readerr", domain.provider(), rc);
         }
-        int providerErrno = path.getInt(errorEntry + Layout.CQERR_PROV_ERRNO);
-        out.set(path.getLong(errorEntry + Layout.CQERR_OP_CONTEXT), path.getLong(errorEntry + Layout.CQERR_FLAGS),
-                path.getLong(errorEntry + Layout.CQERR_LEN), path.getLong(errorEntry + Layout.CQERR_DATA),
-                path.getInt(errorEntry + Layout.CQERR_ERR), providerErrno, strerror(providerErrno));
+        int providerErrno = path.getInt(errorEntry + NativeOffsets.CQERR_PROV_ERRNO);
+        out.set(path.getLong(errorEntry + NativeOffsets.CQERR_OP_CONTEXT), path.getLong(errorEntry + NativeOffsets.CQERR_FLAGS),
+                path.getLong(errorEntry + NativeOffsets.CQERR_LEN), path.getLong(errorEntry + NativeOffsets.CQERR_DATA),
+                path.getInt(errorEntry + NativeOffsets.CQERR_ERR), providerErrno, strerror(providerErrno));
         return true;
     }
 
     /** fi_cq_strerror: the provider's words for its own error number. */
     private String strerror(int providerErrno) {
         try {
-            Function strerror = Ops.fn(Ops.getLong(cq + Layout.CQ_OPS), Layout.OPS_CQ_STRERROR,
+            Function strerror = Ops.fn(Ops.getLong(cq + NativeOffsets.CQ_OPS), NativeOffsets.OPS_CQ_STRERROR,
                     "fi_cq_strerror", domain.provider());
             Memory buf = Ops.scratch(256);
             Pointer text = strerror.invokePointer(new Object[] {cq, providerErrno,
-                path.getLong(errorEntry + Layout.CQERR_ERR_DATA), Pointer.nativeValue(buf), 256L});
+                path.getLong(errorEntry + NativeOffsets.CQERR_ERR_DATA), Pointer.nativeValue(buf), 256L});
             return text == null ? "" : text.getString(0);
         } catch (FabricException e) {
             return "";

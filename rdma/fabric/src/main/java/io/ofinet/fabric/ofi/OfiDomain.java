@@ -43,18 +43,18 @@ final class OfiDomain implements Domain {
     }
 
     private long domainOps() {
-        return Ops.getLong(domain + Layout.DOMAIN_OPS);
+        return Ops.getLong(domain + NativeOffsets.DOMAIN_OPS);
     }
 
     @Override
     public synchronized CompletionQueue openCompletionQueue(int size) throws FabricException {
         requireOpen();
-        Memory attr = Ops.scratch(Layout.CQ_ATTR_SIZE);
-        attr.setLong(Layout.CQ_ATTR_SIZE_FIELD, size);
-        attr.setInt(Layout.CQ_ATTR_FORMAT, Layout.CQ_FORMAT_DATA);
-        attr.setInt(Layout.CQ_ATTR_WAIT_OBJ, 0); // FI_WAIT_NONE: ofinet polls
+        Memory attr = Ops.scratch(NativeOffsets.CQ_ATTR_SIZE);
+        attr.setLong(NativeOffsets.CQ_ATTR_SIZE_FIELD, size);
+        attr.setInt(NativeOffsets.CQ_ATTR_FORMAT, NativeOffsets.CQ_FORMAT_DATA);
+        attr.setInt(NativeOffsets.CQ_ATTR_WAIT_OBJ, 0); // FI_WAIT_NONE: ofinet polls
         Memory out = Ops.scratch(8);
-        Ops.check("fi_cq_open", provider(), Ops.fn(domainOps(), Layout.OPS_DOMAIN_CQ_OPEN, "fi_cq_open", provider())
+        Ops.check("fi_cq_open", provider(), Ops.fn(domainOps(), NativeOffsets.OPS_DOMAIN_CQ_OPEN, "fi_cq_open", provider())
                 .invokeInt(new Object[] {domain, Pointer.nativeValue(attr), Pointer.nativeValue(out), 0L}));
         OfiCompletionQueue cq = new OfiCompletionQueue(this, out.getLong(0));
         children.add(cq);
@@ -64,11 +64,11 @@ final class OfiDomain implements Domain {
     @Override
     public synchronized AddressVector openAddressVector(int count) throws FabricException {
         requireOpen();
-        Memory attr = Ops.scratch(Layout.AV_ATTR_SIZE);
-        attr.setInt(Layout.AV_ATTR_TYPE, 0); // FI_AV_UNSPEC: the provider's preferred kind
-        attr.setLong(Layout.AV_ATTR_COUNT, count);
+        Memory attr = Ops.scratch(NativeOffsets.AV_ATTR_SIZE);
+        attr.setInt(NativeOffsets.AV_ATTR_TYPE, 0); // FI_AV_UNSPEC: the provider's preferred kind
+        attr.setLong(NativeOffsets.AV_ATTR_COUNT, count);
         Memory out = Ops.scratch(8);
-        Ops.check("fi_av_open", provider(), Ops.fn(domainOps(), Layout.OPS_DOMAIN_AV_OPEN, "fi_av_open", provider())
+        Ops.check("fi_av_open", provider(), Ops.fn(domainOps(), NativeOffsets.OPS_DOMAIN_AV_OPEN, "fi_av_open", provider())
                 .invokeInt(new Object[] {domain, Pointer.nativeValue(attr), Pointer.nativeValue(out), 0L}));
         OfiAddressVector av = new OfiAddressVector(this, out.getLong(0));
         children.add(av);
@@ -94,7 +94,7 @@ final class OfiDomain implements Domain {
         // shm installs signal handlers at its first endpoint that would unlink its regions at the
         // JVM's first implicit null check: see JvmSignalHandlers.
         JvmSignalHandlers.NativeCall<Void> open = () -> {
-            Ops.check("fi_endpoint", provider(), Ops.fn(domainOps(), Layout.OPS_DOMAIN_ENDPOINT, "fi_endpoint",
+            Ops.check("fi_endpoint", provider(), Ops.fn(domainOps(), NativeOffsets.OPS_DOMAIN_ENDPOINT, "fi_endpoint",
                     provider()).invokeInt(new Object[] {domain, fabric.infoCopy(), Pointer.nativeValue(out), 0L}));
             return null;
         };
@@ -130,20 +130,20 @@ final class OfiDomain implements Domain {
     public synchronized MemoryRegion register(long address, long length, long access, long requestedKey,
             int iface) throws FabricException {
         requireOpen();
-        Memory iov = Ops.scratch(Layout.IOVEC_SIZE);
-        iov.setLong(Layout.IOVEC_BASE, address);
-        iov.setLong(Layout.IOVEC_LEN, length);
-        Memory attr = Ops.scratch(Layout.MR_ATTR_SIZE);
-        attr.setLong(Layout.MR_ATTR_IOV, Pointer.nativeValue(iov));
-        attr.setLong(Layout.MR_ATTR_IOV_COUNT, 1);
-        attr.setLong(Layout.MR_ATTR_ACCESS, access);
-        attr.setLong(Layout.MR_ATTR_OFFSET, 0);
-        attr.setLong(Layout.MR_ATTR_REQUESTED_KEY, requestedKey);
-        attr.setInt(Layout.MR_ATTR_IFACE, iface);
+        Memory iov = Ops.scratch(NativeOffsets.IOVEC_SIZE);
+        iov.setLong(NativeOffsets.IOVEC_BASE, address);
+        iov.setLong(NativeOffsets.IOVEC_LEN, length);
+        Memory attr = Ops.scratch(NativeOffsets.MR_ATTR_SIZE);
+        attr.setLong(NativeOffsets.MR_ATTR_IOV, Pointer.nativeValue(iov));
+        attr.setLong(NativeOffsets.MR_ATTR_IOV_COUNT, 1);
+        attr.setLong(NativeOffsets.MR_ATTR_ACCESS, access);
+        attr.setLong(NativeOffsets.MR_ATTR_OFFSET, 0);
+        attr.setLong(NativeOffsets.MR_ATTR_REQUESTED_KEY, requestedKey);
+        attr.setInt(NativeOffsets.MR_ATTR_IFACE, iface);
         Memory out = Ops.scratch(8);
-        long mrOps = Ops.getLong(domain + Layout.DOMAIN_MR);
+        long mrOps = Ops.getLong(domain + NativeOffsets.DOMAIN_MR);
         String call = "fi_mr_regattr(key " + requestedKey + ", " + length + " bytes)";
-        Ops.check(call, provider(), Ops.fn(mrOps, Layout.OPS_MR_REGATTR, "fi_mr_regattr", provider())
+        Ops.check(call, provider(), Ops.fn(mrOps, NativeOffsets.OPS_MR_REGATTR, "fi_mr_regattr", provider())
                 .invokeInt(new Object[] {domain, Pointer.nativeValue(attr), 0L, Pointer.nativeValue(out)}));
         OfiMemoryRegion mr = new OfiMemoryRegion(this, out.getLong(0), address, length);
         children.add(mr);

@@ -16,10 +16,10 @@ import io.ofinet.fabric.ResourceTracker;
 final class OfiEndpoint implements Endpoint {
     // Layout of the per-endpoint scratch memory for the *msg calls.
     private static final int SCRATCH_IOV = 0;
-    private static final int SCRATCH_DESC = SCRATCH_IOV + Layout.IOVEC_SIZE;
+    private static final int SCRATCH_DESC = SCRATCH_IOV + NativeOffsets.IOVEC_SIZE;
     private static final int SCRATCH_RMA_IOV = SCRATCH_DESC + 8;
     private static final int SCRATCH_MSG = 64;
-    private static final int SCRATCH_SIZE = SCRATCH_MSG + Layout.MSG_RMA_SIZE;
+    private static final int SCRATCH_SIZE = SCRATCH_MSG + NativeOffsets.MSG_RMA_SIZE;
 
     private final OfiDomain domain;
     private final long ep;
@@ -79,37 +79,13 @@ final class OfiEndpoint implements Endpoint {
     @Override
     public byte[] name() throws FabricException {
         requireOpen();
-        long cm = Ops.getLong(ep + Layout.EP_CM);
+        long cm = Ops.getLong(ep + NativeOffsets.EP_CM);
         Memory addr = Ops.scratch(256);
         Memory len = Ops.scratch(8);
         len.setLong(0, 256);
-        Ops.check("fi_getname", domain.provider(), Ops.fn(cm, Layout.OPS_CM_GETNAME, "fi_getname",
+        Ops.check("fi_getname", domain.provider(), Ops.fn(cm, NativeOffsets.OPS_CM_GETNAME, "fi_getname",
                 domain.provider()).invokeInt(new Object[] {ep, Pointer.nativeValue(addr), Pointer.nativeValue(len)}));
         return addr.getByteArray(0, (int) len.getLong(0));
-    }
-
-    @Override
-    public void setOption(int option, long value) throws FabricException {
-        requireOpen();
-        long ops = Ops.getLong(ep + Layout.EP_OPS);
-        Memory val = Ops.scratch(8);
-        val.setLong(0, value);
-        Ops.check("fi_setopt(" + option + ")", domain.provider(), Ops.fn(ops, Layout.OPS_EP_SETOPT,
-                "fi_setopt", domain.provider()).invokeInt(new Object[] {ep, Layout.FI_OPT_ENDPOINT, option,
-                    Pointer.nativeValue(val), 8L}));
-    }
-
-    @Override
-    public long getOption(int option) throws FabricException {
-        requireOpen();
-        long ops = Ops.getLong(ep + Layout.EP_OPS);
-        Memory val = Ops.scratch(8);
-        Memory len = Ops.scratch(8);
-        len.setLong(0, 8);
-        Ops.check("fi_getopt(" + option + ")", domain.provider(), Ops.fn(ops, Layout.OPS_EP_GETOPT,
-                "fi_getopt", domain.provider()).invokeInt(new Object[] {ep, Layout.FI_OPT_ENDPOINT, option,
-                    Pointer.nativeValue(val), Pointer.nativeValue(len)}));
-        return len.getLong(0) == 4 ? val.getInt(0) : val.getLong(0);
     }
 
     /** 0 and -FI_EAGAIN are results; anything else negative is a failure of the call. */
@@ -160,16 +136,16 @@ final class OfiEndpoint implements Endpoint {
 
     /** Fills one iovec and its descriptor, and the common fields of fi_msg / fi_msg_rma. */
     private long fillMsg(long buf, long len, long desc, long addr, long context, long data, boolean rma) {
-        path.putLong(scratch + SCRATCH_IOV + Layout.IOVEC_BASE, buf);
-        path.putLong(scratch + SCRATCH_IOV + Layout.IOVEC_LEN, len);
+        path.putLong(scratch + SCRATCH_IOV + NativeOffsets.IOVEC_BASE, buf);
+        path.putLong(scratch + SCRATCH_IOV + NativeOffsets.IOVEC_LEN, len);
         path.putLong(scratch + SCRATCH_DESC, desc);
         long msg = scratch + SCRATCH_MSG;
-        path.putLong(msg + Layout.MSG_IOV, scratch + SCRATCH_IOV);
-        path.putLong(msg + Layout.MSG_DESC, scratch + SCRATCH_DESC);
-        path.putLong(msg + Layout.MSG_IOV_COUNT, 1);
-        path.putLong(msg + Layout.MSG_ADDR, addr);
-        path.putLong(msg + (rma ? Layout.MSG_RMA_CONTEXT : Layout.MSG_CONTEXT), context);
-        path.putLong(msg + (rma ? Layout.MSG_RMA_DATA : Layout.MSG_DATA), data);
+        path.putLong(msg + NativeOffsets.MSG_IOV, scratch + SCRATCH_IOV);
+        path.putLong(msg + NativeOffsets.MSG_DESC, scratch + SCRATCH_DESC);
+        path.putLong(msg + NativeOffsets.MSG_IOV_COUNT, 1);
+        path.putLong(msg + NativeOffsets.MSG_ADDR, addr);
+        path.putLong(msg + (rma ? NativeOffsets.MSG_RMA_CONTEXT : NativeOffsets.MSG_CONTEXT), context);
+        path.putLong(msg + (rma ? NativeOffsets.MSG_RMA_DATA : NativeOffsets.MSG_DATA), data);
         return msg;
     }
 
@@ -177,11 +153,11 @@ final class OfiEndpoint implements Endpoint {
             long context) {
         long msg = fillMsg(buf, len, desc, peer, context, data, true);
         long rmaIov = scratch + SCRATCH_RMA_IOV;
-        path.putLong(rmaIov + Layout.RMA_IOV_ADDR, remoteAddr);
-        path.putLong(rmaIov + Layout.RMA_IOV_LEN, len);
-        path.putLong(rmaIov + Layout.RMA_IOV_KEY, key);
-        path.putLong(msg + Layout.MSG_RMA_RMA_IOV, rmaIov);
-        path.putLong(msg + Layout.MSG_RMA_RMA_IOV_COUNT, 1);
+        path.putLong(rmaIov + NativeOffsets.RMA_IOV_ADDR, remoteAddr);
+        path.putLong(rmaIov + NativeOffsets.RMA_IOV_LEN, len);
+        path.putLong(rmaIov + NativeOffsets.RMA_IOV_KEY, key);
+        path.putLong(msg + NativeOffsets.MSG_RMA_RMA_IOV, rmaIov);
+        path.putLong(msg + NativeOffsets.MSG_RMA_RMA_IOV_COUNT, 1);
         return msg;
     }
 

@@ -32,9 +32,9 @@ final class OfiFabric implements Fabric {
         if (closed) {
             throw new IllegalStateException("fabric is closed");
         }
-        long ops = Ops.getLong(fabric + Layout.FABRIC_OPS);
+        long ops = Ops.getLong(fabric + NativeOffsets.FABRIC_OPS);
         Memory out = Ops.scratch(8);
-        Ops.check("fi_domain", info.provider(), Ops.fn(ops, Layout.OPS_FABRIC_DOMAIN, "fi_domain",
+        Ops.check("fi_domain", info.provider(), Ops.fn(ops, NativeOffsets.OPS_FABRIC_DOMAIN, "fi_domain",
                 info.provider()).invokeInt(new Object[] {fabric, infoCopy, Pointer.nativeValue(out), 0L}));
         OfiDomain domain = new OfiDomain(this, out.getLong(0));
         domains.add(domain);

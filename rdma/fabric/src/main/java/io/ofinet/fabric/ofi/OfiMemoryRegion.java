@@ -34,12 +34,12 @@ final class OfiMemoryRegion implements MemoryRegion {
 
     @Override
     public long key() {
-        return Ops.getLong(mr + Layout.MR_KEY);
+        return Ops.getLong(mr + NativeOffsets.MR_KEY);
     }
 
     @Override
     public long descriptor() {
-        return Ops.getLong(mr + Layout.MR_MEM_DESC);
+        return Ops.getLong(mr + NativeOffsets.MR_MEM_DESC);
     }
 
     @Override

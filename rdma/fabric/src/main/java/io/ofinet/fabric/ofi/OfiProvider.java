@@ -52,20 +52,20 @@ public final class OfiProvider implements FabricProvider {
         }
         try {
             long info = Pointer.nativeValue(h);
-            h.setLong(Layout.INFO_CAPS, hints.caps());
-            h.setLong(Layout.INFO_MODE, 0); // no mode bits: contexts are plain values
-            long ep = Ops.getLong(info + Layout.INFO_EP_ATTR);
-            new Pointer(ep).setInt(Layout.EP_TYPE, Fi.EP_RDM);
-            Pointer domain = new Pointer(Ops.getLong(info + Layout.INFO_DOMAIN_ATTR));
-            domain.setInt(Layout.DOMAIN_MR_MODE, hints.mrMode());
-            domain.setInt(Layout.DOMAIN_THREADING, hints.threading());
-            domain.setInt(Layout.DOMAIN_DATA_PROGRESS, hints.dataProgress());
+            h.setLong(NativeOffsets.INFO_CAPS, hints.caps());
+            h.setLong(NativeOffsets.INFO_MODE, 0); // no mode bits: contexts are plain values
+            long ep = Ops.getLong(info + NativeOffsets.INFO_EP_ATTR);
+            new Pointer(ep).setInt(NativeOffsets.EP_TYPE, Fi.EP_RDM);
+            Pointer domain = new Pointer(Ops.getLong(info + NativeOffsets.INFO_DOMAIN_ATTR));
+            domain.setInt(NativeOffsets.DOMAIN_MR_MODE, hints.mrMode());
+            domain.setInt(NativeOffsets.DOMAIN_THREADING, hints.threading());
+            domain.setInt(NativeOffsets.DOMAIN_DATA_PROGRESS, hints.dataProgress());
             // The domain name is not passed to libfabric: ofi_rxm over tcp both ignores it (every
             // domain comes back) and, for an interface whose peer is in another network namespace,
             // loses the very domain named. The offers are filtered here instead.
             if (hints.provider().isPresent()) {
-                Pointer fabric = new Pointer(Ops.getLong(info + Layout.INFO_FABRIC_ATTR));
-                fabric.setLong(Layout.FABRIC_PROV_NAME, Ops.strdup(hints.provider().get()));
+                Pointer fabric = new Pointer(Ops.getLong(info + NativeOffsets.INFO_FABRIC_ATTR));
+                fabric.setLong(NativeOffsets.FABRIC_PROV_NAME, Ops.strdup(hints.provider().get()));
             }
             PointerByReference out = new PointerByReference();
             String node = hints.node().orElse(null);
@@ -85,7 +85,7 @@ public final class OfiProvider implements FabricProvider {
     /** The list, keeping only offers of the required domain, when one is required. */
     private static OfiInfoList list(long head, String domain) {
         List<Long> entries = new ArrayList<>();
-        for (long p = head; p != 0; p = Ops.getLong(p + Layout.INFO_NEXT)) {
+        for (long p = head; p != 0; p = Ops.getLong(p + NativeOffsets.INFO_NEXT)) {
             entries.add(p);
         }
         List<FabricInfo> infos = new ArrayList<>();
@@ -101,30 +101,30 @@ public final class OfiProvider implements FabricProvider {
 
     /** Reads one fi_info into an immutable description. */
     static FabricInfo describe(long info, Object handle) {
-        long tx = Ops.getLong(info + Layout.INFO_TX_ATTR);
-        long rx = Ops.getLong(info + Layout.INFO_RX_ATTR);
-        long ep = Ops.getLong(info + Layout.INFO_EP_ATTR);
-        long domain = Ops.getLong(info + Layout.INFO_DOMAIN_ATTR);
-        long fabric = Ops.getLong(info + Layout.INFO_FABRIC_ATTR);
+        long tx = Ops.getLong(info + NativeOffsets.INFO_TX_ATTR);
+        long rx = Ops.getLong(info + NativeOffsets.INFO_RX_ATTR);
+        long ep = Ops.getLong(info + NativeOffsets.INFO_EP_ATTR);
+        long domain = Ops.getLong(info + NativeOffsets.INFO_DOMAIN_ATTR);
+        long fabric = Ops.getLong(info + NativeOffsets.INFO_FABRIC_ATTR);
         return new FabricInfo(
-                Ops.string(Ops.getLong(fabric + Layout.FABRIC_PROV_NAME)),
-                Ops.string(Ops.getLong(fabric + Layout.FABRIC_NAME)),
-                Ops.string(Ops.getLong(domain + Layout.DOMAIN_NAME)),
-                Ops.getLong(info + Layout.INFO_CAPS),
-                Ops.getLong(info + Layout.INFO_MODE),
-                Ops.getInt(domain + Layout.DOMAIN_MR_MODE),
-                Ops.getLong(domain + Layout.DOMAIN_MR_KEY_SIZE),
-                Ops.getLong(domain + Layout.DOMAIN_CQ_DATA_SIZE),
-                ep == 0 ? 0 : Ops.getLong(ep + Layout.EP_MAX_MSG_SIZE),
-                tx == 0 ? 0 : Ops.getLong(tx + Layout.TX_INJECT_SIZE),
-                tx == 0 ? 0 : Ops.getLong(tx + Layout.TX_SIZE),
-                rx == 0 ? 0 : Ops.getLong(rx + Layout.RX_SIZE),
-                Ops.getInt(domain + Layout.DOMAIN_DATA_PROGRESS),
-                Ops.getInt(domain + Layout.DOMAIN_CONTROL_PROGRESS),
-                Ops.getInt(domain + Layout.DOMAIN_THREADING),
-                Ops.getInt(info + Layout.INFO_ADDR_FORMAT),
-                Ops.getInt(fabric + Layout.FABRIC_API_VERSION),
-                nic(Ops.getLong(info + Layout.INFO_NIC)),
+                Ops.string(Ops.getLong(fabric + NativeOffsets.FABRIC_PROV_NAME)),
+                Ops.string(Ops.getLong(fabric + NativeOffsets.FABRIC_NAME)),
+                Ops.string(Ops.getLong(domain + NativeOffsets.DOMAIN_NAME)),
+                Ops.getLong(info + NativeOffsets.INFO_CAPS),
+                Ops.getLong(info + NativeOffsets.INFO_MODE),
+                Ops.getInt(domain + NativeOffsets.DOMAIN_MR_MODE),
+                Ops.getLong(domain + NativeOffsets.DOMAIN_MR_KEY_SIZE),
+                Ops.getLong(domain + NativeOffsets.DOMAIN_CQ_DATA_SIZE),
+                ep == 0 ? 0 : Ops.getLong(ep + NativeOffsets.EP_MAX_MSG_SIZE),
+                tx == 0 ? 0 : Ops.getLong(tx + NativeOffsets.TX_INJECT_SIZE),
+                tx == 0 ? 0 : Ops.getLong(tx + NativeOffsets.TX_SIZE),
+                rx == 0 ? 0 : Ops.getLong(rx + NativeOffsets.RX_SIZE),
+                Ops.getInt(domain + NativeOffsets.DOMAIN_DATA_PROGRESS),
+                Ops.getInt(domain + NativeOffsets.DOMAIN_CONTROL_PROGRESS),
+                Ops.getInt(domain + NativeOffsets.DOMAIN_THREADING),
+                Ops.getInt(info + NativeOffsets.INFO_ADDR_FORMAT),
+                Ops.getInt(fabric + NativeOffsets.FABRIC_API_VERSION),
+                nic(Ops.getLong(info + NativeOffsets.INFO_NIC)),
                 handle);
     }
 
@@ -132,23 +132,23 @@ public final class OfiProvider implements FabricProvider {
         if (nic == 0) {
             return Optional.empty();
         }
-        long device = Ops.getLong(nic + Layout.NIC_DEVICE_ATTR);
-        long bus = Ops.getLong(nic + Layout.NIC_BUS_ATTR);
-        long link = Ops.getLong(nic + Layout.NIC_LINK_ATTR);
+        long device = Ops.getLong(nic + NativeOffsets.NIC_DEVICE_ATTR);
+        long bus = Ops.getLong(nic + NativeOffsets.NIC_BUS_ATTR);
+        long link = Ops.getLong(nic + NativeOffsets.NIC_LINK_ATTR);
         Optional<String> name = device == 0 ? Optional.empty()
-                : Optional.of(Ops.string(Ops.getLong(device + Layout.DEVICE_NAME))).filter(s -> !s.isEmpty());
+                : Optional.of(Ops.string(Ops.getLong(device + NativeOffsets.DEVICE_NAME))).filter(s -> !s.isEmpty());
         Optional<String> pci = Optional.empty();
-        if (bus != 0 && Ops.getInt(bus + Layout.BUS_TYPE) == Layout.BUS_TYPE_PCI) {
-            long pciAttr = bus + Layout.BUS_PCI;
+        if (bus != 0 && Ops.getInt(bus + NativeOffsets.BUS_TYPE) == NativeOffsets.BUS_TYPE_PCI) {
+            long pciAttr = bus + NativeOffsets.BUS_PCI;
             Pointer p = Ops.BASE;
             pci = Optional.of(String.format(Locale.ROOT, "%04x:%02x:%02x.%x",
-                    p.getShort(pciAttr + Layout.PCI_DOMAIN_ID) & 0xffff,
-                    p.getByte(pciAttr + Layout.PCI_BUS_ID) & 0xff,
-                    p.getByte(pciAttr + Layout.PCI_DEVICE_ID) & 0xff,
-                    p.getByte(pciAttr + Layout.PCI_FUNCTION_ID) & 0xff));
+                    p.getShort(pciAttr + NativeOffsets.PCI_DOMAIN_ID) & 0xffff,
+                    p.getByte(pciAttr + NativeOffsets.PCI_BUS_ID) & 0xff,
+                    p.getByte(pciAttr + NativeOffsets.PCI_DEVICE_ID) & 0xff,
+                    p.getByte(pciAttr + NativeOffsets.PCI_FUNCTION_ID) & 0xff));
         }
-        long speed = link == 0 ? 0 : Ops.getLong(link + Layout.LINK_SPEED);
-        long mtu = link == 0 ? 0 : Ops.getLong(link + Layout.LINK_MTU);
+        long speed = link == 0 ? 0 : Ops.getLong(link + NativeOffsets.LINK_SPEED);
+        long mtu = link == 0 ? 0 : Ops.getLong(link + NativeOffsets.LINK_MTU);
         return Optional.of(new NicAttributes(name, pci, speed, mtu));
     }
 
@@ -160,7 +160,7 @@ public final class OfiProvider implements FabricProvider {
         long copy = ref.duplicate();
         try {
             PointerByReference out = new PointerByReference();
-            long fabricAttr = Ops.getLong(copy + Layout.INFO_FABRIC_ATTR);
+            long fabricAttr = Ops.getLong(copy + NativeOffsets.INFO_FABRIC_ATTR);
             Ops.check("fi_fabric", info.provider(),
                     OfiLibrary.lib().fi_fabric(new Pointer(fabricAttr), out, null));
             return new OfiFabric(describe(copy, null), copy, Pointer.nativeValue(out.getValue()));

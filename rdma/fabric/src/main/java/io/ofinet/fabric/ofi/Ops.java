@@ -42,7 +42,7 @@ final class Ops {
 
     /** fid->ops->close/bind/control of any fid. */
     static Function fidOp(long fid, int offset, String call, String provider) throws FabricException {
-        return fn(getLong(fid + Layout.FID_OPS), offset, call, provider);
+        return fn(getLong(fid + NativeOffsets.FID_OPS), offset, call, provider);
     }
 
     /** Calls an int-returning function, throwing for a negative result. */
@@ -76,19 +76,19 @@ final class Ops {
 
     /** fi_close on a fid. */
     static void close(long fid, String what, String provider) throws FabricException {
-        Function close = fidOp(fid, Layout.FI_OPS_CLOSE, "fi_close(" + what + ")", provider);
+        Function close = fidOp(fid, NativeOffsets.FI_OPS_CLOSE, "fi_close(" + what + ")", provider);
         check("fi_close(" + what + ")", provider, close.invokeInt(new Object[] {fid}));
     }
 
     /** fi_enable: fid->ops->control(fid, FI_ENABLE, NULL). */
     static void enable(long fid, String call, String provider) throws FabricException {
-        Function control = fidOp(fid, Layout.FI_OPS_CONTROL, call, provider);
-        check(call, provider, control.invokeInt(new Object[] {fid, Layout.FI_ENABLE, 0L}));
+        Function control = fidOp(fid, NativeOffsets.FI_OPS_CONTROL, call, provider);
+        check(call, provider, control.invokeInt(new Object[] {fid, NativeOffsets.FI_ENABLE, 0L}));
     }
 
     /** fi_*_bind: fid->ops->bind(fid, bfid, flags). */
     static void bind(long fid, long bfid, long flags, String call, String provider) throws FabricException {
-        Function bind = fidOp(fid, Layout.FI_OPS_BIND, call, provider);
+        Function bind = fidOp(fid, NativeOffsets.FI_OPS_BIND, call, provider);
         check(call, provider, bind.invokeInt(new Object[] {fid, bfid, flags}));
     }
 }

@@ -77,9 +77,9 @@ final class FfmDataPath implements DataPath {
 
     @Override
     public CqCalls cq(long cq) {
-        long ops = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, cq + Layout.CQ_OPS);
-        MemorySegment read = function(ops, Layout.OPS_CQ_READ, "fi_cq_read");
-        MemorySegment readerr = function(ops, Layout.OPS_CQ_READERR, "fi_cq_readerr");
+        long ops = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, cq + NativeOffsets.CQ_OPS);
+        MemorySegment read = function(ops, NativeOffsets.OPS_CQ_READ, "fi_cq_read");
+        MemorySegment readerr = function(ops, NativeOffsets.OPS_CQ_READERR, "fi_cq_readerr");
         return new CqCalls() {
             @Override
             public long read(long buf, long count) {
@@ -148,18 +148,18 @@ final class FfmDataPath implements DataPath {
 
         FfmEndpointCalls(long ep) {
             this.ep = ep;
-            long msg = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, ep + Layout.EP_MSG);
-            long rma = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, ep + Layout.EP_RMA);
-            send = function(msg, Layout.OPS_MSG_SEND, "fi_send");
-            recv = function(msg, Layout.OPS_MSG_RECV, "fi_recv");
-            senddata = function(msg, Layout.OPS_MSG_SENDDATA, "fi_senddata");
-            sendmsg = function(msg, Layout.OPS_MSG_SENDMSG, "fi_sendmsg");
-            recvmsg = function(msg, Layout.OPS_MSG_RECVMSG, "fi_recvmsg");
-            write = function(rma, Layout.OPS_RMA_WRITE, "fi_write");
-            writedata = function(rma, Layout.OPS_RMA_WRITEDATA, "fi_writedata");
-            read = function(rma, Layout.OPS_RMA_READ, "fi_read");
-            writemsg = function(rma, Layout.OPS_RMA_WRITEMSG, "fi_writemsg");
-            readmsg = function(rma, Layout.OPS_RMA_READMSG, "fi_readmsg");
+            long msg = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, ep + NativeOffsets.EP_MSG);
+            long rma = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, ep + NativeOffsets.EP_RMA);
+            send = function(msg, NativeOffsets.OPS_MSG_SEND, "fi_send");
+            recv = function(msg, NativeOffsets.OPS_MSG_RECV, "fi_recv");
+            senddata = function(msg, NativeOffsets.OPS_MSG_SENDDATA, "fi_senddata");
+            sendmsg = function(msg, NativeOffsets.OPS_MSG_SENDMSG, "fi_sendmsg");
+            recvmsg = function(msg, NativeOffsets.OPS_MSG_RECVMSG, "fi_recvmsg");
+            write = function(rma, NativeOffsets.OPS_RMA_WRITE, "fi_write");
+            writedata = function(rma, NativeOffsets.OPS_RMA_WRITEDATA, "fi_writedata");
+            read = function(rma, NativeOffsets.OPS_RMA_READ, "fi_read");
+            writemsg = function(rma, NativeOffsets.OPS_RMA_WRITEMSG, "fi_writemsg");
+            readmsg = function(rma, NativeOffsets.OPS_RMA_READMSG, "fi_readmsg");
         }
 
         @Override

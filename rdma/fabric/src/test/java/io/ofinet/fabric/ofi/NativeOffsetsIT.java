@@ -26,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * with gcc against libfabric-dev and its output compared with the Java values. It fails, never
  * skips, when gcc or the headers are missing: CI installs both.
  */
-class NativeLayoutIT {
-    /** Layout constant -> the C expression it must equal. */
+class NativeOffsetsIT {
+    /** NativeOffsets constant -> the C expression it must equal. */
     private static final String[][] LAYOUT = {
             {"INFO_NEXT", "offsetof(struct fi_info, next)"},
             {"INFO_CAPS", "offsetof(struct fi_info, caps)"},
@@ -102,8 +102,6 @@ class NativeLayoutIT {
             {"EP_CM", "offsetof(struct fid_ep, cm)"},
             {"EP_MSG", "offsetof(struct fid_ep, msg)"},
             {"EP_RMA", "offsetof(struct fid_ep, rma)"},
-            {"OPS_EP_GETOPT", "offsetof(struct fi_ops_ep, getopt)"},
-            {"OPS_EP_SETOPT", "offsetof(struct fi_ops_ep, setopt)"},
             {"OPS_CM_GETNAME", "offsetof(struct fi_ops_cm, getname)"},
             {"OPS_MSG_RECV", "offsetof(struct fi_ops_msg, recv)"},
             {"OPS_MSG_RECVMSG", "offsetof(struct fi_ops_msg, recvmsg)"},
@@ -169,8 +167,7 @@ class NativeLayoutIT {
             {"AV_ATTR_TYPE", "offsetof(struct fi_av_attr, type)"},
             {"AV_ATTR_COUNT", "offsetof(struct fi_av_attr, count)"},
             {"AV_ATTR_SIZE", "sizeof(struct fi_av_attr)"},
-            {"FI_ENABLE", "FI_ENABLE"},
-            {"FI_OPT_ENDPOINT", "FI_OPT_ENDPOINT"}
+            {"FI_ENABLE", "FI_ENABLE"}
     };
 
     private static Map<String, Long> native_;
@@ -182,7 +179,7 @@ class NativeLayoutIT {
                 + "#include <rdma/fi_cm.h>\n#include <rdma/fi_rma.h>\n#include <rdma/fi_eq.h>\n"
                 + "#include <rdma/fi_errno.h>\nint main(void) {\n");
         for (String[] row : LAYOUT) {
-            print(c, "Layout." + row[0], row[1]);
+            print(c, "NativeOffsets." + row[0], row[1]);
         }
         for (Field f : constants(Fi.class)) {
             print(c, "Fi." + f.getName(), "FI_" + f.getName());
@@ -235,12 +232,12 @@ class NativeLayoutIT {
     }
 
     @Test
-    void everyLayoutConstantMatchesTheHeaders() throws Exception {
-        assertEquals(constants(Layout.class).size(), LAYOUT.length, "every Layout constant is pinned");
+    void everyNativeOffsetMatchesTheHeaders() throws Exception {
+        assertEquals(constants(NativeOffsets.class).size(), LAYOUT.length, "every NativeOffsets constant is pinned");
         List<String> wrong = new ArrayList<>();
         for (String[] row : LAYOUT) {
-            long java = value(Layout.class, row[0]);
-            long c = native_.get("Layout." + row[0]);
+            long java = value(NativeOffsets.class, row[0]);
+            long c = native_.get("NativeOffsets." + row[0]);
             if (java != c) {
                 wrong.add(row[0] + " = " + java + " but " + row[1] + " = " + c);
             }

@@ -5,8 +5,8 @@ package io.ofinet.fabric.ofi;
  * aarch64 Linux, LP64). Pinned against the installed headers by a test that compiles a C program
  * printing {@code offsetof} and {@code sizeof}.
  */
-final class Layout {
-    private Layout() {
+final class NativeOffsets {
+    private NativeOffsets() {
     }
 
     // struct fi_info
@@ -106,8 +106,6 @@ final class Layout {
     static final int EP_CM = 32;
     static final int EP_MSG = 40;
     static final int EP_RMA = 48;
-    static final int OPS_EP_GETOPT = 16;
-    static final int OPS_EP_SETOPT = 24;
     static final int OPS_CM_GETNAME = 16;
     static final int OPS_MSG_RECV = 8;
     static final int OPS_MSG_RECVMSG = 24;
@@ -185,6 +183,4 @@ final class Layout {
 
     /** fi_control command FI_ENABLE. */
     static final int FI_ENABLE = 6;
-    /** fi_setopt level FI_OPT_ENDPOINT. */
-    static final int FI_OPT_ENDPOINT = 0;
 }

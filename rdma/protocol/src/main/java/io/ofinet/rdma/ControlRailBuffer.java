@@ -15,7 +15,7 @@ import java.util.function.Consumer;
  * control rail, with the two operations that use it, made once: a posted receive of handshake
  * messages, and a send of one.
  */
-final class ControlBuffer {
+final class ControlRailBuffer {
     /** Bytes of a control buffer: any handshake message fits. */
     static final int BYTES = 4096;
 
@@ -26,7 +26,7 @@ final class ControlBuffer {
     final Receive receive = new Receive();
     final Send send = new Send();
 
-    ControlBuffer(RdmaEndpoint endpoint, Freelist.Block block, long address) {
+    ControlRailBuffer(RdmaEndpoint endpoint, Freelist.Block block, long address) {
         this.endpoint = endpoint;
         this.address = address;
         this.mr = (MrHandle) block.handle();
@@ -49,7 +49,7 @@ final class ControlBuffer {
         protected void completed(int rail, long flags, long len, long data) {
             if ((flags & Fi.REMOTE_CQ_DATA) != 0) {
                 // Not a handshake: a notice with immediate data (a zero-byte message, a refusal).
-                endpoint.arrivals().notice(rail, len, data);
+                endpoint.immediates().notice(rail, len, data);
                 repost();
                 return;
             }
@@ -99,13 +99,13 @@ final class ControlBuffer {
 
         @Override
         protected void completed(int rail, long flags, long len, long data) {
-            endpoint.pools().release(ControlBuffer.this);
+            endpoint.pools().release(ControlRailBuffer.this);
             onSent.run();
         }
 
         @Override
         protected void failed(RdmaException cause) {
-            endpoint.pools().release(ControlBuffer.this);
+            endpoint.pools().release(ControlRailBuffer.this);
             onFailed.accept(cause);
         }
 

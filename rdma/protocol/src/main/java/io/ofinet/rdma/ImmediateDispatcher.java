@@ -11,13 +11,13 @@ import java.lang.System.Logger.Level;
  * notices on the first control rail (zero-byte messages, refusals, keepalives, close notices),
  * dispatched to the communicator they name. Called from progress, with the endpoint's lock held.
  */
-final class Arrivals {
-    private static final System.Logger LOG = System.getLogger(Arrivals.class.getName());
+final class ImmediateDispatcher {
+    private static final System.Logger LOG = System.getLogger(ImmediateDispatcher.class.getName());
 
     private final RdmaEndpoint endpoint;
     private final int dataRails;
 
-    Arrivals(RdmaEndpoint endpoint, int dataRails) {
+    ImmediateDispatcher(RdmaEndpoint endpoint, int dataRails) {
         this.endpoint = endpoint;
         this.dataRails = dataRails;
     }

@@ -1,0 +1,92 @@
+package io.ofinet.rdma;
+
+import io.ofinet.rdma.progress.PeerQueue;
+
+/**
+ * The other side of a connection as the handshake learned it: the peer's communicator id, its
+ * address on each data and control rail, and the queue this endpoint's posts to each of them wait
+ * in. Made once, by the handshake, and never changed; send and receive communicators share it.
+ */
+final class Connection {
+    private final RdmaEndpoint endpoint;
+    private final int peerCommId;
+    private final long[] dataPeers;
+    private final long[] controlPeers;
+    private final PeerQueue[] dataQueues;
+    private final PeerQueue[] controlQueues;
+
+    Connection(RdmaEndpoint endpoint, int peerCommId, long[] dataPeers, long[] controlPeers) {
+        this.endpoint = endpoint;
+        this.peerCommId = peerCommId;
+        this.dataPeers = dataPeers.clone();
+        this.controlPeers = controlPeers.clone();
+        this.dataQueues = new PeerQueue[dataPeers.length];
+        this.controlQueues = new PeerQueue[controlPeers.length];
+        for (int r = 0; r < dataPeers.length; r++) {
+            dataQueues[r] = endpoint.peerQueue(r, dataPeers[r]);
+        }
+        for (int c = 0; c < controlPeers.length; c++) {
+            controlQueues[c] = endpoint.peerQueue(dataPeers.length + c, controlPeers[c]);
+        }
+    }
+
+    /** The peer's communicator id, named in the immediate data this side sends. */
+    int peerCommId() {
+        return peerCommId;
+    }
+
+    /** The peer's address handle on data rail {@code rail}. */
+    long dataPeer(int rail) {
+        return dataPeers[rail];
+    }
+
+    /** The peer's address handle on control rail {@code rail}. */
+    long controlPeer(int rail) {
+        return controlPeers[rail];
+    }
+
+    PeerQueue dataQueue(int rail) {
+        return dataQueues[rail];
+    }
+
+    PeerQueue controlQueue(int rail) {
+        return controlQueues[rail];
+    }
+
+    /**
+     * Posts {@code op} as a notice to the peer: a zero-byte send with immediate data {@code word}
+     * to its first control rail, through that destination's queue.
+     */
+    void sendNotice(RmaOp op, String what, int word, RmaOp.Owner owner) {
+        RailSet rails = endpoint.railSet();
+        op.set(RmaOp.Kind.SENDDATA, rails.controlEndpoint(0), 0, what, owner);
+        op.buf = 0;
+        op.len = 0;
+        op.desc = 0;
+        op.data = rails.immediate(word, 0);
+        op.peer = controlPeers[0];
+        endpoint.engine().submit(op, controlQueues[0]);
+    }
+
+    /**
+     * Registers a communicator's liveness with the queue of every destination of this connection.
+     * The handshake just completed, so a condemnation of an earlier connection to them lapses.
+     */
+    void watch(PeerQueue.Listener listener) {
+        for (PeerQueue[] group : new PeerQueue[][] {dataQueues, controlQueues}) {
+            for (PeerQueue queue : group) {
+                queue.revive();
+                queue.listen(listener);
+            }
+        }
+    }
+
+    /** The communicator closed: the fate of these destinations no longer concerns it. */
+    void unwatch(PeerQueue.Listener listener) {
+        for (PeerQueue[] group : new PeerQueue[][] {dataQueues, controlQueues}) {
+            for (PeerQueue queue : group) {
+                queue.unlisten(listener);
+            }
+        }
+    }
+}
