@@ -23,10 +23,10 @@ final class Connection {
         this.dataQueues = new PeerQueue[dataPeers.length];
         this.controlQueues = new PeerQueue[controlPeers.length];
         for (int r = 0; r < dataPeers.length; r++) {
-            dataQueues[r] = endpoint.peerQueue(r, dataPeers[r]);
+            dataQueues[r] = endpoint.peers().queue(r, dataPeers[r]);
         }
         for (int c = 0; c < controlPeers.length; c++) {
-            controlQueues[c] = endpoint.peerQueue(dataPeers.length + c, controlPeers[c]);
+            controlQueues[c] = endpoint.peers().queue(dataPeers.length + c, controlPeers[c]);
         }
     }
 

@@ -16,6 +16,7 @@ import java.util.function.Consumer;
  * messages, and a send of one.
  */
 final class ControlRailBuffer {
+    private static final System.Logger LOG = System.getLogger(ControlRailBuffer.class.getName());
     /** Bytes of a control buffer: any handshake message fits. */
     static final int BYTES = 4096;
 
@@ -53,20 +54,19 @@ final class ControlRailBuffer {
                 repost();
                 return;
             }
-            byte[] bytes = endpoint.scratch();
-            int n = (int) Math.min(len, Math.min(bytes.length, BYTES));
-            endpoint.memory().read(address, bytes, 0, n);
-            endpoint.handshake().onMessage(bytes, n);
+            endpoint.handshake().onMessage(address, (int) Math.min(len, BYTES));
             repost();
         }
 
         private void repost() {
-            endpoint.engine().submit(this, endpoint.localQueue(endpoint.dataRails()));
+            endpoint.engine().submit(this, endpoint.peers().local(endpoint.dataRails()));
         }
 
         @Override
         protected void failed(RdmaException cause) {
-            endpoint.onReceiveFailed(cause);
+            if (!endpoint.isClosed()) {
+                LOG.log(System.Logger.Level.WARNING, "a handshake receive failed: {0}", cause.getMessage());
+            }
         }
 
         @Override

@@ -3,8 +3,11 @@ package io.ofinet.rdma;
 import io.ofinet.config.DeviceParameters;
 import io.ofinet.config.Parameter;
 import io.ofinet.fabric.HostMemory;
+import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.Registrar;
 import io.ofinet.mr.Use;
+import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.progress.ProgressEngine;
@@ -25,21 +28,23 @@ final class EndpointPools {
 
     private final RdmaEndpoint endpoint;
     private final HostMemory memory;
+    private final Registrar registrar;
     private Freelist<RmaOp> ops;
     private Freelist<ControlRailBuffer> controlBuffers;
     private long flushBuffer;
     private MrHandle flushMr;
     private boolean closed;
 
-    EndpointPools(RdmaEndpoint endpoint, HostMemory memory) {
+    EndpointPools(RdmaEndpoint endpoint, HostMemory memory, Registrar registrar) {
         this.endpoint = endpoint;
         this.memory = memory;
+        this.registrar = registrar;
     }
 
     /** Makes the pools and posts the first control receives. */
     void open(ProgressEngine engine, DeviceParameters params) throws RdmaException {
         flushBuffer = memory.allocate(FLUSH_BYTES);
-        flushMr = endpoint.register(flushBuffer, FLUSH_BYTES, Use.FLUSH_BUFFER);
+        flushMr = register(flushBuffer, FLUSH_BYTES, Use.FLUSH_BUFFER);
         int minPosted = (int) (long) params.get(Parameter.RDMA_MIN_POSTED_CONTROL_BUFFERS);
         int maxPosted = (int) (long) params.get(Parameter.RDMA_MAX_POSTED_CONTROL_BUFFERS);
         controlBuffers = Freelist.<ControlRailBuffer>builder("control buffers",
@@ -61,12 +66,12 @@ final class EndpointPools {
                 .registered(new Freelist.BlockRegistrar() {
                     @Override
                     public Object register(long address, long bytes) throws RdmaException {
-                        return endpoint.register(address, bytes, Use.CONTROL_BUFFERS);
+                        return EndpointPools.this.register(address, bytes, Use.CONTROL_BUFFERS);
                     }
 
                     @Override
                     public void deregister(Object handle) throws RdmaException {
-                        RdmaEndpoint.deregister((MrHandle) handle);
+                        EndpointPools.deregister((MrHandle) handle);
                     }
                 })
                 .hooks(buffer -> {
@@ -75,10 +80,27 @@ final class EndpointPools {
                 }, buffer -> { })
                 .build();
         for (int i = 0; i < minPosted; i++) {
-            engine.submit(controlBuffers.acquire().receive, endpoint.localQueue(endpoint.dataRails()));
+            engine.submit(controlBuffers.acquire().receive, endpoint.peers().local(endpoint.dataRails()));
         }
         ops = Freelist.<RmaOp>builder("data-path operations", (block, address) -> new RmaOp(endpoint))
                 .sizes(256, 256, MAX_OPS).hooks(engine::register, op -> { }).build();
+    }
+
+    /** Registers {@code [address, address + bytes)} for the endpoint's rails, for {@code use}. */
+    MrHandle register(long address, long bytes, Use use) throws RdmaException {
+        try {
+            return registrar.register(endpoint.railSet().registrationView(), address, bytes, use);
+        } catch (MrException e) {
+            throw new RdmaException(ErrorCategory.SYSTEM, e.getMessage(), e);
+        }
+    }
+
+    static void deregister(MrHandle handle) throws RdmaException {
+        try {
+            handle.close();
+        } catch (MrException e) {
+            throw new RdmaException(ErrorCategory.SYSTEM, e.getMessage(), e);
+        }
     }
 
     /** A pooled data-path operation, or null when all are in flight. */

@@ -34,6 +34,8 @@ final class Handshake {
     /** Connections in progress, by the handle they were started with (connect is called again with it). */
     private final Map<ByteBuffer, SendComm> connecting = new HashMap<>();
     private final List<RecvComm> accepting = new ArrayList<>();
+    /** Where an arrived handshake message is copied to be decoded. */
+    private final byte[] received = new byte[ControlRailBuffer.BYTES];
 
     Handshake(RdmaEndpoint endpoint, int dataRails, int controlRails) {
         this.endpoint = endpoint;
@@ -122,7 +124,7 @@ final class Handshake {
         try {
             long bytes = (long) Limits.WINDOW * slotBytes;
             mailbox = endpoint.memory().allocate(bytes);
-            mailboxMr = endpoint.register(mailbox, bytes, io.ofinet.mr.Use.CONTROL_MAILBOX);
+            mailboxMr = endpoint.pools().register(mailbox, bytes, io.ofinet.mr.Use.CONTROL_MAILBOX);
             long listener = endpoint.railSet().av(dataRails).insert(handle.address());
             SendComm comm = new SendComm(endpoint, id, System.nanoTime() + endpoint.params().connectionTimeoutMs() * 1_000_000L,
                     mailbox, mailboxMr, slotBytes);
@@ -171,7 +173,7 @@ final class Handshake {
         }
         byte[] bytes = new byte[HandshakeMessage.MAX_BYTES];
         int n = message.encode(bytes);
-        buffer.send.start(bytes, n, dest, endpoint.peerQueue(dataRails, dest), sent, failed);
+        buffer.send.start(bytes, n, dest, endpoint.peers().queue(dataRails, dest), sent, failed);
     }
 
     /** The next accepted connection on {@code listen}, or null for now. */
@@ -188,11 +190,15 @@ final class Handshake {
         return listen.ready.poll();
     }
 
-    /** A handshake message arrived on the first control rail. A bad one is logged and dropped. */
-    void onMessage(byte[] bytes, int length) {
+    /**
+     * A handshake message of {@code length} bytes arrived on the first control rail, in the
+     * receive buffer at {@code address}. A bad one is logged and dropped.
+     */
+    void onMessage(long address, int length) {
         HandshakeMessage message;
         try {
-            message = HandshakeMessage.decode(bytes, length);
+            endpoint.memory().read(address, received, 0, length);
+            message = HandshakeMessage.decode(received, length);
         } catch (RdmaException e) {
             LOG.log(Level.WARNING, "dropping a handshake message: {0}", e.getMessage());
             return;

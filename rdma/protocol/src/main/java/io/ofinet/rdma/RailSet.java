@@ -6,7 +6,9 @@ import io.ofinet.fabric.Domain;
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.mr.DomainContext;
+import io.ofinet.mr.MrException;
 import io.ofinet.mr.Rails;
+import io.ofinet.mr.Registrar;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,6 +20,7 @@ import java.util.List;
  * each in reverse order of opening.
  */
 final class RailSet {
+    private static final System.Logger LOG = System.getLogger(RailSet.class.getName());
     private static final int CQ_SIZE = 4096;
     private static final int AV_SIZE = 256;
 
@@ -117,8 +120,23 @@ final class RailSet {
         return wideImmediate ? segmentLength << 32 | (word & 0xffffffffL) : word & 0xffffffffL;
     }
 
-    /** Closes endpoints, then address vectors, then queues, adding failures to {@code problems}. */
-    void close(List<Exception> problems) {
+    /**
+     * Deregisters what is still registered for these rails in endpoint scope (such registrations
+     * must close before their endpoint, whoever forgot them), then closes endpoints, address vectors
+     * and queues, adding failures to {@code problems}.
+     */
+    void close(Registrar registrar, List<Exception> problems) {
+        try {
+            if (registrationView != null && registrationView.anyEndpointScope()) {
+                int left = registrar.closeAll(registrationView);
+                if (left > 0) {
+                    LOG.log(System.Logger.Level.WARNING, "deregistered {0} buffers still registered for an endpoint"
+                            + " at its close", left);
+                }
+            }
+        } catch (MrException e) {
+            problems.add(e);
+        }
         for (List<? extends AutoCloseable> group : List.of(endpoints, avs, queues)) {
             for (int i = group.size() - 1; i >= 0; i--) {
                 try {

@@ -56,7 +56,6 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final ImmediateDispatcher immediates;
     private final SlowDuties duties;
     private final CommClosing closing;
-    private final byte[] scratch = new byte[ControlRailBuffer.BYTES];
     private ProgressEngine engine;
     private Peers peers;
     private boolean closed;
@@ -70,7 +69,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.lock = device.domainLock() != null ? device.domainLock() : new ReentrantLock();
         this.rails = new RailSet(dataRails);
         this.memory = device.memory();
-        this.pools = new EndpointPools(this, memory);
+        this.pools = new EndpointPools(this, memory, device.registrar());
         this.handshake = new Handshake(this, dataRails, controlRails);
         this.immediates = new ImmediateDispatcher(this, dataRails);
         this.duties = new SlowDuties(this, params.peerTimeoutMs());
@@ -96,36 +95,19 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
-    /** Registers {@code [address, address + bytes)} for this endpoint's rails, for {@code use}. */
-    MrHandle register(long address, long bytes, Use use) throws RdmaException {
-        try {
-            return device.registrar().register(rails.registrationView(), address, bytes, use);
-        } catch (MrException e) {
-            throw new RdmaException(ErrorCategory.SYSTEM, e.getMessage(), e);
-        }
-    }
-
-    static void deregister(MrHandle handle) throws RdmaException {
-        try {
-            handle.close();
-        } catch (MrException e) {
-            throw new RdmaException(ErrorCategory.SYSTEM, e.getMessage(), e);
-        }
-    }
-
     /**
      * Registers an application buffer for this endpoint's rails (cached where the layout allows).
      * May come from any thread: in endpoint scope a registration is bound to this endpoint's rails.
      */
     public MrHandle registerUserBuffer(long address, long length) throws RdmaException {
-        return whileOpen(() -> register(address, length, Use.USER_BUFFER));
+        return whileOpen(() -> pools.register(address, length, Use.USER_BUFFER));
     }
 
     /** Releases a registration made by {@link #registerUserBuffer}; may come from any thread. */
     public void deregisterUserBuffer(MrHandle handle) throws RdmaException {
         lock.lock();
         try {
-            deregister(handle);
+            EndpointPools.deregister(handle);
         } finally {
             lock.unlock();
         }
@@ -274,19 +256,9 @@ public final class RdmaEndpoint implements AutoCloseable {
         return engine;
     }
 
-    /** The queue of posts to {@code fiAddr} on engine rail {@code rail} (data rails, then control rails). */
-    PeerQueue peerQueue(int rail, long fiAddr) {
-        return peers.queue(rail, fiAddr);
-    }
-
-    /** The queue of posts to no peer on engine rail {@code rail}: receives, reads through the own address. */
-    PeerQueue localQueue(int rail) {
-        return peers.local(rail);
-    }
-
-    /** A buffer for decoding what arrives, used under the endpoint's lock only. */
-    byte[] scratch() {
-        return scratch;
+    /** The destinations of this endpoint's posts, with their queues. */
+    Peers peers() {
+        return peers;
     }
 
     boolean isClosed() {
@@ -296,12 +268,6 @@ public final class RdmaEndpoint implements AutoCloseable {
     void requireOpen() throws RdmaException {
         if (closed) {
             throw new RdmaException(ErrorCategory.INVALID_USAGE, "the endpoint is closed");
-        }
-    }
-
-    void onReceiveFailed(RdmaException cause) {
-        if (!closed) {
-            LOG.log(Level.WARNING, "a handshake receive failed: {0}", cause.getMessage());
         }
     }
 
@@ -340,36 +306,17 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     /**
-     * Pools and registrations first (they may be bound to the rails' endpoints), then the rails.
+     * Pools first, then what the application left registered for these rails, then the rails.
      * What fails is added to {@code primary} when there is one, and returned otherwise.
      */
     private RdmaException closeResources(Exception primary) {
         List<Exception> problems = new ArrayList<>();
         pools.close(problems);
-        try {
-            Rails view = rails.registrationView();
-            if (view != null && view.anyEndpointScope()) {
-                // Registrations bound to this endpoint's rails close before it, whoever forgot them.
-                int left = device.registrar().closeAll(view);
-                if (left > 0) {
-                    LOG.log(Level.WARNING, "deregistered {0} buffers still registered for an endpoint at its close",
-                            left);
-                }
-            }
-        } catch (MrException e) {
-            problems.add(e);
-        }
-        rails.close(problems);
+        rails.close(device.registrar(), problems);
         if (primary != null) {
             problems.forEach(primary::addSuppressed);
             return null;
         }
-        if (problems.isEmpty()) {
-            return null;
-        }
-        RdmaException failure = new RdmaException(ErrorCategory.SYSTEM, "closing an endpoint: "
-                + problems.get(0).getMessage(), problems.get(0));
-        problems.subList(1, problems.size()).forEach(failure::addSuppressed);
-        return failure;
+        return problems.isEmpty() ? null : RdmaException.collected(ErrorCategory.SYSTEM, "closing an endpoint", problems);
     }
 }

@@ -351,7 +351,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             op.peer = endpoint.railSet().self(r);
             op.remote = mr.remoteAddress(RailKind.DATA, r, addresses[target] - mr.address());
             op.key = mr.key(RailKind.DATA, r);
-            endpoint.engine().submit(op, endpoint.localQueue(r));
+            endpoint.engine().submit(op, endpoint.peers().local(r));
         }
         return request;
     }
