@@ -131,7 +131,7 @@ public final class MemProvider implements FabricProvider {
 
     @Override
     public io.ofinet.fabric.HostMemory memory() {
-        return io.ofinet.fabric.ofi.NativeHostMemory.INSTANCE;
+        return io.ofinet.fabric.ofi.NativeMemory.host();
     }
 
     @Override

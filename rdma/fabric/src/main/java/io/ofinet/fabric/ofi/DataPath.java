@@ -1,5 +1,7 @@
 package io.ofinet.fabric.ofi;
 
+import io.ofinet.fabric.HostMemory;
+
 /**
  * The seam of every data-path native call: posts on an endpoint, completion-queue reads, and
  * reads and writes of native memory. Primitive arguments only, addresses as {@code long}, so
@@ -8,7 +10,7 @@ package io.ofinet.fabric.ofi;
  *
  * <p>Return values are libfabric's: 0 or a count on success, a negative error number otherwise.
  */
-interface DataPath {
+interface DataPath extends HostMemory {
 
     /** A short name: {@code "jna"} or {@code "ffm"}. */
     String name();
@@ -19,23 +21,16 @@ interface DataPath {
     /** The reading calls of one completion queue, with its function pointers read once. */
     CqCalls cq(long cq);
 
-    long getLong(long address);
+    /** Host memory is allocated from the C heap, whichever path reads and writes it. */
+    @Override
+    default long allocate(long bytes) {
+        return NativeMemory.allocate(bytes);
+    }
 
-    int getInt(long address);
-
-    void putLong(long address, long value);
-
-    void putInt(long address, int value);
-
-    byte getByte(long address);
-
-    void putByte(long address, byte value);
-
-    /** Copies native bytes into a Java array. */
-    void read(long address, byte[] target, int offset, int length);
-
-    /** Copies a Java array's bytes to native memory. */
-    void write(long address, byte[] source, int offset, int length);
+    @Override
+    default void free(long address) {
+        NativeMemory.free(address);
+    }
 
     /** Posting calls of one endpoint; each returns 0 or a negative libfabric error. */
     interface EndpointCalls {

@@ -13,6 +13,11 @@ public final class NativeMemory {
     private NativeMemory() {
     }
 
+    /** Host memory through the active data path (FFM on JDK 22+, JNA otherwise). */
+    public static io.ofinet.fabric.HostMemory host() {
+        return DataPaths.current();
+    }
+
     /** {@code size} zeroed bytes from the C heap; release with {@link #free}. */
     public static long allocate(long size) {
         if (size < 0) {

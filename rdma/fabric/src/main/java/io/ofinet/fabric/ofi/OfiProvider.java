@@ -30,7 +30,7 @@ public final class OfiProvider implements FabricProvider {
 
     @Override
     public io.ofinet.fabric.HostMemory memory() {
-        return NativeHostMemory.INSTANCE;
+        return DataPaths.current();
     }
 
     @Override

@@ -31,22 +31,30 @@ public final class NpeSurvivor {
         }
         String maps = Files.readString(Path.of("/proc/self/maps"));
         System.out.println("libinfinipath mapped: " + maps.contains("infinipath"));
-        // Implicit null checks (a SIGSEGV caught by the JVM) exist only in JIT-compiled code:
-        // warm the method up until it is compiled, then hand it nulls.
+        System.out.println("survived " + implicitNullChecks(5000));
+    }
+
+    /**
+     * Throws and catches {@code count} NullPointerExceptions from implicit null checks (a SIGSEGV
+     * the JVM handles), which exist only in JIT-compiled code: the method is warmed up until it is
+     * compiled, then handed nulls.
+     *
+     * @return how many were caught
+     */
+    static int implicitNullChecks(int count) {
         String[] inputs = {"a", "bb", "ccc"};
         long total = 0;
         for (int i = 0; i < 2_000_000; i++) {
             total += length(inputs[i % 3]);
         }
-        System.out.println("warm " + total);
         int survived = 0;
-        for (int i = 0; i < 5000; i++) {
+        for (int i = 0; i < count; i++) {
             try {
                 total += length(null);
             } catch (NullPointerException expected) {
                 survived++;
             }
         }
-        System.out.println("survived " + survived);
+        return total > 0 ? survived : -1;
     }
 }

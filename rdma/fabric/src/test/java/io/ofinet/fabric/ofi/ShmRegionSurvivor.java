@@ -22,10 +22,6 @@ public final class ShmRegionSurvivor {
     private ShmRegionSurvivor() {
     }
 
-    private static int length(String s) {
-        return s.length();
-    }
-
     public static void main(String[] args) throws Exception {
         boolean guarded = args[0].equals("guarded");
         long before = JvmSignalHandlers.handler(JvmSignalHandlers.SIGSEGV);
@@ -43,20 +39,7 @@ public final class ShmRegionSurvivor {
         Path region = Path.of("/dev/shm", name.replace("fi_shm://", ""));
         System.out.println("endpoint " + name + ", region present: " + Files.exists(region));
         System.out.println("SIGSEGV handler kept: " + (JvmSignalHandlers.handler(JvmSignalHandlers.SIGSEGV) == before));
-        String[] inputs = {"a", "bb", "ccc"};
-        long total = 0;
-        for (int i = 0; i < 2_000_000; i++) {
-            total += length(inputs[i % 3]);
-        }
-        int survived = 0;
-        for (int i = 0; i < 5000; i++) {
-            try {
-                total += length(null);
-            } catch (NullPointerException expected) {
-                survived++;
-            }
-        }
-        System.out.println("survived " + survived + " (" + total + ")");
+        System.out.println("survived " + NpeSurvivor.implicitNullChecks(5000));
         System.out.println("region present after the null checks: " + Files.exists(region));
         ep.close();
         av.close();
