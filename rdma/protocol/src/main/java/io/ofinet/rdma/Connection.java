@@ -1,6 +1,8 @@
 package io.ofinet.rdma;
 
+import io.ofinet.fabric.FabricException;
 import io.ofinet.rdma.progress.PeerQueue;
+import io.ofinet.rdma.wire.HandshakeMessage;
 
 /**
  * The other side of a connection as the handshake learned it: the peer's communicator id, its
@@ -8,6 +10,9 @@ import io.ofinet.rdma.progress.PeerQueue;
  * in. Made once, by the handshake, and never changed; send and receive communicators share it.
  */
 final class Connection {
+    /** For {@link #inserted}: control rail 0's address is not in the address vector yet. */
+    static final long NOT_INSERTED = -1;
+
     private final RdmaEndpoint endpoint;
     private final int peerCommId;
     private final long[] dataPeers;
@@ -28,6 +33,29 @@ final class Connection {
         for (int c = 0; c < controlPeers.length; c++) {
             controlQueues[c] = endpoint.peers().queue(dataPeers.length + c, controlPeers[c]);
         }
+    }
+
+    /**
+     * The connection to the sender of handshake message {@code m}: its data and control addresses
+     * inserted into this endpoint's address vectors, rail by rail.
+     *
+     * @param control0 control rail 0's address handle when the caller inserted it already (to
+     *     answer the message), or {@link #NOT_INSERTED}
+     */
+    static Connection inserted(RdmaEndpoint endpoint, int peerCommId, HandshakeMessage m, long control0)
+            throws FabricException {
+        RailSet rails = endpoint.railSet();
+        int dataRails = m.dataRails();
+        long[] dataPeers = new long[dataRails];
+        long[] controlPeers = new long[m.controlRails()];
+        for (int r = 0; r < dataRails; r++) {
+            dataPeers[r] = rails.av(r).insert(m.dataAddresses().get(r));
+        }
+        for (int c = 0; c < controlPeers.length; c++) {
+            controlPeers[c] = c == 0 && control0 != NOT_INSERTED ? control0
+                    : rails.av(dataRails + c).insert(m.controlAddresses().get(c));
+        }
+        return new Connection(endpoint, peerCommId, dataPeers, controlPeers);
     }
 
     /** The peer's communicator id, named in the immediate data this side sends. */

@@ -11,9 +11,10 @@ import io.ofinet.rdma.progress.PeerQueue;
 import java.util.function.Consumer;
 
 /**
- * An entry of an endpoint's control-buffer freelist: a registered native buffer on the first
- * control rail, with the two operations that use it, made once: a posted receive of handshake
- * messages, and a send of one.
+ * An entry of an endpoint's control-buffer freelist: a registered native buffer on the control
+ * rails, with the two operations made once for it: a posted receive of handshake messages and
+ * notices on the first control rail, and a send of a handshake message. A receive communicator
+ * also takes one per posted receive and encodes its control message straight into it.
  */
 final class ControlRailBuffer {
     private static final System.Logger LOG = System.getLogger(ControlRailBuffer.class.getName());

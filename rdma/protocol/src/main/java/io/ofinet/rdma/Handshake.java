@@ -233,17 +233,10 @@ final class Handshake {
                     () -> { }, cause -> { });
             return;
         }
-        long[] dataPeers = new long[dataRails];
-        long[] controlPeers = new long[controlRails];
-        for (int r = 0; r < dataRails; r++) {
-            dataPeers[r] = endpoint.railSet().av(r).insert(m.dataAddresses().get(r));
-        }
-        for (int c = 0; c < controlRails; c++) {
-            controlPeers[c] = c == 0 ? reply : endpoint.railSet().av(dataRails + c).insert(m.controlAddresses().get(c));
-        }
+        Connection connector = Connection.inserted(endpoint, m.connectorCommId(), m, reply);
         int id = endpoint.comms().newRecvId();
-        RecvComm comm = new RecvComm(endpoint, id, listen, new Connection(endpoint, m.connectorCommId(), dataPeers,
-                controlPeers), m.mailboxAddress(), m.mailboxSlotBytes(), m.mailboxKeys());
+        RecvComm comm = new RecvComm(endpoint, id, listen, connector, m.mailboxAddress(), m.mailboxSlotBytes(),
+                m.mailboxKeys());
         endpoint.comms().add(comm);
         accepting.add(comm);
         send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
@@ -276,16 +269,8 @@ final class Handshake {
                     + " and " + controlRails));
             return;
         }
-        long[] dataPeers = new long[dataRails];
-        long[] controlPeers = new long[controlRails];
-        for (int r = 0; r < dataRails; r++) {
-            dataPeers[r] = endpoint.railSet().av(r).insert(m.dataAddresses().get(r));
-        }
-        for (int c = 0; c < controlRails; c++) {
-            controlPeers[c] = endpoint.railSet().av(dataRails + c).insert(m.controlAddresses().get(c));
-        }
         // Ready for control messages from now on: the receiver may post before connect() returns.
-        comm.accepted(new Connection(endpoint, m.acceptorCommId(), dataPeers, controlPeers),
+        comm.accepted(Connection.inserted(endpoint, m.acceptorCommId(), m, Connection.NOT_INSERTED),
                 new io.ofinet.rdma.sched.RailScheduler(dataRails, endpoint.params().minStripeSizeBytes(),
                         endpoint.params().schedMaxSmallRrSizeBytes()), endpoint.params().peerTimeoutMs(),
                 System.nanoTime());
