@@ -1,9 +1,11 @@
 package io.ofinet.rdma;
 
+import io.ofinet.mr.Registrar;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.Immediate;
 import java.lang.System.Logger.Level;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -135,7 +137,7 @@ final class CommClosing {
         try {
             if (!comm.closed && comm.connectedAndOpen() && comm.outstanding() > 0 && comm.liveness().dead == null
                     && !endpoint.isClosed()) {
-                RmaOp op = endpoint.pools().acquireOp();
+                RmaOp op = endpoint.pools.acquireOp();
                 if (op != null) {
                     Connection sender = comm.connection();
                     sender.sendNotice(op, "close notice", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
@@ -178,5 +180,49 @@ final class CommClosing {
         comm.closed = true;
         comms.remove(comm);
         comm.forgetPeers();
+    }
+
+    /** The endpoint's close: its communicators, then (holding it) its pools and rails. */
+    void closeEndpoint(Device device) throws RdmaException {
+        endpoint.lock();
+        try {
+            if (endpoint.isClosed()) {
+                return;
+            }
+        } finally {
+            endpoint.unlock();
+        }
+        RdmaException failure = closeAll();
+        endpoint.lock();
+        try {
+            if (endpoint.isClosed()) {
+                return;
+            }
+            duties.release(0, true);
+            endpoint.markClosed();
+            RdmaException resources = closeResources(device.registrar(), null);
+            device.closed(endpoint);
+            failure = resources == null ? failure : Device.add(failure, resources);
+        } finally {
+            endpoint.unlock();
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /**
+     * Pools first, then what the application left registered for these rails, then the rails.
+     * What fails is added to {@code primary} when there is one, and returned otherwise.
+     */
+    RdmaException closeResources(Registrar registrar, Exception primary) {
+        List<Exception> problems = new ArrayList<>();
+        endpoint.pools.close(problems);
+        endpoint.railSet.close(registrar, problems);
+        if (primary != null) {
+            problems.forEach(primary::addSuppressed);
+            return null;
+        }
+        return problems.isEmpty() ? null : RdmaException.collected(ErrorCategory.SYSTEM, "closing an endpoint", problems);
     }
 }

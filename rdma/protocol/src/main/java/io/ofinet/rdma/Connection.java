@@ -28,10 +28,10 @@ final class Connection {
         this.dataQueues = new PeerQueue[dataPeers.length];
         this.controlQueues = new PeerQueue[controlPeers.length];
         for (int r = 0; r < dataPeers.length; r++) {
-            dataQueues[r] = endpoint.peers().queue(r, dataPeers[r]);
+            dataQueues[r] = endpoint.peers.queue(r, dataPeers[r]);
         }
         for (int c = 0; c < controlPeers.length; c++) {
-            controlQueues[c] = endpoint.peers().queue(dataPeers.length + c, controlPeers[c]);
+            controlQueues[c] = endpoint.peers.queue(dataPeers.length + c, controlPeers[c]);
         }
     }
 
@@ -44,7 +44,7 @@ final class Connection {
      */
     static Connection inserted(RdmaEndpoint endpoint, int peerCommId, HandshakeMessage m, long control0)
             throws FabricException {
-        RailSet rails = endpoint.railSet();
+        RailSet rails = endpoint.railSet;
         int dataRails = m.dataRails();
         long[] dataPeers = new long[dataRails];
         long[] controlPeers = new long[m.controlRails()];
@@ -86,14 +86,14 @@ final class Connection {
      * to its first control rail, through that destination's queue.
      */
     void sendNotice(RmaOp op, String what, int word, RmaOp.Owner owner) {
-        RailSet rails = endpoint.railSet();
+        RailSet rails = endpoint.railSet;
         op.set(RmaOp.Kind.SENDDATA, rails.controlEndpoint(0), 0, what, owner);
         op.buf = 0;
         op.len = 0;
         op.desc = 0;
         op.data = rails.immediate(word, 0);
         op.peer = controlPeers[0];
-        endpoint.engine().submit(op, controlQueues[0]);
+        endpoint.engine.submit(op, controlQueues[0]);
     }
 
     /**

@@ -44,23 +44,23 @@ final class ControlRailBuffer {
     final class Receive extends Operation {
         @Override
         protected int post() throws FabricException {
-            return endpoint.railSet().controlEndpoint(0).recv(address, BYTES, descriptor, Fi.ADDR_UNSPEC, context());
+            return endpoint.railSet.controlEndpoint(0).recv(address, BYTES, descriptor, Fi.ADDR_UNSPEC, context());
         }
 
         @Override
         protected void completed(int rail, long flags, long len, long data) {
             if ((flags & Fi.REMOTE_CQ_DATA) != 0) {
                 // Not a handshake: a notice with immediate data (a zero-byte message, a refusal).
-                endpoint.immediates().notice(rail, len, data);
+                endpoint.immediates.notice(rail, len, data);
                 repost();
                 return;
             }
-            endpoint.handshake().onMessage(address, (int) Math.min(len, BYTES));
+            endpoint.handshake.onMessage(address, (int) Math.min(len, BYTES));
             repost();
         }
 
         private void repost() {
-            endpoint.engine().submit(this, endpoint.peers().local(endpoint.dataRails()));
+            endpoint.engine.submit(this, endpoint.peers.local(endpoint.dataRails()));
         }
 
         @Override
@@ -85,28 +85,28 @@ final class ControlRailBuffer {
 
         void start(byte[] message, int bytes, long destination, PeerQueue queue, Runnable sent,
                 Consumer<RdmaException> failedHook) {
-            endpoint.memory().write(address, message, 0, bytes);
+            endpoint.memory.write(address, message, 0, bytes);
             this.length = bytes;
             this.dest = destination;
             this.onSent = sent;
             this.onFailed = failedHook;
-            endpoint.engine().submit(this, queue);
+            endpoint.engine.submit(this, queue);
         }
 
         @Override
         protected int post() throws FabricException {
-            return endpoint.railSet().controlEndpoint(0).send(address, length, descriptor, dest, context());
+            return endpoint.railSet.controlEndpoint(0).send(address, length, descriptor, dest, context());
         }
 
         @Override
         protected void completed(int rail, long flags, long len, long data) {
-            endpoint.pools().release(ControlRailBuffer.this);
+            endpoint.pools.release(ControlRailBuffer.this);
             onSent.run();
         }
 
         @Override
         protected void failed(RdmaException cause) {
-            endpoint.pools().release(ControlRailBuffer.this);
+            endpoint.pools.release(ControlRailBuffer.this);
             onFailed.accept(cause);
         }
 

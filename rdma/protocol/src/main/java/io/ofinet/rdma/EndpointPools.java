@@ -80,7 +80,7 @@ final class EndpointPools {
                 }, buffer -> { })
                 .build();
         for (int i = 0; i < minPosted; i++) {
-            engine.submit(controlBuffers.acquire().receive, endpoint.peers().local(endpoint.dataRails()));
+            engine.submit(controlBuffers.acquire().receive, endpoint.peers.local(endpoint.dataRails()));
         }
         ops = Freelist.<RmaOp>builder("data-path operations", (block, address) -> new RmaOp(endpoint))
                 .sizes(256, 256, MAX_OPS).hooks(engine::register, op -> { }).build();
@@ -89,7 +89,7 @@ final class EndpointPools {
     /** Registers {@code [address, address + bytes)} for the endpoint's rails, for {@code use}. */
     MrHandle register(long address, long bytes, Use use) throws RdmaException {
         try {
-            return registrar.register(endpoint.railSet().registrationView(), address, bytes, use);
+            return registrar.register(endpoint.railSet.registrationView(), address, bytes, use);
         } catch (MrException e) {
             throw new RdmaException(ErrorCategory.SYSTEM, e.getMessage(), e);
         }

@@ -61,7 +61,7 @@ final class Handshake {
     ListenComm listen() throws RdmaException {
         int id = listenIds.allocate();
         try {
-            byte[] address = endpoint.railSet().controlEndpoint(0).name();
+            byte[] address = endpoint.railSet.controlEndpoint(0).name();
             if (address.length > Limits.MAX_ADDRESS_BYTES) {
                 throw new RdmaException(ErrorCategory.INTERNAL, "an endpoint address of " + address.length
                         + " bytes does not fit a listen handle");
@@ -84,18 +84,18 @@ final class Handshake {
      *     rail counts that differ, REMOTE when the listener refuses or does not answer in time
      */
     SendComm connect(byte[] handle) throws RdmaException {
-        endpoint.engine().progress();
+        endpoint.engine.progress();
         ByteBuffer key = ByteBuffer.wrap(handle.clone());
         SendComm comm = connecting.get(key);
         if (comm == null) {
             comm = startConnect(ListenHandle.decode(handle));
             connecting.put(key, comm);
-            endpoint.engine().progress();
+            endpoint.engine.progress();
         }
         if (comm.connectFailure() != null) {
             connecting.remove(key);
             RdmaException failure = comm.connectFailure();
-            endpoint.closing().closeSend(comm);
+            endpoint.closing.closeSend(comm);
             throw failure;
         }
         if (comm.connected()) {
@@ -104,9 +104,9 @@ final class Handshake {
         }
         if (System.nanoTime() > comm.deadlineNanos) {
             connecting.remove(key);
-            endpoint.closing().closeSend(comm);
+            endpoint.closing.closeSend(comm);
             throw new RdmaException(ErrorCategory.REMOTE, "connect: the listener did not answer within "
-                    + endpoint.params().connectionTimeoutMs() + " ms (connectionTimeoutMs)");
+                    + endpoint.params.connectionTimeoutMs() + " ms (connectionTimeoutMs)");
         }
         return null;
     }
@@ -117,36 +117,36 @@ final class Handshake {
                     + dataRails + " data and " + controlRails + " control rails, the listener "
                     + handle.dataRails() + " and " + handle.controlRails());
         }
-        int id = endpoint.comms().newSendId();
+        int id = endpoint.comms.newSendId();
         int slotBytes = ControlMessage.maxBytes(dataRails);
         long mailbox = 0;
         MrHandle mailboxMr = null;
         try {
             long bytes = (long) Limits.WINDOW * slotBytes;
-            mailbox = endpoint.memory().allocate(bytes);
-            mailboxMr = endpoint.pools().register(mailbox, bytes, io.ofinet.mr.Use.CONTROL_MAILBOX);
-            long listener = endpoint.railSet().av(dataRails).insert(handle.address());
-            SendComm comm = new SendComm(endpoint, id, System.nanoTime() + endpoint.params().connectionTimeoutMs() * 1_000_000L,
+            mailbox = endpoint.memory.allocate(bytes);
+            mailboxMr = endpoint.pools.register(mailbox, bytes, io.ofinet.mr.Use.CONTROL_MAILBOX);
+            long listener = endpoint.railSet.av(dataRails).insert(handle.address());
+            SendComm comm = new SendComm(endpoint, id, System.nanoTime() + endpoint.params.connectionTimeoutMs() * 1_000_000L,
                     mailbox, mailboxMr, slotBytes);
-            endpoint.comms().add(comm);
+            endpoint.comms.add(comm);
             long[] keys = new long[controlRails];
             for (int c = 0; c < controlRails; c++) {
                 keys[c] = mailboxMr.key(RailKind.CONTROL, c);
             }
             HandshakeMessage connect = HandshakeMessage.connect(dataRails, controlRails, handle.listenId(), id,
-                    mailboxMr.remoteAddress(RailKind.CONTROL, 0, 0), Limits.WINDOW, slotBytes, keys, endpoint.railSet().names(0, dataRails),
-                    endpoint.railSet().names(dataRails, controlRails));
+                    mailboxMr.remoteAddress(RailKind.CONTROL, 0, 0), Limits.WINDOW, slotBytes, keys, endpoint.railSet.names(0, dataRails),
+                    endpoint.railSet.names(dataRails, controlRails));
             send(connect, listener, comm::connectSent, cause -> comm.connectFailed(new RdmaException(
                     ErrorCategory.REMOTE, "connect: the connect message did not reach the listener: "
                     + cause.getMessage(), cause)));
             return comm;
         } catch (FabricException e) {
             releaseMailbox(mailbox, mailboxMr);
-            endpoint.comms().abandon(id);
+            endpoint.comms.abandon(id);
             throw new RdmaException(ErrorCategory.SYSTEM, "connect: " + e.getMessage(), e);
         } catch (RdmaException | RuntimeException e) {
             releaseMailbox(mailbox, mailboxMr);
-            endpoint.comms().abandon(id);
+            endpoint.comms.abandon(id);
             throw e;
         }
     }
@@ -159,21 +159,21 @@ final class Handshake {
         } catch (MrException e) {
             LOG.log(Level.WARNING, "deregistering a mailbox: {0}", e.getMessage());
         }
-        endpoint.memory().free(mailbox);
+        endpoint.memory.free(mailbox);
     }
 
 
     /** Sends a handshake message from a control buffer; when none is free, the send fails at once. */
     private void send(HandshakeMessage message, long dest, Runnable sent, java.util.function.Consumer<RdmaException> failed)
             throws RdmaException {
-        ControlRailBuffer buffer = endpoint.pools().acquireControlBuffer();
+        ControlRailBuffer buffer = endpoint.pools.acquireControlBuffer();
         if (buffer == null) {
             failed.accept(new RdmaException(ErrorCategory.SYSTEM, "no free control buffer for a handshake message"));
             return;
         }
         byte[] bytes = new byte[HandshakeMessage.MAX_BYTES];
         int n = message.encode(bytes);
-        buffer.send.start(bytes, n, dest, endpoint.peers().queue(dataRails, dest), sent, failed);
+        buffer.send.start(bytes, n, dest, endpoint.peers.queue(dataRails, dest), sent, failed);
     }
 
     /** The next accepted connection on {@code listen}, or null for now. */
@@ -182,7 +182,7 @@ final class Handshake {
             throw new RdmaException(ErrorCategory.INVALID_USAGE, "accept: the listen communicator is closed or of"
                     + " another endpoint");
         }
-        endpoint.engine().progress();
+        endpoint.engine.progress();
         RdmaException failure = listen.failures.poll();
         if (failure != null) {
             throw failure;
@@ -197,7 +197,7 @@ final class Handshake {
     void onMessage(long address, int length) {
         HandshakeMessage message;
         try {
-            endpoint.memory().read(address, received, 0, length);
+            endpoint.memory.read(address, received, 0, length);
             message = HandshakeMessage.decode(received, length);
         } catch (RdmaException e) {
             LOG.log(Level.WARNING, "dropping a handshake message: {0}", e.getMessage());
@@ -221,7 +221,7 @@ final class Handshake {
     }
 
     private void onConnect(HandshakeMessage m) throws FabricException, RdmaException {
-        long reply = endpoint.railSet().av(dataRails).insert(m.controlAddresses().get(0));
+        long reply = endpoint.railSet.av(dataRails).insert(m.controlAddresses().get(0));
         ListenComm listen = listens.get(m.listenId());
         String refusal = listen == null ? "no listen communicator " + m.listenId() + " on this endpoint"
                 : m.dataRails() != dataRails || m.controlRails() != controlRails ? "rail counts differ: the listener"
@@ -234,16 +234,16 @@ final class Handshake {
             return;
         }
         Connection connector = Connection.inserted(endpoint, m.connectorCommId(), m, reply);
-        int id = endpoint.comms().newRecvId();
+        int id = endpoint.comms.newRecvId();
         RecvComm comm = new RecvComm(endpoint, id, listen, connector, m.mailboxAddress(), m.mailboxSlotBytes(),
                 m.mailboxKeys());
-        endpoint.comms().add(comm);
+        endpoint.comms.add(comm);
         accepting.add(comm);
         send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
-                endpoint.railSet().names(0, dataRails), endpoint.railSet().names(dataRails, controlRails)), reply, () -> {
+                endpoint.railSet.names(0, dataRails), endpoint.railSet.names(dataRails, controlRails)), reply, () -> {
                     accepting.remove(comm);
                     comm.acceptSent = true;
-                    endpoint.comms().connected(comm);
+                    endpoint.comms.connected(comm);
                     if (!listen.closed && !comm.closed) {
                         listen.ready.add(comm);
                     }
@@ -253,12 +253,12 @@ final class Handshake {
                         listen.failures.add(new RdmaException(ErrorCategory.REMOTE, "accept: the connecting peer"
                                 + " went away during the handshake: " + cause.getMessage(), cause));
                     }
-                    endpoint.closing().discard(comm);
+                    endpoint.closing.discard(comm);
                 });
     }
 
     private void onAccept(HandshakeMessage m) throws FabricException {
-        SendComm comm = endpoint.comms().send(m.connectorCommId());
+        SendComm comm = endpoint.comms.send(m.connectorCommId());
         if (comm == null || comm.connection() != null || comm.closed) {
             LOG.log(Level.WARNING, "dropping an ACCEPT for unknown send communicator {0}", m.connectorCommId());
             return;
@@ -271,14 +271,14 @@ final class Handshake {
         }
         // Ready for control messages from now on: the receiver may post before connect() returns.
         comm.accepted(Connection.inserted(endpoint, m.acceptorCommId(), m, Connection.NOT_INSERTED),
-                new io.ofinet.rdma.sched.RailScheduler(dataRails, endpoint.params().minStripeSizeBytes(),
-                        endpoint.params().schedMaxSmallRrSizeBytes()), endpoint.params().peerTimeoutMs(),
+                new io.ofinet.rdma.sched.RailScheduler(dataRails, endpoint.params.minStripeSizeBytes(),
+                        endpoint.params.schedMaxSmallRrSizeBytes()), endpoint.params.peerTimeoutMs(),
                 System.nanoTime());
-        endpoint.comms().connected(comm);
+        endpoint.comms.connected(comm);
     }
 
     private void onReject(HandshakeMessage m) {
-        SendComm comm = endpoint.comms().send(m.connectorCommId());
+        SendComm comm = endpoint.comms.send(m.connectorCommId());
         if (comm != null && !comm.closed) {
             comm.connectFailed(new RdmaException(ErrorCategory.REMOTE, "connect: the listener refused the connection: "
                     + m.reason()));

@@ -29,12 +29,12 @@ final class ImmediateDispatcher {
      */
     void remoteData(int rail, long flags, long len, long data) throws RdmaException {
         int word = Immediate.check(data & 0xffffffffL, dataRails);
-        long length = endpoint.railSet().wideImmediate() ? data >>> 32 : len;
+        long length = endpoint.railSet.wideImmediate() ? data >>> 32 : len;
         int comm = Immediate.commId(word);
         int seq = Immediate.seq(word);
         switch (Immediate.type(word)) {
             case Immediate.TYPE_CONTROL: {
-                SendComm send = endpoint.comms().send(comm);
+                SendComm send = endpoint.comms.send(comm);
                 if (send == null || send.closed) {
                     LOG.log(Level.WARNING, "dropping a control message for send communicator {0}", comm);
                     return;
@@ -51,7 +51,7 @@ final class ImmediateDispatcher {
                 return;
             case Immediate.TYPE_DATA:
             case Immediate.TYPE_ERROR: {
-                RecvComm recv = endpoint.comms().recv(comm);
+                RecvComm recv = endpoint.comms.recv(comm);
                 if (recv == null || recv.closed) {
                     LOG.log(Level.WARNING, "dropping a remote write for receive communicator {0}", comm);
                     return;
@@ -73,7 +73,7 @@ final class ImmediateDispatcher {
         long now = System.nanoTime();
         switch (side) {
             case Immediate.RECEIVER_CLOSING: {
-                SendComm send = endpoint.comms().send(comm);
+                SendComm send = endpoint.comms.send(comm);
                 if (send == null || send.closed) {
                     return; // closed already: its confirmation went out at its close
                 }
@@ -83,7 +83,7 @@ final class ImmediateDispatcher {
                 return;
             }
             case Immediate.SENDER_CLOSED: {
-                RecvComm recv = endpoint.comms().recv(comm);
+                RecvComm recv = endpoint.comms.recv(comm);
                 if (recv != null) {
                     recv.senderClosed = true;
                     recv.liveness().heard(now);
@@ -91,7 +91,7 @@ final class ImmediateDispatcher {
                 return;
             }
             default: {
-                PeerLiveness.Peered target = side == Immediate.KEEPALIVE_TO_SENDER ? endpoint.comms().send(comm) : endpoint.comms().recv(comm);
+                PeerLiveness.Peered target = side == Immediate.KEEPALIVE_TO_SENDER ? endpoint.comms.send(comm) : endpoint.comms.recv(comm);
                 if (target != null && target.liveness() != null) {
                     target.liveness().heard(now);
                 }

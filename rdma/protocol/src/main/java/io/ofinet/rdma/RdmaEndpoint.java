@@ -4,16 +4,12 @@ import io.ofinet.config.DeviceParameters;
 import io.ofinet.config.DeviceSpec;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.HostMemory;
-import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Rails;
 import io.ofinet.mr.Use;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
-import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.progress.ProgressEngine;
-import java.lang.System.Logger.Level;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -27,37 +23,33 @@ import java.util.concurrent.locks.ReentrantLock;
  * null until the handshake completes and are called again (connect with the same handle). Each
  * call drives progress.
  *
- * <p><b>Ownership.</b> Everything of an endpoint — its progress engine and peer queues, operation
- * and control-buffer freelists, communicator tables, the state of its communicators and their
- * requests, its completion queues — has one owner at a time: the thread that holds the endpoint's
- * lock. Every entry point (listen, connect, accept, isend, irecv, iflush, test, register,
- * deregister, the closes and {@link #progress}) takes the lock for one bounded step and lets it
- * go before it returns, so communicators sharing the endpoint may be driven from different
- * threads. Nothing waits while holding it: a close that waits for its peer takes the lock once per
- * progress step. When the provider grants less than FI_THREAD_SAFE the lock is the device's, held
- * by all its endpoints alike ({@link Device}). No thread of ofinet's own drives progress.
+ * <p>Ownership: one thread at a time holds the endpoint (its lock) for one bounded step; see
+ * the package documentation.
  */
 public final class RdmaEndpoint implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(RdmaEndpoint.class.getName());
     /** Bytes each flush read fetches. */
     static final long FLUSH_READ_BYTES = 8;
 
+    // The parts, fixed at construction; the protocol's classes reach them directly and use them
+    // only while holding the endpoint.
+    final DeviceParameters params;
+    final HostMemory memory;
+    final RailSet railSet;
+    final EndpointPools pools;
+    final CommTable comms = new CommTable();
+    final Handshake handshake;
+    final ImmediateDispatcher immediates;
+    final CommClosing closing;
+    final ProgressEngine engine;
+    /** The destinations of this endpoint's posts, with their queues. */
+    final Peers peers;
+
     private final Device device;
     private final DeviceSpec spec;
-    private final DeviceParameters params;
     private final int dataRails;
     private final int controlRails;
     private final ReentrantLock lock;
-    private final RailSet rails;
-    private final HostMemory memory;
-    private final EndpointPools pools;
-    private final CommTable comms = new CommTable();
-    private final Handshake handshake;
-    private final ImmediateDispatcher immediates;
     private final SlowDuties duties;
-    private final CommClosing closing;
-    private ProgressEngine engine;
-    private Peers peers;
     private boolean closed;
 
     RdmaEndpoint(Device device) throws RdmaException {
@@ -67,30 +59,41 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.dataRails = spec.dataRails().size();
         this.controlRails = spec.controlRails().size();
         this.lock = device.domainLock() != null ? device.domainLock() : new ReentrantLock();
-        this.rails = new RailSet(dataRails);
         this.memory = device.memory();
+        this.railSet = new RailSet(dataRails);
         this.pools = new EndpointPools(this, memory, device.registrar());
         this.handshake = new Handshake(this, dataRails, controlRails);
         this.immediates = new ImmediateDispatcher(this, dataRails);
         this.duties = new SlowDuties(this, params.peerTimeoutMs());
         this.closing = new CommClosing(this, comms, handshake, duties, params.peerTimeoutMs());
+        int[] controlOnData = new int[controlRails];
+        for (int c = 0; c < controlRails; c++) {
+            controlOnData[c] = spec.controlRails().get(c).dataRail();
+        }
+        guarded(() -> railSet.open(device.contexts(), controlOnData));
+        this.engine = new ProgressEngine(railSet.queues(), params.cqReadCount(),
+                params.postRetryTimeoutMs() * 1_000_000L, immediates::remoteData);
+        this.peers = new Peers(railSet.avs(), dataRails);
+        guarded(() -> pools.open(engine, params));
+    }
+
+    /** A step of opening the endpoint. */
+    @FunctionalInterface
+    private interface OpeningStep {
+        void run() throws FabricException, RdmaException;
+    }
+
+    /** Runs a step of opening; when it fails, closes what is open and throws. */
+    private void guarded(OpeningStep step) throws RdmaException {
         try {
-            int[] controlOnData = new int[controlRails];
-            for (int c = 0; c < controlRails; c++) {
-                controlOnData[c] = spec.controlRails().get(c).dataRail();
-            }
-            rails.open(device.contexts(), controlOnData);
-            engine = new ProgressEngine(rails.queues(), params.cqReadCount(), params.postRetryTimeoutMs() * 1_000_000L,
-                    immediates::remoteData);
-            peers = new Peers(rails.avs(), dataRails);
-            pools.open(engine, params);
+            step.run();
         } catch (FabricException | RuntimeException e) {
             RdmaException failure = new RdmaException(ErrorCategory.SYSTEM, "opening an endpoint on device "
                     + spec.name() + ": " + e.getMessage(), e);
-            closeResources(failure);
+            closing.closeResources(device.registrar(), failure);
             throw failure;
         } catch (RdmaException e) {
-            closeResources(e);
+            closing.closeResources(device.registrar(), e);
             throw e;
         }
     }
@@ -211,54 +214,12 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     /** The registration view of this endpoint's rails. */
     public Rails rails() {
-        return rails.registrationView();
+        return railSet.registrationView();
     }
 
     /** The flush buffer's registration (data rails). */
     public MrHandle flushBuffer() {
         return pools.flushBuffer();
-    }
-
-    DeviceParameters params() {
-        return params;
-    }
-
-    /** Host memory as the provider's data path reads and writes it. */
-    HostMemory memory() {
-        return memory;
-    }
-
-    RailSet railSet() {
-        return rails;
-    }
-
-    EndpointPools pools() {
-        return pools;
-    }
-
-    CommTable comms() {
-        return comms;
-    }
-
-    CommClosing closing() {
-        return closing;
-    }
-
-    Handshake handshake() {
-        return handshake;
-    }
-
-    ImmediateDispatcher immediates() {
-        return immediates;
-    }
-
-    ProgressEngine engine() {
-        return engine;
-    }
-
-    /** The destinations of this endpoint's posts, with their queues. */
-    Peers peers() {
-        return peers;
     }
 
     boolean isClosed() {
@@ -278,45 +239,11 @@ public final class RdmaEndpoint implements AutoCloseable {
      */
     @Override
     public void close() throws RdmaException {
-        lock.lock();
-        try {
-            if (closed) {
-                return;
-            }
-        } finally {
-            lock.unlock();
-        }
-        RdmaException failure = closing.closeAll();
-        lock.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            duties.release(0, true);
-            closed = true;
-            RdmaException resources = closeResources(null);
-            device.closed(this);
-            failure = resources == null ? failure : Device.add(failure, resources);
-        } finally {
-            lock.unlock();
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        closing.closeEndpoint(device);
     }
 
-    /**
-     * Pools first, then what the application left registered for these rails, then the rails.
-     * What fails is added to {@code primary} when there is one, and returned otherwise.
-     */
-    private RdmaException closeResources(Exception primary) {
-        List<Exception> problems = new ArrayList<>();
-        pools.close(problems);
-        rails.close(device.registrar(), problems);
-        if (primary != null) {
-            problems.forEach(primary::addSuppressed);
-            return null;
-        }
-        return problems.isEmpty() ? null : RdmaException.collected(ErrorCategory.SYSTEM, "closing an endpoint", problems);
+    /** Marks the endpoint closed; the caller holds it. */
+    void markClosed() {
+        closed = true;
     }
 }

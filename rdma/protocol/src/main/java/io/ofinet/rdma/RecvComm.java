@@ -194,13 +194,13 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             return null;
         }
         liveness.posting(System.nanoTime());
-        ControlRailBuffer buffer = endpoint.pools().acquireControlBuffer();
+        ControlRailBuffer buffer = endpoint.pools.acquireControlBuffer();
         if (buffer == null) {
             return null;
         }
-        RmaOp op = endpoint.pools().acquireOp();
+        RmaOp op = endpoint.pools.acquireOp();
         if (op == null) {
-            endpoint.pools().release(buffer);
+            endpoint.pools.release(buffer);
             return null;
         }
         RecvRequest request = free.poll();
@@ -219,22 +219,22 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             message.buffer(i, remote, sizes[i], tags[i], keys);
         }
         // Encoded straight into the registered control buffer the write goes out from.
-        int length = message.encode(endpoint.memory(), buffer.address);
+        int length = message.encode(endpoint.memory, buffer.address);
         window.insert(seq, request);
         recvSeq = window.add(recvSeq, 1);
         int rail = seq % endpoint.controlRails();
-        op.set(RmaOp.Kind.WRITEDATA, endpoint.railSet().controlEndpoint(rail), rail, RmaOp.CONTROL_ON_RAIL[rail], request);
+        op.set(RmaOp.Kind.WRITEDATA, endpoint.railSet.controlEndpoint(rail), rail, RmaOp.CONTROL_ON_RAIL[rail], request);
         op.buf = buffer.address;
         op.len = length;
         op.desc = buffer.descriptor(rail);
-        op.data = endpoint.railSet().immediate(io.ofinet.rdma.wire.Immediate.encode(io.ofinet.rdma.wire.Immediate.TYPE_CONTROL,
+        op.data = endpoint.railSet.immediate(io.ofinet.rdma.wire.Immediate.encode(io.ofinet.rdma.wire.Immediate.TYPE_CONTROL,
                 1, 0, connection.peerCommId(), seq), 0);
         op.peer = connection.controlPeer(rail);
         op.remote = peerMailbox + (long) (seq % Limits.WINDOW) * peerSlotBytes;
         op.key = peerMailboxKeys[rail];
         request.controlBuffer = buffer;
         request.pendingOps = 1;
-        endpoint.engine().submit(op, connection.controlQueue(rail));
+        endpoint.engine.submit(op, connection.controlQueue(rail));
         return request;
     }
 
@@ -335,7 +335,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         }
         int rails = endpoint.dataRails();
         RmaOp[] ops = flushOps;
-        if (!endpoint.pools().acquireOps(ops, rails)) {
+        if (!endpoint.pools.acquireOps(ops, rails)) {
             freeFlushes.add(request);
             return null;
         }
@@ -344,20 +344,20 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         MrHandle flush = endpoint.flushBuffer();
         long length = Math.min(sizes[target], RdmaEndpoint.FLUSH_READ_BYTES);
         for (int r = 0; r < rails; r++) {
-            RmaOp op = ops[r].set(RmaOp.Kind.READ, endpoint.railSet().dataEndpoint(r), r, RmaOp.READ_ON_DATA_RAIL[r], request);
+            RmaOp op = ops[r].set(RmaOp.Kind.READ, endpoint.railSet.dataEndpoint(r), r, RmaOp.READ_ON_DATA_RAIL[r], request);
             op.buf = flush.address();
             op.len = length;
             op.desc = flush.descriptor(RailKind.DATA, r);
-            op.peer = endpoint.railSet().self(r);
+            op.peer = endpoint.railSet.self(r);
             op.remote = mr.remoteAddress(RailKind.DATA, r, addresses[target] - mr.address());
             op.key = mr.key(RailKind.DATA, r);
-            endpoint.engine().submit(op, endpoint.peers().local(r));
+            endpoint.engine.submit(op, endpoint.peers.local(r));
         }
         return request;
     }
 
     @Override
     public void close() {
-        endpoint.closing().closeRecv(this);
+        endpoint.closing.closeRecv(this);
     }
 }

@@ -111,7 +111,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     }
 
     private void releaseControlBuffer() {
-        comm.endpoint().pools().release(controlBuffer);
+        comm.endpoint().pools.release(controlBuffer);
         controlBuffer = null;
     }
 }

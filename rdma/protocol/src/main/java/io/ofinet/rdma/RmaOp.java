@@ -83,7 +83,7 @@ final class RmaOp extends Operation {
     protected void completed(int engineRail, long flags, long length, long immediate) {
         Owner who = owner;
         owner = null;
-        endpoint.pools().releaseOp(this);
+        endpoint.pools.releaseOp(this);
         if (who.generation() == ownerGeneration) {
             who.opDone(this);
         }
@@ -93,7 +93,7 @@ final class RmaOp extends Operation {
     protected void failed(RdmaException cause) {
         Owner who = owner;
         owner = null;
-        endpoint.pools().releaseOp(this);
+        endpoint.pools.releaseOp(this);
         if (who.generation() == ownerGeneration) {
             who.opFailed(this, cause);
         }

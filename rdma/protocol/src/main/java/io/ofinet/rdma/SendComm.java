@@ -157,7 +157,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
                 request.abandon(new RdmaException(ErrorCategory.REMOTE, "isend: the writes of " + request.size
                         + " bytes (tag " + request.tag + ") did not complete within " + timeoutNanos / 1_000_000
                         + " ms (peerTimeoutMs); a data rail may be down"));
-                RmaOp op = endpoint.pools().acquireOp();
+                RmaOp op = endpoint.pools.acquireOp();
                 if (op != null) {
                     notifyReceiver(op, Immediate.encode(Immediate.TYPE_ERROR, Immediate.ERROR_SEND_FAILED,
                             request.bufferIndex, connection.peerCommId(), request.seq), NO_OWNER);
@@ -244,7 +244,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         }
         int slot = seq % Limits.WINDOW;
         // Decoded straight from the mailbox slot the receiver wrote into: only its bytes are read.
-        controls[slot].decode(endpoint.memory(), mailbox + (long) slot * slotBytes, slotBytes, endpoint.dataRails(),
+        controls[slot].decode(endpoint.memory, mailbox + (long) slot * slotBytes, slotBytes, endpoint.dataRails(),
                 seq);
         if (liveness != null) { // a control message may overtake the ACCEPT on another rail
             liveness.heard(System.nanoTime());
@@ -310,7 +310,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** Fails a send and tells the receiver; false when no operation is free (retry later). */
     private boolean refuse(SendRequest request, ControlMessage control, int buffer, int reason, String why) {
-        RmaOp op = endpoint.pools().acquireOp();
+        RmaOp op = endpoint.pools.acquireOp();
         if (op == null) {
             return false;
         }
@@ -331,7 +331,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         request.bufferIndex = control.index(i);
         request.writesPostedNanos = System.nanoTime();
         if (request.size == 0) {
-            RmaOp op = endpoint.pools().acquireOp();
+            RmaOp op = endpoint.pools.acquireOp();
             if (op == null) {
                 return false;
             }
@@ -342,7 +342,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         }
         scheduler.schedule(request.size, schedule);
         int stripes = schedule.stripes();
-        if (!endpoint.pools().acquireOps(ops, stripes)) {
+        if (!endpoint.pools.acquireOps(ops, stripes)) {
             return false;
         }
         request.pendingOps = stripes;
@@ -350,17 +350,17 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             int rail = schedule.rail(s);
             long offset = schedule.offset(s);
             long length = schedule.length(s);
-            RmaOp op = ops[s].set(RmaOp.Kind.WRITEDATA, endpoint.railSet().dataEndpoint(rail), rail, RmaOp.WRITE_ON_DATA_RAIL[rail],
+            RmaOp op = ops[s].set(RmaOp.Kind.WRITEDATA, endpoint.railSet.dataEndpoint(rail), rail, RmaOp.WRITE_ON_DATA_RAIL[rail],
                     request);
             op.buf = request.address + offset;
             op.len = length;
             op.desc = request.mr.descriptor(RailKind.DATA, rail);
-            op.data = endpoint.railSet().immediate(Immediate.encode(Immediate.TYPE_DATA, stripes, control.index(i),
+            op.data = endpoint.railSet.immediate(Immediate.encode(Immediate.TYPE_DATA, stripes, control.index(i),
                     connection.peerCommId(), sendSeq), length);
             op.peer = connection.dataPeer(rail);
             op.remote = control.address(i) + offset;
             op.key = control.key(i, rail);
-            endpoint.engine().submit(op, connection.dataQueue(rail));
+            endpoint.engine.submit(op, connection.dataQueue(rail));
             ops[s] = null;
         }
         return true;
@@ -381,7 +381,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         if (closedNoticeSent || connection == null) {
             return;
         }
-        RmaOp op = endpoint.pools().acquireOp();
+        RmaOp op = endpoint.pools.acquireOp();
         if (op != null) {
             closedNoticeSent = true;
             notifyReceiver(op, Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED,
@@ -400,6 +400,6 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     @Override
     public void close() throws RdmaException {
-        endpoint.closing().closeSend(this);
+        endpoint.closing.closeSend(this);
     }
 }

@@ -56,7 +56,7 @@ final class SlowDuties {
         Connection peer = comm.connection();
         PeerLiveness liveness = comm.liveness();
         if (liveness.keepaliveDue(now)) {
-            RmaOp op = endpoint.pools().acquireOp();
+            RmaOp op = endpoint.pools.acquireOp();
             if (op != null) {
                 liveness.lastKeepaliveNanos = now;
                 peer.sendNotice(op, "keepalive", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, side, peer.peerCommId(), 0),
@@ -81,7 +81,7 @@ final class SlowDuties {
             } catch (MrException e) {
                 LOG.log(Level.WARNING, "deregistering a mailbox: {0}", e.getMessage());
             } finally {
-                endpoint.memory().free(comm.mailbox);
+                endpoint.memory.free(comm.mailbox);
             }
         }
     }

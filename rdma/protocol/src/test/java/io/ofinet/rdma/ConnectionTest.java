@@ -175,7 +175,7 @@ class ConnectionTest {
         RdmaEndpoint a = device(1, "").openEndpoint();
         RdmaEndpoint b = device(1, "").openEndpoint();
         byte[] handle = b.listen().handle();
-        provider.faults().vanish(b.railSet().controlEndpoint(0));
+        provider.faults().vanish(b.railSet.controlEndpoint(0));
         RdmaException e = connectFailure(a, handle);
         assertEquals(ErrorCategory.REMOTE, e.category());
         assertTrue(e.getMessage().startsWith("connect: the connect message did not reach the listener"), e.getMessage());
@@ -189,7 +189,7 @@ class ConnectionTest {
         RdmaEndpoint b = device(1, "").openEndpoint();
         ListenComm listen = b.listen();
         assertNull(a.connect(listen.handle()));
-        provider.faults().vanish(a.railSet().controlEndpoint(0));
+        provider.faults().vanish(a.railSet.controlEndpoint(0));
         RdmaException e = null;
         for (int i = 0; i < 1000 && e == null; i++) {
             try {
@@ -212,8 +212,8 @@ class ConnectionTest {
         RdmaEndpoint a = device(2, "").openEndpoint();
         RdmaEndpoint b = device(2, "").openEndpoint();
         ListenComm listen = b.listen();
-        provider.faults().failNextPosts(a.railSet().controlEndpoint(0), 200, FiErrno.FI_EAGAIN);
-        provider.faults().failNextPosts(b.railSet().controlEndpoint(0), 200, FiErrno.FI_EAGAIN);
+        provider.faults().failNextPosts(a.railSet.controlEndpoint(0), 200, FiErrno.FI_EAGAIN);
+        provider.faults().failNextPosts(b.railSet.controlEndpoint(0), 200, FiErrno.FI_EAGAIN);
         Object[] pair = establish(a, b, listen);
         assertEquals(((RecvComm) pair[1]).id(), ((SendComm) pair[0]).connection().peerCommId());
     }

@@ -244,7 +244,7 @@ class DataTransferTest {
             a.progress();
             b.progress();
         }
-        provider.faults().failNextCompletions(a.railSet().dataEndpoint(0), 1, FiErrno.FI_EIO);
+        provider.faults().failNextCompletions(a.railSet.dataEndpoint(0), 1, FiErrno.FI_EIO);
         SendRequest s = send.isend(src.address, 64, 1, register(a, deviceA, src));
         RdmaException e = assertThrows(RdmaException.class, () -> await(s, null));
         assertTrue(e.getMessage().contains("write on data rail 0 failed: FI_EIO"), e.getMessage());
@@ -262,8 +262,8 @@ class DataTransferTest {
             a.progress();
             b.progress();
         }
-        provider.faults().vanish(b.railSet().dataEndpoint(0));
-        provider.faults().vanish(b.railSet().dataEndpoint(1));
+        provider.faults().vanish(b.railSet.dataEndpoint(0));
+        provider.faults().vanish(b.railSet.dataEndpoint(1));
         SendRequest s = send.isend(src.address, 65536, 1, register(a, deviceA, src));
         RdmaException e = assertThrows(RdmaException.class, () -> await(s, null));
         assertEquals(ErrorCategory.REMOTE, e.category());

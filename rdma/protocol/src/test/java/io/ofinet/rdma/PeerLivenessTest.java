@@ -125,8 +125,8 @@ class PeerLivenessTest {
         HostBuffer src = buffer();
         MrHandle srcMr = registered(a, src);
         SendRequest lost = sendB.isend(src.address, 64, 1, srcMr);
-        provider.faults().vanish(b.railSet().controlEndpoint(0));
-        provider.faults().vanish(b.railSet().dataEndpoint(0));
+        provider.faults().vanish(b.railSet.controlEndpoint(0));
+        provider.faults().vanish(b.railSet.dataEndpoint(0));
         long start = System.nanoTime();
         RdmaException e = assertThrows(RdmaException.class, () -> {
             while (!lost.test(null)) {
