@@ -90,6 +90,10 @@ public final class DeviceParameters {
         return get(Parameter.POST_RETRY_TIMEOUT_MS);
     }
 
+    public boolean peerProcessCheckDisabled() {
+        return get(Parameter.PEER_PROCESS_CHECK_DISABLE);
+    }
+
     public boolean flushDisabled() {
         return get(Parameter.GDR_FLUSH_DISABLE);
     }

@@ -93,11 +93,12 @@ public final class Parameter<T> {
 
     /**
      * How long a communicator with requests outstanding waits without hearing anything from its
-     * peer (data, control messages, keepalives) before failing them: ofinet does not rely on the
-     * provider to report a dead peer. Keepalives go out every quarter of it, from progress.
+     * peer (data, control messages, keepalives) before failing them. This is for a peer that is
+     * alive but silent (stopped, in a long pause); a peer that is gone is condemned as soon as
+     * there is evidence of it (error completions, refused reconnects, its process ended).
      */
     public static final Parameter<Long> PEER_TIMEOUT_MS = new Parameter<>("peerTimeoutMs", ValueType.LONG,
-            60_000L, "ms", 1, 86_400_000L,
+            30_000L, "ms", 1, 86_400_000L,
             "how long a busy communicator waits without hearing from its peer before failing its requests");
 
     /**
@@ -116,13 +117,22 @@ public final class Parameter<T> {
     public static final Parameter<Boolean> GDR_FLUSH_DISABLE = flag("gdrFlushDisable", false,
             "skip the RDMA read that flushes received data (iflush completes at once)");
 
+    /**
+     * Turns off the look in {@code /proc} at peers on the same host, which condemns a peer as soon
+     * as its process has ended; their death is then decided by the provider's evidence and
+     * {@code peerTimeoutMs} only.
+     */
+    public static final Parameter<Boolean> PEER_PROCESS_CHECK_DISABLE = flag("peerProcessCheckDisable", false,
+            "do not look up peers on this host in /proc (a peer whose process ended is then found by the"
+            + " provider's evidence or peerTimeoutMs)");
+
     /** Every parameter, in report order. */
     public static final List<Parameter<?>> ALL = List.of(MR_SCOPE, EAGER_MAX_SIZE, MIN_STRIPE_SIZE,
             SCHED_MAX_SMALL_RR_SIZE, CQ_READ_COUNT, RDMA_MIN_POSTED_CONTROL_BUFFERS,
             RDMA_MAX_POSTED_CONTROL_BUFFERS, RDMA_MIN_POSTED_EAGER_BUFFERS,
             RDMA_MAX_POSTED_EAGER_BUFFERS, MR_KEY_SIZE, MR_CACHE_DISABLE, MR_CACHE_MAX_ENTRIES,
             MR_CACHE_MAX_BYTES, CONNECTION_TIMEOUT_MS, PEER_TIMEOUT_MS, POST_RETRY_TIMEOUT_MS,
-            GDR_FLUSH_DISABLE);
+            PEER_PROCESS_CHECK_DISABLE, GDR_FLUSH_DISABLE);
 
     private final String name;
     private final ValueType<T> type;

@@ -50,7 +50,8 @@ class LayoutValidationTest {
         rejects(device("\"eagerMaxSizee\": 10"), "test.json: devices[0].eagerMaxSizee: unknown field;"
                 + " known fields here are connectionTimeoutMs, controlRails, cqReadCount, dataRails,"
                 + " description, eagerMaxSize, gdrFlushDisable, minStripeSize, mrCacheDisable,"
-                + " mrCacheMaxBytes, mrCacheMaxEntries, mrKeySize, mrScope, name, peerTimeoutMs, postRetryTimeoutMs,"
+                + " mrCacheMaxBytes, mrCacheMaxEntries, mrKeySize, mrScope, name, peerProcessCheckDisable, peerTimeoutMs,"
+                + " postRetryTimeoutMs,"
                 + " rdmaMaxPostedControlBuffers, rdmaMaxPostedEagerBuffers,"
                 + " rdmaMinPostedControlBuffers, rdmaMinPostedEagerBuffers, schedMaxSmallRrSize");
         rejects("{\"devices\": [{\"dataRails\": [{\"provider\": \"tcp\", \"domain\": \"lo\","

@@ -1,7 +1,9 @@
 package io.ofinet.rdma;
 
 import io.ofinet.fabric.FabricException;
+import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.PeerQueue;
+import io.ofinet.rdma.wire.ProcessIdentity;
 import io.ofinet.rdma.wire.HandshakeMessage;
 
 /**
@@ -19,9 +21,15 @@ final class Connection {
     private final long[] controlPeers;
     private final PeerQueue[] dataQueues;
     private final PeerQueue[] controlQueues;
+    /** The peer's process when this side can check it (same host), else null. */
+    private final ProcessIdentity process;
 
-    Connection(RdmaEndpoint endpoint, int peerCommId, long[] dataPeers, long[] controlPeers) {
+    Connection(RdmaEndpoint endpoint, int peerCommId, long[] dataPeers, long[] controlPeers,
+            ProcessIdentity process) {
         this.endpoint = endpoint;
+        // Checked only if this side sees the peer in /proc now (not so under hidepid, for one).
+        this.process = process != null && process.sameHostAs(ProcessCheck.SELF)
+                && !endpoint.params.peerProcessCheckDisabled() && ProcessCheck.ended(process) == null ? process : null;
         this.peerCommId = peerCommId;
         this.dataPeers = dataPeers.clone();
         this.controlPeers = controlPeers.clone();
@@ -55,7 +63,7 @@ final class Connection {
             controlPeers[c] = c == 0 && control0 != NOT_INSERTED ? control0
                     : rails.av(dataRails + c).insert(m.controlAddresses().get(c));
         }
-        return new Connection(endpoint, peerCommId, dataPeers, controlPeers);
+        return new Connection(endpoint, peerCommId, dataPeers, controlPeers, m.process());
     }
 
     /** The peer's communicator id, named in the immediate data this side sends. */
@@ -71,6 +79,31 @@ final class Connection {
     /** The peer's address handle on control rail {@code rail}. */
     long controlPeer(int rail) {
         return controlPeers[rail];
+    }
+
+    /**
+     * What became of the peer's process, when it is on this host and has ended (killed, exited);
+     * null while it runs or is stopped, or when it cannot be checked.
+     */
+    String processEnded() {
+        return process == null ? null : ProcessCheck.ended(process);
+    }
+
+    /**
+     * The peer is gone: every destination of this connection is condemned, which fails what waits
+     * in their queues and tells every communicator watching them.
+     */
+    void condemn(RdmaException cause) {
+        for (PeerQueue[] group : new PeerQueue[][] {dataQueues, controlQueues}) {
+            for (PeerQueue queue : group) {
+                endpoint.engine.condemn(queue, cause);
+            }
+        }
+    }
+
+    /** The peer's address on control rail 0 as libfabric prints it, for messages. */
+    String address() {
+        return endpoint.peers.address(dataPeers.length, controlPeers[0]);
     }
 
     PeerQueue dataQueue(int rail) {

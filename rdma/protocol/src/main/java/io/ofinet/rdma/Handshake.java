@@ -135,7 +135,7 @@ final class Handshake {
             }
             HandshakeMessage connect = HandshakeMessage.connect(dataRails, controlRails, handle.listenId(), id,
                     mailboxMr.remoteAddress(RailKind.CONTROL, 0, 0), Limits.WINDOW, slotBytes, keys, endpoint.railSet.names(0, dataRails),
-                    endpoint.railSet.names(dataRails, controlRails));
+                    endpoint.railSet.names(dataRails, controlRails), ProcessCheck.SELF);
             send(connect, listener, comm::connectSent, cause -> comm.connectFailed(new RdmaException(
                     ErrorCategory.REMOTE, "connect: the connect message did not reach the listener: "
                     + cause.getMessage(), cause)));
@@ -240,7 +240,8 @@ final class Handshake {
         endpoint.comms.add(comm);
         accepting.add(comm);
         send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
-                endpoint.railSet.names(0, dataRails), endpoint.railSet.names(dataRails, controlRails)), reply, () -> {
+                endpoint.railSet.names(0, dataRails), endpoint.railSet.names(dataRails, controlRails), ProcessCheck.SELF),
+                reply, () -> {
                     accepting.remove(comm);
                     comm.acceptSent = true;
                     endpoint.comms.connected(comm);

@@ -5,13 +5,24 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.PeerQueue;
 
 /**
- * Whether the peer of a connection is still there, judged by ofinet itself rather than by the
- * provider: every connected communicator sends a keepalive every quarter of {@code peerTimeoutMs}
- * from progress, anything that arrives from the peer counts as hearing from it, and a
- * communicator with requests outstanding that hears nothing for {@code peerTimeoutMs} fails them
- * with a remote error. The clock restarts when a communicator goes from idle to busy, so that a
- * peer that was merely idle (and not calling into ofinet) is not taken for dead. A keepalive the
- * provider fails to deliver condemns the peer at once.
+ * Whether the peer of a connection is still there. Death is decided by evidence, silence by the
+ * clock:
+ *
+ * <ul>
+ *   <li>evidence condemns the peer at once: a keepalive or any other operation to it that the
+ *       provider fails, a destination of it that the engine condemns (on {@code ofi_rxm}, posts
+ *       refused with nothing in flight: refused reconnects), and, when the peer runs on this host,
+ *       its process having ended ({@link ProcessCheck}, looked at every {@link #PROCESS_CHECK_NANOS});
+ *   <li>silence fails a busy communicator only after {@code peerTimeoutMs}: one with requests
+ *       outstanding that hears nothing from its peer — data, control messages, keepalives — for
+ *       that long. The clock restarts when a communicator goes from idle to busy, so that a peer
+ *       that was merely idle is not taken for dead, and a paused peer (SIGSTOP, a long GC) that
+ *       comes back in time loses nothing.
+ * </ul>
+ *
+ * <p>Every connected communicator sends a keepalive every {@link #KEEPALIVE_NANOS} (or a quarter of
+ * the timeout when that is shorter). Keepalives and checks run from progress, which the endpoint's
+ * watchdog drives while the application does not ({@link Watchdog}).
  */
 final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
 
@@ -34,8 +45,15 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
         Connection connection();
     }
 
+    /** Keepalives go out this often, or at a quarter of the timeout when that is shorter. */
+    static final long KEEPALIVE_NANOS = 1_000_000_000L;
+    /** How often a peer on this host is looked up in /proc. */
+    static final long PROCESS_CHECK_NANOS = 250_000_000L;
+
     private final Peered comm;
     private final long timeoutNanos;
+    private final long keepaliveNanos;
+    private long nextProcessCheckNanos;
     private final String what;
     long lastHeardNanos;
     long lastKeepaliveNanos;
@@ -44,6 +62,7 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
     PeerLiveness(Peered comm, long timeoutMs, String what, long now) {
         this.comm = comm;
         this.timeoutNanos = timeoutMs * 1_000_000L;
+        this.keepaliveNanos = Math.min(KEEPALIVE_NANOS, timeoutNanos / 4);
         this.what = what;
         this.lastHeardNanos = now;
         this.lastKeepaliveNanos = now;
@@ -61,17 +80,29 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
     }
 
     boolean keepaliveDue(long now) {
-        return dead == null && now - lastKeepaliveNanos >= timeoutNanos / 4;
+        return dead == null && now - lastKeepaliveNanos >= keepaliveNanos;
     }
 
-    /** Checks the silence; condemns the peer when a busy communicator heard nothing for too long. */
+    /**
+     * Checks the peer's process (when due and possible), then the silence: condemns the peer when
+     * its process ended, or when a busy communicator heard nothing for too long.
+     */
     void check(long now) {
+        if (dead == null && now >= nextProcessCheckNanos) {
+            nextProcessCheckNanos = now + PROCESS_CHECK_NANOS;
+            Connection peer = comm.connection();
+            String ended = peer.processEnded();
+            if (ended != null) {
+                // Every communicator of the connection's destinations hears of it through them.
+                peer.condemn(new RdmaException(ErrorCategory.REMOTE, "peer " + peer.address() + ": " + ended));
+            }
+        }
         if (dead == null) {
             comm.checkStalls(now, timeoutNanos);
         }
         if (dead == null && comm.outstanding() > 0 && now - lastHeardNanos > timeoutNanos) {
-            condemn(new RdmaException(ErrorCategory.REMOTE, what + ": the peer sent nothing for "
-                    + timeoutNanos / 1_000_000 + " ms (peerTimeoutMs); it is presumed dead"));
+            condemn(new RdmaException(ErrorCategory.REMOTE, what + ": peer " + comm.connection().address()
+                    + " sent nothing for " + timeoutNanos / 1_000_000 + " ms (peerTimeoutMs); it is presumed dead"));
         }
     }
 
@@ -95,7 +126,7 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
     /** A keepalive could not be delivered. */
     @Override
     public void opFailed(RmaOp op, RdmaException cause) {
-        condemn(new RdmaException(ErrorCategory.REMOTE, what + ": the peer is unreachable: " + cause.getMessage(),
-                cause));
+        condemn(new RdmaException(ErrorCategory.REMOTE, what + ": peer " + comm.connection().address()
+                + " is unreachable: " + cause.getMessage(), cause));
     }
 }

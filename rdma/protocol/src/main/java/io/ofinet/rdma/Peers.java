@@ -18,13 +18,22 @@ import java.util.Map;
  * path — and live as long as the endpoint. Owned by the endpoint, like the engine.
  */
 final class Peers {
+    /**
+     * How long posts to a peer on a rail with connections made on demand may be refused, with
+     * nothing in flight to it, before that is taken as evidence that the peer is gone
+     * ({@link PeerQueue#refusedReconnect}).
+     */
+    static final long REFUSED_RECONNECT_NANOS = 2_000_000_000L;
+
+    private final RailSet rails;
     private final List<AddressVector> avs;
     private final int dataRails;
     private final List<Map<Long, PeerQueue>> byRail = new ArrayList<>();
     private final PeerQueue[] local;
 
-    Peers(List<AddressVector> avs, int dataRails) {
-        this.avs = avs;
+    Peers(RailSet rails, int dataRails) {
+        this.rails = rails;
+        this.avs = rails.avs();
         this.dataRails = dataRails;
         this.local = new PeerQueue[avs.size()];
         for (int i = 0; i < avs.size(); i++) {
@@ -39,7 +48,8 @@ final class Peers {
 
     /** The queue of peer {@code fiAddr} on engine rail {@code rail}, made on first use. */
     PeerQueue queue(int rail, long fiAddr) {
-        return byRail.get(rail).computeIfAbsent(fiAddr, a -> new PeerQueue(describe(rail, a) + " on " + railName(rail)));
+        return byRail.get(rail).computeIfAbsent(fiAddr, a -> new PeerQueue(address(rail, a) + " on " + railName(rail),
+                true, rails.connectsOnDemand(rail) ? REFUSED_RECONNECT_NANOS : 0));
     }
 
     /** The queue of posts with no peer on engine rail {@code rail}. */
@@ -47,7 +57,8 @@ final class Peers {
         return local[rail];
     }
 
-    private String describe(int rail, long fiAddr) {
+    /** Peer {@code fiAddr}'s address on engine rail {@code rail}, for messages. */
+    String address(int rail, long fiAddr) {
         try {
             return addressString(avs.get(rail).lookup(fiAddr));
         } catch (FabricException e) {

@@ -28,6 +28,8 @@ final class RailSet {
     private final List<CompletionQueue> queues = new ArrayList<>();
     private final List<AddressVector> avs = new ArrayList<>();
     private final List<Endpoint> endpoints = new ArrayList<>();
+    /** Each rail's provider, as the engine indexes rails. */
+    private final List<String> providers = new ArrayList<>();
     private final long[] self;
     private Rails registrationView;
     private boolean wideImmediate = true;
@@ -47,9 +49,11 @@ final class RailSet {
         List<Endpoint> controlEndpoints = new ArrayList<>();
         for (int r = 0; r < dataRails; r++) {
             dataEndpoints.add(open(contexts.get(r).domain()));
+            providers.add(contexts.get(r).info().provider());
         }
         for (int onData : controlOnData) {
             controlEndpoints.add(open(contexts.get(onData).domain()));
+            providers.add(contexts.get(onData).info().provider());
         }
         registrationView = new Rails(contexts, dataEndpoints, controlEndpoints, controlOnData);
         for (int r = 0; r < dataRails; r++) {
@@ -67,6 +71,15 @@ final class RailSet {
         endpoints.add(ep);
         ep.enable();
         return ep;
+    }
+
+    /**
+     * Whether engine rail {@code rail} runs over connections that the provider makes on demand
+     * ({@code ofi_rxm}): there a post to a peer whose connection broke is refused while a new one
+     * is attempted.
+     */
+    boolean connectsOnDemand(int rail) {
+        return providers.get(rail).contains("ofi_rxm");
     }
 
     /** The registration view of these rails (for the registrar). */

@@ -73,8 +73,9 @@ public final class RdmaEndpoint implements AutoCloseable {
         guarded(() -> railSet.open(device.contexts(), controlOnData));
         this.engine = new ProgressEngine(railSet.queues(), params.cqReadCount(),
                 params.postRetryTimeoutMs() * 1_000_000L, immediates::remoteData);
-        this.peers = new Peers(railSet.avs(), dataRails);
+        this.peers = new Peers(railSet, dataRails);
         guarded(() -> pools.open(engine, params));
+        Watchdog.watch(this);
     }
 
     /** A step of opening the endpoint. */
@@ -156,6 +157,27 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
         duties.runIfDue(sends, comms.connectedRecvs());
         return handled;
+    }
+
+    /**
+     * The watchdog's step: one progress step, unless an application thread holds the endpoint or
+     * has driven its progress within {@code idleNanos}.
+     */
+    void idleStep(long idleNanos) {
+        if (!lock.tryLock()) {
+            return;
+        }
+        try {
+            if (!closed && !duties.ranWithin(System.nanoTime(), idleNanos)) {
+                progressLocked();
+            }
+        } catch (RdmaException e) {
+            // The application's next call on the endpoint reports it.
+            System.getLogger(RdmaEndpoint.class.getName()).log(System.Logger.Level.DEBUG, "idle progress: {0}",
+                    e.getMessage());
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** A listening communicator; its handle goes to the peers that connect. */
@@ -245,5 +267,6 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** Marks the endpoint closed; the caller holds it. */
     void markClosed() {
         closed = true;
+        Watchdog.unwatch(this);
     }
 }

@@ -63,7 +63,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             freeFlushes.add(new FlushRequest(this));
         }
         this.liveness = new PeerLiveness(this, endpoint.spec().parameters().peerTimeoutMs(),
-                "receive communicator " + id, System.nanoTime());
+                "receive communicator " + id + " (from send communicator " + sender.peerCommId() + ")",
+                System.nanoTime());
         sender.watch(liveness);
     }
 

@@ -116,7 +116,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     void accepted(Connection receiver, RailScheduler railScheduler, long peerTimeoutMs, long now) {
         this.connection = receiver;
         this.scheduler = railScheduler;
-        this.liveness = new PeerLiveness(this, peerTimeoutMs, "send communicator " + id, now);
+        this.liveness = new PeerLiveness(this, peerTimeoutMs, "send communicator " + id
+                + " (to receive communicator " + receiver.peerCommId() + ")", now);
         receiver.watch(liveness);
     }
 

@@ -28,6 +28,11 @@ final class SlowDuties {
         this.quarantineNanos = peerTimeoutMs * 1_000_000L;
     }
 
+    /** Whether the duties ran within {@code nanos} before {@code now}: someone drives progress. */
+    boolean ranWithin(long now, long nanos) {
+        return now - (nextRunNanos - PERIOD_NANOS) < nanos;
+    }
+
     /** Runs the duties when they are due. */
     void runIfDue(List<SendComm> sends, List<RecvComm> recvs) {
         long now = System.nanoTime();

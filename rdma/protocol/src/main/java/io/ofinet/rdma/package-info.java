@@ -11,7 +11,8 @@
  * bounded step and lets it go before it returns, so communicators sharing the endpoint may be
  * driven from different threads. Nothing waits while holding it: a close that waits for its peer
  * takes the lock once per progress step. When the provider grants less than FI_THREAD_SAFE the
- * lock is the device's, held by all its endpoints alike ({@link io.ofinet.rdma.Device}). No
- * thread of ofinet's own drives progress.
+ * lock is the device's, held by all its endpoints alike ({@link io.ofinet.rdma.Device}). The one
+ * thread of ofinet's own, a daemon watchdog, takes an endpoint that no application thread has
+ * driven for 200 ms for one progress step, and only if it is free.
  */
 package io.ofinet.rdma;

@@ -163,7 +163,13 @@ class ConnectionTest {
         RdmaEndpoint silent = device(1, "").openEndpoint();
         byte[] handle = silent.listen().handle();
         long start = System.nanoTime();
-        RdmaException e = connectFailure(a, handle);
+        RdmaException e;
+        silent.lock(); // alive but paused: not even the watchdog drives it
+        try {
+            e = connectFailure(a, handle);
+        } finally {
+            silent.unlock();
+        }
         assertTrue(System.nanoTime() - start >= 300_000_000L);
         assertEquals(ErrorCategory.REMOTE, e.category());
         assertEquals("connect: the listener did not answer within 300 ms (connectionTimeoutMs)", e.getMessage());
@@ -212,8 +218,10 @@ class ConnectionTest {
         RdmaEndpoint a = device(2, "").openEndpoint();
         RdmaEndpoint b = device(2, "").openEndpoint();
         ListenComm listen = b.listen();
-        provider.faults().failNextPosts(a.railSet.controlEndpoint(0), 200, FiErrno.FI_EAGAIN);
-        provider.faults().failNextPosts(b.railSet.controlEndpoint(0), 200, FiErrno.FI_EAGAIN);
+        // Retries back off to one every 100 ms after the first second: 40 refusals each side fit in
+        // establish's 10 s however slowly the first steps run (a cold JVM).
+        provider.faults().failNextPosts(a.railSet.controlEndpoint(0), 40, FiErrno.FI_EAGAIN);
+        provider.faults().failNextPosts(b.railSet.controlEndpoint(0), 40, FiErrno.FI_EAGAIN);
         Object[] pair = establish(a, b, listen);
         assertEquals(((RecvComm) pair[1]).id(), ((SendComm) pair[0]).connection().peerCommId());
     }

@@ -73,16 +73,44 @@ class PeerLivenessTest {
         RecvComm recv = (RecvComm) pair[1];
         RecvRequest request = post(recv, b);
         long start = System.nanoTime();
-        RdmaException e = assertThrows(RdmaException.class, () -> {
-            while (!request.test(null)) {
-                Thread.onSpinWait(); // a is alive but never calls into ofinet again
-            }
-        });
+        // a is alive but paused, as if stopped: holding it keeps even the watchdog out.
+        a.lock();
+        RdmaException e;
+        try {
+            e = assertThrows(RdmaException.class, () -> {
+                while (!request.test(null)) {
+                    Thread.onSpinWait();
+                }
+            });
+        } finally {
+            a.unlock();
+        }
         long elapsedMs = (System.nanoTime() - start) / 1_000_000;
         assertEquals(ErrorCategory.REMOTE, e.category());
-        assertTrue(e.getMessage().contains("the peer sent nothing for 300 ms (peerTimeoutMs)"), e.getMessage());
+        assertTrue(e.getMessage().matches("receive communicator \\d+ \\(from send communicator \\d+\\): peer \\S+"
+                + " sent nothing for 300 ms \\(peerTimeoutMs\\); it is presumed dead"), e.getMessage());
         assertTrue(elapsedMs >= 250 && elapsedMs < 5000, "failed after " + elapsedMs + " ms");
         assertThrows(RdmaException.class, () -> post(recv, b), "the communicator stays failed");
+    }
+
+    @Test
+    void theWatchdogKeepsAPeerThatNeverCallsAlive() throws Exception {
+        provider = MemProvider.create();
+        RdmaEndpoint a = endpoint();
+        RdmaEndpoint b = endpoint();
+        ListenComm listen = b.listen();
+        Object[] pair = ConnectionTest.establish(a, b, listen);
+        RecvComm recv = (RecvComm) pair[1];
+        RecvRequest request = post(recv, b);
+        long until = System.nanoTime() + 1_200_000_000L; // four peer timeouts; a's thread never calls
+        while (System.nanoTime() < until) {
+            assertTrue(!request.test(null));
+            Thread.sleep(1);
+        }
+        assertTrue(Watchdog.watches(a) && Watchdog.watches(b));
+        a.close();
+        b.close();
+        assertTrue(!Watchdog.watches(a) && !Watchdog.watches(b), "closed endpoints are not watched");
     }
 
     @Test

@@ -10,6 +10,8 @@ import io.ofinet.rdma.error.RdmaException;
  */
 public abstract class Operation {
     private int id = -1;
+    /** Where it was posted, while it is in flight there; null otherwise. */
+    PeerQueue inFlightTo;
 
     final void assign(int operationId) {
         if (id >= 0) {

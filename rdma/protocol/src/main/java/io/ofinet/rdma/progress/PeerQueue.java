@@ -23,6 +23,17 @@ public final class PeerQueue {
     }
 
     private final String name;
+    /** A peer's address, not this endpoint's own (posted receives, flush reads). */
+    private final boolean remote;
+    /**
+     * How long refusals with nothing in flight here are taken as evidence that the peer is gone,
+     * or 0 where a refusal says nothing of the kind (see {@link #refusedReconnect}).
+     */
+    private final long refusedReconnectNanos;
+    /** Operations posted here and not yet completed. */
+    int inFlight;
+    /** A post here was accepted once: a connection to the peer was made. */
+    boolean accepted;
     final ArrayDeque<Operation> pending = new ArrayDeque<>(64);
     /** In the engine's list of destinations with waiting posts. */
     boolean active;
@@ -37,9 +48,42 @@ public final class PeerQueue {
     RdmaException condemned;
     private final List<Listener> listeners = new ArrayList<>(2);
 
-    /** @param name what the destination is, for errors: e.g. {@code 127.0.0.1:41234 on data rail 0} */
+    /** This endpoint's own queue on a rail: nothing it sees is evidence about a peer. */
     public PeerQueue(String name) {
+        this(name, false, 0);
+    }
+
+    /**
+     * @param name what the destination is, for errors: e.g. {@code 127.0.0.1:41234 on data rail 0}
+     * @param remote a peer's address: an error completion of an operation to it condemns it
+     * @param refusedReconnectNanos see {@link #refusedReconnect}; 0 for none
+     */
+    public PeerQueue(String name, boolean remote, long refusedReconnectNanos) {
         this.name = name;
+        this.remote = remote;
+        this.refusedReconnectNanos = refusedReconnectNanos;
+    }
+
+    /**
+     * Whether the present spell of refusals is evidence that the peer is gone. On a connected
+     * provider such as {@code ofi_rxm}, a post to a peer whose connection broke starts a new
+     * connection and is refused with -FI_EAGAIN while it is made; a dead peer's address refuses
+     * every such attempt, so its posts stay refused although nothing of ours is in flight to it.
+     * A live peer that is slow or stopped refuses posts only while earlier ones have not gone out,
+     * that is, with operations in flight. (A first connection to a peer that pauses is refused the
+     * same way; it counts only once a post to the peer was accepted.)
+     */
+    boolean refusedReconnect(long refusingNanos) {
+        return refusedReconnectNanos > 0 && accepted && inFlight == 0 && refusingNanos > refusedReconnectNanos;
+    }
+
+    boolean remote() {
+        return remote;
+    }
+
+    /** Operations posted here and not yet completed. */
+    public int inFlight() {
+        return inFlight;
     }
 
     public String name() {

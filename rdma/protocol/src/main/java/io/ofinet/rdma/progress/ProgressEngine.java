@@ -23,7 +23,10 @@ import java.util.List;
  * <p>Posts refused with -FI_EAGAIN wait in the {@link PeerQueue} of their destination and are
  * retried there in order, before anything newer to that destination: a refusing peer delays only
  * its own posts. Retries back off once a destination has refused for a millisecond; a destination
- * that refuses for longer than {@code refusalTimeoutNanos} is condemned.
+ * that refuses for longer than {@code refusalTimeoutNanos} is condemned, and so is one whose
+ * refusals are evidence of a refused reconnect ({@link PeerQueue#refusedReconnect}) or to which the
+ * provider failed an operation (an error completion): each is the provider's word that the peer
+ * is gone.
  *
  * <p>Not thread-safe: the engine belongs to its endpoint and is used only by the thread that holds
  * the endpoint (see {@code RdmaEndpoint}).
@@ -94,7 +97,7 @@ public final class ProgressEngine {
             enqueue(op, peer);
             return;
         }
-        if (tryPost(op) == Endpoint.AGAIN) {
+        if (tryPost(op, peer) == Endpoint.AGAIN) {
             peer.refusals++;
             peer.refusedSinceNanos = System.nanoTime();
             peer.nextRetryNanos = 0;
@@ -111,13 +114,31 @@ public final class ProgressEngine {
         }
     }
 
-    private int tryPost(Operation op) {
+    /** Posts {@code op} to {@code peer}: POSTED (also when posting failed the operation) or AGAIN. */
+    private static int tryPost(Operation op, PeerQueue peer) {
+        int result;
         try {
-            return op.post();
+            result = op.post();
         } catch (FabricException e) {
             op.failed(new RdmaException(ErrorCategory.SYSTEM, op.describe() + ": " + e.getMessage(), e));
             return Endpoint.POSTED;
         }
+        if (result == Endpoint.POSTED) {
+            op.inFlightTo = peer;
+            peer.inFlight++;
+            peer.accepted = true;
+        }
+        return result;
+    }
+
+    /** An operation's completion (or error completion) arrived: it is no longer in flight. */
+    private static PeerQueue landed(Operation op) {
+        PeerQueue peer = op.inFlightTo;
+        if (peer != null) {
+            peer.inFlight--;
+            op.inFlightTo = null;
+        }
+        return peer;
     }
 
     /**
@@ -150,7 +171,7 @@ public final class ProgressEngine {
             }
             boolean accepted = false;
             for (int budget = peer.pending.size(); budget > 0; budget--) {
-                if (tryPost(peer.pending.peek()) == Endpoint.AGAIN) {
+                if (tryPost(peer.pending.peek(), peer) == Endpoint.AGAIN) {
                     peer.refusals++;
                     break;
                 }
@@ -167,6 +188,12 @@ public final class ProgressEngine {
                 peer.reported = false;
             }
             long refusing = now - peer.refusedSinceNanos;
+            if (peer.refusedReconnect(refusing)) {
+                condemn(peer, new RdmaException(ErrorCategory.REMOTE, "peer " + peer.name() + " refused every post"
+                        + " (-FI_EAGAIN) for " + refusing / 1_000_000 + " ms with nothing in flight to it: its"
+                        + " address refuses connections; it is condemned"));
+                continue;
+            }
             if (refusing > refusalTimeoutNanos) {
                 condemn(peer, new RdmaException(ErrorCategory.REMOTE, "peer " + peer.name() + " refused every post"
                         + " (-FI_EAGAIN) for " + refusing / 1_000_000 + " ms (postRetryTimeoutMs); it is condemned"));
@@ -221,7 +248,9 @@ public final class ProgressEngine {
             if (context == 0 || (batch.flags(i) & Fi.REMOTE_WRITE) != 0) {
                 remote.remoteData(rail, batch.flags(i), batch.len(i), batch.data(i));
             } else {
-                operation(context, rail).completed(rail, batch.flags(i), batch.len(i), batch.data(i));
+                Operation op = operation(context, rail);
+                landed(op);
+                op.completed(rail, batch.flags(i), batch.len(i), batch.data(i));
             }
         }
         return n;
@@ -243,8 +272,14 @@ public final class ProgressEngine {
                     + FiErrno.name(error.errno()) + " (" + error.providerMessage() + ")");
         }
         Operation op = operation(error.context(), rail);
+        PeerQueue peer = landed(op);
+        String seen = op.describe() + " failed: " + FiErrno.name(error.errno()) + " (" + error.providerMessage() + ")";
         op.failed(new RdmaException(error.errno() == FiErrno.FI_ETRUNC ? ErrorCategory.REMOTE : ErrorCategory.SYSTEM,
-                op.describe() + " failed: " + FiErrno.name(error.errno()) + " (" + error.providerMessage() + ")"));
+                seen));
+        if (peer != null && peer.remote()) {
+            // The provider failed an operation to the peer: what else goes there fails with it.
+            condemn(peer, new RdmaException(ErrorCategory.REMOTE, "peer " + peer.name() + ": " + seen));
+        }
     }
 
     private Operation operation(long context, int rail) throws RdmaException {

@@ -14,19 +14,21 @@ import java.util.Objects;
  * carry the addresses of every data and control rail endpoint of their side.
  *
  * <pre>
- *  0 u32 magic 0x4E49464F ("OFIN")  4 u8 version (1)  5 u8 type (1 CONNECT, 2 ACCEPT, 3 REJECT)
+ *  0 u32 magic 0x4E49464F ("OFIN")  4 u8 version (2)  5 u8 type (1 CONNECT, 2 ACCEPT, 3 REJECT)
  *  6 u8 data rails (1..16)          7 u8 control rails (1..16)
  *  8 u32 listen id                 12 u32 connector's comm id       16 u32 acceptor's comm id
  * 20 u32 mailbox slots (CONNECT)   24 u64 mailbox address           32 u32 mailbox slot bytes
  * 36 u32 reserved
- * 40 u64 mailbox key per control rail
+ * 40 u64 host identity (0: unknown) 48 u32 pid                      52 u32 reserved
+ * 56 u64 process start, clock ticks since boot
+ * 64 u64 mailbox key per control rail
  *    then per data rail, then per control rail: u8 length (1..112), address bytes
  *    REJECT instead: u16 reason length (..512), UTF-8 reason
  * </pre>
  */
 public record HandshakeMessage(Type type, int dataRails, int controlRails, int listenId, int connectorCommId,
         int acceptorCommId, long mailboxAddress, int mailboxSlots, int mailboxSlotBytes, long[] mailboxKeys,
-        List<byte[]> dataAddresses, List<byte[]> controlAddresses, String reason) {
+        List<byte[]> dataAddresses, List<byte[]> controlAddresses, ProcessIdentity process, String reason) {
 
     /** The message kinds. */
     public enum Type {
@@ -40,8 +42,8 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
     }
 
     static final int MAGIC = 0x4E49464F;
-    static final int VERSION = 1;
-    static final int HEADER = 40;
+    static final int VERSION = 2;
+    static final int HEADER = 64;
     static final int MAX_REASON = 512;
 
     /** The largest message: a control receive buffer of this size holds any. */
@@ -53,33 +55,35 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
         mailboxKeys = mailboxKeys == null ? new long[0] : mailboxKeys.clone();
         dataAddresses = dataAddresses == null ? List.of() : List.copyOf(dataAddresses);
         controlAddresses = controlAddresses == null ? List.of() : List.copyOf(controlAddresses);
+        process = process == null ? ProcessIdentity.NONE : process;
         reason = reason == null ? "" : reason;
     }
 
     public static HandshakeMessage connect(int dataRails, int controlRails, int listenId, int connectorCommId,
             long mailboxAddress, int slots, int slotBytes, long[] mailboxKeys, List<byte[]> dataAddresses,
-            List<byte[]> controlAddresses) {
+            List<byte[]> controlAddresses, ProcessIdentity process) {
         return new HandshakeMessage(Type.CONNECT, dataRails, controlRails, listenId, connectorCommId, 0,
-                mailboxAddress, slots, slotBytes, mailboxKeys, dataAddresses, controlAddresses, "");
+                mailboxAddress, slots, slotBytes, mailboxKeys, dataAddresses, controlAddresses, process, "");
     }
 
     public static HandshakeMessage accept(int dataRails, int controlRails, int listenId, int connectorCommId,
-            int acceptorCommId, List<byte[]> dataAddresses, List<byte[]> controlAddresses) {
+            int acceptorCommId, List<byte[]> dataAddresses, List<byte[]> controlAddresses, ProcessIdentity process) {
         return new HandshakeMessage(Type.ACCEPT, dataRails, controlRails, listenId, connectorCommId,
-                acceptorCommId, 0, 0, 0, new long[controlRails], dataAddresses, controlAddresses, "");
+                acceptorCommId, 0, 0, 0, new long[controlRails], dataAddresses, controlAddresses, process, "");
     }
 
     public static HandshakeMessage reject(int dataRails, int controlRails, int listenId, int connectorCommId,
             String reason) {
         return new HandshakeMessage(Type.REJECT, dataRails, controlRails, listenId, connectorCommId, 0, 0, 0, 0,
-                null, null, null, reason);
+                null, null, null, null, reason);
     }
 
     /** Encodes into {@code out}, returning the length. */
     public int encode(byte[] out) {
         WireWriter w = new WireWriter(out);
         w.i32(MAGIC).u8(VERSION).u8(type.code).u8(dataRails).u8(controlRails).i32(listenId).i32(connectorCommId)
-                .i32(acceptorCommId).i32(mailboxSlots).i64(mailboxAddress).i32(mailboxSlotBytes).i32(0);
+                .i32(acceptorCommId).i32(mailboxSlots).i64(mailboxAddress).i32(mailboxSlotBytes).i32(0).i64(process.host()).i32(process.pid()).i32(0)
+                .i64(process.startTicks());
         if (type == Type.REJECT) {
             byte[] text = reason.getBytes(StandardCharsets.UTF_8);
             int n = Math.min(text.length, MAX_REASON);
@@ -122,6 +126,10 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
         int slotBytes = r.range(r.i32("mailbox slot bytes"), 0, ControlMessage.maxBytes(Limits.MAX_DATA_RAILS),
                 "mailbox slot bytes");
         r.skip(4, "reserved");
+        long host = r.i64("host identity");
+        int pid = r.range(r.i32("pid"), 0, ProcessIdentity.MAX_PID, "pid");
+        r.skip(4, "reserved");
+        long start = r.i64("process start");
         if (type == Type.REJECT) {
             int n = r.range(r.u16("reason length"), 0, MAX_REASON, "reason length");
             String reason = new String(r.bytes(n, "reason"), StandardCharsets.UTF_8);
@@ -138,7 +146,7 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
         List<byte[]> dataAddresses = addresses(r, data, "data rail address");
         List<byte[]> controlAddresses = addresses(r, control, "control rail address");
         return new HandshakeMessage(type, data, control, listenId, connector, acceptor, mailbox, slots, slotBytes,
-                keys, dataAddresses, controlAddresses, "");
+                keys, dataAddresses, controlAddresses, new ProcessIdentity(host, pid, start), "");
     }
 
     private static List<byte[]> addresses(WireReader r, int count, String field) throws RdmaException {

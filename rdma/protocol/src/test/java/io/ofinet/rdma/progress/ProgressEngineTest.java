@@ -149,6 +149,105 @@ class ProgressEngineTest {
     }
 
     @Test
+    void anErrorCompletionOfAnOperationToAPeerCondemnsThePeerButNotThisEndpointsOwnQueue() throws Exception {
+        PeerQueue remote = new PeerQueue("127.0.0.1:5 on data rail 0", true, 0);
+        PeerQueue own = new PeerQueue("this endpoint on data rail 0");
+        Op write = new Op("write", log, Endpoint.POSTED);
+        Op recv = new Op("recv", log, Endpoint.POSTED);
+        CompletionQueue cq = mock(CompletionQueue.class);
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        engine.register(write);
+        engine.register(recv);
+        engine.submit(write, remote);
+        engine.submit(recv, own);
+        assertEquals(1, remote.inFlight());
+        List<String> told = new ArrayList<>();
+        remote.listen(cause -> told.add(cause.getMessage()));
+        Op[] failing = {recv, write};
+        int[] next = {0};
+        when(cq.read(any(), anyInt())).thenReturn(CompletionQueue.ERROR_AVAILABLE);
+        when(cq.readError(any())).thenAnswer(call -> {
+            CompletionError e = call.getArgument(0);
+            e.set(failing[next[0]++].context(), 0, 0, 0, FiErrno.FI_ECANCELED, 125, "canceled");
+            return true;
+        });
+        engine.progress();
+        assertEquals(null, own.condemned(), "a failed receive says nothing about a peer");
+        engine.progress();
+        assertEquals(0, remote.inFlight());
+        String expected = "peer 127.0.0.1:5 on data rail 0: write failed: FI_ECANCELED (canceled)";
+        assertEquals(expected, remote.condemned().getMessage());
+        assertEquals(List.of(expected), told);
+    }
+
+    @Test
+    void postsRefusedWithNothingInFlightAreARefusedReconnectOnlyWhereConnectionsAreMadeOnDemand() throws Exception {
+        CompletionQueue cq = mock(CompletionQueue.class);
+        when(cq.read(any(), anyInt())).thenReturn(0);
+        long evidence = 50_000_000L;
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        PeerQueue rxm = new PeerQueue("127.0.0.1:5 on control rail 0", true, evidence);
+        PeerQueue plain = new PeerQueue("fi_shm://7:0:1 on control rail 0", true, 0);
+        PeerQueue fresh = new PeerQueue("127.0.0.1:6 on control rail 0", true, evidence);
+        for (PeerQueue q : List.of(rxm, plain)) {
+            // A first post is accepted: there was a connection. Later ones are all refused.
+            Op first = new Op("first", log, Endpoint.POSTED);
+            engine.register(first);
+            engine.submit(first, q);
+            completeAll(engine, cq, first);
+            Op probe = new Op("probe", log, Endpoint.AGAIN);
+            engine.register(probe);
+            engine.submit(probe, q);
+        }
+        Op neverAccepted = new Op("connect", log, Endpoint.AGAIN);
+        engine.register(neverAccepted);
+        engine.submit(neverAccepted, fresh);
+        long until = System.nanoTime() + 6 * evidence;
+        while (System.nanoTime() < until) {
+            engine.progress();
+        }
+        assertTrue(rxm.condemned() != null, "rxm: refused with nothing in flight for longer than the evidence bound");
+        assertTrue(rxm.condemned().getMessage().contains("with nothing in flight to it: its address refuses"
+                + " connections"), rxm.condemned().getMessage());
+        assertEquals(null, plain.condemned(), "elsewhere refusals are only refusals, bounded by the timeout");
+        assertEquals(null, fresh.condemned(), "a first connection that is slow to come is no evidence");
+    }
+
+    @Test
+    void postsRefusedWhileEarlierOnesAreInFlightAreNoEvidence() throws Exception {
+        CompletionQueue cq = mock(CompletionQueue.class);
+        when(cq.read(any(), anyInt())).thenReturn(0);
+        long evidence = 20_000_000L;
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        PeerQueue stopped = new PeerQueue("127.0.0.1:5 on data rail 0", true, evidence);
+        Op stuck = new Op("stuck", log, Endpoint.POSTED);
+        Op refused = new Op("refused", log, Endpoint.AGAIN);
+        engine.register(stuck);
+        engine.register(refused);
+        engine.submit(stuck, stopped);
+        engine.submit(refused, stopped);
+        long until = System.nanoTime() + 5 * evidence;
+        while (System.nanoTime() < until) {
+            engine.progress();
+        }
+        assertEquals(1, stopped.inFlight());
+        assertEquals(null, stopped.condemned(), "a peer that does not take our writes is slow, not gone");
+    }
+
+    /** Makes the queue report one completion for each of {@code ops}, then reads it. */
+    private static void completeAll(ProgressEngine engine, CompletionQueue cq, Op... ops) throws Exception {
+        when(cq.read(any(), anyInt())).thenAnswer(call -> {
+            CompletionBatch batch = call.getArgument(0);
+            for (int i = 0; i < ops.length; i++) {
+                batch.set(i, ops[i].context(), 0, 0, 0, 0);
+            }
+            batch.setCount(ops.length);
+            return ops.length;
+        }).thenReturn(0);
+        engine.progress();
+    }
+
+    @Test
     void anUnknownContextIsAnInternalError() throws Exception {
         CompletionQueue cq = mock(CompletionQueue.class);
         ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });

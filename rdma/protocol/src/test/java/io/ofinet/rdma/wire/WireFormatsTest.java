@@ -64,24 +64,26 @@ class WireFormatsTest {
 
     private static HandshakeMessage connect() {
         return HandshakeMessage.connect(2, 2, 7, 300, 0x1000L, Limits.WINDOW, ControlMessage.maxBytes(2),
-                new long[] {0x11, 0x22}, List.of(new byte[] {1}, new byte[] {2, 2}), List.of(new byte[] {3}, new byte[] {4}));
+                new long[] {0x11, 0x22}, List.of(new byte[] {1}, new byte[] {2, 2}), List.of(new byte[] {3}, new byte[] {4}),
+                new ProcessIdentity(0x0102030405060708L, 4321, 99));
     }
 
     @Test
     void handshakeMessagesArePinnedAndRoundTrip() throws RdmaException {
         byte[] encoded = connect().encode();
-        assertEquals("4f46494e" + "01" + "01" + "02" + "02" + "07000000" + "2c010000" + "00000000" + "00010000"
-                + "0010000000000000" + "48010000" + "00000000" + "1100000000000000" + "2200000000000000"
+        assertEquals("4f46494e" + "02" + "01" + "02" + "02" + "07000000" + "2c010000" + "00000000" + "00010000"
+                + "0010000000000000" + "48010000" + "00000000" + "0807060504030201" + "e1100000" + "00000000"
+                + "6300000000000000" + "1100000000000000" + "2200000000000000"
                 + "0101" + "020202" + "0103" + "0104", HEX.formatHex(encoded));
         assertEquals(connect(), HandshakeMessage.decode(encoded, encoded.length));
         HandshakeMessage accept = HandshakeMessage.accept(2, 2, 7, 300, 12, List.of(new byte[] {9}, new byte[] {9}),
-                List.of(new byte[] {8}, new byte[] {8}));
+                List.of(new byte[] {8}, new byte[] {8}), ProcessIdentity.NONE);
         assertEquals(accept, HandshakeMessage.decode(accept.encode(), accept.encode().length));
         HandshakeMessage reject = HandshakeMessage.reject(1, 1, 7, 300, "rail counts differ");
         HandshakeMessage back = HandshakeMessage.decode(reject.encode(), reject.encode().length);
         assertEquals("rail counts differ", back.reason());
         assertEquals(HandshakeMessage.Type.REJECT, back.type());
-        assertEquals(3784, HandshakeMessage.MAX_BYTES, "fits a 4 KiB control buffer");
+        assertEquals(3808, HandshakeMessage.MAX_BYTES, "fits a 4 KiB control buffer");
         fuzz(encoded, HandshakeMessage::decode, ErrorCategory.REMOTE);
         fuzz(reject.encode(), HandshakeMessage::decode, ErrorCategory.REMOTE);
     }
@@ -89,7 +91,7 @@ class WireFormatsTest {
     @Test
     void handshakeRefusesAMailboxThatCannotHoldTheWindow() {
         HandshakeMessage small = HandshakeMessage.connect(2, 1, 7, 1, 0x1000L, Limits.WINDOW, 64, new long[] {1},
-                List.of(new byte[] {1}, new byte[] {1}), List.of(new byte[] {1}));
+                List.of(new byte[] {1}, new byte[] {1}), List.of(new byte[] {1}), ProcessIdentity.NONE);
         byte[] b = small.encode();
         RdmaException e = assertThrows(RdmaException.class, () -> HandshakeMessage.decode(b, b.length));
         assertTrue(e.getMessage().contains("cannot hold a window of 256 control messages"), e.getMessage());

@@ -1,0 +1,79 @@
+package io.ofinet.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.rdma.wire.ProcessIdentity;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Telling an ended process from a running or stopped one, in /proc, with real processes. */
+@Timeout(60)
+class ProcessCheckTest {
+
+    @Test
+    void thisProcessKnowsItselfAndRuns() {
+        ProcessIdentity self = ProcessCheck.SELF;
+        assertNotEquals(ProcessIdentity.NONE, self);
+        assertEquals(ProcessHandle.current().pid(), self.pid());
+        assertTrue(self.sameHostAs(new ProcessIdentity(self.host(), 1, 0)));
+        assertNull(ProcessCheck.ended(self));
+    }
+
+    @Test
+    void aProcessThatExitedOrWasKilledHasEndedAndAStoppedOneHasNot() throws Exception {
+        Process sleeper = new ProcessBuilder("sleep", "30").start();
+        try {
+            ProcessIdentity id = identity(sleeper.pid());
+            assertNull(ProcessCheck.ended(id), "running");
+            signal("-STOP", sleeper.pid());
+            awaitState(sleeper.pid(), 'T');
+            assertNull(ProcessCheck.ended(id), "stopped is not ended");
+            signal("-CONT", sleeper.pid());
+            sleeper.destroyForcibly();
+            assertTrue(sleeper.waitFor(10, TimeUnit.SECONDS));
+            String ended = ProcessCheck.ended(id);
+            assertTrue(ended != null && ended.startsWith("process " + sleeper.pid() + " has ended"), ended);
+        } finally {
+            sleeper.destroyForcibly();
+        }
+        Process quick = new ProcessBuilder("true").start();
+        ProcessIdentity id = identity(quick.pid());
+        quick.waitFor();
+        assertTrue(ProcessCheck.ended(id) != null, "exited");
+    }
+
+    @Test
+    void aPidThatNowNamesALaterProcessHasEnded() throws Exception {
+        ProcessIdentity self = ProcessCheck.SELF;
+        ProcessIdentity earlier = new ProcessIdentity(self.host(), self.pid(), self.startTicks() - 1);
+        assertEquals("process " + self.pid() + " has ended (the pid now names a later process)",
+                ProcessCheck.ended(earlier));
+    }
+
+    private static ProcessIdentity identity(long pid) throws Exception {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return new ProcessIdentity(ProcessCheck.SELF.host(), (int) pid, Long.parseLong(fields[19]));
+    }
+
+    private static void signal(String signal, long pid) throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", signal, Long.toString(pid)).start().waitFor());
+    }
+
+    private static void awaitState(long pid, char state) throws Exception {
+        for (int i = 0; i < 500; i++) {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            if (stat.charAt(stat.lastIndexOf(')') + 2) == state) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("process " + pid + " never reached state " + state);
+    }
+}
