@@ -21,6 +21,8 @@ final class MessageStream {
     private final Handles.SendComm send;
     private final Handles.RecvComm recv;
     private final int maxBytes;
+    /** Whether this side sends; a side that only receives just waits on its receives. */
+    private final boolean sending;
     private final long sendSeed;
     private final long recvSeed;
     private final ByteBuffer buf;
@@ -38,7 +40,14 @@ final class MessageStream {
 
     MessageStream(NetPlugin p, Handles.SendComm send, Handles.RecvComm recv, int maxBytes, String me, String peer)
             throws NetException {
+        this(p, send, recv, maxBytes, me, peer, true);
+    }
+
+    /** @param sending false for a side that only waits on its receives (the other side then sends nothing either) */
+    MessageStream(NetPlugin p, Handles.SendComm send, Handles.RecvComm recv, int maxBytes, String me, String peer,
+            boolean sending) throws NetException {
         this.p = p;
+        this.sending = sending;
         this.send = send;
         this.recv = recv;
         this.maxBytes = maxBytes;
@@ -60,7 +69,7 @@ final class MessageStream {
      * @throws NetException what the plugin reported; AssertionError for wrong data
      */
     int step() throws NetException {
-        while (posted - sent < WINDOW) {
+        while (sending && posted - sent < WINDOW) {
             int slot = (int) (posted % WINDOW);
             int size = size(sendSeed, posted);
             ThreadsPeer.fill(buf, slot * maxBytes, sendSeed, posted, size);
@@ -81,12 +90,12 @@ final class MessageStream {
             recvs[slot] = r;
             recvPosted++;
         }
-        if (sent < posted && p.test(sends[(int) (sent % WINDOW)], null)) {
+        if (sent < posted && testOrSkip(sends[(int) (sent % WINDOW)], false)) {
             sent++;
         }
         if (received < recvPosted) {
             int slot = (int) (received % WINDOW);
-            if (p.test(recvs[slot], sizes)) {
+            if (testOrSkip(recvs[slot], true)) {
                 int expected = size(recvSeed, received);
                 int wrong = ThreadsPeer.verify(buf, (WINDOW + slot) * maxBytes, recvSeed, received, expected);
                 if (sizes[0] != expected || wrong >= 0) {
@@ -99,6 +108,52 @@ final class MessageStream {
             }
         }
         return 0;
+    }
+
+    /** Tests a request; one that fails is passed over (a failed request is done) and the failure thrown. */
+    private boolean testOrSkip(Handles.Request r, boolean receive) throws NetException {
+        try {
+            return p.test(r, sizes);
+        } catch (NetException e) {
+            if (receive) {
+                received++;
+            } else {
+                sent++;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Tests every request posted and not yet reported done, each way.
+     *
+     * @return how many of them are still pending (neither done nor failed); every failure must be a
+     *     REMOTE_ERROR
+     * @throws AssertionError for a failure of another kind, or a request reported done
+     */
+    int pendingAfterFailure() {
+        int pending = 0;
+        for (long k = sent; k < posted; k++) {
+            pending += stillPending(sends[(int) (k % WINDOW)], "send " + k);
+        }
+        for (long k = received; k < recvPosted; k++) {
+            pending += stillPending(recvs[(int) (k % WINDOW)], "receive " + k);
+        }
+        return pending;
+    }
+
+    private int stillPending(Handles.Request r, String what) {
+        try {
+            if (p.test(r, sizes)) {
+                throw new AssertionError(what + " was reported done after its peer was condemned");
+            }
+            return 1;
+        } catch (NetException e) {
+            if (e.result() != io.ofinet.plugin.NetResult.REMOTE_ERROR) {
+                throw new AssertionError(what + " failed with " + e.result() + ", not REMOTE_ERROR: " + e.getMessage());
+            }
+            return 0;
+        }
     }
 
     long received() {

@@ -11,17 +11,23 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * One rank of the three-JVM fault test: {@code TrioPeer hub|leaf1|leaf2 DIR MAX_BYTES}.
+ * One rank of the three-JVM fault test: {@code TrioPeer hub|leaf1|leaf2 DIR MAX_BYTES MODE EXPECT}.
  *
  * <p>The hub connects to both leaves and accepts a connection from each, all from its main thread,
  * so every communicator of the hub lives on one endpoint. Each pair streams verified messages both
- * ways ({@link MessageStream}), driven round-robin from the hub's one thread. The test then kills
- * leaf1 or tells it to exit without closing (file {@code leaf1.exit}) and writes the moment into
- * {@code gone}; the hub keeps going for {@link #AFTER_NANOS} and reports the longest time without a
- * verified message from leaf2 after that moment, and when leaf1's requests failed.
+ * ways ({@link MessageStream}), driven round-robin from the hub's one thread; with MODE
+ * {@code waiting} the hub and leaf1 only post receives to each other and wait on them. The test
+ * then does something to leaf1 (kills it, tells it to exit without closing through file
+ * {@code leaf1.exit}, stops it for a while) and writes the moment into {@code gone}; the hub keeps
+ * going for {@link #AFTER_NANOS} and reports the longest time without a verified message from
+ * leaf2 after that moment, and what became of its requests with leaf1. EXPECT is what must become
+ * of them: {@code dead} (every outstanding one fails with REMOTE_ERROR within
+ * {@link #DEAD_WITHIN_NANOS}), {@code timeout} (they fail, naming peerTimeoutMs) or {@code alive}
+ * (none fails).
  */
 public final class TrioPeer {
-    static final long AFTER_NANOS = Duration.ofSeconds(20).toNanos();
+    static final long AFTER_NANOS = Duration.ofSeconds(8).toNanos();
+    static final long DEAD_WITHIN_NANOS = Duration.ofSeconds(5).toNanos();
     private static final long DEADLINE = System.nanoTime() + Duration.ofSeconds(150).toNanos();
 
     private TrioPeer() {
@@ -31,14 +37,16 @@ public final class TrioPeer {
         String me = args[0];
         AddressExchange exchange = new AddressExchange(Path.of(args[1]));
         int maxBytes = Integer.parseInt(args[2]);
+        boolean waiting = args[3].equals("waiting");
+        String expect = args[4];
         NetPlugin p = NetPlugins.load();
         p.init();
         Handles.ListenComm listen = p.listen(0);
         exchange.publish(me + ".handle", listen.handle());
         if (me.equals("hub")) {
-            hub(p, listen, exchange, maxBytes);
+            hub(p, listen, exchange, maxBytes, waiting, expect);
         } else {
-            leaf(p, listen, exchange, maxBytes, me);
+            leaf(p, listen, exchange, maxBytes, me, !(waiting && me.equals("leaf1")));
         }
     }
 
@@ -51,7 +59,7 @@ public final class TrioPeer {
 
     /** Connects to the other side and accepts its connection, in either order. */
     private static MessageStream pair(NetPlugin p, Handles.ListenComm listen, byte[] handle, int maxBytes, String me,
-            String peer) throws NetException {
+            String peer, boolean sending) throws NetException {
         Handles.SendComm send = null;
         Handles.RecvComm recv = null;
         while (send == null || recv == null) {
@@ -63,16 +71,16 @@ public final class TrioPeer {
             }
             checkDeadline("connecting " + me + " and " + peer);
         }
-        return new MessageStream(p, send, recv, maxBytes, me, peer);
+        return new MessageStream(p, send, recv, maxBytes, me, peer, sending);
     }
 
-    private static void hub(NetPlugin p, Handles.ListenComm listen, AddressExchange exchange, int maxBytes)
-            throws Exception {
+    private static void hub(NetPlugin p, Handles.ListenComm listen, AddressExchange exchange, int maxBytes,
+            boolean waiting, String expect) throws Exception {
         MessageStream[] streams = new MessageStream[3];
         for (int leaf = 1; leaf <= 2; leaf++) {
             byte[] handle = exchange.await("leaf" + leaf + ".handle", Duration.ofSeconds(60));
             exchange.publish("turn." + leaf, "1");
-            streams[leaf] = pair(p, listen, handle, maxBytes, "hub", "leaf" + leaf);
+            streams[leaf] = pair(p, listen, handle, maxBytes, "hub", "leaf" + leaf, !(waiting && leaf == 1));
         }
         System.out.println("hub: connected to both leaves on one endpoint");
         long start = System.nanoTime();
@@ -82,6 +90,7 @@ public final class TrioPeer {
         long longestGapNanos = 0;
         long afterGone = 0;
         long leaf1FailedNanos = 0;
+        long leaf1AllFailedNanos = 0;
         String leaf1Failure = null;
         long nextLook = 0;
         while (goneNanos == 0 || System.nanoTime() - goneNanos < AFTER_NANOS) {
@@ -89,9 +98,12 @@ public final class TrioPeer {
                 try {
                     streams[1].step();
                 } catch (NetException e) {
-                    leaf1Failure = e.getMessage();
+                    leaf1Failure = e.result() + ": " + e.getMessage();
                     leaf1FailedNanos = System.nanoTime();
                 }
+            }
+            if (leaf1Failure != null && leaf1AllFailedNanos == 0 && streams[1].pendingAfterFailure() == 0) {
+                leaf1AllFailedNanos = System.nanoTime();
             }
             if (streams[2].step() > 0 && goneNanos != 0) {
                 long now = streams[2].lastReceivedNanos;
@@ -122,19 +134,40 @@ public final class TrioPeer {
         System.out.println("hub: leaf2 stream: " + afterGone + " verified messages in the "
                 + AFTER_NANOS / 1_000_000_000L + " s after leaf1 went; longest gap " + longestGapNanos / 1_000_000
                 + " ms");
-        System.out.println("hub: leaf1 stream: " + (leaf1Failure == null ? "no failure reported within the window"
-                : "failed " + (leaf1FailedNanos - goneNanos) / 1_000_000 + " ms after it went: " + leaf1Failure));
-        boolean ok = longestGapNanos <= 3_000_000_000L && afterGone > 0;
-        System.out.println(ok ? "hub: all checks passed" : "FAILED: the leaf2 stream stalled after leaf1 went");
-        // No orderly close: a dead peer's communicators are the fault issue's business, not this test's.
-        System.exit(ok ? 0 : 1);
+        System.out.println("hub: leaf1 stream (" + (waiting ? "only waiting on a receive" : "posting") + "): "
+                + (leaf1Failure == null ? "no failure; " + streams[1].received() + " messages received in all, the"
+                        + " latest " + (end - streams[1].lastReceivedNanos) / 1_000_000 + " ms before the end"
+                : "first failure " + (leaf1FailedNanos - goneNanos) / 1_000_000 + " ms after leaf1 went, every"
+                        + " outstanding request failed " + (leaf1AllFailedNanos == 0 ? "never"
+                                : (leaf1AllFailedNanos - goneNanos) / 1_000_000 + " ms after") + ": " + leaf1Failure));
+        String wrong = null;
+        if (longestGapNanos > 3_000_000_000L || afterGone == 0) {
+            wrong = "the leaf2 stream stalled after leaf1 went";
+        } else if (expect.equals("alive")) {
+            if (leaf1Failure != null) {
+                wrong = "leaf1's requests failed although it only paused";
+            } else if (!waiting && streams[1].lastReceivedNanos < end - 2_000_000_000L) {
+                wrong = "leaf1's stream did not resume";
+            }
+        } else if (leaf1Failure == null || leaf1AllFailedNanos == 0) {
+            wrong = "leaf1's outstanding requests did not all fail";
+        } else if (!leaf1Failure.startsWith("REMOTE_ERROR")) {
+            wrong = "leaf1's requests failed with another code";
+        } else if (expect.equals("dead") && leaf1AllFailedNanos - goneNanos > DEAD_WITHIN_NANOS) {
+            wrong = "leaf1 was condemned later than " + DEAD_WITHIN_NANOS / 1_000_000 + " ms after it went";
+        } else if (expect.equals("timeout") && !leaf1Failure.contains("(peerTimeoutMs)")) {
+            wrong = "leaf1's requests failed for another reason than the peer timeout";
+        }
+        System.out.println(wrong == null ? "hub: all checks passed" : "FAILED: " + wrong);
+        // No orderly close: closing with dead peers is the close tests' business.
+        System.exit(wrong == null ? 0 : 1);
     }
 
     private static void leaf(NetPlugin p, Handles.ListenComm listen, AddressExchange exchange, int maxBytes,
-            String me) throws Exception {
+            String me, boolean sending) throws Exception {
         byte[] handle = exchange.await("hub.handle", Duration.ofSeconds(60));
         exchange.await("turn." + me.substring(4), Duration.ofSeconds(60));
-        MessageStream stream = pair(p, listen, handle, maxBytes, me, "hub");
+        MessageStream stream = pair(p, listen, handle, maxBytes, me, "hub", sending);
         System.out.println(me + ": connected");
         long nextLook = 0;
         while (true) {
