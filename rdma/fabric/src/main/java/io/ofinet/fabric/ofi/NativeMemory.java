@@ -27,11 +27,13 @@ public final class NativeMemory {
         if (p == null) {
             throw new OutOfMemoryError("calloc(" + size + ") failed");
         }
+        NativeUsage.allocated(Pointer.nativeValue(p), size);
         return Pointer.nativeValue(p);
     }
 
     public static void free(long address) {
         if (address != 0) {
+            NativeUsage.freed(address);
             LibC.INSTANCE.free(new Pointer(address));
         }
     }

@@ -56,6 +56,7 @@ final class OfiDomain implements Domain {
         Memory out = Ops.scratch(8);
         Ops.check("fi_cq_open", provider(), Ops.fn(domainOps(), NativeOffsets.OPS_DOMAIN_CQ_OPEN, "fi_cq_open", provider())
                 .invokeInt(new Object[] {domain, Pointer.nativeValue(attr), Pointer.nativeValue(out), 0L}));
+        NativeUsage.opened();
         OfiCompletionQueue cq = new OfiCompletionQueue(this, out.getLong(0));
         children.add(cq);
         return cq;
@@ -70,6 +71,7 @@ final class OfiDomain implements Domain {
         Memory out = Ops.scratch(8);
         Ops.check("fi_av_open", provider(), Ops.fn(domainOps(), NativeOffsets.OPS_DOMAIN_AV_OPEN, "fi_av_open", provider())
                 .invokeInt(new Object[] {domain, Pointer.nativeValue(attr), Pointer.nativeValue(out), 0L}));
+        NativeUsage.opened();
         OfiAddressVector av = new OfiAddressVector(this, out.getLong(0));
         children.add(av);
         return av;
@@ -104,6 +106,7 @@ final class OfiDomain implements Domain {
             open.run();
         }
         long ep = out.getLong(0);
+        NativeUsage.opened();
         try {
             Ops.bind(ep, ofiAv.fid(), 0, "fi_ep_bind(av)", provider());
             Ops.bind(ep, ofiCq.fid(), Fi.TRANSMIT | Fi.RECV, "fi_ep_bind(cq)", provider());
@@ -145,6 +148,7 @@ final class OfiDomain implements Domain {
         String call = "fi_mr_regattr(key " + requestedKey + ", " + length + " bytes)";
         Ops.check(call, provider(), Ops.fn(mrOps, NativeOffsets.OPS_MR_REGATTR, "fi_mr_regattr", provider())
                 .invokeInt(new Object[] {domain, Pointer.nativeValue(attr), 0L, Pointer.nativeValue(out)}));
+        NativeUsage.opened();
         OfiMemoryRegion mr = new OfiMemoryRegion(this, out.getLong(0), address, length);
         children.add(mr);
         return mr;

@@ -36,6 +36,7 @@ final class OfiFabric implements Fabric {
         Memory out = Ops.scratch(8);
         Ops.check("fi_domain", info.provider(), Ops.fn(ops, NativeOffsets.OPS_FABRIC_DOMAIN, "fi_domain",
                 info.provider()).invokeInt(new Object[] {fabric, infoCopy, Pointer.nativeValue(out), 0L}));
+        NativeUsage.opened();
         OfiDomain domain = new OfiDomain(this, out.getLong(0));
         domains.add(domain);
         return domain;

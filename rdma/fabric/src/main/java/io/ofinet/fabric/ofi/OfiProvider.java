@@ -163,6 +163,7 @@ public final class OfiProvider implements FabricProvider {
             long fabricAttr = Ops.getLong(copy + NativeOffsets.INFO_FABRIC_ATTR);
             Ops.check("fi_fabric", info.provider(),
                     OfiLibrary.lib().fi_fabric(new Pointer(fabricAttr), out, null));
+            NativeUsage.opened();
             return new OfiFabric(describe(copy, null), copy, Pointer.nativeValue(out.getValue()));
         } catch (FabricException | RuntimeException e) {
             OfiLibrary.lib().fi_freeinfo(new Pointer(copy));

@@ -78,6 +78,7 @@ final class Ops {
     static void close(long fid, String what, String provider) throws FabricException {
         Function close = fidOp(fid, NativeOffsets.FI_OPS_CLOSE, "fi_close(" + what + ")", provider);
         check("fi_close(" + what + ")", provider, close.invokeInt(new Object[] {fid}));
+        NativeUsage.closed();
     }
 
     /** fi_enable: fid->ops->control(fid, FI_ENABLE, NULL). */
