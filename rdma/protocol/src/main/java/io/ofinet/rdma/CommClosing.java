@@ -34,17 +34,21 @@ final class CommClosing {
 
     /**
      * Closes every communicator of the endpoint: the listen communicators, then the send
-     * communicators (each draining as {@link #closeSend} does), then the receive communicators.
+     * communicators (each draining as {@link #closeSend} does), then the receive communicators
+     * (each telling its sender and waiting as {@link #closeRecv} does), so that no peer writes
+     * into this endpoint's buffers once its registrations go.
      *
      * @return what failed, or null
      */
     RdmaException closeAll() {
         List<ListenComm> listens;
         List<SendComm> sends;
+        List<RecvComm> recvs;
         endpoint.lock();
         try {
             listens = handshake.listens();
             sends = comms.openSends();
+            recvs = comms.openRecvs();
         } finally {
             endpoint.unlock();
         }
@@ -57,13 +61,13 @@ final class CommClosing {
                 failure = Device.add(failure, e);
             }
         }
-        endpoint.lock();
-        try {
-            comms.openRecvs().forEach(this::discard);
-        } finally {
-            endpoint.unlock();
-        }
+        recvs.forEach(this::closeRecv);
         return failure;
+    }
+
+    /** Whether a close may still wait for its peer: not past its deadline, nor while the JVM ends. */
+    private static boolean mayWait(long deadline) {
+        return System.nanoTime() < deadline && !Shutdown.inProgress();
     }
 
     void closeListen(ListenComm listen) {
@@ -104,7 +108,7 @@ final class CommClosing {
             }
             comm.failQueued(new RdmaException(ErrorCategory.INVALID_USAGE, "the send communicator was closed"));
             boolean live = !endpoint.isClosed() && comm.connectedAndOpen() && comm.liveness().dead == null;
-            if (live && comm.writesInFlight() && System.nanoTime() < deadline) {
+            if (live && comm.writesInFlight() && mayWait(deadline)) {
                 endpoint.progressLocked();
                 return false;
             }
@@ -129,7 +133,9 @@ final class CommClosing {
     /**
      * Closes a receive communicator. With receives outstanding, the sender may still write into
      * their buffers: it is told that this side closes, and the close waits until it confirms that
-     * it writes no more, so that the application may then deregister the buffers.
+     * it writes no more, so that the application may then deregister the buffers. The wait ends
+     * when the sender confirms, is condemned, or after {@code peerTimeoutMs}; not at all while
+     * the JVM ends.
      */
     void closeRecv(RecvComm comm) {
         boolean waiting = false;
@@ -149,7 +155,7 @@ final class CommClosing {
             endpoint.unlock();
         }
         long deadline = System.nanoTime() + peerTimeoutNanos;
-        while (waiting && System.nanoTime() < deadline) {
+        while (waiting && mayWait(deadline)) {
             endpoint.lock();
             try {
                 waiting = !endpoint.isClosed() && !comm.closed && !comm.senderClosed && comm.liveness().dead == null;
@@ -198,9 +204,10 @@ final class CommClosing {
             if (endpoint.isClosed()) {
                 return;
             }
-            duties.release(0, true);
+            List<Long> mailboxes = duties.releaseAll();
             endpoint.markClosed();
             RdmaException resources = closeResources(device.registrar(), null);
+            mailboxes.forEach(endpoint.memory::free);
             device.closed(endpoint);
             failure = resources == null ? failure : Device.add(failure, resources);
         } finally {
@@ -212,13 +219,16 @@ final class CommClosing {
     }
 
     /**
-     * Pools first, then what the application left registered for these rails, then the rails.
-     * What fails is added to {@code primary} when there is one, and returned otherwise.
+     * The pools' registrations first, then what the application left registered for these rails,
+     * then the rails, and only then the pools' memory, which posted receives may use until their
+     * endpoint is closed. What fails is added to {@code primary} when there is one, and returned
+     * otherwise.
      */
     RdmaException closeResources(Registrar registrar, Exception primary) {
         List<Exception> problems = new ArrayList<>();
-        endpoint.pools.close(problems);
+        endpoint.pools.deregister(problems);
         endpoint.railSet.close(registrar, problems);
+        endpoint.pools.free();
         if (primary != null) {
             problems.forEach(primary::addSuppressed);
             return null;

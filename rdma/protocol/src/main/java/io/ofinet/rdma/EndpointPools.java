@@ -29,6 +29,11 @@ final class EndpointPools {
     private final RdmaEndpoint endpoint;
     private final HostMemory memory;
     private final Registrar registrar;
+    /** Bytes each flush read fetches. */
+    static final long FLUSH_READ_BYTES = 8;
+
+    /** What the pooled operations did. */
+    final OpCounts counts = new OpCounts();
     private Freelist<RmaOp> ops;
     private Freelist<ControlRailBuffer> controlBuffers;
     private long flushBuffer;
@@ -148,16 +153,37 @@ final class EndpointPools {
         return flushMr;
     }
 
-    /** Closes the pools and the flush buffer's registration, adding failures to {@code problems}. */
-    void close(List<Exception> problems) {
+    /**
+     * Deregisters the pools and the flush buffer, adding failures to {@code problems}; their
+     * memory stays until {@link #free}, after the rails closed (buffers posted as receives may be
+     * written until the endpoint is closed).
+     */
+    void deregister(List<Exception> problems) {
         closed = true;
-        for (AutoCloseable resource : new AutoCloseable[] {ops, controlBuffers, flushMr}) {
-            if (resource != null) {
-                try {
-                    resource.close();
-                } catch (Exception e) {
-                    problems.add(e);
-                }
+        for (Freelist<?> pool : new Freelist<?>[] {ops, controlBuffers}) {
+            if (pool == null) {
+                continue;
+            }
+            try {
+                pool.deregister();
+            } catch (Exception e) {
+                problems.add(e);
+            }
+        }
+        if (flushMr != null) {
+            try {
+                flushMr.close();
+            } catch (Exception e) {
+                problems.add(e);
+            }
+        }
+    }
+
+    /** Frees the pools' memory; the rails that used it are closed. */
+    void free() {
+        for (Freelist<?> pool : new Freelist<?>[] {ops, controlBuffers}) {
+            if (pool != null) {
+                pool.free();
             }
         }
         memory.free(flushBuffer);

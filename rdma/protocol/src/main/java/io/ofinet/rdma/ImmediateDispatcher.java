@@ -47,7 +47,7 @@ final class ImmediateDispatcher {
                 return;
             }
             case Immediate.TYPE_KEEPALIVE:
-                keepalive(comm, Immediate.recvIndex(word));
+                keepalive(comm, Immediate.recvIndex(word), Immediate.seq(word));
                 return;
             case Immediate.TYPE_DATA:
             case Immediate.TYPE_ERROR: {
@@ -69,7 +69,7 @@ final class ImmediateDispatcher {
     }
 
     /** A keepalive, or one of the close notices carried as one. */
-    private void keepalive(int comm, int side) {
+    private void keepalive(int comm, int side, int seq) {
         long now = System.nanoTime();
         switch (side) {
             case Immediate.RECEIVER_CLOSING: {
@@ -85,8 +85,8 @@ final class ImmediateDispatcher {
             case Immediate.SENDER_CLOSED: {
                 RecvComm recv = endpoint.comms.recv(comm);
                 if (recv != null) {
-                    recv.senderClosed = true;
                     recv.liveness().heard(now);
+                    recv.senderClosed(seq);
                 }
                 return;
             }

@@ -42,9 +42,14 @@ final class RailSet {
     /**
      * Opens every rail. A failure leaves what was opened for {@link #close} to close.
      *
-     * @param controlOnData the data rail whose domain each control rail uses
+     * @param controlSpecs the control rails, each naming the data rail whose domain it uses
      */
-    void open(List<DomainContext> contexts, int[] controlOnData) throws FabricException {
+    void open(List<DomainContext> contexts, List<io.ofinet.config.ControlRailSpec> controlSpecs)
+            throws FabricException {
+        int[] controlOnData = new int[controlSpecs.size()];
+        for (int c = 0; c < controlOnData.length; c++) {
+            controlOnData[c] = controlSpecs.get(c).dataRail();
+        }
         List<Endpoint> dataEndpoints = new ArrayList<>();
         List<Endpoint> controlEndpoints = new ArrayList<>();
         for (int r = 0; r < dataRails; r++) {

@@ -23,15 +23,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * null until the handshake completes and are called again (connect with the same handle). Each
  * call drives progress.
  *
- * <p>Ownership: one thread at a time holds the endpoint (its lock) for one bounded step; see
- * the package documentation.
+ * <p>Ownership: one thread at a time holds the endpoint for one bounded step (see the package).
  */
 public final class RdmaEndpoint implements AutoCloseable {
-    /** Bytes each flush read fetches. */
-    static final long FLUSH_READ_BYTES = 8;
-
-    // The parts, fixed at construction; the protocol's classes reach them directly and use them
-    // only while holding the endpoint.
+    // The parts, fixed at construction: the protocol's classes use them holding the endpoint.
     final DeviceParameters params;
     final HostMemory memory;
     final RailSet railSet;
@@ -49,7 +44,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final int dataRails;
     private final int controlRails;
     private final ReentrantLock lock;
-    private final SlowDuties duties;
+    /** Keepalives, peer checks, quarantine; the watchdog looks at when they last ran. */
+    final SlowDuties duties;
     private boolean closed;
 
     RdmaEndpoint(Device device) throws RdmaException {
@@ -66,26 +62,28 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.immediates = new ImmediateDispatcher(this, dataRails);
         this.duties = new SlowDuties(this, params.peerTimeoutMs());
         this.closing = new CommClosing(this, comms, handshake, duties, params.peerTimeoutMs());
-        int[] controlOnData = new int[controlRails];
-        for (int c = 0; c < controlRails; c++) {
-            controlOnData[c] = spec.controlRails().get(c).dataRail();
-        }
-        guarded(() -> railSet.open(device.contexts(), controlOnData));
+        guarded(() -> {
+            railSet.open(device.contexts(), spec.controlRails());
+            return null;
+        });
         this.engine = new ProgressEngine(railSet.queues(), params.cqReadCount(),
                 params.postRetryTimeoutMs() * 1_000_000L, immediates::remoteData);
         this.peers = new Peers(railSet, dataRails);
-        guarded(() -> pools.open(engine, params));
+        guarded(() -> {
+            pools.open(engine, params);
+            return null;
+        });
         Watchdog.watch(this);
     }
 
-    /** A step of opening the endpoint. */
+    /** A step of opening the endpoint, or of the control path. */
     @FunctionalInterface
-    private interface OpeningStep {
-        void run() throws FabricException, RdmaException;
+    private interface Step<T> {
+        T run() throws FabricException, RdmaException;
     }
 
     /** Runs a step of opening; when it fails, closes what is open and throws. */
-    private void guarded(OpeningStep step) throws RdmaException {
+    private void guarded(Step<?> step) throws RdmaException {
         try {
             step.run();
         } catch (FabricException | RuntimeException e) {
@@ -117,18 +115,14 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
-    /** A step of the control path, run with the endpoint held. */
-    @FunctionalInterface
-    private interface Step<T> {
-        T run() throws RdmaException;
-    }
-
     /** Runs {@code step} holding the endpoint, which must be open (control path: it may allocate). */
     private <T> T whileOpen(Step<T> step) throws RdmaException {
         lock.lock();
         try {
             requireOpen();
             return step.run();
+        } catch (FabricException e) {
+            throw new RdmaException(ErrorCategory.SYSTEM, e.getMessage(), e);
         } finally {
             lock.unlock();
         }
@@ -159,27 +153,6 @@ public final class RdmaEndpoint implements AutoCloseable {
         return handled;
     }
 
-    /**
-     * The watchdog's step: one progress step, unless an application thread holds the endpoint or
-     * has driven its progress within {@code idleNanos}.
-     */
-    void idleStep(long idleNanos) {
-        if (!lock.tryLock()) {
-            return;
-        }
-        try {
-            if (!closed && !duties.ranWithin(System.nanoTime(), idleNanos)) {
-                progressLocked();
-            }
-        } catch (RdmaException e) {
-            // The application's next call on the endpoint reports it.
-            System.getLogger(RdmaEndpoint.class.getName()).log(System.Logger.Level.DEBUG, "idle progress: {0}",
-                    e.getMessage());
-        } finally {
-            lock.unlock();
-        }
-    }
-
     /** A listening communicator; its handle goes to the peers that connect. */
     public ListenComm listen() throws RdmaException {
         return whileOpen(handshake::listen);
@@ -208,6 +181,11 @@ public final class RdmaEndpoint implements AutoCloseable {
         lock.lock();
     }
 
+    /** Takes the endpoint if no one holds it (the watchdog, which never waits). */
+    boolean tryLock() {
+        return lock.tryLock();
+    }
+
     void unlock() {
         lock.unlock();
     }
@@ -229,11 +207,6 @@ public final class RdmaEndpoint implements AutoCloseable {
         return controlRails;
     }
 
-    /** The device this endpoint belongs to. */
-    public Device device() {
-        return device;
-    }
-
     /** The registration view of this endpoint's rails. */
     public Rails rails() {
         return railSet.registrationView();
@@ -242,6 +215,11 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** The flush buffer's registration (data rails). */
     public MrHandle flushBuffer() {
         return pools.flushBuffer();
+    }
+
+    /** Operations posted and completed, by kind. */
+    public OpCounts counts() {
+        return pools.counts;
     }
 
     boolean isClosed() {

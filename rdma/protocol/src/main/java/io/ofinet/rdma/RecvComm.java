@@ -137,6 +137,25 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         }
     }
 
+    /**
+     * The sender closed; it served no receive from {@code firstUnserved} on (in sequence order), and
+     * those will never complete: they fail now. Earlier ones complete as their data arrives.
+     */
+    void senderClosed(int firstUnserved) {
+        senderClosed = true;
+        RdmaException cause = null;
+        for (RecvRequest request : all) {
+            if (request.inUse && !request.finished()
+                    && ((request.seq - firstUnserved) & ((1 << Limits.SEQ_BITS) - 1)) < Limits.WINDOW) {
+                if (cause == null) {
+                    cause = new RdmaException(ErrorCategory.REMOTE, "receive communicator " + id
+                            + ": the sender closed the connection before sending the message");
+                }
+                request.abandon(cause);
+            }
+        }
+    }
+
     /** Fails every receive posted and not yet returned by test. */
     @Override
     public void peerDead(RdmaException cause) {
@@ -190,6 +209,9 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         }
         if (liveness.dead != null) {
             throw liveness.dead;
+        }
+        if (senderClosed) {
+            throw new RdmaException(ErrorCategory.REMOTE, "irecv: the sender closed the connection");
         }
         if (free.isEmpty() || !window.canInsert(recvSeq)) {
             return null;
@@ -343,7 +365,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         request.start(rails);
         MrHandle mr = mrs[target];
         MrHandle flush = endpoint.flushBuffer();
-        long length = Math.min(sizes[target], RdmaEndpoint.FLUSH_READ_BYTES);
+        long length = Math.min(sizes[target], EndpointPools.FLUSH_READ_BYTES);
         for (int r = 0; r < rails; r++) {
             RmaOp op = ops[r].set(RmaOp.Kind.READ, endpoint.railSet.dataEndpoint(r), r, RmaOp.READ_ON_DATA_RAIL[r], request);
             op.buf = flush.address();

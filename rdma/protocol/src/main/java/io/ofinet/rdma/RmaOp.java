@@ -69,18 +69,26 @@ final class RmaOp extends Operation {
 
     @Override
     protected int post() throws FabricException {
+        int result;
         switch (kind) {
             case WRITEDATA:
-                return target.writedata(buf, len, desc, data, peer, remote, key, context());
+                result = target.writedata(buf, len, desc, data, peer, remote, key, context());
+                break;
             case READ:
-                return target.read(buf, len, desc, peer, remote, key, context());
+                result = target.read(buf, len, desc, peer, remote, key, context());
+                break;
             default:
-                return target.senddata(buf, len, desc, data, peer, context());
+                result = target.senddata(buf, len, desc, data, peer, context());
         }
+        if (result == Endpoint.POSTED) {
+            endpoint.pools.counts.posted(kind);
+        }
+        return result;
     }
 
     @Override
     protected void completed(int engineRail, long flags, long length, long immediate) {
+        endpoint.pools.counts.completed(kind);
         Owner who = owner;
         owner = null;
         endpoint.pools.releaseOp(this);

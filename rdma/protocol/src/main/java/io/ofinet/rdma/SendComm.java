@@ -210,6 +210,10 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             if (liveness.dead != null) {
                 throw liveness.dead;
             }
+            if (peerClosing) {
+                // No control message comes for it: it would wait forever.
+                throw new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection");
+            }
             if (free.isEmpty()) {
                 endpoint.progressLocked();
                 return null;
@@ -385,9 +389,12 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         RmaOp op = endpoint.pools.acquireOp();
         if (op != null) {
             closedNoticeSent = true;
+            // Names the first receive this side did not serve (a grouped receive half served counts
+            // as served: its data may still be on its way); the receiver fails that one and later.
+            boolean halfServed = announced.retrieve(sendSeq) != null && consumed[sendSeq % Limits.WINDOW] != 0;
+            int firstUnserved = halfServed ? announced.add(sendSeq, 1) : sendSeq;
             notifyReceiver(op, Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED,
-                    connection.peerCommId(), 0),
-                    NO_OWNER);
+                    connection.peerCommId(), firstUnserved), NO_OWNER);
         }
     }
 

@@ -4,6 +4,7 @@ import io.ofinet.mr.MrException;
 import io.ofinet.rdma.wire.Immediate;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -53,7 +54,7 @@ final class SlowDuties {
             }
         }
         if (!quarantine.isEmpty()) {
-            release(now, false);
+            release(now);
         }
     }
 
@@ -77,17 +78,33 @@ final class SlowDuties {
         quarantine.add(comm);
     }
 
-    /** Releases quarantined mailboxes older than the peer timeout, or all of them. */
-    void release(long now, boolean all) {
-        while (!quarantine.isEmpty() && (all || now - quarantine.peek().closedNanos > quarantineNanos)) {
+    /** Releases quarantined mailboxes older than the peer timeout. */
+    void release(long now) {
+        while (!quarantine.isEmpty() && now - quarantine.peek().closedNanos > quarantineNanos) {
             SendComm comm = quarantine.poll();
-            try {
-                comm.mailboxMr.close();
-            } catch (MrException e) {
-                LOG.log(Level.WARNING, "deregistering a mailbox: {0}", e.getMessage());
-            } finally {
-                endpoint.memory.free(comm.mailbox);
-            }
+            deregister(comm);
+            endpoint.memory.free(comm.mailbox);
+        }
+    }
+
+    /**
+     * The endpoint closes: deregisters every quarantined mailbox and returns their memory, to be
+     * freed once the rails are closed (until then a peer's write may still be on its way in).
+     */
+    List<Long> releaseAll() {
+        List<Long> memory = new ArrayList<>(quarantine.size());
+        for (SendComm comm = quarantine.poll(); comm != null; comm = quarantine.poll()) {
+            deregister(comm);
+            memory.add(comm.mailbox);
+        }
+        return memory;
+    }
+
+    private static void deregister(SendComm comm) {
+        try {
+            comm.mailboxMr.close();
+        } catch (MrException e) {
+            LOG.log(Level.WARNING, "deregistering a mailbox: {0}", e.getMessage());
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.error.RdmaException;
 import java.lang.System.Logger.Level;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,11 +57,18 @@ final class Watchdog {
 
     private static void look() {
         for (RdmaEndpoint endpoint : ENDPOINTS) {
+            if (!endpoint.tryLock()) {
+                continue; // an application thread is driving it
+            }
             try {
-                endpoint.idleStep(PERIOD_NANOS);
-            } catch (RuntimeException e) {
+                if (!endpoint.isClosed() && !endpoint.duties.ranWithin(System.nanoTime(), PERIOD_NANOS)) {
+                    endpoint.progressLocked();
+                }
+            } catch (RdmaException | RuntimeException e) {
                 // The application's next call on the endpoint meets the same trouble and reports it.
                 LOG.log(Level.DEBUG, "watchdog step: {0}", e.toString());
+            } finally {
+                endpoint.unlock();
             }
         }
     }

@@ -94,6 +94,58 @@ class PeerLivenessTest {
     }
 
     @Test
+    void aSenderThatClosesFailsTheReceivesItWillNeverServeAndLaterOnes() throws Exception {
+        provider = MemProvider.create();
+        RdmaEndpoint a = endpoint();
+        RdmaEndpoint b = endpoint();
+        Object[] pair = ConnectionTest.establish(a, b, b.listen());
+        SendComm send = (SendComm) pair[0];
+        RecvComm recv = (RecvComm) pair[1];
+        RecvRequest served = post(recv, b);
+        RecvRequest unserved = post(recv, b);
+        HostBuffer src = buffer();
+        SendRequest s = send.isend(src.address, 64, 1, registered(a, src));
+        long[] sizes = new long[1];
+        while (!served.test(sizes)) {
+            s.test(null);
+        }
+        assertEquals(64, sizes[0]);
+        send.close();
+        RdmaException e = assertThrows(RdmaException.class, () -> {
+            while (!unserved.test(null)) {
+                Thread.onSpinWait();
+            }
+        });
+        assertEquals(ErrorCategory.REMOTE, e.category());
+        assertTrue(e.getMessage().endsWith("the sender closed the connection before sending the message"),
+                e.getMessage());
+        RdmaException later = assertThrows(RdmaException.class, () -> post(recv, b));
+        assertEquals("irecv: the sender closed the connection", later.getMessage());
+    }
+
+    @Test
+    void anIsendAfterTheReceiverClosedFailsAtOnce() throws Exception {
+        provider = MemProvider.create();
+        RdmaEndpoint a = endpoint();
+        RdmaEndpoint b = endpoint();
+        Object[] pair = ConnectionTest.establish(a, b, b.listen());
+        SendComm send = (SendComm) pair[0];
+        RecvComm recv = (RecvComm) pair[1];
+        post(recv, b);
+        recv.close(); // tells the sender, and waits for its confirmation (the watchdog drives a)
+        HostBuffer src = buffer();
+        MrHandle mr = registered(a, src);
+        RdmaException e = assertThrows(RdmaException.class, () -> {
+            for (int i = 0; i < 1000; i++) {
+                send.isend(src.address, 64, 1, mr);
+                a.progress();
+            }
+        });
+        assertEquals(ErrorCategory.REMOTE, e.category());
+        assertEquals("isend: the receiver closed the connection", e.getMessage());
+    }
+
+    @Test
     void theWatchdogKeepsAPeerThatNeverCallsAlive() throws Exception {
         provider = MemProvider.create();
         RdmaEndpoint a = endpoint();

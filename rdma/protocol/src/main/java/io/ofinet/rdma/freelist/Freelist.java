@@ -238,6 +238,19 @@ public final class Freelist<E> implements AutoCloseable {
     /** Runs the close hook on every entry, then deregisters and frees the blocks. Twice is harmless. */
     @Override
     public void close() throws RdmaException {
+        try {
+            deregister();
+        } finally {
+            free();
+        }
+    }
+
+    /**
+     * Deregisters every block, keeping its memory: a provider may still write into a buffer that
+     * was posted to an endpoint until that endpoint is closed, so an endpoint's pools deregister
+     * before it closes and free after ({@link #free}).
+     */
+    public void deregister() throws RdmaException {
         if (closed) {
             return;
         }
@@ -259,12 +272,19 @@ public final class Freelist<E> implements AutoCloseable {
                     failure.addSuppressed(e);
                 }
             }
-            if (memory != null) {
-                memory.free(block.base);
-            }
         }
         if (failure != null) {
             throw failure;
         }
+    }
+
+    /** Frees the blocks' memory, once they are deregistered; freeing twice is harmless. */
+    public void free() {
+        if (memory != null) {
+            for (int i = blocks.size() - 1; i >= 0; i--) {
+                memory.free(blocks.get(i).base);
+            }
+        }
+        blocks.clear();
     }
 }

@@ -57,6 +57,7 @@ public final class ProgressEngine {
     /** Destinations with waiting posts, each once. */
     private final ArrayDeque<PeerQueue> active = new ArrayDeque<>();
     private int pendingTotal;
+    private long remoteWriteErrors;
 
     /**
      * @param queues the completion queue of each rail, indexed as the rails are
@@ -76,6 +77,11 @@ public final class ProgressEngine {
     public void register(Operation op) {
         op.assign(operations.size());
         operations.add(op);
+    }
+
+    /** Error completions of peers' writes into this endpoint, which belong to no operation. */
+    public long remoteWriteErrors() {
+        return remoteWriteErrors;
     }
 
     /** Operations waiting to be posted again, over every destination. */
@@ -268,8 +274,13 @@ public final class ProgressEngine {
             return;
         }
         if (error.context() == 0) {
-            throw new RdmaException(ErrorCategory.REMOTE, "a remote write on rail " + rail + " failed: "
-                    + FiErrno.name(error.errno()) + " (" + error.providerMessage() + ")");
+            // A peer's write into this endpoint failed here (shm reports it so when the writer went
+            // away mid-write). It belongs to no operation of ours and names no communicator: the
+            // communicator it was for learns of it from its peer's fate. Logged, and progress goes on.
+            remoteWriteErrors++;
+            LOG.log(System.Logger.Level.DEBUG, "a remote write on rail {0} failed: {1} ({2})", rail,
+                    FiErrno.name(error.errno()), error.providerMessage());
+            return;
         }
         Operation op = operation(error.context(), rail);
         PeerQueue peer = landed(op);

@@ -248,6 +248,29 @@ class ProgressEngineTest {
     }
 
     @Test
+    void aFailedRemoteWriteIsCountedAndTheBatchGoesOn() throws Exception {
+        Op a = new Op("a", log, Endpoint.POSTED);
+        CompletionQueue cq = mock(CompletionQueue.class);
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        engine.register(a);
+        when(cq.read(any(), anyInt())).thenReturn(CompletionQueue.ERROR_AVAILABLE).thenAnswer(call -> {
+            CompletionBatch batch = call.getArgument(0);
+            batch.set(0, a.context(), 0, 5, 0, 0);
+            batch.setCount(1);
+            return 1;
+        });
+        when(cq.readError(any())).thenAnswer(call -> {
+            CompletionError e = call.getArgument(0);
+            e.set(0, 0, 0, 0, FiErrno.FI_EIO, 5, "remote write failed");
+            return true;
+        });
+        engine.progress();
+        engine.progress();
+        assertEquals(1, engine.remoteWriteErrors());
+        assertEquals(List.of("done a rail 0 len 5"), log);
+    }
+
+    @Test
     void anUnknownContextIsAnInternalError() throws Exception {
         CompletionQueue cq = mock(CompletionQueue.class);
         ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });

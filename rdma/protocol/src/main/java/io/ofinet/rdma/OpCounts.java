@@ -1,0 +1,34 @@
+package io.ofinet.rdma;
+
+/**
+ * How many operations of each kind an endpoint posted to the provider and saw complete, for tests
+ * and diagnostics. Written by the endpoint's owner; read from anywhere (a reader may see a count
+ * a step old).
+ */
+public final class OpCounts {
+    private final long[] posted = new long[RmaOp.Kind.values().length];
+    private final long[] completed = new long[RmaOp.Kind.values().length];
+
+    void posted(RmaOp.Kind kind) {
+        posted[kind.ordinal()]++;
+    }
+
+    void completed(RmaOp.Kind kind) {
+        completed[kind.ordinal()]++;
+    }
+
+    /** RDMA reads posted (the flush's). */
+    public long readsPosted() {
+        return posted[RmaOp.Kind.READ.ordinal()];
+    }
+
+    /** RDMA reads completed without error. */
+    public long readsCompleted() {
+        return completed[RmaOp.Kind.READ.ordinal()];
+    }
+
+    /** RDMA writes with immediate data posted (data segments and control messages). */
+    public long writesPosted() {
+        return posted[RmaOp.Kind.WRITEDATA.ordinal()];
+    }
+}
