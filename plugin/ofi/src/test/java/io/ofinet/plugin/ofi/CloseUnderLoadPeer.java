@@ -1,0 +1,259 @@
+package io.ofinet.plugin.ofi;
+
+import io.ofinet.fabric.ofi.NativeMemory;
+import io.ofinet.fabric.ofi.NativeUsage;
+import io.ofinet.fabric.testing.AddressExchange;
+import io.ofinet.plugin.ConnectConfig;
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.MemoryType;
+import io.ofinet.plugin.NetException;
+import io.ofinet.plugin.NetPlugin;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+
+/**
+ * Closing under load, over and over: {@code CloseUnderLoadPeer victim DIR FIRST ROUNDS} runs rounds
+ * FIRST..FIRST+ROUNDS-1 in one process, {@code CloseUnderLoadPeer senders DIR FIRST ROUNDS} serves them.
+ *
+ * <p>The senders' process runs two live peers, each a thread of its own, that stream 8 MiB messages
+ * both ways with whoever connects. In each round the victim opens the plugin anew, connects to both
+ * peers and accepts their connections, posts two 8 MiB sends and two 8 MiB receives on each
+ * connection — in odd rounds one receive from the first peer is 1 KiB, so that its {@code test}
+ * throws — drives progress for a random while, and closes the whole plugin with everything in
+ * flight and both peers still writing. After each close it counts what it holds: file descriptors,
+ * its entries in {@code /dev/shm}, libfabric objects and native bytes. It prints every close's
+ * duration and fails if a close took longer than {@link #CLOSE_BOUND_NANOS}, if anything was left
+ * open after a close, or if it holds more descriptors at the end than before the plugin was first
+ * opened.
+ */
+public final class CloseUnderLoadPeer {
+    static final int MESSAGE = 8 << 20;
+    static final long CLOSE_BOUND_NANOS = Duration.ofSeconds(10).toNanos();
+    private static final long DEADLINE = System.nanoTime() + Duration.ofSeconds(400).toNanos();
+
+    private CloseUnderLoadPeer() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        AddressExchange exchange = new AddressExchange(Path.of(args[1]));
+        if (args[0].equals("victim")) {
+            System.exit(victim(exchange, Integer.parseInt(args[2]), Integer.parseInt(args[3])) ? 0 : 1);
+        }
+        int first = Integer.parseInt(args[2]);
+        int rounds = Integer.parseInt(args[3]);
+        OfiNetPlugin p = new OfiNetPlugin();
+        p.init();
+        List<Thread> threads = new ArrayList<>();
+        for (int peer = 1; peer <= 2; peer++) {
+            int me = peer;
+            Thread t = new Thread(() -> {
+                try {
+                    sender(p, exchange, me, first, rounds);
+                } catch (Exception | AssertionError e) {
+                    e.printStackTrace(System.out);
+                    System.exit(1);
+                }
+            }, "peer" + peer);
+            t.start();
+            threads.add(t);
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        p.close();
+        System.out.println("senders: done");
+    }
+
+    private static void checkDeadline(String what) {
+        if (System.nanoTime() > DEADLINE) {
+            System.out.println("FAILED: " + what + " did not finish in time");
+            System.exit(2);
+        }
+    }
+
+    /** One connection of the victim with one peer, with its requests. */
+    private static final class Link {
+        Handles.SendComm send;
+        Handles.RecvComm recv;
+        final List<Handles.Request> requests = new ArrayList<>();
+    }
+
+    private static boolean victim(AddressExchange exchange, int first, int rounds) throws Exception {
+        ByteBuffer buf = ByteBuffer.allocateDirect(8 * MESSAGE);
+        long base = NativeMemory.addressOf(buf);
+        SplittableRandom random = new SplittableRandom(42 + first);
+        long fdsBefore = fds();
+        long longestClose = 0;
+        boolean ok = true;
+        for (int round = first; round < first + rounds; round++) {
+            OfiNetPlugin p = new OfiNetPlugin();
+            p.init();
+            Handles.ListenComm listen = p.listen(0);
+            exchange.publish("victim." + round, listen.handle());
+            Link[] links = {new Link(), new Link()};
+            for (int peer = 0; peer < 2; peer++) {
+                byte[] handle = exchange.await("peer" + (peer + 1) + "." + round, Duration.ofSeconds(60));
+                while (links[peer].send == null || links[peer].recv == null) {
+                    if (links[peer].send == null) {
+                        links[peer].send = p.connect(0, handle, ConnectConfig.DEFAULT);
+                    }
+                    if (links[peer].recv == null) {
+                        links[peer].recv = p.accept(listen);
+                    }
+                    checkDeadline("round " + round + " connecting");
+                }
+            }
+            String thrown = null;
+            for (int peer = 0; peer < 2; peer++) {
+                Link link = links[peer];
+                long region = base + (long) peer * 4 * MESSAGE;
+                Handles.MrHandle mr = p.regMr(link.send, region, 4L * MESSAGE, MemoryType.HOST);
+                for (int k = 0; k < 2; k++) {
+                    long size = round % 2 == 1 && peer == 0 && k == 0 ? 1024 : MESSAGE;
+                    link.requests.add(p.irecv(link.recv, 1, new long[] {region + (long) k * MESSAGE},
+                            new long[] {size}, new int[] {7}, new Handles.MrHandle[] {mr}));
+                    link.requests.add(p.isend(link.send, region + (long) (2 + k) * MESSAGE, MESSAGE, 7, mr));
+                }
+            }
+            int steps = random.nextInt(300);
+            for (int step = 0; step < steps; step++) {
+                for (Link link : links) {
+                    for (int i = 0; i < link.requests.size(); i++) {
+                        Handles.Request r = link.requests.get(i);
+                        if (r == null) {
+                            continue;
+                        }
+                        try {
+                            if (p.test(r, null)) {
+                                link.requests.set(i, null);
+                            }
+                        } catch (NetException e) {
+                            thrown = e.getMessage();
+                            link.requests.set(i, null);
+                        }
+                    }
+                }
+            }
+            long start = System.nanoTime();
+            p.close();
+            long took = System.nanoTime() - start;
+            longestClose = Math.max(longestClose, took);
+            exchange.publish("victim." + round + ".closed", "1");
+            String left = leftovers();
+            long fds = fds();
+            System.out.println("victim: round " + round + ": " + steps + " steps" + (thrown == null ? ""
+                    : ", a test threw (" + thrown + ")") + "; close took " + took / 1_000_000 + " ms; " + fds
+                    + " fds" + (left.isEmpty() ? "" : "; LEFT OPEN: " + left));
+            if (!left.isEmpty() || took > CLOSE_BOUND_NANOS) {
+                ok = false;
+            }
+        }
+        long fds = fds();
+        System.out.println("victim: " + rounds + " closes under load; longest " + longestClose / 1_000_000
+                + " ms; file descriptors " + fdsBefore + " before the plugin was opened, " + fds + " after it closed");
+        if (fds > fdsBefore) {
+            ok = false;
+            System.out.println("FAILED: file descriptors leaked");
+        }
+        System.out.println(ok ? "victim: all checks passed" : "FAILED: a close was slow or left something open");
+        return ok;
+    }
+
+    /** What is still held after the plugin closed: libfabric objects, native bytes, shm names. */
+    private static String leftovers() throws IOException {
+        List<String> left = new ArrayList<>();
+        if (NativeUsage.openObjects() != 0) {
+            left.add(NativeUsage.openObjects() + " libfabric objects");
+        }
+        if (NativeUsage.allocatedBytes() != 0) {
+            left.add(NativeUsage.allocatedBytes() + " native bytes");
+        }
+        long pid = ProcessHandle.current().pid();
+        try (Stream<Path> names = Files.list(Path.of("/dev/shm"))) {
+            long mine = names.map(n -> n.getFileName().toString())
+                    .filter(n -> n.startsWith(pid + ":") || n.startsWith(pid + "_")).count();
+            if (mine > 0) {
+                left.add(mine + " /dev/shm names");
+            }
+        }
+        return String.join(", ", left);
+    }
+
+    private static long fds() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+
+    /** A live peer: in each round, serves the victim's new incarnation, streaming until it closes. */
+    private static void sender(NetPlugin p, AddressExchange exchange, int me, int first, int rounds)
+            throws Exception {
+        ByteBuffer buf = ByteBuffer.allocateDirect(4 * MESSAGE);
+        long base = NativeMemory.addressOf(buf);
+        Handles.ListenComm listen = p.listen(0);
+        for (int round = first; round < first + rounds; round++) {
+            exchange.publish("peer" + me + "." + round, listen.handle());
+            byte[] handle = exchange.await("victim." + round, Duration.ofSeconds(60));
+            Handles.SendComm send = null;
+            Handles.RecvComm recv = null;
+            while (send == null || recv == null) {
+                if (send == null) {
+                    send = p.connect(0, handle, ConnectConfig.DEFAULT);
+                }
+                if (recv == null) {
+                    recv = p.accept(listen);
+                }
+                checkDeadline("peer" + me + " connecting in round " + round);
+            }
+            Handles.MrHandle mr = p.regMr(send, base, 4L * MESSAGE, MemoryType.HOST);
+            Handles.Request[] sends = new Handles.Request[2];
+            Handles.Request[] recvs = new Handles.Request[2];
+            boolean failed = false;
+            while (!failed && !exchange.has("victim." + round + ".closed")) {
+                for (int k = 0; k < 2; k++) {
+                    try {
+                        if (sends[k] == null) {
+                            sends[k] = p.isend(send, base + (long) k * MESSAGE, MESSAGE, 7, mr);
+                        } else if (p.test(sends[k], null)) {
+                            sends[k] = null;
+                        }
+                        if (recvs[k] == null) {
+                            recvs[k] = p.irecv(recv, 1, new long[] {base + (long) (2 + k) * MESSAGE},
+                                    new long[] {MESSAGE}, new int[] {7}, new Handles.MrHandle[] {mr});
+                        } else if (p.test(recvs[k], null)) {
+                            recvs[k] = null;
+                        }
+                    } catch (NetException e) {
+                        failed = true; // the victim closed: its end of the round
+                    }
+                }
+                checkDeadline("peer" + me + " streaming in round " + round);
+            }
+            // Receives end with their communicator; sends are waited for (done or failed) before the
+            // buffer they read from is deregistered, and then their communicator closes.
+            p.closeRecv(recv);
+            for (int k = 0; k < 2; k++) {
+                while (sends[k] != null) {
+                    try {
+                        if (p.test(sends[k], null)) {
+                            sends[k] = null;
+                        }
+                    } catch (NetException e) {
+                        sends[k] = null;
+                    }
+                    checkDeadline("peer" + me + " finishing its sends in round " + round);
+                }
+            }
+            p.deregMr(send, mr);
+            p.closeSend(send);
+        }
+        p.closeListen(listen);
+    }
+}

@@ -1,0 +1,67 @@
+package io.ofinet.plugin.ofi;
+
+import io.ofinet.fabric.testing.AddressExchange;
+import io.ofinet.plugin.ConnectConfig;
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.NetPlugin;
+import io.ofinet.plugin.NetPlugins;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * One side of the SIGTERM test: {@code TermPeer a|b DIR}. The two stream verified messages both
+ * ways ({@link MessageStream}); side a also opens a second endpoint (a listen communicator on a
+ * thread of its own), since providers may treat a process's second endpoint differently. Side a
+ * publishes {@code a.streaming} once messages flow, and neither ends by itself: the test signals
+ * them.
+ */
+public final class TermPeer {
+    private static final long DEADLINE = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+
+    private TermPeer() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String me = args[0];
+        String other = me.equals("a") ? "b" : "a";
+        AddressExchange exchange = new AddressExchange(Path.of(args[1]));
+        NetPlugin p = NetPlugins.load();
+        p.init();
+        Handles.ListenComm listen = p.listen(0);
+        exchange.publish(me + ".handle", listen.handle());
+        if (me.equals("a")) {
+            Thread second = new Thread(() -> {
+                try {
+                    p.listen(0);
+                } catch (Exception e) {
+                    e.printStackTrace(System.out);
+                }
+            });
+            second.start();
+            second.join();
+        }
+        byte[] handle = exchange.await(other + ".handle", Duration.ofSeconds(60));
+        Handles.SendComm send = null;
+        Handles.RecvComm recv = null;
+        while (send == null || recv == null) {
+            if (send == null) {
+                send = p.connect(0, handle, ConnectConfig.DEFAULT);
+            }
+            if (recv == null) {
+                recv = p.accept(listen);
+            }
+        }
+        MessageStream stream = new MessageStream(p, send, recv, 65536, me, other);
+        boolean announced = false;
+        while (System.nanoTime() < DEADLINE) {
+            stream.step();
+            if (!announced && stream.received() > 100) {
+                exchange.publish(me + ".streaming", "1");
+                System.out.println(me + ": streaming");
+                announced = true;
+            }
+        }
+        System.out.println(me + ": never signalled");
+        System.exit(2);
+    }
+}
