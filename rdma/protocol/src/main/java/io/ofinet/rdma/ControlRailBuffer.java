@@ -17,6 +17,9 @@ import java.util.function.Consumer;
  * also takes one per posted receive and encodes its control message straight into it.
  */
 final class ControlRailBuffer {
+    /** Failures of one posted receive in a row after which it is not posted again. */
+    static final int MAX_FAILURES_IN_A_ROW = 16;
+
     private static final System.Logger LOG = System.getLogger(ControlRailBuffer.class.getName());
     /** Bytes of a control buffer: any handshake message fits. */
     static final int BYTES = 4096;
@@ -40,8 +43,15 @@ final class ControlRailBuffer {
         return mr.descriptor(RailKind.CONTROL, rail);
     }
 
-    /** A posted receive of handshake messages; reposted after each message. */
+    /**
+     * A posted receive of handshake messages; reposted after each message, and after a failed one
+     * (a peer's oversized message fails it with FI_ETRUNC), so that no peer can leave the endpoint
+     * without posted receives — up to {@link #MAX_FAILURES_IN_A_ROW}, past which the failure is
+     * the endpoint's own and reposting would only repeat it.
+     */
     final class Receive extends Operation {
+        private int failuresInARow;
+
         @Override
         protected int post() throws FabricException {
             return endpoint.railSet.controlEndpoint(0).recv(address, BYTES, descriptor, Fi.ADDR_UNSPEC, context());
@@ -49,6 +59,7 @@ final class ControlRailBuffer {
 
         @Override
         protected void completed(int rail, long flags, long len, long data) {
+            failuresInARow = 0;
             if ((flags & Fi.REMOTE_CQ_DATA) != 0) {
                 // Not a handshake: a notice with immediate data (a zero-byte message, a refusal).
                 endpoint.immediates.notice(rail, len, data);
@@ -65,8 +76,12 @@ final class ControlRailBuffer {
 
         @Override
         protected void failed(RdmaException cause) {
-            if (!endpoint.isClosed()) {
-                LOG.log(System.Logger.Level.WARNING, "a handshake receive failed: {0}", cause.getMessage());
+            if (endpoint.isClosed()) {
+                return;
+            }
+            LOG.log(System.Logger.Level.WARNING, "a handshake receive failed: {0}", cause.getMessage());
+            if (++failuresInARow <= MAX_FAILURES_IN_A_ROW) {
+                repost();
             }
         }
 

@@ -6,6 +6,7 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.wire.ControlMessage;
 import io.ofinet.rdma.wire.HandshakeMessage;
 import io.ofinet.rdma.wire.Limits;
@@ -173,7 +174,13 @@ final class Handshake {
         }
         byte[] bytes = new byte[HandshakeMessage.MAX_BYTES];
         int n = message.encode(bytes);
-        buffer.send.start(bytes, n, dest, endpoint.peers.queue(dataRails, dest), sent, failed);
+        PeerQueue queue = endpoint.peers.queue(dataRails, dest);
+        // A new handshake gives a condemned destination a new chance: if the peer is really gone,
+        // this connection fails on its own evidence or connectionTimeoutMs.
+        if (message.type() != HandshakeMessage.Type.REJECT) {
+            queue.revive();
+        }
+        buffer.send.start(bytes, n, dest, queue, sent, failed);
     }
 
     /** The next accepted connection on {@code listen}, or null for now. */

@@ -17,6 +17,8 @@ final class ImmediateDispatcher {
     private final RdmaEndpoint endpoint;
     private final int dataRails;
 
+    private long malformed;
+
     ImmediateDispatcher(RdmaEndpoint endpoint, int dataRails) {
         this.endpoint = endpoint;
         this.dataRails = dataRails;
@@ -27,8 +29,16 @@ final class ImmediateDispatcher {
      * fails the communicator it names; one naming no communicator (a late message for a closed one)
      * is logged and dropped.
      */
-    void remoteData(int rail, long flags, long len, long data) throws RdmaException {
-        int word = Immediate.check(data & 0xffffffffL, dataRails);
+    void remoteData(int rail, long flags, long len, long data) {
+        int word;
+        try {
+            word = Immediate.check(data & 0xffffffffL, dataRails);
+        } catch (RdmaException e) {
+            // It names nothing that can be trusted: dropped, and progress goes on for everyone else.
+            malformed++;
+            LOG.log(Level.WARNING, "dropping a remote write on rail {0}: {1}", rail, e.getMessage());
+            return;
+        }
         long length = endpoint.railSet.wideImmediate() ? data >>> 32 : len;
         int comm = Immediate.commId(word);
         int seq = Immediate.seq(word);
@@ -56,16 +66,27 @@ final class ImmediateDispatcher {
                     LOG.log(Level.WARNING, "dropping a remote write for receive communicator {0}", comm);
                     return;
                 }
-                if (Immediate.type(word) == Immediate.TYPE_DATA) {
-                    recv.segmentArrived(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
-                } else {
-                    recv.errorArrived(seq, Immediate.recvIndex(word), Immediate.segments(word));
+                try {
+                    if (Immediate.type(word) == Immediate.TYPE_DATA) {
+                        recv.segmentArrived(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
+                    } else {
+                        recv.errorArrived(seq, Immediate.recvIndex(word), Immediate.segments(word));
+                    }
+                } catch (RdmaException e) {
+                    // The peer broke the protocol on this connection: it fails, and only it.
+                    recv.liveness().condemn(new RdmaException(ErrorCategory.REMOTE, "receive communicator "
+                            + recv.id() + ": " + e.getMessage(), e));
                 }
                 return;
             }
             default:
-                throw new RdmaException(ErrorCategory.INTERNAL, "immediate type " + Immediate.type(word));
+                LOG.log(Level.WARNING, "dropping a remote write of immediate type {0}", Immediate.type(word));
         }
+    }
+
+    /** Remote writes dropped because their immediate data was malformed. */
+    long malformed() {
+        return malformed;
     }
 
     /** A keepalive, or one of the close notices carried as one. */
@@ -101,10 +122,6 @@ final class ImmediateDispatcher {
 
     /** A send with immediate data arrived on a control rail: a zero-byte message or a refusal. */
     void notice(int rail, long len, long data) {
-        try {
-            remoteData(rail, 0, len, data);
-        } catch (RdmaException e) {
-            LOG.log(Level.WARNING, "dropping a notice: {0}", e.getMessage());
-        }
+        remoteData(rail, 0, len, data);
     }
 }

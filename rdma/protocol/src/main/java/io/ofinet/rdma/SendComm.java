@@ -210,13 +210,16 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             if (liveness.dead != null) {
                 throw liveness.dead;
             }
-            if (peerClosing) {
-                // No control message comes for it: it would wait forever.
-                throw new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection");
-            }
             if (free.isEmpty()) {
                 endpoint.progressLocked();
                 return null;
+            }
+            if (peerClosing) {
+                // No control message comes for it: it fails, as the sends queued at the notice did.
+                SendRequest request = free.poll();
+                request.start(address, size, tag, mr);
+                request.fail(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
+                return request;
             }
             liveness.posting(System.nanoTime());
             SendRequest request = free.poll();

@@ -213,6 +213,81 @@ class ConnectionTest {
     }
 
     @Test
+    void aPeersMalformedOrStrayImmediateDataFailsOnlyTheCommunicatorItNames() throws Exception {
+        provider = MemProvider.builder().domains(1).build();
+        RdmaEndpoint a = device(1, "").openEndpoint();
+        RdmaEndpoint c = device(1, "").openEndpoint();
+        RdmaEndpoint b = device(1, "").openEndpoint();
+        ListenComm listen = b.listen();
+        RecvComm fromA = (RecvComm) establish(a, b, listen)[1];
+        Object[] pairC = establish(c, b, listen);
+        b.lock();
+        try {
+            // 16 segments on a device of one data rail: names nothing that can be trusted.
+            b.immediates.remoteData(0, 0, 0, io.ofinet.rdma.wire.Immediate.encode(
+                    io.ofinet.rdma.wire.Immediate.TYPE_DATA, 16, 0, fromA.id(), 0) & 0xffffffffL);
+            assertEquals(1, b.immediates.malformed());
+            // A segment for a receive fromA never posted: fromA's peer broke the protocol.
+            b.immediates.remoteData(0, 0, 64, io.ofinet.rdma.wire.Immediate.encode(
+                    io.ofinet.rdma.wire.Immediate.TYPE_DATA, 1, 0, fromA.id(), 0) & 0xffffffffL);
+        } finally {
+            b.unlock();
+        }
+        b.progress(); // nothing is thrown out of progress
+        try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(4096)) {
+            io.ofinet.mr.MrHandle mrB = b.registerUserBuffer(buf.address, 2048);
+            RdmaException e = assertThrows(RdmaException.class, () -> fromA.irecv(1, new long[] {buf.address},
+                    new long[] {64}, new int[] {0}, new io.ofinet.mr.MrHandle[] {mrB}));
+            assertEquals(ErrorCategory.REMOTE, e.category());
+            assertTrue(e.getMessage().startsWith("receive communicator " + fromA.id() + ": "), e.getMessage());
+            // The other connection on the endpoint is untouched.
+            RecvComm fromC = (RecvComm) pairC[1];
+            SendComm toB = (SendComm) pairC[0];
+            io.ofinet.mr.MrHandle mrC = c.registerUserBuffer(buf.address + 2048, 2048);
+            RecvRequest r = fromC.irecv(1, new long[] {buf.address}, new long[] {64}, new int[] {0},
+                    new io.ofinet.mr.MrHandle[] {mrB});
+            SendRequest s = toB.isend(buf.address + 2048, 64, 0, mrC);
+            long[] sizes = new long[1];
+            boolean sent = false;
+            boolean got = false;
+            while (!got || !sent) {
+                got = got || r.test(sizes);
+                sent = sent || s.test(null);
+            }
+            assertEquals(64, sizes[0]);
+            mrC.close();
+            mrB.close();
+        }
+    }
+
+    @Test
+    void oversizedMessagesDoNotDeafenTheListener() throws Exception {
+        provider = MemProvider.builder().domains(1).build();
+        RdmaEndpoint a = device(1, "").openEndpoint();
+        RdmaEndpoint b = device(1, "").openEndpoint();
+        RdmaEndpoint hostile = device(1, "").openEndpoint();
+        ListenComm listen = b.listen();
+        // More oversized messages than b keeps receives posted: each fails one with FI_ETRUNC.
+        io.ofinet.fabric.Endpoint raw = hostile.railSet.controlEndpoint(0);
+        long target = hostile.railSet.av(1).insert(b.railSet.controlEndpoint(0).name());
+        try (io.ofinet.fabric.testing.HostBuffer big = new io.ofinet.fabric.testing.HostBuffer(2 * ControlRailBuffer.BYTES)) {
+            io.ofinet.mr.MrHandle mr = hostile.registerUserBuffer(big.address, big.size);
+            long desc = mr.descriptor(io.ofinet.mr.RailKind.CONTROL, 0);
+            for (int i = 0; i < 100; i++) {
+                while (raw.senddata(big.address, big.size, desc, 0, target, 0) != io.ofinet.fabric.Endpoint.POSTED) {
+                    b.progress();
+                }
+                b.progress();
+            }
+            for (int i = 0; i < 100; i++) {
+                b.progress();
+            }
+            mr.close();
+        }
+        establish(a, b, listen);
+    }
+
+    @Test
     void eagainStormsOnlyDelayTheHandshake() throws Exception {
         provider = MemProvider.builder().domains(2).build();
         RdmaEndpoint a = device(2, "").openEndpoint();

@@ -42,7 +42,7 @@ class ProcessCheckTest {
         } finally {
             sleeper.destroyForcibly();
         }
-        Process quick = new ProcessBuilder("true").start();
+        Process quick = new ProcessBuilder("sleep", "0.5").start();
         ProcessIdentity id = identity(quick.pid());
         quick.waitFor();
         assertTrue(ProcessCheck.ended(id) != null, "exited");

@@ -287,10 +287,20 @@ public final class ProgressEngine {
         String seen = op.describe() + " failed: " + FiErrno.name(error.errno()) + " (" + error.providerMessage() + ")";
         op.failed(new RdmaException(error.errno() == FiErrno.FI_ETRUNC ? ErrorCategory.REMOTE : ErrorCategory.SYSTEM,
                 seen));
-        if (peer != null && peer.remote()) {
-            // The provider failed an operation to the peer: what else goes there fails with it.
+        if (peer != null && peer.remote() && unreachable(error.errno())) {
+            // The provider says the peer cannot be reached: what else goes there fails with it.
             condemn(peer, new RdmaException(ErrorCategory.REMOTE, "peer " + peer.name() + ": " + seen));
         }
+    }
+
+    /**
+     * Whether an error completion says the peer cannot be reached. A reset connection
+     * (FI_ECANCELED, FI_ENOTCONN, FI_ECONNRESET) fails the operations it carried, but says nothing
+     * for sure of the peer: rxm resets a connection also when a write meets a key the peer just
+     * deregistered, and connects again on the next post.
+     */
+    private static boolean unreachable(int errno) {
+        return errno == FiErrno.FI_EHOSTUNREACH || errno == FiErrno.FI_ECONNREFUSED;
     }
 
     private Operation operation(long context, int rail) throws RdmaException {

@@ -149,33 +149,41 @@ class ProgressEngineTest {
     }
 
     @Test
-    void anErrorCompletionOfAnOperationToAPeerCondemnsThePeerButNotThisEndpointsOwnQueue() throws Exception {
+    void anUnreachablePeerIsCondemnedAResetConnectionOnlyFailsItsOperations() throws Exception {
         PeerQueue remote = new PeerQueue("127.0.0.1:5 on data rail 0", true, 0);
         PeerQueue own = new PeerQueue("this endpoint on data rail 0");
+        Op reset = new Op("reset", log, Endpoint.POSTED);
         Op write = new Op("write", log, Endpoint.POSTED);
         Op recv = new Op("recv", log, Endpoint.POSTED);
         CompletionQueue cq = mock(CompletionQueue.class);
         ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        engine.register(reset);
         engine.register(write);
         engine.register(recv);
+        engine.submit(reset, remote);
         engine.submit(write, remote);
         engine.submit(recv, own);
-        assertEquals(1, remote.inFlight());
+        assertEquals(2, remote.inFlight());
         List<String> told = new ArrayList<>();
         remote.listen(cause -> told.add(cause.getMessage()));
-        Op[] failing = {recv, write};
+        Op[] failing = {recv, reset, write};
+        int[] errnos = {FiErrno.FI_EHOSTUNREACH, FiErrno.FI_ECANCELED, FiErrno.FI_EHOSTUNREACH};
         int[] next = {0};
         when(cq.read(any(), anyInt())).thenReturn(CompletionQueue.ERROR_AVAILABLE);
         when(cq.readError(any())).thenAnswer(call -> {
             CompletionError e = call.getArgument(0);
-            e.set(failing[next[0]++].context(), 0, 0, 0, FiErrno.FI_ECANCELED, 125, "canceled");
+            int i = next[0]++;
+            e.set(failing[i].context(), 0, 0, 0, errnos[i], errnos[i], "peer gone");
             return true;
         });
         engine.progress();
         assertEquals(null, own.condemned(), "a failed receive says nothing about a peer");
         engine.progress();
+        assertEquals(null, remote.condemned(), "a reset connection fails its operation, not the peer");
+        assertTrue(log.contains("failed reset: reset failed: FI_ECANCELED (peer gone)"), log.toString());
+        engine.progress();
         assertEquals(0, remote.inFlight());
-        String expected = "peer 127.0.0.1:5 on data rail 0: write failed: FI_ECANCELED (canceled)";
+        String expected = "peer 127.0.0.1:5 on data rail 0: write failed: FI_EHOSTUNREACH (peer gone)";
         assertEquals(expected, remote.condemned().getMessage());
         assertEquals(List.of(expected), told);
     }
