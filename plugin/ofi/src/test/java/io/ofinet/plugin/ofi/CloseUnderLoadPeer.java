@@ -224,6 +224,13 @@ public final class CloseUnderLoadPeer {
                         } else if (p.test(sends[k], null)) {
                             sends[k] = null;
                         }
+                    } catch (NetException e) {
+                        // A send the victim's 1 KiB receive refused (invalid usage) is this round's
+                        // expected failure; a remote error means the victim closed.
+                        sends[k] = null;
+                        failed |= e.result() == io.ofinet.plugin.NetResult.REMOTE_ERROR;
+                    }
+                    try {
                         if (recvs[k] == null) {
                             recvs[k] = p.irecv(recv, 1, new long[] {base + (long) (2 + k) * MESSAGE},
                                     new long[] {MESSAGE}, new int[] {7}, new Handles.MrHandle[] {mr});
@@ -231,6 +238,7 @@ public final class CloseUnderLoadPeer {
                             recvs[k] = null;
                         }
                     } catch (NetException e) {
+                        recvs[k] = null;
                         failed = true; // the victim closed: its end of the round
                     }
                 }
