@@ -119,7 +119,8 @@ class PeerLivenessTest {
         assertEquals(ErrorCategory.REMOTE, e.category());
         assertTrue(e.getMessage().endsWith("the sender closed the connection before sending the message"),
                 e.getMessage());
-        RdmaException later = assertThrows(RdmaException.class, () -> post(recv, b));
+        RecvRequest late = post(recv, b);
+        RdmaException later = assertThrows(RdmaException.class, () -> late.test(null));
         assertEquals("irecv: the sender closed the connection", later.getMessage());
     }
 
