@@ -3,7 +3,6 @@ package io.ofinet.plugin.ofi;
 import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.fabric.ofi.NativeUsage;
 import io.ofinet.fabric.testing.AddressExchange;
-import io.ofinet.plugin.ConnectConfig;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.MemoryType;
 import io.ofinet.plugin.NetException;
@@ -100,15 +99,10 @@ public final class CloseUnderLoadPeer {
             Link[] links = {new Link(), new Link()};
             for (int peer = 0; peer < 2; peer++) {
                 byte[] handle = exchange.await("peer" + (peer + 1) + "." + round, Duration.ofSeconds(60));
-                while (links[peer].send == null || links[peer].recv == null) {
-                    if (links[peer].send == null) {
-                        links[peer].send = p.connect(0, handle, ConnectConfig.DEFAULT);
-                    }
-                    if (links[peer].recv == null) {
-                        links[peer].recv = p.accept(listen);
-                    }
-                    checkDeadline("round " + round + " connecting");
-                }
+                String what = "round " + round + " connecting";
+                PeerPair pair = PeerPair.connect(p, listen, handle, () -> checkDeadline(what));
+                links[peer].send = pair.send();
+                links[peer].recv = pair.recv();
             }
             String thrown = null;
             for (int peer = 0; peer < 2; peer++) {
@@ -201,17 +195,10 @@ public final class CloseUnderLoadPeer {
         for (int round = first; round < first + rounds; round++) {
             exchange.publish("peer" + me + "." + round, listen.handle());
             byte[] handle = exchange.await("victim." + round, Duration.ofSeconds(60));
-            Handles.SendComm send = null;
-            Handles.RecvComm recv = null;
-            while (send == null || recv == null) {
-                if (send == null) {
-                    send = p.connect(0, handle, ConnectConfig.DEFAULT);
-                }
-                if (recv == null) {
-                    recv = p.accept(listen);
-                }
-                checkDeadline("peer" + me + " connecting in round " + round);
-            }
+            String what = "peer" + me + " connecting in round " + round;
+            PeerPair pair = PeerPair.connect(p, listen, handle, () -> checkDeadline(what));
+            Handles.SendComm send = pair.send();
+            Handles.RecvComm recv = pair.recv();
             Handles.MrHandle mr = p.regMr(send, base, 4L * MESSAGE, MemoryType.HOST);
             Handles.Request[] sends = new Handles.Request[2];
             Handles.Request[] recvs = new Handles.Request[2];

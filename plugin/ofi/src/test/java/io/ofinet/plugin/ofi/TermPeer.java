@@ -1,7 +1,6 @@
 package io.ofinet.plugin.ofi;
 
 import io.ofinet.fabric.testing.AddressExchange;
-import io.ofinet.plugin.ConnectConfig;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.NetPlugin;
 import io.ofinet.plugin.NetPlugins;
@@ -41,17 +40,8 @@ public final class TermPeer {
             second.join();
         }
         byte[] handle = exchange.await(other + ".handle", Duration.ofSeconds(60));
-        Handles.SendComm send = null;
-        Handles.RecvComm recv = null;
-        while (send == null || recv == null) {
-            if (send == null) {
-                send = p.connect(0, handle, ConnectConfig.DEFAULT);
-            }
-            if (recv == null) {
-                recv = p.accept(listen);
-            }
-        }
-        MessageStream stream = new MessageStream(p, send, recv, 65536, me, other);
+        PeerPair pair = PeerPair.connect(p, listen, handle, () -> { });
+        MessageStream stream = new MessageStream(p, pair.send(), pair.recv(), 65536, me, other);
         boolean announced = false;
         while (System.nanoTime() < DEADLINE) {
             stream.step();

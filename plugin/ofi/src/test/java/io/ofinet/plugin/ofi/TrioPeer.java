@@ -1,7 +1,6 @@
 package io.ofinet.plugin.ofi;
 
 import io.ofinet.fabric.testing.AddressExchange;
-import io.ofinet.plugin.ConnectConfig;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.NetException;
 import io.ofinet.plugin.NetPlugin;
@@ -60,18 +59,8 @@ public final class TrioPeer {
     /** Connects to the other side and accepts its connection, in either order. */
     private static MessageStream pair(NetPlugin p, Handles.ListenComm listen, byte[] handle, int maxBytes, String me,
             String peer, boolean sending) throws NetException {
-        Handles.SendComm send = null;
-        Handles.RecvComm recv = null;
-        while (send == null || recv == null) {
-            if (send == null) {
-                send = p.connect(0, handle, ConnectConfig.DEFAULT);
-            }
-            if (recv == null) {
-                recv = p.accept(listen);
-            }
-            checkDeadline("connecting " + me + " and " + peer);
-        }
-        return new MessageStream(p, send, recv, maxBytes, me, peer, sending);
+        PeerPair pair = PeerPair.connect(p, listen, handle, () -> checkDeadline("connecting " + me + " and " + peer));
+        return new MessageStream(p, pair.send(), pair.recv(), maxBytes, me, peer, sending);
     }
 
     private static void hub(NetPlugin p, Handles.ListenComm listen, AddressExchange exchange, int maxBytes,
