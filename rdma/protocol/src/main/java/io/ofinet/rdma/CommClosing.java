@@ -36,7 +36,8 @@ final class CommClosing {
      * Closes every communicator of the endpoint: the listen communicators, then the send
      * communicators (each draining as {@link #closeSend} does), then the receive communicators
      * (each telling its sender and waiting as {@link #closeRecv} does), so that no peer writes
-     * into this endpoint's buffers once its registrations go.
+     * into this endpoint's buffers once its registrations go. All of them wait within one
+     * {@code peerTimeoutMs}.
      *
      * @return what failed, or null
      */
@@ -53,15 +54,20 @@ final class CommClosing {
             endpoint.unlock();
         }
         listens.forEach(this::closeListen);
+        // One bound for them all: a stopped peer holds the endpoint's close for peerTimeoutMs at
+        // most, however many communicators it has.
+        long deadline = System.nanoTime() + peerTimeoutNanos;
         RdmaException failure = null;
         for (SendComm comm : sends) {
             try {
-                closeSend(comm);
+                closeSend(comm, deadline);
             } catch (RdmaException e) {
                 failure = Device.add(failure, e);
             }
         }
-        recvs.forEach(this::closeRecv);
+        for (RecvComm comm : recvs) {
+            closeRecv(comm, deadline);
+        }
         return failure;
     }
 
@@ -93,7 +99,10 @@ final class CommClosing {
      * and the receiver is told that no more come.
      */
     void closeSend(SendComm comm) throws RdmaException {
-        long deadline = System.nanoTime() + peerTimeoutNanos;
+        closeSend(comm, System.nanoTime() + peerTimeoutNanos);
+    }
+
+    private void closeSend(SendComm comm, long deadline) throws RdmaException {
         while (!closeSendStep(comm, deadline)) {
             Thread.yield();
         }
@@ -138,6 +147,10 @@ final class CommClosing {
      * the JVM ends.
      */
     void closeRecv(RecvComm comm) {
+        closeRecv(comm, System.nanoTime() + peerTimeoutNanos);
+    }
+
+    private void closeRecv(RecvComm comm, long deadline) {
         boolean waiting = false;
         endpoint.lock();
         try {
@@ -154,7 +167,6 @@ final class CommClosing {
         } finally {
             endpoint.unlock();
         }
-        long deadline = System.nanoTime() + peerTimeoutNanos;
         while (waiting && mayWait(deadline)) {
             endpoint.lock();
             try {
