@@ -23,7 +23,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * One device of the layout, opened: a fabric and a domain per data rail, each domain with its
  * resolved registration scope and key pool, and the registrar. Protocol endpoints are opened on
  * it, by default one per thread. Closing it closes its endpoints, then the domains, then the
- * fabrics. A device still open when the JVM ends is closed by a shutdown hook ({@link Shutdown}).
+ * fabrics. While the JVM ends, closes do not wait for peers ({@link Shutdown}).
  *
  * <p>Endpoints of a device share its domains, so the threading model the provider grants decides
  * how far apart their calls may be: each domain is asked for {@code FI_THREAD_SAFE}, and when a
@@ -56,7 +56,7 @@ public final class Device implements AutoCloseable {
      */
     public static Device open(FabricProvider provider, DeviceSpec spec) throws RdmaException {
         Device device = new Device(spec, provider.memory());
-        Shutdown.track(device);
+        Shutdown.watch();
         try {
             for (DataRailSpec rail : spec.dataRails()) {
                 InfoHints hints = InfoHints.protocol().withProvider(rail.provider()).withDomain(rail.domain());
@@ -172,7 +172,6 @@ public final class Device implements AutoCloseable {
             return;
         }
         closed = true;
-        Shutdown.untrack(this);
         RdmaException failure = null;
         for (RdmaEndpoint endpoint : new ArrayList<>(endpoints)) {
             try {

@@ -9,10 +9,11 @@ import io.ofinet.rdma.progress.PeerQueue;
  * clock:
  *
  * <ul>
- *   <li>evidence condemns the peer at once: a keepalive or any other operation to it that the
- *       provider fails, a destination of it that the engine condemns (on {@code ofi_rxm}, posts
- *       refused with nothing in flight: refused reconnects), and, when the peer runs on this host,
- *       its process having ended ({@link ProcessCheck}, looked at every {@link #PROCESS_CHECK_NANOS});
+ *   <li>evidence condemns the peer at once: a keepalive to it that the provider fails, a
+ *       destination of it that the engine condemns (an unreachable-peer error completion; on
+ *       {@code ofi_rxm}, posts refused with nothing in flight: refused reconnects), and, when the
+ *       peer runs on this host, its process having ended ({@link ProcessCheck}, looked at every
+ *       {@link #PROCESS_CHECK_NANOS});
  *   <li>silence fails a busy communicator only after {@code peerTimeoutMs}: one with requests
  *       outstanding that hears nothing from its peer — data, control messages, keepalives — for
  *       that long. The clock restarts when a communicator goes from idle to busy, so that a peer

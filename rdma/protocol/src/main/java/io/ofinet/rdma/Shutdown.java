@@ -1,21 +1,14 @@
 package io.ofinet.rdma;
 
-import io.ofinet.rdma.error.RdmaException;
-import java.lang.System.Logger.Level;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-
 /**
- * The JVM is ending: every device still open is closed from a shutdown hook, so that what the
- * provider leaves behind a process (shm's region names in {@code /dev/shm}) goes with it, and from
- * then on no close waits for a peer — a process ends promptly on SIGTERM whatever its peers do.
- * The hook is registered with the first device.
+ * Whether the JVM is ending. A shutdown hook, registered with the first device, says so; from then
+ * on no close waits for a peer, so that a process ends promptly on SIGTERM whatever its peers do,
+ * also when the application closes ofinet from a shutdown hook of its own. The hook closes
+ * nothing itself: libfabric 1.17's rxm can crash in {@code fi_close} of an endpoint whose
+ * connections broke (docs/STATUS.md), and a process that ends takes its resources with it (shm
+ * removes its names from {@code /dev/shm} in its own SIGTERM and SIGINT handlers).
  */
 final class Shutdown {
-    private static final System.Logger LOG = System.getLogger(Shutdown.class.getName());
-    private static final Set<Device> OPEN = ConcurrentHashMap.newKeySet();
     private static volatile boolean ending;
     private static boolean hooked;
 
@@ -27,30 +20,14 @@ final class Shutdown {
         return ending;
     }
 
-    static synchronized void track(Device device) {
-        OPEN.add(device);
+    /** Registers the hook, once. */
+    static synchronized void watch() {
         if (!hooked) {
             hooked = true;
             try {
-                Runtime.getRuntime().addShutdownHook(new Thread(Shutdown::closeAll, "ofinet-shutdown"));
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> ending = true, "ofinet-shutdown"));
             } catch (IllegalStateException alreadyEnding) {
                 ending = true;
-            }
-        }
-    }
-
-    static void untrack(Device device) {
-        OPEN.remove(device);
-    }
-
-    private static void closeAll() {
-        ending = true;
-        List<Device> devices = new ArrayList<>(OPEN);
-        for (Device device : devices) {
-            try {
-                device.close();
-            } catch (RdmaException | RuntimeException e) {
-                LOG.log(Level.DEBUG, "closing device at shutdown: {0}", e.getMessage());
             }
         }
     }

@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A process using ofinet ends promptly on SIGTERM whatever its peer does: two processes stream
  * ({@link TermPeer}), the peer is stopped (SIGSTOP), and the process, which has two endpoints, gets
  * SIGTERM mid-transfer. It must end within 5 s, through the JVM's shutdown (exit status 143), and
- * leave none of its shm names in {@code /dev/shm}.
+ * leave none of its shm names in {@code /dev/shm} (shm's own SIGTERM handler removes them).
  */
 @Timeout(120)
 class TerminationIT {
