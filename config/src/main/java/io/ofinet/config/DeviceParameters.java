@@ -54,6 +54,10 @@ public final class DeviceParameters {
         return get(Parameter.MR_SCOPE);
     }
 
+    public WriteNotice writeNotice() {
+        return get(Parameter.WRITE_NOTICE);
+    }
+
     public long eagerMaxSizeBytes() {
         return get(Parameter.EAGER_MAX_SIZE);
     }

@@ -15,7 +15,7 @@ import java.util.Optional;
  * OFINET_EAGER_MAX_SIZE} in the environment and {@code ofinet.eagerMaxSize} as a system
  * property. The defaults are that plugin's.
  *
- * @param <T> the value type: {@link Long}, {@link Boolean} or {@link MrScope}
+ * @param <T> the value type: {@link Long}, {@link Boolean}, {@link MrScope} or {@link WriteNotice}
  */
 public final class Parameter<T> {
 
@@ -126,13 +126,19 @@ public final class Parameter<T> {
             "do not look up peers on this host in /proc (a peer whose process ended is then found by the"
             + " provider's evidence or peerTimeoutMs)");
 
+    /** How the target of an RDMA write learns of it; see {@link WriteNotice}. */
+    public static final Parameter<WriteNotice> WRITE_NOTICE = new Parameter<>("writeNotice", ValueType.WRITE_NOTICE,
+            WriteNotice.AUTO, "", Long.MIN_VALUE, Long.MAX_VALUE,
+            "how a write's target learns of it: auto (message on tcp, immediate elsewhere),"
+                    + " immediate (fi_writedata), or message (fi_write, then a zero-byte message)");
+
     /** Every parameter, in report order. */
     public static final List<Parameter<?>> ALL = List.of(MR_SCOPE, EAGER_MAX_SIZE, MIN_STRIPE_SIZE,
             SCHED_MAX_SMALL_RR_SIZE, CQ_READ_COUNT, RDMA_MIN_POSTED_CONTROL_BUFFERS,
             RDMA_MAX_POSTED_CONTROL_BUFFERS, RDMA_MIN_POSTED_EAGER_BUFFERS,
             RDMA_MAX_POSTED_EAGER_BUFFERS, MR_KEY_SIZE, MR_CACHE_DISABLE, MR_CACHE_MAX_ENTRIES,
             MR_CACHE_MAX_BYTES, CONNECTION_TIMEOUT_MS, PEER_TIMEOUT_MS, POST_RETRY_TIMEOUT_MS,
-            PEER_PROCESS_CHECK_DISABLE, GDR_FLUSH_DISABLE);
+            PEER_PROCESS_CHECK_DISABLE, GDR_FLUSH_DISABLE, WRITE_NOTICE);
 
     private final String name;
     private final ValueType<T> type;
@@ -248,7 +254,10 @@ public final class Parameter<T> {
 
     /** Formats a value as a layout would write it. */
     public String format(Object value) {
-        return value instanceof MrScope scope ? scope.jsonName() : String.valueOf(value);
+        if (value instanceof MrScope scope) {
+            return scope.jsonName();
+        }
+        return value instanceof WriteNotice notice ? notice.jsonName() : String.valueOf(value);
     }
 
     private T checked(T value) {
@@ -332,6 +341,21 @@ public final class Parameter<T> {
             @Override
             MrScope fromText(String text) {
                 return MrScope.parse(text.toLowerCase(Locale.ROOT));
+            }
+        };
+
+        static final ValueType<WriteNotice> WRITE_NOTICE = new ValueType<>("a string") {
+            @Override
+            WriteNotice fromJson(JsonNode node) {
+                if (!node.isTextual()) {
+                    throw wrongType(node);
+                }
+                return WriteNotice.parse(node.textValue());
+            }
+
+            @Override
+            WriteNotice fromText(String text) {
+                return WriteNotice.parse(text.toLowerCase(Locale.ROOT));
             }
         };
 

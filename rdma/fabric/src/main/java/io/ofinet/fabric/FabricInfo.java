@@ -19,6 +19,7 @@ import java.util.Optional;
  * @param injectSizeBytes largest inject
  * @param txSize transmit queue depth
  * @param rxSize receive queue depth
+ * @param msgOrder the transmit side's message ordering bits ({@link Fi#ORDER_SAW}, ...)
  * @param dataProgress {@link Fi#PROGRESS_AUTO} or {@link Fi#PROGRESS_MANUAL}
  * @param controlProgress likewise for control operations
  * @param threading {@link Fi#THREAD_SAFE}, ...
@@ -29,7 +30,7 @@ import java.util.Optional;
  */
 public record FabricInfo(String provider, String fabric, String domain, long caps, long mode,
         int mrMode, long mrKeySizeBytes, long cqDataSizeBytes, long maxMsgSizeBytes,
-        long injectSizeBytes, long txSize, long rxSize, int dataProgress, int controlProgress,
+        long injectSizeBytes, long txSize, long rxSize, long msgOrder, int dataProgress, int controlProgress,
         int threading, int addressFormat, int apiVersion, Optional<NicAttributes> nic, Object handle) {
 
     public FabricInfo {
@@ -52,6 +53,14 @@ public record FabricInfo(String provider, String fabric, String domain, long cap
     /** Whether the provider chooses registration keys (FI_MR_PROV_KEY). */
     public boolean providerKeys() {
         return (mrMode & Fi.MR_PROV_KEY) != 0;
+    }
+
+    /**
+     * Whether a send posted after a write to the same peer arrives after the write's data
+     * (FI_ORDER_SAW in the transmit side's {@code msg_order}).
+     */
+    public boolean sendsFollowWrites() {
+        return (msgOrder & Fi.ORDER_SAW) != 0;
     }
 
     /** One line for logs and reports. */

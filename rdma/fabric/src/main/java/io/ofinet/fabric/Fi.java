@@ -32,6 +32,10 @@ public final class Fi {
     public static final long TRANSMIT_COMPLETE = 1L << 27;
     public static final long DELIVERY_COMPLETE = 1L << 28;
 
+    // fi_tx_attr.msg_order
+    /** A send arrives after the writes posted before it on the same endpoint to the same peer. */
+    public static final long ORDER_SAW = 1L << 7;
+
     // fi_domain_attr.mr_mode
     public static final int MR_BASIC = 1;
     public static final int MR_SCALABLE = 1 << 1;

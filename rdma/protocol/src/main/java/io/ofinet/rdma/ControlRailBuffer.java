@@ -13,8 +13,9 @@ import java.util.function.Consumer;
 /**
  * An entry of an endpoint's control-buffer freelist: a registered native buffer on the control
  * rails, with the two operations made once for it: a posted receive of handshake messages and
- * notices on the first control rail, and a send of a handshake message. A receive communicator
- * also takes one per posted receive and encodes its control message straight into it.
+ * notices on the first control rail (and, where control messages are sent rather than written, of
+ * those on every control rail), and a send of a handshake message. A receive communicator also
+ * takes one per posted receive and encodes its control message straight into it.
  */
 final class ControlRailBuffer {
     /** Failures of one posted receive in a row after which it is not posted again. */
@@ -51,18 +52,32 @@ final class ControlRailBuffer {
      */
     final class Receive extends Operation {
         private int failuresInARow;
+        /** The control rail it is posted on. */
+        private int rail;
 
-        @Override
-        protected int post() throws FabricException {
-            return endpoint.railSet.controlEndpoint(0).recv(address, BYTES, descriptor, Fi.ADDR_UNSPEC, context());
+        /** Posts it on control rail {@code controlRail}. */
+        void postOn(int controlRail) {
+            this.rail = controlRail;
+            repost();
         }
 
         @Override
-        protected void completed(int rail, long flags, long len, long data) {
+        protected int post() throws FabricException {
+            return endpoint.railSet.controlEndpoint(rail).recv(address, BYTES, descriptor(rail), Fi.ADDR_UNSPEC,
+                    context());
+        }
+
+        @Override
+        protected void completed(int engineRail, long flags, long len, long data) {
             failuresInARow = 0;
             if ((flags & Fi.REMOTE_CQ_DATA) != 0) {
-                // Not a handshake: a notice with immediate data (a zero-byte message, a refusal).
-                endpoint.immediates.notice(rail, len, data);
+                // Not a handshake: a control message that was sent, or a notice with immediate
+                // data (a zero-byte message, a refusal).
+                if (len > 0) {
+                    endpoint.immediates.controlMessage(engineRail, address, (int) Math.min(len, BYTES), data);
+                } else {
+                    endpoint.immediates.notice(engineRail, len, data);
+                }
                 repost();
                 return;
             }
@@ -71,7 +86,7 @@ final class ControlRailBuffer {
         }
 
         private void repost() {
-            endpoint.engine.submit(this, endpoint.peers.local(endpoint.dataRails()));
+            endpoint.engine.submit(this, endpoint.peers.local(endpoint.dataRails() + rail));
         }
 
         @Override
@@ -87,7 +102,7 @@ final class ControlRailBuffer {
 
         @Override
         protected String describe() {
-            return "handshake receive on control rail 0";
+            return rail == 0 ? "handshake receive on control rail 0" : "control receive on control rail " + rail;
         }
     }
 

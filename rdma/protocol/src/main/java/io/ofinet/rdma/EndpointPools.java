@@ -84,11 +84,19 @@ final class EndpointPools {
                     engine.register(buffer.send);
                 }, buffer -> { })
                 .build();
-        for (int i = 0; i < minPosted; i++) {
-            engine.submit(controlBuffers.acquire().receive, endpoint.peers.local(endpoint.dataRails()));
+        // Control rail 0 takes handshake messages and notices; where control messages are sent
+        // rather than written, every control rail takes them.
+        int receivingRails = endpoint.railSet.noticeAfterWrite() ? endpoint.controlRails() : 1;
+        for (int rail = 0; rail < receivingRails; rail++) {
+            for (int i = 0; i < minPosted; i++) {
+                controlBuffers.acquire().receive.postOn(rail);
+            }
         }
         ops = Freelist.<RmaOp>builder("data-path operations", (block, address) -> new RmaOp(endpoint))
                 .sizes(256, 256, MAX_OPS).hooks(engine::register, op -> { }).build();
+        if (endpoint.railSet.noticeAfterWrite()) {
+            NoticeReceive.postAll(endpoint);
+        }
     }
 
     /** Registers {@code [address, address + bytes)} for the endpoint's rails, for {@code use}. */

@@ -84,9 +84,15 @@ final class ImmediateDispatcher {
         }
     }
 
-    /** Remote writes dropped because their immediate data was malformed. */
+    /** Arrivals dropped because their immediate data was malformed or missing. */
     long malformed() {
         return malformed;
+    }
+
+    /** A message without immediate data where only notices are expected: dropped and counted. */
+    void dropStray(int rail, long len) {
+        malformed++;
+        LOG.log(Level.WARNING, "dropping a {0}-byte message without immediate data on rail {1}", len, rail);
     }
 
     /** A keepalive, or one of the close notices carried as one. */
@@ -123,5 +129,37 @@ final class ImmediateDispatcher {
     /** A send with immediate data arrived on a control rail: a zero-byte message or a refusal. */
     void notice(int rail, long len, long data) {
         remoteData(rail, 0, len, data);
+    }
+
+    /**
+     * A message with immediate data and {@code len} bytes at {@code address} arrived in a posted
+     * control receive: a control message sent rather than written (docs/PROTOCOL.md, "Write
+     * notices"). Anything else with a payload breaks the protocol and is dropped.
+     */
+    void controlMessage(int rail, long address, int len, long data) {
+        int word;
+        try {
+            word = Immediate.check(data & 0xffffffffL, dataRails);
+        } catch (RdmaException e) {
+            malformed++;
+            LOG.log(Level.WARNING, "dropping a message on control rail {0}: {1}", rail, e.getMessage());
+            return;
+        }
+        if (Immediate.type(word) != Immediate.TYPE_CONTROL) {
+            malformed++;
+            LOG.log(Level.WARNING, "dropping a {0}-byte message of immediate type {1} on control rail {2}", len,
+                    Immediate.type(word), rail);
+            return;
+        }
+        SendComm send = endpoint.comms.send(Immediate.commId(word));
+        if (send == null || send.closed) {
+            LOG.log(Level.WARNING, "dropping a control message for send communicator {0}", Immediate.commId(word));
+            return;
+        }
+        try {
+            send.controlReceived(Immediate.seq(word), address, len);
+        } catch (RdmaException e) {
+            send.failQueued(e);
+        }
     }
 }

@@ -31,4 +31,9 @@ public final class OpCounts {
     public long writesPosted() {
         return posted[RmaOp.Kind.WRITEDATA.ordinal()];
     }
+
+    /** RDMA writes posted without immediate data, each announced by a notice message after it. */
+    public long writesNoticed() {
+        return posted[RmaOp.Kind.WRITE_NOTICE.ordinal()];
+    }
 }

@@ -1,5 +1,6 @@
 package io.ofinet.rdma;
 
+import io.ofinet.config.WriteNotice;
 import io.ofinet.fabric.AddressVector;
 import io.ofinet.fabric.CompletionQueue;
 import io.ofinet.fabric.Domain;
@@ -33,6 +34,8 @@ final class RailSet {
     private final long[] self;
     private Rails registrationView;
     private boolean wideImmediate = true;
+    private boolean noticeAfterWrite;
+    private boolean noticeBehindWrite = true;
 
     RailSet(int dataRails) {
         this.dataRails = dataRails;
@@ -43,8 +46,9 @@ final class RailSet {
      * Opens every rail. A failure leaves what was opened for {@link #close} to close.
      *
      * @param controlSpecs the control rails, each naming the data rail whose domain it uses
+     * @param notice how the targets of writes learn of them
      */
-    void open(List<DomainContext> contexts, List<io.ofinet.config.ControlRailSpec> controlSpecs)
+    void open(List<DomainContext> contexts, List<io.ofinet.config.ControlRailSpec> controlSpecs, WriteNotice notice)
             throws FabricException {
         int[] controlOnData = new int[controlSpecs.size()];
         for (int c = 0; c < controlOnData.length; c++) {
@@ -55,16 +59,61 @@ final class RailSet {
         for (int r = 0; r < dataRails; r++) {
             dataEndpoints.add(open(contexts.get(r).domain()));
             providers.add(contexts.get(r).info().provider());
+            noticeBehindWrite &= contexts.get(r).info().sendsFollowWrites();
         }
         for (int onData : controlOnData) {
             controlEndpoints.add(open(contexts.get(onData).domain()));
             providers.add(contexts.get(onData).info().provider());
+            noticeBehindWrite &= contexts.get(onData).info().sendsFollowWrites();
         }
         registrationView = new Rails(contexts, dataEndpoints, controlEndpoints, controlOnData);
         for (int r = 0; r < dataRails; r++) {
             self[r] = avs.get(r).insert(endpoints.get(r).name());
             wideImmediate &= contexts.get(r).info().cqDataSizeBytes() >= 8;
         }
+        noticeAfterWrite = noticeAfterWrite(notice);
+        LOG.log(System.Logger.Level.DEBUG, "rails {0}: writes announced {1}", providers, !noticeAfterWrite
+                ? "by immediate data" : noticeBehindWrite ? "by a message posted behind each write"
+                : "by a message after each write completes");
+    }
+
+    private boolean noticeAfterWrite(WriteNotice notice) {
+        boolean wanted = switch (notice) {
+            case IMMEDIATE -> false;
+            case MESSAGE -> true;
+            case AUTO -> providers.stream().allMatch(RailSet::crashesOnCutImmediates);
+        };
+        if (wanted && !wideImmediate) {
+            LOG.log(System.Logger.Level.WARNING, "writeNotice: a notice message needs 8 bytes of CQ data on every data"
+                    + " rail; writes carry immediate data");
+            return false;
+        }
+        return wanted;
+    }
+
+    /**
+     * Whether a write with immediate data cut short kills the process on this provider: libfabric
+     * 1.17's {@code tcp} reports it with a NULL context, which {@code ofi_rxm} dereferences.
+     */
+    private static boolean crashesOnCutImmediates(String provider) {
+        return provider.startsWith("tcp");
+    }
+
+    /**
+     * Whether a write is announced by a zero-byte message after it completes instead of by
+     * immediate data ({@link WriteNotice}); then every rail keeps receives posted for the notices.
+     */
+    boolean noticeAfterWrite() {
+        return noticeAfterWrite;
+    }
+
+    /**
+     * Whether a write's notice may be posted right behind the write instead of after its
+     * completion: every rail's provider orders a send after the writes before it (FI_ORDER_SAW).
+     * On {@code tcp} that keeps a notice from queueing behind the later writes of a window.
+     */
+    boolean noticeBehindWrite() {
+        return noticeAfterWrite && noticeBehindWrite;
     }
 
     private Endpoint open(Domain domain) throws FabricException {

@@ -63,7 +63,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.duties = new SlowDuties(this, params.peerTimeoutMs());
         this.closing = new CommClosing(this, comms, handshake, duties, params.peerTimeoutMs());
         guarded(() -> {
-            railSet.open(device.contexts(), spec.controlRails());
+            railSet.open(device.contexts(), spec.controlRails(), params.writeNotice());
             return null;
         });
         this.engine = new ProgressEngine(railSet.queues(), params.cqReadCount(),

@@ -253,7 +253,12 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         window.insert(seq, request);
         recvSeq = window.add(recvSeq, 1);
         int rail = seq % endpoint.controlRails();
-        op.set(RmaOp.Kind.WRITEDATA, endpoint.railSet.controlEndpoint(rail), rail, RmaOp.CONTROL_ON_RAIL[rail], request);
+        // Written into the sender's mailbox slot with immediate data; or, where writes are announced
+        // by notices (docs/PROTOCOL.md, "Write notices"), sent as one message into its posted
+        // control receives, which costs one message instead of a write and its notice.
+        boolean sent = endpoint.railSet.noticeAfterWrite();
+        op.set(sent ? RmaOp.Kind.SENDDATA : RmaOp.Kind.WRITEDATA, endpoint.railSet.controlEndpoint(rail), rail,
+                RmaOp.CONTROL_ON_RAIL[rail], request);
         op.buf = buffer.address;
         op.len = length;
         op.desc = buffer.descriptor(rail);
@@ -264,7 +269,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         op.key = peerMailboxKeys[rail];
         request.controlBuffer = buffer;
         request.pendingOps = 1;
-        endpoint.engine.submit(op, connection.controlQueue(rail));
+        op.submit(connection.controlQueue(rail));
         return request;
     }
 

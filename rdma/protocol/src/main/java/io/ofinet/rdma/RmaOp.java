@@ -4,11 +4,18 @@ import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.Operation;
+import io.ofinet.rdma.progress.PeerQueue;
 
 /**
- * One posted data-path operation — an RDMA write with immediate data, an RDMA read, or a send
- * with immediate data — made once, pooled per endpoint, and filled for each use. Its owner hears
- * when it completes or fails.
+ * One posted data-path operation — an RDMA write with immediate data, an RDMA write announced by a
+ * notice message, an RDMA read, or a send with immediate data — made once, pooled per endpoint, and
+ * filled for each use. Its owner hears when it completes or fails.
+ *
+ * <p>A {@link Kind#WRITE_NOTICE} goes out in two steps on the same endpoint to the same peer: the
+ * plain write, then a zero-byte send carrying {@link #data} — posted right behind the write where
+ * the provider orders sends after writes ({@link RailSet#noticeBehindWrite()}), else once the
+ * write has completed here. Its owner hears once, when both have completed, or when the last of
+ * them has landed after either failed.
  */
 final class RmaOp extends Operation {
     /** Descriptions per rail, made once: describing an operation allocates nothing. */
@@ -24,7 +31,7 @@ final class RmaOp extends Operation {
         return names;
     }
 
-    enum Kind { WRITEDATA, READ, SENDDATA }
+    enum Kind { WRITEDATA, READ, SENDDATA, WRITE_NOTICE }
 
     /** Who waits for the operation. */
     interface Owner {
@@ -52,6 +59,14 @@ final class RmaOp extends Operation {
     int rail;
     private Owner owner;
     private int ownerGeneration;
+    /** Where it goes; a write's notice follows it there. */
+    private PeerQueue queue;
+    /** Whether a {@link Kind#WRITE_NOTICE}'s next post is its notice (its write is posted). */
+    private boolean noticing;
+    /** Completions of a {@link Kind#WRITE_NOTICE} still to come: its write's, its notice's. */
+    private int awaiting;
+    /** The first failure of a {@link Kind#WRITE_NOTICE} whose other step has yet to land. */
+    private RdmaException failure;
 
     RmaOp(RdmaEndpoint endpoint) {
         this.endpoint = endpoint;
@@ -64,7 +79,24 @@ final class RmaOp extends Operation {
         this.what = description;
         this.owner = who;
         this.ownerGeneration = who.generation();
+        this.noticing = false;
+        this.awaiting = 0;
+        this.failure = null;
         return this;
+    }
+
+    /**
+     * Sets it as a write of {@code buf[0, len)} to {@code remote}, announced to the target as the
+     * endpoint's rails require: with immediate data, or by a notice message after it.
+     */
+    RmaOp write(Endpoint on, int railIndex, String description, Owner who, boolean notice) {
+        return set(notice ? Kind.WRITE_NOTICE : Kind.WRITEDATA, on, railIndex, description, who);
+    }
+
+    /** Submits it to the progress engine, to {@code destination}'s queue. */
+    void submit(PeerQueue destination) {
+        this.queue = destination;
+        endpoint.engine.submit(this, destination);
     }
 
     @Override
@@ -77,6 +109,8 @@ final class RmaOp extends Operation {
             case READ:
                 result = target.read(buf, len, desc, peer, remote, key, context());
                 break;
+            case WRITE_NOTICE:
+                return postWriteNotice();
             default:
                 result = target.senddata(buf, len, desc, data, peer, context());
         }
@@ -86,8 +120,53 @@ final class RmaOp extends Operation {
         return result;
     }
 
+    /** Posts the write, and its notice right behind it where the provider keeps them in order. */
+    private int postWriteNotice() throws FabricException {
+        if (noticing) {
+            int result = target.senddata(0, 0, 0, data, peer, context());
+            if (result == Endpoint.POSTED) {
+                noticing = false;
+                awaiting = 1;
+            }
+            return result;
+        }
+        int result = target.write(buf, len, desc, peer, remote, key, context());
+        if (result != Endpoint.POSTED) {
+            return result;
+        }
+        endpoint.pools.counts.posted(kind);
+        noticing = true;
+        awaiting = 1;
+        if (endpoint.railSet.noticeBehindWrite()) {
+            try {
+                if (target.senddata(0, 0, 0, data, peer, context()) == Endpoint.POSTED) {
+                    noticing = false;
+                    awaiting = 2;
+                }
+            } catch (FabricException e) {
+                // The write is in flight: the notice is tried again when the write completes.
+            }
+        }
+        return Endpoint.POSTED;
+    }
+
     @Override
     protected void completed(int engineRail, long flags, long length, long immediate) {
+        if (kind == Kind.WRITE_NOTICE) {
+            if (--awaiting > 0) {
+                return; // the write's or the notice's completion; the other is still to come
+            }
+            if (failure != null) {
+                failed(failure);
+                return;
+            }
+            if (noticing) {
+                // The write has completed and its notice is not out yet: it follows on the same
+                // endpoint, so the target sees it after the data.
+                endpoint.engine.submit(this, queue);
+                return;
+            }
+        }
         endpoint.pools.counts.completed(kind);
         Owner who = owner;
         owner = null;
@@ -99,11 +178,20 @@ final class RmaOp extends Operation {
 
     @Override
     protected void failed(RdmaException cause) {
+        if (kind == Kind.WRITE_NOTICE && awaiting > 1) {
+            // Its other step is still in flight: the owner hears when that one lands too.
+            awaiting--;
+            if (failure == null) {
+                failure = cause;
+            }
+            return;
+        }
+        RdmaException first = failure != null ? failure : cause;
         Owner who = owner;
         owner = null;
         endpoint.pools.releaseOp(this);
         if (who.generation() == ownerGeneration) {
-            who.opFailed(this, cause);
+            who.opFailed(this, first);
         }
     }
 

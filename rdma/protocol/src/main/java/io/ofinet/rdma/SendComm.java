@@ -244,6 +244,23 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** A control message for {@code seq} was written into the mailbox. */
     void controlArrived(int seq) throws RdmaException {
+        int slot = seq % Limits.WINDOW;
+        controlArrived(seq, mailbox + (long) slot * slotBytes, slotBytes);
+    }
+
+    /**
+     * A control message for {@code seq} arrived as a message of {@code bytes} bytes at {@code
+     * address} (a posted control receive), instead of being written into the mailbox.
+     */
+    void controlReceived(int seq, long address, int bytes) throws RdmaException {
+        if (bytes > slotBytes) {
+            throw new RdmaException(ErrorCategory.REMOTE, "control message " + seq + " of " + bytes
+                    + " bytes is larger than a mailbox slot (" + slotBytes + " bytes)");
+        }
+        controlArrived(seq, address, bytes);
+    }
+
+    private void controlArrived(int seq, long address, int bytes) throws RdmaException {
         MessageWindow.Status status = announced.status(seq);
         if (status != MessageWindow.Status.NOT_STARTED) {
             throw new RdmaException(ErrorCategory.REMOTE, "control message " + seq + (status
@@ -251,9 +268,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
                     : " arrived twice"));
         }
         int slot = seq % Limits.WINDOW;
-        // Decoded straight from the mailbox slot the receiver wrote into: only its bytes are read.
-        controls[slot].decode(endpoint.memory, mailbox + (long) slot * slotBytes, slotBytes, endpoint.dataRails(),
-                seq);
+        // Decoded straight from where it arrived: only its bytes are read.
+        controls[slot].decode(endpoint.memory, address, bytes, endpoint.dataRails(), seq);
         if (liveness != null) { // a control message may overtake the ACCEPT on another rail
             liveness.heard(System.nanoTime());
         }
@@ -358,8 +374,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             int rail = schedule.rail(s);
             long offset = schedule.offset(s);
             long length = schedule.length(s);
-            RmaOp op = ops[s].set(RmaOp.Kind.WRITEDATA, endpoint.railSet.dataEndpoint(rail), rail, RmaOp.WRITE_ON_DATA_RAIL[rail],
-                    request);
+            RmaOp op = ops[s].write(endpoint.railSet.dataEndpoint(rail), rail, RmaOp.WRITE_ON_DATA_RAIL[rail], request,
+                    endpoint.railSet.noticeAfterWrite());
             op.buf = request.address + offset;
             op.len = length;
             op.desc = request.mr.descriptor(RailKind.DATA, rail);
@@ -368,7 +384,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             op.peer = connection.dataPeer(rail);
             op.remote = control.address(i) + offset;
             op.key = control.key(i, rail);
-            endpoint.engine.submit(op, connection.dataQueue(rail));
+            op.submit(connection.dataQueue(rail));
             ops[s] = null;
         }
         return true;

@@ -110,16 +110,23 @@ class DataTransferTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"1, false", "2, false", "4, false", "1, true", "2, true", "4, true"})
-    void sizeMatrixArrivesByteForByte(int rails, boolean endpointMr) throws Exception {
+    @CsvSource({"1, false, immediate", "2, false, immediate", "4, false, immediate", "1, true, immediate",
+        "2, true, immediate", "4, true, immediate", "1, false, message", "2, true, message", "4, false, message"})
+    void sizeMatrixArrivesByteForByte(int rails, boolean endpointMr, String notice) throws Exception {
         MemProvider.Builder builder = MemProvider.builder().domains(rails).outOfOrderCompletions(rails * 31L + 1);
-        connect(endpointMr ? builder.endpointMr().build() : builder.build(), rails, SMALL_STRIPES);
+        connect(endpointMr ? builder.endpointMr().build() : builder.build(), rails,
+                SMALL_STRIPES + ", \"writeNotice\": \"" + notice + "\"");
+        long before = a.counts().writesPosted() + b.counts().writesPosted();
         long[] sizes = {0, 1, 63, 64, 4096, 4095, 4097, 8191, 8192, 8193, 12288, 12289, 16384, 16385, 1 << 20, 8 << 20};
         int tag = 0;
         for (long size : sizes) {
             transfer(size, size, tag++);
         }
         transfer(100, 4096, tag++); // a receive buffer larger than the send reports the sent size
+        long noticed = a.counts().writesNoticed() + b.counts().writesNoticed();
+        long immediate = a.counts().writesPosted() + b.counts().writesPosted() - before;
+        assertTrue(notice.equals("message") ? noticed > 0 && immediate == 0 : noticed == 0 && immediate > 0,
+                notice + ": " + noticed + " writes with notices, " + immediate + " with immediate data");
     }
 
     @Test

@@ -143,7 +143,7 @@ public final class MemProvider implements FabricProvider {
     FabricInfo offer(String domain) {
         return new FabricInfo(NAME, "mem-fabric", domain, InfoHints.PROTOCOL_CAPS | Fi.LOCAL_COMM
                 | Fi.REMOTE_COMM, 0, config.mrMode(), config.mrKeySizeBytes(), 8, Long.MAX_VALUE,
-                config.injectSizeBytes(), config.txSize(), config.rxSize(), Fi.PROGRESS_MANUAL,
+                config.injectSizeBytes(), config.txSize(), config.rxSize(), 0, Fi.PROGRESS_MANUAL,
                 Fi.PROGRESS_MANUAL, config.threading(), Fi.FORMAT_UNSPEC, (1 << 16) | 17, Optional.empty(),
                 this);
     }

@@ -26,6 +26,7 @@ final class NativeOffsets {
 
     // struct fi_tx_attr / fi_rx_attr
     static final int TX_CAPS = 0;
+    static final int TX_MSG_ORDER = 24;
     static final int TX_INJECT_SIZE = 40;
     static final int TX_SIZE = 48;
     static final int TX_ATTR_SIZE = 80;

@@ -119,6 +119,7 @@ public final class OfiProvider implements FabricProvider {
                 tx == 0 ? 0 : Ops.getLong(tx + NativeOffsets.TX_INJECT_SIZE),
                 tx == 0 ? 0 : Ops.getLong(tx + NativeOffsets.TX_SIZE),
                 rx == 0 ? 0 : Ops.getLong(rx + NativeOffsets.RX_SIZE),
+                tx == 0 ? 0 : Ops.getLong(tx + NativeOffsets.TX_MSG_ORDER),
                 Ops.getInt(domain + NativeOffsets.DOMAIN_DATA_PROGRESS),
                 Ops.getInt(domain + NativeOffsets.DOMAIN_CONTROL_PROGRESS),
                 Ops.getInt(domain + NativeOffsets.DOMAIN_THREADING),

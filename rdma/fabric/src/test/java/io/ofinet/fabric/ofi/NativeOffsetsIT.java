@@ -43,6 +43,7 @@ class NativeOffsetsIT {
             {"INFO_NIC", "offsetof(struct fi_info, nic)"},
             {"INFO_SIZE", "sizeof(struct fi_info)"},
             {"TX_CAPS", "offsetof(struct fi_tx_attr, caps)"},
+            {"TX_MSG_ORDER", "offsetof(struct fi_tx_attr, msg_order)"},
             {"TX_INJECT_SIZE", "offsetof(struct fi_tx_attr, inject_size)"},
             {"TX_SIZE", "offsetof(struct fi_tx_attr, size)"},
             {"TX_ATTR_SIZE", "sizeof(struct fi_tx_attr)"},

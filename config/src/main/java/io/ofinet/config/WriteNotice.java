@@ -1,0 +1,36 @@
+package io.ofinet.config;
+
+import java.util.Locale;
+
+/**
+ * How the target of an RDMA write learns that the write has landed.
+ *
+ * <p>{@link #IMMEDIATE}: the write carries immediate data ({@code fi_writedata}) and completes at
+ * the target with it. {@link #MESSAGE}: a plain write ({@code fi_write}), then, once it has
+ * completed at the writer, a zero-byte message carrying the same immediate data on the same
+ * endpoint to the same peer; control messages are then sent as messages instead of written.
+ * {@link #AUTO}: message on {@code tcp}, immediate elsewhere. The message form exists for
+ * libfabric 1.17's {@code tcp} (through {@code ofi_rxm}), which crashes inside {@code ofi_rxm} when
+ * a connection that is receiving a write with immediate data is closed or reset. It needs 8 bytes
+ * of CQ data (the segment length rides in it).
+ */
+public enum WriteNotice {
+    AUTO,
+    IMMEDIATE,
+    MESSAGE;
+
+    /** The name used in layouts and in the environment. */
+    public String jsonName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Parses a layout or environment value; the message of the exception lists the choices. */
+    static WriteNotice parse(String text) {
+        for (WriteNotice notice : values()) {
+            if (notice.jsonName().equals(text)) {
+                return notice;
+            }
+        }
+        throw new IllegalArgumentException("expected one of auto, immediate, message, found \"" + text + "\"");
+    }
+}
