@@ -22,8 +22,11 @@ import java.nio.ByteBuffer;
  * {@code irecvConsumed} (device-offloaded networking, which needs a device path).
  *
  * <p>Failures are {@link NetException}s with NCCL's results; misuse (a stale request, a handle of
- * another plugin or of a closed communicator, a size above maxP2pBytes, more than maxRecvs
- * buffers, a memory type not supported) is {@link NetResult#INVALID_USAGE} saying what.
+ * another plugin or of a closed communicator, a communicator closed twice, a memory handle
+ * deregistered while a request posted with it is outstanding, a size above maxP2pBytes, more than
+ * maxRecvs buffers, a memory type not supported) is {@link NetResult#INVALID_USAGE} saying what,
+ * and changes nothing; arrays shorter than the buffer count are {@link
+ * NetResult#INVALID_ARGUMENT}.
  */
 public interface NetPlugin extends AutoCloseable {
     /** The size of a listen handle at most, as NCCL's {@code NCCL_NET_HANDLE_MAXSIZE}. */
@@ -49,7 +52,11 @@ public interface NetPlugin extends AutoCloseable {
     /** The next connection accepted on {@code listenComm}; null until one is ready. */
     Handles.RecvComm accept(Handles.ListenComm listenComm) throws NetException;
 
-    /** Registers {@code [address, address + size)} for use with {@code comm}. */
+    /**
+     * Registers {@code [address, address + size)} for use with {@code comm} and the other
+     * communicators of its endpoint. A zero-byte registration is valid and serves zero-byte sends
+     * and receives.
+     */
     Handles.MrHandle regMr(Handles.Comm comm, long address, long size, MemoryType type) throws NetException;
 
     /** Registers the remaining bytes of a direct buffer (position to limit). */
@@ -59,6 +66,12 @@ public interface NetPlugin extends AutoCloseable {
     Handles.MrHandle regMrDmaBuf(Handles.Comm comm, long address, long size, MemoryType type, long offset, int fd)
             throws NetException;
 
+    /**
+     * Deregisters a memory handle. Refused (INVALID_USAGE, nothing deregistered) while a request
+     * posted with it has not been reported by {@link #test} and its communicator is open. {@code
+     * comm} may be closed: closing a communicator ends its requests, and its buffers are then
+     * deregistered through it.
+     */
     void deregMr(Handles.Comm comm, Handles.MrHandle mhandle) throws NetException;
 
     /** Sends {@code size} bytes at {@code address} with {@code tag}; null means retry. */
@@ -83,10 +96,15 @@ public interface NetPlugin extends AutoCloseable {
 
     /**
      * Whether the request is done; when it is, a receive writes each buffer's size into {@code
-     * sizes} (may be null), and the request is gone.
+     * sizes} (may be null), and the request is gone. A {@code sizes} shorter than the receive's
+     * buffer count is INVALID_ARGUMENT, and the request stays outstanding.
      */
     boolean test(Handles.Request request, long[] sizes) throws NetException;
 
+    /**
+     * Closes a send communicator; its outstanding requests end with it. Closing it again is
+     * INVALID_USAGE.
+     */
     void closeSend(Handles.SendComm comm) throws NetException;
 
     void closeRecv(Handles.RecvComm comm) throws NetException;

@@ -7,7 +7,9 @@ import io.ofinet.rdma.RdmaEndpoint;
 import io.ofinet.rdma.RecvComm;
 import io.ofinet.rdma.Request;
 import io.ofinet.rdma.SendComm;
+import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** The plugin's opaque objects, each wrapping the protocol's. */
 final class OfiHandles {
@@ -41,29 +43,61 @@ final class OfiHandles {
         }
     }
 
-    /** What send and receive communicators share: the endpoint and a FIFO pool of requests. */
+    /**
+     * What send and receive communicators share: the endpoint and a FIFO pool of requests. Each
+     * request in use counts as a use of the memory handles it was posted with, until {@code test}
+     * reports it or its communicator closes: {@code deregMr} of a handle in use is refused.
+     */
     abstract static class Comm implements Handles.Comm, Owned {
         final Object owner;
         final RdmaEndpoint endpoint;
         final ArrayDeque<PooledRequest> pool;
-        final MrHandle[] scratch = new MrHandle[io.ofinet.rdma.wire.Limits.MAX_RECVS];
+        private final PooledRequest[] all;
+        /** The protocol's handles of the buffers being posted, and the plugin's. */
+        final MrHandle[] scratch = new MrHandle[Limits.MAX_RECVS];
+        final Mr[] scratchMrs = new Mr[Limits.MAX_RECVS];
         boolean closed;
 
         Comm(Object owner, RdmaEndpoint endpoint, int requests) {
             this.owner = owner;
             this.endpoint = endpoint;
             this.pool = new ArrayDeque<>(requests);
+            this.all = new PooledRequest[requests];
             for (int i = 0; i < requests; i++) {
-                pool.add(new PooledRequest(this));
+                all[i] = new PooledRequest(this);
+                pool.add(all[i]);
             }
         }
 
-        /** A request object for {@code inner}; the pool is sized to the protocol's capacity. */
-        PooledRequest wrap(Request inner) {
+        /**
+         * A request object for {@code inner}, posted with the {@code count} handles in {@link
+         * #scratchMrs} (nulls allowed); {@code buffers} is how many sizes {@code test} reports (0
+         * for sends and flushes). The pool is sized to the protocol's capacity.
+         */
+        PooledRequest wrap(Request inner, int count, int buffers) {
             PooledRequest r = pool.poll();
             r.inner = inner;
             r.inUse = true;
+            r.buffers = buffers;
+            int distinct = 0;
+            for (int i = 0; i < count; i++) {
+                Mr mr = scratchMrs[i];
+                if (mr != null && !contains(r.mrs, distinct, mr)) {
+                    r.mrs[distinct++] = mr; // a handle counts once per request
+                    mr.uses.incrementAndGet();
+                }
+            }
+            r.mrCount = distinct;
             return r;
+        }
+
+        private static boolean contains(Mr[] mrs, int n, Mr mr) {
+            for (int i = 0; i < n; i++) {
+                if (mrs[i] == mr) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         @Override
@@ -72,9 +106,24 @@ final class OfiHandles {
         }
 
         void release(PooledRequest r) {
+            for (int i = 0; i < r.mrCount; i++) {
+                r.mrs[i].uses.decrementAndGet();
+                r.mrs[i] = null;
+            }
+            r.mrCount = 0;
             r.inUse = false;
             r.inner = null;
             pool.add(r);
+        }
+
+        /** Marks it closed and releases its outstanding requests: they end with it. */
+        void markClosed() {
+            closed = true;
+            for (PooledRequest r : all) {
+                if (r.inUse) {
+                    release(r);
+                }
+            }
         }
     }
 
@@ -108,6 +157,8 @@ final class OfiHandles {
         final Object owner;
         final MrHandle inner;
         final RdmaEndpoint endpoint;
+        /** Outstanding requests posted with it. */
+        final AtomicInteger uses = new AtomicInteger();
         boolean closed;
 
         Mr(Object owner, MrHandle inner, RdmaEndpoint endpoint) {
@@ -129,8 +180,12 @@ final class OfiHandles {
      */
     static final class PooledRequest implements Handles.Request, Owned {
         final Comm comm;
+        final Mr[] mrs = new Mr[Limits.MAX_RECVS];
         Request inner;
         boolean inUse;
+        int mrCount;
+        /** Sizes {@code test} reports: the receive's buffer count; 0 for sends and flushes. */
+        int buffers;
 
         PooledRequest(Comm comm) {
             this.comm = comm;

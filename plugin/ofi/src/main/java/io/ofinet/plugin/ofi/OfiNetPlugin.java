@@ -262,10 +262,18 @@ public final class OfiNetPlugin implements NetPlugin {
 
     @Override
     public void deregMr(Handles.Comm comm, Handles.MrHandle mhandle) throws NetException {
-        openComm(comm, "deregMr");
+        // A closed communicator will do: its requests ended with it, and its buffers must still
+        // be released.
+        ours(comm, OfiHandles.Comm.class, "deregMr", "communicator");
         OfiHandles.Mr mr = ours(mhandle, OfiHandles.Mr.class, "deregMr", "memory handle");
         if (mr.closed) {
             throw new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle was deregistered already");
+        }
+        int uses = mr.uses.get();
+        if (uses > 0) {
+            throw new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle is used by " + uses
+                    + " outstanding request" + (uses == 1 ? "" : "s") + "; nothing was deregistered (test them to"
+                    + " completion or close their communicator first)");
         }
         mr.closed = true;
         try {
@@ -275,7 +283,8 @@ public final class OfiNetPlugin implements NetPlugin {
         }
     }
 
-    private MrHandle mr(Handles.MrHandle mhandle, OfiHandles.Comm comm, String operation) throws NetException {
+    /** The plugin's memory handle, checked for {@code comm}; null for null. */
+    private OfiHandles.Mr mr(Handles.MrHandle mhandle, OfiHandles.Comm comm, String operation) throws NetException {
         if (mhandle == null) {
             return null;
         }
@@ -287,7 +296,7 @@ public final class OfiNetPlugin implements NetPlugin {
             throw new NetException(NetResult.INVALID_USAGE, operation + ": the memory handle was registered for a"
                     + " communicator of another endpoint");
         }
-        return mr.inner;
+        return mr;
     }
 
     @Override
@@ -299,9 +308,11 @@ public final class OfiNetPlugin implements NetPlugin {
             throw new NetException(NetResult.INVALID_USAGE, "isend: " + size + " bytes; maxP2pBytes is "
                     + MAX_P2P_BYTES);
         }
+        OfiHandles.Mr mr = mr(mhandle, send, "isend");
         try {
-            Request inner = send.inner.isend(address, size, tag, mr(mhandle, send, "isend"));
-            return inner == null ? null : send.wrap(inner);
+            Request inner = send.inner.isend(address, size, tag, mr == null ? null : mr.inner);
+            send.scratchMrs[0] = mr;
+            return inner == null ? null : send.wrap(inner, 1, 0);
         } catch (RdmaException e) {
             throw Errors.toNetException("isend", e);
         }
@@ -331,7 +342,9 @@ public final class OfiNetPlugin implements NetPlugin {
                     + mhandles.length + " memory handles");
         }
         for (int i = 0; i < n; i++) {
-            recv.scratch[i] = mr(mhandles[i], recv, operation);
+            OfiHandles.Mr mr = mr(mhandles[i], recv, operation);
+            recv.scratchMrs[i] = mr;
+            recv.scratch[i] = mr == null ? null : mr.inner;
         }
         return recv.scratch;
     }
@@ -343,7 +356,7 @@ public final class OfiNetPlugin implements NetPlugin {
         MrHandle[] mrs = mrs(recv, n, mhandles, "irecv");
         try {
             Request inner = recv.inner.irecv(n, addresses, sizes, tags, mrs);
-            return inner == null ? null : recv.wrap(inner);
+            return inner == null ? null : recv.wrap(inner, n, n);
         } catch (RdmaException e) {
             throw Errors.toNetException("irecv", e);
         }
@@ -367,7 +380,7 @@ public final class OfiNetPlugin implements NetPlugin {
         MrHandle[] mrs = mrs(recv, n, mhandles, "iflush");
         try {
             Request inner = recv.inner.iflush(n, addresses, sizes, mrs);
-            return inner == null ? null : recv.wrap(inner);
+            return inner == null ? null : recv.wrap(inner, n, 0);
         } catch (RdmaException e) {
             throw Errors.toNetException("iflush", e);
         }
@@ -376,12 +389,16 @@ public final class OfiNetPlugin implements NetPlugin {
     @Override
     public boolean test(Handles.Request request, long[] sizes) throws NetException {
         OfiHandles.PooledRequest r = ours(request, OfiHandles.PooledRequest.class, "test", "request");
+        if (r.comm.closed) {
+            throw new NetException(NetResult.INVALID_USAGE, "test: the request's communicator is closed");
+        }
         if (!r.inUse) {
             throw new NetException(NetResult.INVALID_USAGE, "test: the request is no longer outstanding: test"
                     + " already reported it done or failed");
         }
-        if (r.comm.closed) {
-            throw new NetException(NetResult.INVALID_USAGE, "test: the request's communicator is closed");
+        if (sizes != null && sizes.length < r.buffers) {
+            throw new NetException(NetResult.INVALID_ARGUMENT, "test: the receive has " + r.buffers
+                    + " buffers, but sizes has room for " + sizes.length + "; the request is still outstanding");
         }
         try {
             boolean done = r.inner.test(sizes);
@@ -399,9 +416,9 @@ public final class OfiNetPlugin implements NetPlugin {
     public void closeSend(Handles.SendComm comm) throws NetException {
         OfiHandles.Send send = ours(comm, OfiHandles.Send.class, "closeSend", "send communicator");
         if (send.closed) {
-            return;
+            throw new NetException(NetResult.INVALID_USAGE, "closeSend: the communicator is closed already");
         }
-        send.closed = true;
+        send.markClosed();
         try {
             send.inner.close();
         } catch (RdmaException e) {
@@ -412,19 +429,21 @@ public final class OfiNetPlugin implements NetPlugin {
     @Override
     public void closeRecv(Handles.RecvComm comm) throws NetException {
         OfiHandles.Recv recv = ours(comm, OfiHandles.Recv.class, "closeRecv", "receive communicator");
-        if (!recv.closed) {
-            recv.closed = true;
-            recv.inner.close();
+        if (recv.closed) {
+            throw new NetException(NetResult.INVALID_USAGE, "closeRecv: the communicator is closed already");
         }
+        recv.markClosed();
+        recv.inner.close();
     }
 
     @Override
     public void closeListen(Handles.ListenComm comm) throws NetException {
         OfiHandles.Listen listen = ours(comm, OfiHandles.Listen.class, "closeListen", "listen communicator");
-        if (!listen.closed) {
-            listen.closed = true;
-            listen.inner.close();
+        if (listen.closed) {
+            throw new NetException(NetResult.INVALID_USAGE, "closeListen: the communicator is closed already");
         }
+        listen.closed = true;
+        listen.inner.close();
     }
 
     @Override

@@ -238,11 +238,82 @@ class PluginApiTest {
         assertEquals(NetResult.INVALID_ARGUMENT, assertThrows(NetException.class,
                 () -> a.regMr(send, ByteBuffer.allocate(8))).result(), "heap buffers cannot be registered");
         a.closeSend(send);
-        a.closeSend(send);
+        NetException twice = assertThrows(NetException.class, () -> a.closeSend(send));
+        assertEquals(NetResult.INVALID_USAGE, twice.result());
+        assertEquals("closeSend: the communicator is closed already", twice.getMessage());
         NetException closed = assertThrows(NetException.class, () -> a.isend(send, src.address, 64, 1, mr));
         assertEquals("isend: the communicator is closed", closed.getMessage());
+        b.closeRecv(recv);
+        assertEquals("closeRecv: the communicator is closed already",
+                assertThrows(NetException.class, () -> b.closeRecv(recv)).getMessage());
+        b.closeListen(listen);
+        assertEquals("closeListen: the communicator is closed already",
+                assertThrows(NetException.class, () -> b.closeListen(listen)).getMessage());
         OfiNetPlugin fresh = new OfiNetPlugin(MemProvider::create, PluginApiTest::layout);
         assertEquals(NetResult.INVALID_USAGE, assertThrows(NetException.class, fresh::devices).result());
+    }
+
+    @Test
+    void aHandleInUseIsNotDeregisteredAndShortSizesKeepTheRequest() throws Exception {
+        Handles.ListenComm listen = b.listen(0);
+        Handles.RecvComm recv = connect(listen);
+        Handles.SendComm send = sendOut[0];
+        HostBuffer src = buffer(256).pattern(4);
+        HostBuffer dst = buffer(256);
+        Handles.MrHandle srcMr = a.regMr(send, src.address, src.size, MemoryType.HOST);
+        Handles.MrHandle dstMr = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
+        Handles.Request r = b.irecv(recv, 2, new long[] {dst.address, dst.address + 128}, new long[] {128, 128},
+                new int[] {1, 2}, new Handles.MrHandle[] {dstMr, dstMr});
+        NetException inUse = assertThrows(NetException.class, () -> b.deregMr(recv, dstMr));
+        assertEquals(NetResult.INVALID_USAGE, inUse.result());
+        assertEquals("deregMr: the memory handle is used by 1 outstanding request; nothing was deregistered (test"
+                + " them to completion or close their communicator first)", inUse.getMessage());
+        Handles.Request s1 = a.isend(send, src.address, 128, 1, srcMr);
+        Handles.Request s2 = a.isend(send, src.address + 128, 100, 2, srcMr);
+        assertEquals("deregMr: the memory handle is used by 2 outstanding requests; nothing was deregistered (test"
+                + " them to completion or close their communicator first)",
+                assertThrows(NetException.class, () -> a.deregMr(send, srcMr)).getMessage());
+        both(s1, null, null);
+        both(s2, null, null);
+        NetException shortSizes = assertThrows(NetException.class, () -> b.test(r, new long[1]));
+        assertEquals(NetResult.INVALID_ARGUMENT, shortSizes.result());
+        assertEquals("test: the receive has 2 buffers, but sizes has room for 1; the request is still outstanding",
+                shortSizes.getMessage());
+        long[] sizes = new long[2];
+        await(b, r, sizes, a);
+        assertEquals(128, sizes[0]);
+        assertEquals(100, sizes[1]);
+        assertArrayEquals(src.bytes(0, 228), dst.bytes(0, 228), "the receive was served while the refusals happened");
+        a.deregMr(send, srcMr);
+        b.deregMr(recv, dstMr);
+        // A receive left outstanding ends with its communicator, and so does its use of the handle,
+        // which a communicator of the same endpoint can then deregister.
+        Handles.RecvComm other = connect(listen);
+        Handles.MrHandle again = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
+        assertNotNull(b.irecv(recv, 1, new long[] {dst.address}, new long[] {64}, new int[] {3},
+                new Handles.MrHandle[] {again}));
+        assertThrows(NetException.class, () -> b.deregMr(other, again));
+        b.closeRecv(recv);
+        b.deregMr(other, again);
+        b.closeRecv(other);
+    }
+
+    @Test
+    void aZeroByteRegistrationServesZeroByteMessages() throws Exception {
+        Handles.ListenComm listen = b.listen(0);
+        Handles.RecvComm recv = connect(listen);
+        Handles.SendComm send = sendOut[0];
+        HostBuffer src = buffer(8);
+        HostBuffer dst = buffer(8);
+        Handles.MrHandle srcMr = a.regMr(send, src.address, 0, MemoryType.HOST);
+        Handles.MrHandle dstMr = b.regMr(recv, dst.address, 0, MemoryType.HOST);
+        Handles.Request r = b.irecv(recv, 1, new long[] {dst.address}, new long[] {0}, new int[] {5},
+                new Handles.MrHandle[] {dstMr});
+        Handles.Request s = a.isend(send, src.address, 0, 5, srcMr);
+        long[] sizes = {-1};
+        assertEquals(0, both(s, r, sizes));
+        a.deregMr(send, srcMr);
+        b.deregMr(recv, dstMr);
     }
 
     @Test
@@ -270,10 +341,14 @@ class PluginApiTest {
                 assertEquals(1 << 20, both(s, r, new long[1]), "the third connection moves data");
                 assertArrayEquals(src.bytes(0, 1 << 20), dst.bytes(0, 1 << 20));
             }
-            a.deregMr(send, srcMr);
-            b.deregMr(recv, dstMr);
+            if (round < 2) {
+                assertThrows(NetException.class, () -> a.deregMr(send, srcMr), "in use by the 32 sends");
+            }
             a.closeSend(send);
             b.closeRecv(recv);
+            // The requests ended with their communicators; the closed communicators still serve deregMr.
+            a.deregMr(send, srcMr);
+            b.deregMr(recv, dstMr);
         }
         b.closeListen(listen);
         assertNull(null);

@@ -103,12 +103,14 @@ public final class PluginPeer {
                     expected.close();
                 }
             }
-            p.deregMr(comm, mr);
+            // Requests may be in flight: they end with their communicator, which then still
+            // serves deregMr (before the close, deregMr of a handle in use is refused).
             if (sender) {
                 p.closeSend((Handles.SendComm) comm);
             } else {
                 p.closeRecv((Handles.RecvComm) comm);
             }
+            p.deregMr(comm, mr);
             exchange.publish((sender ? "send" : "recv") + ".closed." + connection, "1");
             // Each side keeps its endpoint progressing until the other has closed this connection too.
             String other = (sender ? "recv" : "send") + ".closed." + connection;
