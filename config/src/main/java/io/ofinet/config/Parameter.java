@@ -92,6 +92,13 @@ public final class Parameter<T> {
             "how long connect and accept wait for the peer before failing");
 
     /**
+     * Connections a listen communicator holds that {@code accept} has not returned yet (accepted
+     * or mid-handshake); a CONNECT beyond it is refused with a REJECT naming the bound.
+     */
+    public static final Parameter<Long> MAX_PENDING_CONNECTIONS = count("maxPendingConnections", 128, 1, 65536,
+            "connections per listen communicator that accept has not returned yet; more CONNECTs are refused");
+
+    /**
      * How long a communicator with requests outstanding waits without hearing anything from its
      * peer (data, control messages, keepalives) before failing them. This is for a peer that is
      * alive but silent (stopped, in a long pause); a peer that is gone is condemned as soon as
@@ -137,7 +144,7 @@ public final class Parameter<T> {
             SCHED_MAX_SMALL_RR_SIZE, CQ_READ_COUNT, RDMA_MIN_POSTED_CONTROL_BUFFERS,
             RDMA_MAX_POSTED_CONTROL_BUFFERS, RDMA_MIN_POSTED_EAGER_BUFFERS,
             RDMA_MAX_POSTED_EAGER_BUFFERS, MR_KEY_SIZE, MR_CACHE_DISABLE, MR_CACHE_MAX_ENTRIES,
-            MR_CACHE_MAX_BYTES, CONNECTION_TIMEOUT_MS, PEER_TIMEOUT_MS, POST_RETRY_TIMEOUT_MS,
+            MR_CACHE_MAX_BYTES, CONNECTION_TIMEOUT_MS, MAX_PENDING_CONNECTIONS, PEER_TIMEOUT_MS, POST_RETRY_TIMEOUT_MS,
             PEER_PROCESS_CHECK_DISABLE, GDR_FLUSH_DISABLE, WRITE_NOTICE);
 
     private final String name;

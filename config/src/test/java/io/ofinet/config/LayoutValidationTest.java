@@ -49,9 +49,9 @@ class LayoutValidationTest {
     void unknownFieldIsRejectedWithPathAndKnownFields() {
         rejects(device("\"eagerMaxSizee\": 10"), "test.json: devices[0].eagerMaxSizee: unknown field;"
                 + " known fields here are connectionTimeoutMs, controlRails, cqReadCount, dataRails,"
-                + " description, eagerMaxSize, gdrFlushDisable, minStripeSize, mrCacheDisable,"
-                + " mrCacheMaxBytes, mrCacheMaxEntries, mrKeySize, mrScope, name, peerProcessCheckDisable, peerTimeoutMs,"
-                + " postRetryTimeoutMs,"
+                + " description, eagerMaxSize, gdrFlushDisable, maxPendingConnections, minStripeSize,"
+                + " mrCacheDisable, mrCacheMaxBytes, mrCacheMaxEntries, mrKeySize, mrScope, name,"
+                + " peerProcessCheckDisable, peerTimeoutMs, postRetryTimeoutMs,"
                 + " rdmaMaxPostedControlBuffers, rdmaMaxPostedEagerBuffers,"
                 + " rdmaMinPostedControlBuffers, rdmaMinPostedEagerBuffers, schedMaxSmallRrSize, writeNotice");
         rejects("{\"devices\": [{\"dataRails\": [{\"provider\": \"tcp\", \"domain\": \"lo\","

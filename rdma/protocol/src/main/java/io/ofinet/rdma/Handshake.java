@@ -1,5 +1,6 @@
 package io.ofinet.rdma;
 
+import io.ofinet.config.Parameter;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
@@ -230,10 +231,13 @@ final class Handshake {
     private void onConnect(HandshakeMessage m) throws FabricException, RdmaException {
         long reply = endpoint.railSet.av(dataRails).insert(m.controlAddresses().get(0));
         ListenComm listen = listens.get(m.listenId());
+        long maxPending = endpoint.params.get(Parameter.MAX_PENDING_CONNECTIONS);
         String refusal = listen == null ? "no listen communicator " + m.listenId() + " on this endpoint"
                 : m.dataRails() != dataRails || m.controlRails() != controlRails ? "rail counts differ: the listener"
                 + " has " + dataRails + " data and " + controlRails + " control rails, the connector "
-                + m.dataRails() + " and " + m.controlRails() : null;
+                + m.dataRails() + " and " + m.controlRails()
+                : listen.pending() >= maxPending ? "the listen communicator holds " + listen.pending()
+                + " connections that accept() has not returned (maxPendingConnections " + maxPending + ")" : null;
         if (refusal != null) {
             LOG.log(Level.WARNING, "refusing a connection: {0}", refusal);
             send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), refusal), reply,
@@ -246,10 +250,12 @@ final class Handshake {
                 m.mailboxKeys());
         endpoint.comms.add(comm);
         accepting.add(comm);
+        listen.handshaking++;
         send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
                 endpoint.railSet.names(0, dataRails), endpoint.railSet.names(dataRails, controlRails), ProcessCheck.SELF),
                 reply, () -> {
                     accepting.remove(comm);
+                    listen.handshaking--;
                     comm.acceptSent = true;
                     endpoint.comms.connected(comm);
                     if (!listen.closed && !comm.closed) {
@@ -257,6 +263,7 @@ final class Handshake {
                     }
                 }, cause -> {
                     accepting.remove(comm);
+                    listen.handshaking--;
                     if (!listen.closed) {
                         listen.failures.add(new RdmaException(ErrorCategory.REMOTE, "accept: the connecting peer"
                                 + " went away during the handshake: " + cause.getMessage(), cause));

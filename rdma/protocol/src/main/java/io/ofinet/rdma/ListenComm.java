@@ -13,6 +13,8 @@ public final class ListenComm implements AutoCloseable {
     private final byte[] handle;
     final ArrayDeque<RecvComm> ready = new ArrayDeque<>();
     final ArrayDeque<RdmaException> failures = new ArrayDeque<>();
+    /** Connections mid-handshake on it (their ACCEPT not sent yet). */
+    int handshaking;
     boolean closed;
 
     ListenComm(RdmaEndpoint endpoint, int id, byte[] handle) {
@@ -32,6 +34,11 @@ public final class ListenComm implements AutoCloseable {
 
     public RdmaEndpoint endpoint() {
         return endpoint;
+    }
+
+    /** Connections it holds that {@code accept} has not returned: mid-handshake and ready. */
+    int pending() {
+        return handshaking + ready.size();
     }
 
     /** Closes it; connections accepted but not yet returned are closed too. Twice is harmless. */

@@ -117,6 +117,44 @@ class ConnectionTest {
     }
 
     @Test
+    void connectionsThatAcceptHasNotReturnedAreBoundedPerListenCommunicator() throws Exception {
+        provider = MemProvider.builder().domains(1).build();
+        Device host = device(1, "");
+        RdmaEndpoint listener = device(1, "\"maxPendingConnections\": 2").openEndpoint();
+        ListenComm listen = listener.listen();
+        List<RdmaEndpoint> connectors = new ArrayList<>();
+        List<SendComm> connected = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            RdmaEndpoint connector = host.openEndpoint();
+            connectors.add(connector);
+            SendComm send = null;
+            for (long deadline = System.nanoTime() + 10_000_000_000L; send == null && System.nanoTime() < deadline; ) {
+                send = connector.connect(listen.handle());
+                listener.progress(); // accept() is not called: the connection waits in the listener
+            }
+            assertNotNull(send, "connection " + i);
+            connected.add(send);
+        }
+        RdmaEndpoint third = host.openEndpoint();
+        RdmaException refused = null;
+        for (long deadline = System.nanoTime() + 10_000_000_000L; refused == null && System.nanoTime() < deadline; ) {
+            try {
+                assertNull(third.connect(listen.handle()));
+                listener.progress();
+            } catch (RdmaException e) {
+                refused = e;
+            }
+        }
+        assertNotNull(refused, "the third CONNECT was not refused");
+        assertEquals(ErrorCategory.REMOTE, refused.category());
+        assertTrue(refused.getMessage().contains("holds 2 connections that accept() has not returned"
+                + " (maxPendingConnections 2)"), refused.getMessage());
+        assertNotNull(listener.accept(listen));
+        Object[] pair = establish(host.openEndpoint(), listener, listen);
+        assertNotNull(pair[1], "room again once accept() returned one");
+    }
+
+    @Test
     void railCountsThatDifferAreRefusedOnBothSides() throws Exception {
         provider = MemProvider.builder().domains(2).build();
         RdmaEndpoint two = device(2, "").openEndpoint();
