@@ -111,6 +111,15 @@ public interface NetPlugin extends AutoCloseable {
 
     void closeListen(Handles.ListenComm comm) throws NetException;
 
+    /**
+     * What device {@code dev} has moved, refused and dropped, by name (messages and bytes each way,
+     * refused posts, condemned peers, arrivals dropped by reason, refused connections): a snapshot
+     * for people and tests, not part of NCCL's interface. Empty where a plugin keeps none.
+     */
+    default java.util.Map<String, Long> statistics(int dev) throws NetException {
+        return java.util.Map.of();
+    }
+
     /** Closes every communicator and device. */
     @Override
     void close() throws NetException;

@@ -152,6 +152,19 @@ public final class Device implements AutoCloseable {
         }
     }
 
+    /** The statistics of its open endpoints, summed (an endpoint's figures go when it closes). */
+    public EndpointStatistics statistics() {
+        List<RdmaEndpoint> open;
+        synchronized (this) {
+            open = new ArrayList<>(endpoints);
+        }
+        EndpointStatistics sum = EndpointStatistics.NONE;
+        for (RdmaEndpoint endpoint : open) {
+            sum = sum.plus(endpoint.statistics());
+        }
+        return sum;
+    }
+
     /** The calling thread's endpoint, opened on first use (endpoints are per thread by default). */
     public RdmaEndpoint endpointForCurrentThread() throws RdmaException {
         RdmaEndpoint endpoint = perThread.get();

@@ -38,6 +38,9 @@ final class Handshake {
     private final List<RecvComm> accepting = new ArrayList<>();
     /** Where an arrived handshake message is copied to be decoded. */
     private final byte[] received = new byte[ControlRailBuffer.BYTES];
+    /** Handshake messages dropped; CONNECTs refused. */
+    long dropped;
+    long refused;
 
     Handshake(RdmaEndpoint endpoint, int dataRails, int controlRails) {
         this.endpoint = endpoint;
@@ -208,6 +211,7 @@ final class Handshake {
             endpoint.memory.read(address, received, 0, length);
             message = HandshakeMessage.decode(received, length);
         } catch (RdmaException e) {
+            dropped++;
             LOG.log(Level.WARNING, "dropping a handshake message: {0}", e.getMessage());
             return;
         }
@@ -239,6 +243,7 @@ final class Handshake {
                 : listen.pending() >= maxPending ? "the listen communicator holds " + listen.pending()
                 + " connections that accept() has not returned (maxPendingConnections " + maxPending + ")" : null;
         if (refusal != null) {
+            refused++;
             LOG.log(Level.WARNING, "refusing a connection: {0}", refusal);
             send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), refusal), reply,
                     () -> { }, cause -> { });
@@ -275,6 +280,7 @@ final class Handshake {
     private void onAccept(HandshakeMessage m) throws FabricException {
         SendComm comm = endpoint.comms.send(m.connectorCommId());
         if (comm == null || comm.connection() != null || comm.closed) {
+            dropped++;
             LOG.log(Level.WARNING, "dropping an ACCEPT for unknown send communicator {0}", m.connectorCommId());
             return;
         }

@@ -18,6 +18,7 @@ final class ImmediateDispatcher {
     private final int dataRails;
 
     private long malformed;
+    private long unknownComm;
 
     ImmediateDispatcher(RdmaEndpoint endpoint, int dataRails) {
         this.endpoint = endpoint;
@@ -46,6 +47,7 @@ final class ImmediateDispatcher {
             case Immediate.TYPE_CONTROL: {
                 SendComm send = endpoint.comms.send(comm);
                 if (send == null || send.closed) {
+                    unknownComm++;
                     LOG.log(Level.WARNING, "dropping a control message for send communicator {0}", comm);
                     return;
                 }
@@ -63,6 +65,7 @@ final class ImmediateDispatcher {
             case Immediate.TYPE_ERROR: {
                 RecvComm recv = endpoint.comms.recv(comm);
                 if (recv == null || recv.closed) {
+                    unknownComm++;
                     LOG.log(Level.WARNING, "dropping a remote write for receive communicator {0}", comm);
                     return;
                 }
@@ -80,6 +83,7 @@ final class ImmediateDispatcher {
                 return;
             }
             default:
+                malformed++;
                 LOG.log(Level.WARNING, "dropping a remote write of immediate type {0}", Immediate.type(word));
         }
     }
@@ -87,6 +91,11 @@ final class ImmediateDispatcher {
     /** Arrivals dropped because their immediate data was malformed or missing. */
     long malformed() {
         return malformed;
+    }
+
+    /** Arrivals dropped because they named no open communicator. */
+    long unknownComm() {
+        return unknownComm;
     }
 
     /** A message without immediate data where only notices are expected: dropped and counted. */
@@ -153,6 +162,7 @@ final class ImmediateDispatcher {
         }
         SendComm send = endpoint.comms.send(Immediate.commId(word));
         if (send == null || send.closed) {
+            unknownComm++;
             LOG.log(Level.WARNING, "dropping a control message for send communicator {0}", Immediate.commId(word));
             return;
         }

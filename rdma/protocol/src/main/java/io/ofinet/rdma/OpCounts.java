@@ -1,13 +1,28 @@
 package io.ofinet.rdma;
 
 /**
- * How many operations of each kind an endpoint posted to the provider and saw complete, for tests
- * and diagnostics. Written by the endpoint's owner; read from anywhere (a reader may see a count
+ * How many operations of each kind an endpoint posted to the provider and saw complete, and the
+ * messages and bytes its communicators moved, for tests, diagnostics and {@link
+ * EndpointStatistics}. Written by the endpoint's owner; read from anywhere (a reader may see a count
  * a step old).
  */
 public final class OpCounts {
     private final long[] posted = new long[RmaOp.Kind.values().length];
     private final long[] completed = new long[RmaOp.Kind.values().length];
+    long messagesSent;
+    long bytesSent;
+    long messagesReceived;
+    long bytesReceived;
+
+    void sent(long bytes) {
+        messagesSent++;
+        bytesSent += bytes;
+    }
+
+    void received(long bytes) {
+        messagesReceived++;
+        bytesReceived += bytes;
+    }
 
     void posted(RmaOp.Kind kind) {
         posted[kind.ordinal()]++;

@@ -217,6 +217,20 @@ public final class RdmaEndpoint implements AutoCloseable {
         return pools.flushBuffer();
     }
 
+    /** What it moved, refused and dropped since it opened (a snapshot; takes the endpoint). */
+    public EndpointStatistics statistics() {
+        lock.lock();
+        try {
+            OpCounts c = pools.counts;
+            return new EndpointStatistics(c.messagesSent, c.bytesSent, c.messagesReceived, c.bytesReceived,
+                    c.writesPosted() + c.writesNoticed(), c.readsPosted(), engine.refusedPosts(), engine.condemnedPeers(),
+                    engine.remoteWriteErrors(), immediates.malformed(), immediates.unknownComm(), handshake.dropped,
+                    handshake.refused);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Operations posted and completed, by kind. */
     public OpCounts counts() {
         return pools.counts;

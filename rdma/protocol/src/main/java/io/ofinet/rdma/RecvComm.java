@@ -292,6 +292,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         request.segment(index, segments, bytes);
         if (request.done) {
             window.complete(seq);
+            endpoint.pools.counts.received(request.receivedBytes());
         }
     }
 

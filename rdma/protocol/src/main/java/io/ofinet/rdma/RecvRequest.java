@@ -71,6 +71,15 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         return false;
     }
 
+    /** Bytes received over all buffers. */
+    long receivedBytes() {
+        long total = 0;
+        for (int i = 0; i < buffers; i++) {
+            total += received[i];
+        }
+        return total;
+    }
+
     void bufferDone() {
         if (++buffersDone == buffers) {
             done = true;

@@ -42,6 +42,9 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     @Override
     public void opDone(RmaOp op) {
         operationDone();
+        if (done) {
+            comm.endpoint().pools.counts.sent(size);
+        }
     }
 
     @Override

@@ -149,6 +149,7 @@ class ConnectionTest {
         assertEquals(ErrorCategory.REMOTE, refused.category());
         assertTrue(refused.getMessage().contains("holds 2 connections that accept() has not returned"
                 + " (maxPendingConnections 2)"), refused.getMessage());
+        assertEquals(1, listener.statistics().refusedConnections());
         assertNotNull(listener.accept(listen));
         Object[] pair = establish(host.openEndpoint(), listener, listen);
         assertNotNull(pair[1], "room again once accept() returned one");
@@ -265,6 +266,9 @@ class ConnectionTest {
             b.immediates.remoteData(0, 0, 0, io.ofinet.rdma.wire.Immediate.encode(
                     io.ofinet.rdma.wire.Immediate.TYPE_DATA, 16, 0, fromA.id(), 0) & 0xffffffffL);
             assertEquals(1, b.immediates.malformed());
+            // A segment for a communicator that does not exist: dropped and counted.
+            b.immediates.remoteData(0, 0, 64, io.ofinet.rdma.wire.Immediate.encode(
+                    io.ofinet.rdma.wire.Immediate.TYPE_DATA, 1, 0, 4000, 0) & 0xffffffffL);
             // A segment for a receive fromA never posted: fromA's peer broke the protocol.
             b.immediates.remoteData(0, 0, 64, io.ofinet.rdma.wire.Immediate.encode(
                     io.ofinet.rdma.wire.Immediate.TYPE_DATA, 1, 0, fromA.id(), 0) & 0xffffffffL);
@@ -293,6 +297,13 @@ class ConnectionTest {
                 sent = sent || s.test(null);
             }
             assertEquals(64, sizes[0]);
+            EndpointStatistics stats = b.statistics();
+            assertEquals(1, stats.droppedMalformed(), stats.toString());
+            assertEquals(1, stats.droppedUnknownComm(), stats.toString());
+            assertEquals(1, stats.messagesReceived(), stats.toString());
+            assertEquals(64, stats.bytesReceived(), stats.toString());
+            assertEquals(1, c.statistics().messagesSent());
+            assertEquals(64, c.statistics().bytesSent());
             mrC.close();
             mrB.close();
         }

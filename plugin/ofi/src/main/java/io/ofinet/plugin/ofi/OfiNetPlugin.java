@@ -158,6 +158,11 @@ public final class OfiNetPlugin implements NetPlugin {
         }
     }
 
+    @Override
+    public java.util.Map<String, Long> statistics(int dev) throws NetException {
+        return device(dev).statistics().asMap();
+    }
+
     private static RdmaEndpoint endpoint(Device device) throws NetException {
         try {
             return device.endpointForCurrentThread();

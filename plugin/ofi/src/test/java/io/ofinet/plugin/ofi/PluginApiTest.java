@@ -314,6 +314,10 @@ class PluginApiTest {
         assertEquals(0, both(s, r, sizes));
         a.deregMr(send, srcMr);
         b.deregMr(recv, dstMr);
+        assertEquals(1L, a.statistics(0).get("messagesSent"));
+        assertEquals(0L, a.statistics(0).get("bytesSent"));
+        assertEquals(1L, b.statistics(0).get("messagesReceived"));
+        assertEquals(0L, b.statistics(0).get("droppedMalformed"));
     }
 
     @Test

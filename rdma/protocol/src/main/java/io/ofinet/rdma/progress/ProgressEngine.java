@@ -58,6 +58,8 @@ public final class ProgressEngine {
     private final ArrayDeque<PeerQueue> active = new ArrayDeque<>();
     private int pendingTotal;
     private long remoteWriteErrors;
+    private long refusedPosts;
+    private long condemnedPeers;
 
     /**
      * @param queues the completion queue of each rail, indexed as the rails are
@@ -79,7 +81,17 @@ public final class ProgressEngine {
         operations.add(op);
     }
 
-    /** Error completions of peers' writes into this endpoint, which belong to no operation. */
+    /** Posts the provider refused for now (-FI_EAGAIN), each retried later. */
+    public long refusedPosts() {
+        return refusedPosts;
+    }
+
+    /** Destinations condemned so far. */
+    public long condemnedPeers() {
+        return condemnedPeers;
+    }
+
+    /** Failed writes into this engine's endpoints that belonged to no operation. */
     public long remoteWriteErrors() {
         return remoteWriteErrors;
     }
@@ -105,6 +117,7 @@ public final class ProgressEngine {
         }
         if (tryPost(op, peer) == Endpoint.AGAIN) {
             peer.refusals++;
+            refusedPosts++;
             peer.refusedSinceNanos = System.nanoTime();
             peer.nextRetryNanos = 0;
             enqueue(op, peer);
@@ -179,6 +192,8 @@ public final class ProgressEngine {
             for (int budget = peer.pending.size(); budget > 0; budget--) {
                 if (tryPost(peer.pending.peek(), peer) == Endpoint.AGAIN) {
                     peer.refusals++;
+                    refusedPosts++;
+            refusedPosts++;
                     break;
                 }
                 peer.pending.poll();
@@ -226,6 +241,7 @@ public final class ProgressEngine {
             return;
         }
         peer.condemned = cause;
+        condemnedPeers++;
         for (Operation op = peer.pending.poll(); op != null; op = peer.pending.poll()) {
             pendingTotal--;
             op.failed(cause);

@@ -1,0 +1,62 @@
+package io.ofinet.rdma;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What an endpoint has done since it opened, summed over its communicators, and what it refused or
+ * dropped, by reason. A snapshot: {@link RdmaEndpoint#statistics()} makes a new one.
+ *
+ * @param messagesSent sends reported done
+ * @param bytesSent their bytes
+ * @param messagesReceived receives reported done
+ * @param bytesReceived their bytes
+ * @param writesPosted RDMA writes posted (data segments, and control messages where written)
+ * @param readsPosted RDMA reads posted (the flush's)
+ * @param refusedPosts posts the provider refused for now (-FI_EAGAIN) and that were retried
+ * @param condemnedPeers destinations condemned (gone, refusing past the bound, unreachable)
+ * @param remoteWriteErrors failed writes into this endpoint that belong to no operation of its
+ * @param droppedMalformed arrivals dropped because their immediate data broke the format, or a
+ *     message came without immediate data where only notices go
+ * @param droppedUnknownComm arrivals dropped because they named no open communicator (late
+ *     arrivals for a closed one, or a peer's mistake)
+ * @param droppedHandshakes handshake messages that did not decode, or answered nothing asked
+ * @param refusedConnections CONNECTs answered with a REJECT (no such listener, rail counts that
+ *     differ, {@code maxPendingConnections})
+ */
+public record EndpointStatistics(long messagesSent, long bytesSent, long messagesReceived, long bytesReceived,
+        long writesPosted, long readsPosted, long refusedPosts, long condemnedPeers, long remoteWriteErrors,
+        long droppedMalformed, long droppedUnknownComm, long droppedHandshakes, long refusedConnections) {
+
+    /** Nothing yet. */
+    public static final EndpointStatistics NONE = new EndpointStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+    /** The sum of this and {@code o}, figure by figure (a device's endpoints). */
+    public EndpointStatistics plus(EndpointStatistics o) {
+        return new EndpointStatistics(messagesSent + o.messagesSent, bytesSent + o.bytesSent,
+                messagesReceived + o.messagesReceived, bytesReceived + o.bytesReceived, writesPosted + o.writesPosted,
+                readsPosted + o.readsPosted, refusedPosts + o.refusedPosts, condemnedPeers + o.condemnedPeers,
+                remoteWriteErrors + o.remoteWriteErrors, droppedMalformed + o.droppedMalformed,
+                droppedUnknownComm + o.droppedUnknownComm, droppedHandshakes + o.droppedHandshakes,
+                refusedConnections + o.refusedConnections);
+    }
+
+    /** The figures by name, in declaration order, for printing. */
+    public Map<String, Long> asMap() {
+        Map<String, Long> map = new LinkedHashMap<>();
+        map.put("messagesSent", messagesSent);
+        map.put("bytesSent", bytesSent);
+        map.put("messagesReceived", messagesReceived);
+        map.put("bytesReceived", bytesReceived);
+        map.put("writesPosted", writesPosted);
+        map.put("readsPosted", readsPosted);
+        map.put("refusedPosts", refusedPosts);
+        map.put("condemnedPeers", condemnedPeers);
+        map.put("remoteWriteErrors", remoteWriteErrors);
+        map.put("droppedMalformed", droppedMalformed);
+        map.put("droppedUnknownComm", droppedUnknownComm);
+        map.put("droppedHandshakes", droppedHandshakes);
+        map.put("refusedConnections", refusedConnections);
+        return map;
+    }
+}
