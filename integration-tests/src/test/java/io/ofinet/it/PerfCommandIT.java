@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,8 +23,8 @@ class PerfCommandIT {
     void pingpongPrintsAVerifiedTableAndWritesCsv(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("out.txt");
         Path csv = dir.resolve("results.csv");
-        Process p = new ProcessBuilder(ROOT.resolve("bin/ofinet-perf").toString(), "pingpong", "--sizes=8,4096,65536",
-                "--warmup", "10", "--iters", "20", "--csv", csv.toString())
+        Process p = new ProcessBuilder(ROOT.resolve("bin/ofinet-perf").toString(), "pingpong", "--sizes=8,4K,64K",
+                "--warmup", "10", "--iters", "20", "--csv", csv.toString(), "--stats")
                 .directory(ROOT.toFile()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
         try {
             assertTrue(p.waitFor(240, TimeUnit.SECONDS), "ofinet-perf did not finish");
@@ -31,6 +33,12 @@ class PerfCommandIT {
             assertTrue(text.contains("#        size        count     type    time(us)  algbw(GB/s)  busbw(GB/s)  #wrong"),
                     text);
             assertTrue(!text.contains("WARNING"), "no JVM warnings: " + text);
+            assertTrue(!text.contains("ofinet-perf: pingpong"), "no progress lines where stderr is a file: " + text);
+            assertTrue(text.contains("\n        65536 "), "4K and 64K read as sizes: " + text);
+            // 3 sizes of 10 + 20 round trips, and the untimed first pass: rank 0 sent at least 90.
+            Matcher sent = Pattern.compile("# messagesSent +(\\d+)").matcher(text);
+            assertTrue(sent.find() && Long.parseLong(sent.group(1)) >= 90, "statistics: " + text);
+            assertTrue(text.contains("# droppedMalformed     0"), "nothing dropped: " + text);
             List<String> rows = Files.readAllLines(csv, StandardCharsets.UTF_8);
             assertEquals("test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong", rows.get(0));
             assertEquals(4, rows.size(), rows.toString());

@@ -50,16 +50,19 @@ public final class OfinetPerf implements Callable<Integer> {
     @Option(names = {"-n", "--np"}, description = "processes (default: 2; pingpong and sendrecv use 2)")
     int np = 2;
 
-    @Option(names = {"-b", "--min-bytes"}, description = "smallest size (default: 8 for pingpong, else 1024)")
+    @Option(names = {"-b", "--min-bytes"}, converter = Sizes.class,
+            description = "smallest size, with K, M or G as in nccl-tests (default: 8 for pingpong, else 1K)")
     Long minBytes;
 
-    @Option(names = {"-e", "--max-bytes"}, defaultValue = "8388608", description = "largest size (default: ${DEFAULT-VALUE})")
+    @Option(names = {"-e", "--max-bytes"}, defaultValue = "8M", converter = Sizes.class,
+            description = "largest size (default: ${DEFAULT-VALUE})")
     long maxBytes;
 
     @Option(names = {"-f", "--factor"}, defaultValue = "2", description = "size multiplier (default: ${DEFAULT-VALUE})")
     int factor;
 
-    @Option(names = "--sizes", split = ",", description = "explicit sizes instead of -b/-e/-f, e.g. 0,4,4096")
+    @Option(names = "--sizes", split = ",", converter = Sizes.class,
+            description = "explicit sizes instead of -b/-e/-f, e.g. 0,4,4K,1M")
     List<Long> sizes;
 
     @Option(names = {"-w", "--warmup"}, defaultValue = "100", description = "warm-up iterations (default: ${DEFAULT-VALUE})")
@@ -73,6 +76,10 @@ public final class OfinetPerf implements Callable<Integer> {
 
     @Option(names = "--csv", description = "also write the results to this CSV file")
     Path csv;
+
+    @Option(names = "--stats", description = "after the table, print rank 0's device statistics (messages,"
+            + " bytes, refused posts, dropped arrivals by reason, ...) as '#' lines")
+    boolean stats;
 
     @Option(names = "--rendezvous", description = "directory where ranks exchange handles (set by the tool, or"
             + " shared under mpirun/srun)")
@@ -198,6 +205,11 @@ public final class OfinetPerf implements Callable<Integer> {
         try (Ring ring = new Ring(net, rv, 0)) {
             bench = new Bench(this, ring, new Collectives(ring), net);
             bench.run();
+            if (stats && rv.rank() == 0) {
+                System.out.println("# statistics of device 0, rank 0:");
+                net.statistics(0).forEach((name, value) -> System.out.printf(Locale.ROOT, "# %-20s %d%n", name,
+                        value));
+            }
         } finally {
             net.close();
         }
@@ -219,6 +231,7 @@ public final class OfinetPerf implements Callable<Integer> {
         private final Collectives coll;
         private final NetPlugin net;
         final List<String> csvRows = new ArrayList<>();
+        private final Progress progress = Progress.onStderr();
         long wrongTotal;
         private boolean quiet;
 
@@ -258,14 +271,12 @@ public final class OfinetPerf implements Callable<Integer> {
                 int row = 0;
                 for (long size : sizes) {
                     if (root()) {
-                        System.err.printf(Locale.ROOT, "\rofinet-perf: %s %d B (%d/%d) ", options.test, size, ++row,
-                                sizes.size());
+                        progress.show(String.format(Locale.ROOT, "ofinet-perf: %s %d B (%d/%d) ", options.test, size,
+                                ++row, sizes.size()));
                     }
                     measure(size, data, mr);
                 }
-                if (root()) {
-                    System.err.printf("\r%60s\r", "");
-                }
+                progress.clear();
             } finally {
                 ring.deregister(mr);
             }
@@ -377,6 +388,7 @@ public final class OfinetPerf implements Callable<Integer> {
             // mismatch, which fails the whole run.
             wrongTotal += wrong;
             if (root() && !quiet) {
+                progress.clear();
                 double algbw = timeUs == 0 ? 0 : size / (timeUs * 1e3);
                 System.out.printf(Locale.ROOT, "%13d %12d %8s %11.2f %12.3f %12.3f %7d%n", size, size / 4, "float",
                         timeUs, algbw, algbw * factor, wrong);
