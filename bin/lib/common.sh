@@ -22,6 +22,18 @@ export PATH="$JAVA_HOME/bin:$PATH"
 # and kills the JVM at its first implicit null check.
 export IPATH_NO_BACKTRACE=1 HFI_NO_BACKTRACE=1
 
+# Installs what the scripts need (bin/install-deps: libfabric with its tools and headers, gcc,
+# iproute2) when some of it is missing, saying so on stderr; on a system without Debian's package
+# tools it only warns.
+ofinet_ensure_deps() {
+    if command -v dpkg-query >/dev/null 2>&1; then
+        "$OFINET_ROOT/bin/install-deps"
+    elif ! command -v fi_info >/dev/null 2>&1; then
+        echo "ofinet: libfabric's fi_info is not installed and this is not a Debian system: install libfabric" \
+            "1.17+ with its tools and headers, gcc and iproute2 yourself" >&2
+    fi
+}
+
 # Builds a module (and the modules it needs) when its jar is missing or older than a source or pom
 # of it or of an ofinet module it depends on (the jars are rewritten on every build: forceCreation).
 ofinet_build_if_needed() {
