@@ -29,10 +29,10 @@ public final class ConfigLoader {
 
     /**
      * {@code OFINET_*} variables that are not parameters but are read elsewhere: the layout, the
-     * plugin's name, and the bin/ scripts' JDK and benchmark provider.
+     * plugin's name, its logging switch, and the bin/ scripts' JDK and benchmark provider.
      */
-    static final Set<String> OTHER_VARIABLES = Set.of(LAYOUT_ENV, "OFINET_PLUGIN", "OFINET_JAVA_HOME",
-            "OFINET_BENCH_PROVIDER");
+    static final Set<String> OTHER_VARIABLES = Set.of(LAYOUT_ENV, "OFINET_PLUGIN", "OFINET_DEBUG",
+            "OFINET_DEBUG_SUBSYS", "OFINET_JAVA_HOME", "OFINET_BENCH_PROVIDER");
 
     private static final System.Logger LOG = System.getLogger(ConfigLoader.class.getName());
 

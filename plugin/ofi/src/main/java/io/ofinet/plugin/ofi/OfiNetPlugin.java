@@ -45,6 +45,7 @@ import java.util.function.Supplier;
 public final class OfiNetPlugin implements NetPlugin {
     /** The plugin's name. */
     public static final String NAME = "ofinet";
+    private static final System.Logger LOG = System.getLogger(OfiNetPlugin.class.getName());
     /** The largest message: a stripe's length travels in 32 bits of CQ data. */
     public static final long MAX_P2P_BYTES = 0xFFFFFFFFL;
     /** Link speed reported when neither the provider nor sysfs says (Mbps). */
@@ -84,9 +85,20 @@ public final class OfiNetPlugin implements NetPlugin {
             return;
         }
         try {
+            DebugLogging.fromEnvironment();
             provider = providers.get();
             layout = layoutSource.load();
             devices = new Device[layout.devices().size()];
+            for (DeviceSpec device : layout.devices()) {
+                LOG.log(System.Logger.Level.INFO, "device {0}: data rails {1}, control rails on data rails {2},"
+                        + " MR scope {3}, writeNotice {4}, data path {5}", device.name(),
+                        device.dataRails().stream().map(r -> r.provider() + "/" + r.domain()).toList(),
+                        device.controlRails().stream().map(c -> c.dataRail()).toList(),
+                        device.parameters().mrScope().jsonName(), device.parameters().writeNotice().jsonName(),
+                        provider instanceof OfiProvider ? OfiProvider.dataPathName() : provider.getClass().getSimpleName());
+            }
+        } catch (IllegalArgumentException e) {
+            throw new NetException(NetResult.INVALID_ARGUMENT, "init: " + e.getMessage(), e);
         } catch (ConfigException e) {
             throw new NetException(NetResult.INVALID_ARGUMENT, "init: invalid configuration: " + e.getMessage(), e);
         } catch (UnsatisfiedLinkError e) {
