@@ -1,13 +1,8 @@
 package io.ofinet.plugin.ofi;
 
 import io.ofinet.config.ConfigEnvironment;
-import io.ofinet.config.ConfigException;
 import io.ofinet.config.ConfigLoader;
-import io.ofinet.config.DeviceSpec;
-import io.ofinet.config.RailLayout;
-import io.ofinet.fabric.FabricInfo;
 import io.ofinet.fabric.FabricProvider;
-import io.ofinet.fabric.NicAttributes;
 import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.fabric.ofi.OfiDiscovery;
 import io.ofinet.fabric.ofi.OfiProvider;
@@ -27,12 +22,8 @@ import io.ofinet.rdma.RecvComm;
 import io.ofinet.rdma.Request;
 import io.ofinet.rdma.SendComm;
 import io.ofinet.rdma.wire.Limits;
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -45,23 +36,10 @@ import java.util.function.Supplier;
 public final class OfiNetPlugin implements NetPlugin {
     /** The plugin's name. */
     public static final String NAME = "ofinet";
-    private static final System.Logger LOG = System.getLogger(OfiNetPlugin.class.getName());
     /** The largest message: a stripe's length travels in 32 bits of CQ data. */
     public static final long MAX_P2P_BYTES = 0xFFFFFFFFL;
-    /** Link speed reported when neither the provider nor sysfs says (Mbps). */
-    static final int FALLBACK_SPEED_MBPS = 10_000;
 
-    private final Supplier<FabricProvider> providers;
-    private final LayoutSource layoutSource;
-    private FabricProvider provider;
-    private RailLayout layout;
-    private Device[] devices;
-
-    /** A source of the layout; throws as the loader does. */
-    @FunctionalInterface
-    interface LayoutSource {
-        RailLayout load() throws ConfigException;
-    }
+    private final PluginDevices devices;
 
     /** The plugin as ServiceLoader makes it: real libfabric, the layout of this process's configuration. */
     public OfiNetPlugin() {
@@ -69,9 +47,8 @@ public final class OfiNetPlugin implements NetPlugin {
     }
 
     /** A plugin over another provider and layout (the in-memory provider, in tests). */
-    OfiNetPlugin(Supplier<FabricProvider> providers, LayoutSource layoutSource) {
-        this.providers = providers;
-        this.layoutSource = layoutSource;
+    OfiNetPlugin(Supplier<FabricProvider> providers, PluginDevices.LayoutSource layoutSource) {
+        this.devices = new PluginDevices(providers, layoutSource);
     }
 
     @Override
@@ -80,99 +57,27 @@ public final class OfiNetPlugin implements NetPlugin {
     }
 
     @Override
-    public synchronized void init() throws NetException {
-        if (layout != null) {
-            return;
-        }
-        try {
-            DebugLogging.fromEnvironment();
-            provider = providers.get();
-            layout = layoutSource.load();
-            devices = new Device[layout.devices().size()];
-            for (DeviceSpec device : layout.devices()) {
-                LOG.log(System.Logger.Level.INFO, "device {0}: data rails {1}, control rails on data rails {2},"
-                        + " MR scope {3}, writeNotice {4}, data path {5}", device.name(),
-                        device.dataRails().stream().map(r -> r.provider() + "/" + r.domain()).toList(),
-                        device.controlRails().stream().map(c -> c.dataRail()).toList(),
-                        device.parameters().mrScope().jsonName(), device.parameters().writeNotice().jsonName(),
-                        provider instanceof OfiProvider ? OfiProvider.dataPathName() : provider.getClass().getSimpleName());
-            }
-        } catch (IllegalArgumentException e) {
-            throw new NetException(NetResult.INVALID_ARGUMENT, "init: " + e.getMessage(), e);
-        } catch (ConfigException e) {
-            throw new NetException(NetResult.INVALID_ARGUMENT, "init: invalid configuration: " + e.getMessage(), e);
-        } catch (UnsatisfiedLinkError e) {
-            throw new NetException(NetResult.SYSTEM_ERROR, "init: " + e.getMessage(), e);
-        }
-    }
-
-    private void requireInit() throws NetException {
-        if (layout == null) {
-            throw new NetException(NetResult.INVALID_USAGE, "the plugin is not initialised: call init() first");
-        }
+    public void init() throws NetException {
+        devices.init();
     }
 
     @Override
-    public synchronized int devices() throws NetException {
-        requireInit();
-        return devices.length;
+    public int devices() throws NetException {
+        return devices.count();
     }
 
-    private synchronized Device device(int dev) throws NetException {
-        requireInit();
-        if (dev < 0 || dev >= devices.length) {
-            throw new NetException(NetResult.INVALID_ARGUMENT, "device " + dev + " does not exist; there are "
-                    + devices.length);
-        }
-        if (devices[dev] == null) {
-            try {
-                devices[dev] = Device.open(provider, layout.devices().get(dev));
-            } catch (RdmaException e) {
-                throw Errors.toNetException("open device " + dev, e);
-            }
-        }
-        return devices[dev];
+    private Device device(int dev) throws NetException {
+        return devices.device(dev);
     }
 
     @Override
     public DeviceProperties getProperties(int dev) throws NetException {
-        Device device = device(dev);
-        DeviceSpec spec = device.spec();
-        FabricInfo info = device.railInfo(0);
-        String domain = spec.dataRails().get(0).domain();
-        Optional<NicAttributes> nic = info.nic();
-        String pciPath = nic.flatMap(NicAttributes::pciPath).map(p -> "/sys/bus/pci/devices/" + p)
-                .orElseGet(() -> sysfsDevicePath(domain));
-        int speed = nic.map(n -> (int) (n.linkSpeedBitsPerSecond() / 1_000_000)).filter(s -> s > 0)
-                .orElseGet(() -> sysfsSpeedMbps(domain).orElse(FALLBACK_SPEED_MBPS));
-        int rails = spec.dataRails().size();
-        return new DeviceProperties(spec.name(), pciPath, 0x6f66696e00000000L | dev, MemoryType.HOST.bit(),
-                !spec.parameters().mrCacheDisabled(), false, speed * rails, 0, 0, Limits.MAX_COMMS, Limits.MAX_RECVS,
-                0, 0, MAX_P2P_BYTES, MAX_P2P_BYTES);
-    }
-
-    /** The NIC's device directory in sysfs, for topology; empty for virtual interfaces. */
-    private static String sysfsDevicePath(String iface) {
-        Path link = Path.of("/sys/class/net", iface, "device");
-        try {
-            return Files.exists(link) ? link.toRealPath().toString() : "";
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    private static Optional<Integer> sysfsSpeedMbps(String iface) {
-        try {
-            int speed = Integer.parseInt(Files.readString(Path.of("/sys/class/net", iface, "speed")).trim());
-            return speed > 0 ? Optional.of(speed) : Optional.empty();
-        } catch (IOException | NumberFormatException e) {
-            return Optional.empty();
-        }
+        return devices.properties(dev);
     }
 
     @Override
-    public java.util.Map<String, Long> statistics(int dev) throws NetException {
-        return device(dev).statistics().asMap();
+    public Map<String, Long> statistics(int dev) throws NetException {
+        return devices.statistics(dev);
     }
 
     private static RdmaEndpoint endpoint(Device device) throws NetException {
@@ -464,26 +369,7 @@ public final class OfiNetPlugin implements NetPlugin {
     }
 
     @Override
-    public synchronized void close() throws NetException {
-        if (devices == null) {
-            return;
-        }
-        List<RdmaException> failures = new ArrayList<>();
-        for (Device device : devices) {
-            if (device != null) {
-                try {
-                    device.close();
-                } catch (RdmaException e) {
-                    failures.add(e);
-                }
-            }
-        }
-        devices = null;
-        layout = null;
-        if (!failures.isEmpty()) {
-            NetException e = Errors.toNetException("close", failures.get(0));
-            failures.subList(1, failures.size()).forEach(e::addSuppressed);
-            throw e;
-        }
+    public void close() throws NetException {
+        devices.close();
     }
 }

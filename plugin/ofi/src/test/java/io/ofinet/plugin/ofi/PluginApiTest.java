@@ -121,7 +121,7 @@ class PluginApiTest {
         assertEquals(8, p.maxRecvs());
         assertEquals(8192, p.maxComms());
         assertEquals(0xFFFFFFFFL, p.maxP2pBytes());
-        assertEquals(2 * OfiNetPlugin.FALLBACK_SPEED_MBPS, p.speedMbps(), "two rails at the fallback speed");
+        assertEquals(2 * PluginDevices.FALLBACK_SPEED_MBPS, p.speedMbps(), "two rails at the fallback speed");
         assertEquals(NetResult.INVALID_ARGUMENT, assertThrows(NetException.class, () -> a.getProperties(1)).result());
     }
 
