@@ -48,8 +48,9 @@ class CollectivesIT {
     @CsvSource({"2", "4"})
     void allgatherIsRightOnEveryRank(int ranks) throws Exception {
         String out = run("allgather", "--np", Integer.toString(ranks), SIZES, "--warmup", "1", "--iters", "2",
-                "--timeout", "240");
-        Matcher m = Pattern.compile("(\\d+)\\s+\\d+\\s+float\\s+[\\d.]+\\s+[\\d.]+\\s+[\\d.]+\\s+(\\d+)$",
+                "--reps", "2", "--first-warmup", "100", "--timeout", "240");
+        // size, count, type, time, algbw, busbw, #wrong, disp(%)
+        Matcher m = Pattern.compile("(\\d+)\\s+\\d+\\s+float\\s+[\\d.]+\\s+[\\d.]+\\s+[\\d.]+\\s+(\\d+)\\s+[\\d.]+$",
                 Pattern.MULTILINE).matcher(out);
         int rows = 0;
         while (m.find()) {

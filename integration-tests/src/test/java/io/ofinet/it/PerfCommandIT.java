@@ -24,27 +24,32 @@ class PerfCommandIT {
         Path out = dir.resolve("out.txt");
         Path csv = dir.resolve("results.csv");
         Process p = new ProcessBuilder(ROOT.resolve("bin/ofinet-perf").toString(), "pingpong", "--sizes=8,4K,64K",
-                "--warmup", "10", "--iters", "20", "--csv", csv.toString(), "--stats")
+                "--warmup", "10", "--iters", "20", "--reps", "2", "--csv", csv.toString(), "--stats")
                 .directory(ROOT.toFile()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
         try {
             assertTrue(p.waitFor(240, TimeUnit.SECONDS), "ofinet-perf did not finish");
             String text = Files.readString(out, StandardCharsets.UTF_8);
             assertEquals(0, p.exitValue(), text);
-            assertTrue(text.contains("#        size        count     type    time(us)  algbw(GB/s)  busbw(GB/s)  #wrong"),
-                    text);
+            assertTrue(text.contains("#        size        count     type    time(us)  algbw(GB/s)  busbw(GB/s)  #wrong"
+                    + "  disp(%)"), text);
+            assertTrue(text.contains("# time: median of 2 repetitions"), text);
             assertTrue(!text.contains("WARNING"), "no JVM warnings: " + text);
             assertTrue(!text.contains("ofinet-perf: pingpong"), "no progress lines where stderr is a file: " + text);
             assertTrue(text.contains("\n        65536 "), "4K and 64K read as sizes: " + text);
-            // 3 sizes of 10 + 20 round trips, and the untimed first pass: rank 0 sent at least 90.
+            // 3 sizes of 10 warm-up and 2 x 20 timed round trips, after the untimed first pass.
             Matcher sent = Pattern.compile("# messagesSent +(\\d+)").matcher(text);
-            assertTrue(sent.find() && Long.parseLong(sent.group(1)) >= 90, "statistics: " + text);
+            assertTrue(sent.find() && Long.parseLong(sent.group(1)) >= 150, "statistics: " + text);
             assertTrue(text.contains("# droppedMalformed     0"), "nothing dropped: " + text);
             List<String> rows = Files.readAllLines(csv, StandardCharsets.UTF_8);
-            assertEquals("test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong", rows.get(0));
+            assertEquals("test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong,disp_pct,reps,iters",
+                    rows.get(0));
             assertEquals(4, rows.size(), rows.toString());
             for (String row : rows.subList(1, rows.size())) {
+                String[] f = row.split(",");
                 assertTrue(row.startsWith("pingpong,tcp;ofi_rxm,2,"), row);
-                assertTrue(row.endsWith(",0"), "no wrong elements: " + row);
+                assertEquals("0", f[9], "no wrong elements: " + row);
+                assertEquals("2", f[11], "repetitions: " + row);
+                assertEquals("20", f[12], "iterations per repetition: " + row);
             }
         } finally {
             p.descendants().forEach(ProcessHandle::destroyForcibly);

@@ -1,0 +1,275 @@
+package io.ofinet.it.perf;
+
+import io.ofinet.it.coll.Collectives;
+import io.ofinet.it.coll.Ring;
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.NetPlugin;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The measurements of one rank. Before the first size, an untimed pass of {@code --first-warmup}
+ * iterations (10,000 by default; fewer for large sizes: at most 1 GiB moved) takes the data path
+ * out of the interpreter and the connections through set-up. Each size then runs its warm-up and {@code
+ * --reps} timed repetitions of {@code --iters} iterations (fewer for large sizes: at most 256 MiB
+ * moved per repetition, and at least 10); the table shows the median repetition and the spread of
+ * all of them, (max - min) / median, in {@code disp(%)}.
+ */
+final class PerfBench {
+    private static final long JIT_WARMUP_BYTES = 1L << 30;
+    private static final long REPETITION_BYTES = 256L << 20;
+    private static final int MIN_ITERATIONS = 10;
+
+    private final OfinetPerf options;
+    private final Ring ring;
+    private final Collectives coll;
+    private final NetPlugin net;
+    final List<String> csvRows = new ArrayList<>();
+    private final Progress progress = Progress.onStderr();
+    long wrongTotal;
+    private boolean quiet;
+
+    PerfBench(OfinetPerf options, Ring ring, Collectives coll, NetPlugin net) {
+        this.options = options;
+        this.ring = ring;
+        this.coll = coll;
+        this.net = net;
+    }
+
+    private boolean root() {
+        return ring.rank() == 0;
+    }
+
+    void run() throws Exception {
+        List<Long> sizes = options.sizes();
+        long largest = sizes.stream().mapToLong(Long::longValue).max().orElse(0);
+        int n = ring.size();
+        long bytes = Math.max(64, options.test.equals("allgather") ? largest * n : largest);
+        ByteBuffer data = ByteBuffer.allocateDirect((int) (2 * bytes + 64));
+        Handles.MrHandle mr = ring.register(data);
+        try {
+            if (root()) {
+                System.out.printf(Locale.ROOT, "# ofinet-perf %s, %d ranks, layout %s; results checked after the"
+                        + " timed iterations (#wrong: rank 0's count; any rank's mismatch fails the run)%n",
+                        options.test, n, options.layout);
+                if (!options.test.equals("check")) {
+                    System.out.printf(Locale.ROOT, "# time: median of %d repetitions of up to %d iterations (at most"
+                            + " 256 MiB each), after %d warm-up iterations per size and %d before the first;"
+                            + " disp(%%) = (max - min) / median%n", options.reps, options.iters, options.warmup,
+                            sizes.isEmpty() ? 0 : jitWarmup(sizes.get(0)));
+                }
+                System.out.printf(Locale.ROOT, "#%12s %12s %8s %11s %12s %12s %7s %8s%n", "size", "count", "type",
+                        "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong", "disp(%)");
+            }
+            if (!options.test.equals("check") && !sizes.isEmpty()) {
+                // One untimed pass first: JIT compilation and connection set-up would otherwise
+                // land in the first size's figures.
+                quiet = true;
+                measure(sizes.get(0), data, mr);
+                quiet = false;
+            }
+            int row = 0;
+            for (long size : sizes) {
+                if (root()) {
+                    progress.show(String.format(Locale.ROOT, "ofinet-perf: %s %d B (%d/%d) ", options.test, size,
+                            ++row, sizes.size()));
+                }
+                measure(size, data, mr);
+            }
+            progress.clear();
+        } finally {
+            ring.deregister(mr);
+        }
+    }
+
+    private ByteBuffer region(ByteBuffer data, long offset, long length) {
+        return data.duplicate().clear().position((int) offset).limit((int) (offset + length)).slice();
+    }
+
+    private static float value(int rank, long i) {
+        return (rank + 1) + (i % 13);
+    }
+
+    private void fill(ByteBuffer b, int rank, long elements) {
+        for (long i = 0; i < elements; i++) {
+            b.putFloat((int) (i * 4), value(rank, i));
+        }
+    }
+
+    /** Timed iterations per repetition at {@code size}: {@code --iters}, fewer for large sizes. */
+    private int iterations(long size) {
+        return (int) Math.max(MIN_ITERATIONS, Math.min(options.iters, REPETITION_BYTES / Math.max(1, size)));
+    }
+
+    /** Iterations of the untimed first pass at {@code size}. */
+    private int jitWarmup(long size) {
+        return (int) Math.min(options.firstWarmup, Math.max(MIN_ITERATIONS, JIT_WARMUP_BYTES / Math.max(1, size)));
+    }
+
+    /** Runs {@code iterations} of the test; returns microseconds per iteration (one way for pingpong). */
+    private double timed(String t, int iterations, ByteBuffer a, ByteBuffer b, ByteBuffer out, long count,
+            Handles.MrHandle mr) throws Exception {
+        int r = ring.rank();
+        long start = System.nanoTime();
+        switch (t) {
+            case "pingpong" -> {
+                for (int i = 0; i < iterations; i++) {
+                    if (r == 0) {
+                        ring.step(a, null, mr);
+                        ring.step(null, b, mr);
+                    } else {
+                        ring.step(null, b, mr);
+                        ring.step(b, null, mr);
+                    }
+                }
+                return (System.nanoTime() - start) / 1e3 / iterations / 2;
+            }
+            case "sendrecv" -> ring.stream(a, mr, iterations, options.window, r == 0);
+            case "allreduce" -> {
+                for (int i = 0; i < iterations; i++) {
+                    coll.allreduce(a, count, b, mr);
+                }
+            }
+            default -> {
+                for (int i = 0; i < iterations; i++) {
+                    coll.allgather(out, count, mr);
+                }
+            }
+        }
+        return (System.nanoTime() - start) / 1e3 / iterations;
+    }
+
+    private void measure(long size, ByteBuffer data, Handles.MrHandle mr) throws Exception {
+        String t = options.test;
+        int n = ring.size();
+        int r = ring.rank();
+        long count = size / 4;
+        ByteBuffer a = region(data, 0, size);
+        ByteBuffer b = region(data, Math.max(64, (data.capacity() - 64) / 2), size);
+        ByteBuffer out = t.equals("allgather") ? region(data, 0, size * n) : a;
+        long wrong = 0;
+        double timeUs = 0;
+        double dispersion = 0;
+        double factor = 0;
+        if (t.equals("check")) {
+            wrong = check(size, data, mr);
+        } else if (quiet) {
+            timed(t, jitWarmup(size), a, b, out, count, mr);
+            return;
+        } else {
+            int iterations = iterations(size);
+            timed(t, Math.min(options.warmup, iterations), a, b, out, count, mr);
+            double[] times = new double[options.reps];
+            for (int k = 0; k < times.length; k++) {
+                times[k] = timed(t, iterations, a, b, out, count, mr);
+            }
+            Arrays.sort(times);
+            timeUs = times[times.length / 2];
+            dispersion = timeUs == 0 ? 0 : (times[times.length - 1] - times[0]) / timeUs * 100;
+            switch (t) {
+                case "pingpong" -> {
+                    factor = 1;
+                    fill(a, 0, count);
+                    if (r == 0) {
+                        ring.step(a, null, mr);
+                        ring.step(null, b, mr);
+                        for (long i = 0; i < count; i++) {
+                            wrong += b.getFloat((int) (i * 4)) == value(0, i) ? 0 : 1;
+                        }
+                    } else {
+                        ring.step(null, b, mr);
+                        ring.step(b, null, mr);
+                    }
+                }
+                case "sendrecv" -> {
+                    factor = 1;
+                    fill(a, 0, r == 0 ? count : 0);
+                    ring.stream(a, mr, 1, 1, r == 0);
+                    if (r == 1) {
+                        for (long i = 0; i < count; i++) {
+                            wrong += a.getFloat((int) (i * 4)) == value(0, i) ? 0 : 1;
+                        }
+                    }
+                }
+                case "allreduce" -> {
+                    factor = 2.0 * (n - 1) / n;
+                    fill(a, r, count);
+                    coll.allreduce(a, count, b, mr);
+                    wrong = verifySum(a, count, n);
+                }
+                default -> {
+                    factor = (n - 1.0) / n;
+                    fill(region(out, (long) r * count * 4, count * 4), r, count);
+                    coll.allgather(out, count, mr);
+                    for (int k = 0; k < n; k++) {
+                        ByteBuffer block = region(out, (long) k * count * 4, count * 4);
+                        for (long i = 0; i < count; i++) {
+                            wrong += block.getFloat((int) (i * 4)) == value(k, i) ? 0 : 1;
+                        }
+                    }
+                    size = size * n;
+                }
+            }
+        }
+        // #wrong is this rank's check; every rank checks its own result and exits non-zero on a
+        // mismatch, which fails the whole run.
+        wrongTotal += wrong;
+        if (root()) {
+            progress.clear();
+            double algbw = timeUs == 0 ? 0 : size / (timeUs * 1e3);
+            System.out.printf(Locale.ROOT, "%13d %12d %8s %11.2f %12.3f %12.3f %7d %8.1f%n", size, size / 4, "float",
+                    timeUs, algbw, algbw * factor, wrong, dispersion);
+            System.out.flush();
+            csvRows.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,float,%.3f,%.4f,%.4f,%d,%.2f,%d,%d", t,
+                    options.provider, n, size, size / 4, timeUs, algbw, algbw * factor, wrong, dispersion,
+                    t.equals("check") ? 0 : options.reps, t.equals("check") ? 0 : iterations(size / (t.equals("allgather") ? n : 1))));
+        }
+    }
+
+    private static long verifySum(ByteBuffer a, long count, int n) {
+        long wrong = 0;
+        for (long i = 0; i < count; i++) {
+            float expected = n * (n + 1) / 2f + n * (i % 13);
+            wrong += a.getFloat((int) (i * 4)) == expected ? 0 : 1;
+        }
+        return wrong;
+    }
+
+    /** Every collective at {@code size}, verified. */
+    private long check(long size, ByteBuffer data, Handles.MrHandle mr) throws Exception {
+        int n = ring.size();
+        int r = ring.rank();
+        long count = size / 4;
+        long wrong = 0;
+        ByteBuffer a = region(data, 0, size);
+        ByteBuffer b = region(data, Math.max(64, (data.capacity() - 64) / 2), size);
+        fill(a, r, count);
+        coll.sendrecv(a, b, mr);
+        int prev = Math.floorMod(r - 1, n);
+        for (long i = 0; i < count; i++) {
+            wrong += b.getFloat((int) (i * 4)) == value(prev, i) ? 0 : 1;
+        }
+        fill(a, r, count);
+        coll.broadcast(a, mr);
+        for (long i = 0; i < count; i++) {
+            wrong += a.getFloat((int) (i * 4)) == value(0, i) ? 0 : 1;
+        }
+        fill(a, r, count);
+        coll.reduceScatter(a, count, b, mr);
+        long start = io.ofinet.it.coll.Collectives.blockStartOf(count, n, r);
+        long elements = coll.blockElements(count, r);
+        for (long i = start; i < start + elements; i++) {
+            float expected = n * (n + 1) / 2f + n * (i % 13);
+            wrong += a.getFloat((int) (i * 4)) == expected ? 0 : 1;
+        }
+        fill(a, r, count);
+        coll.allreduce(a, count, b, mr);
+        wrong += verifySum(a, count, n);
+        System.out.printf(Locale.ROOT, "rank %d: sendrecv, broadcast, reduce-scatter, allreduce of %d B: %d wrong%n",
+                r, size, wrong);
+        return wrong;
+    }
+}
