@@ -70,12 +70,12 @@ public final class OfinetPerf implements Callable<Integer> {
     int warmup;
 
     @Option(names = "--first-warmup", defaultValue = "10000", description = "untimed iterations before the first"
-            + " size, at most 1 GiB (default: ${DEFAULT-VALUE})")
+            + " size, at most 1 GiB, and for at least 1 s (default: ${DEFAULT-VALUE})")
     int firstWarmup;
 
-    @Option(names = {"-i", "--iters"}, defaultValue = "1000", description = "timed iterations per repetition, fewer"
-            + " for large sizes: at most 256 MiB per repetition, at least 10 (default: ${DEFAULT-VALUE})")
-    int iters;
+    @Option(names = {"-i", "--iters"}, description = "timed iterations per repetition, fewer for large sizes: at"
+            + " most 256 MiB per repetition, at least 10 (default: as many as take about 50 ms, measured per size)")
+    Integer iters;
 
     @Option(names = {"-r", "--reps"}, defaultValue = "5", description = "timed repetitions per size: the table shows"
             + " their median, and their spread in disp(%%) (default: ${DEFAULT-VALUE})")
@@ -117,7 +117,7 @@ public final class OfinetPerf implements Callable<Integer> {
         if (np < 2) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--np must be at least 2");
         }
-        if (reps < 1 || iters < 1 || warmup < 0 || firstWarmup < 0) {
+        if (reps < 1 || (iters != null && iters < 1) || warmup < 0 || firstWarmup < 0) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--reps and --iters must be at least 1,"
                     + " --warmup and --first-warmup at least 0");
         }
@@ -190,10 +190,13 @@ public final class OfinetPerf implements Callable<Integer> {
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), OfinetPerf.class.getName(), test,
                 "--layout", layout.toString(), "--np", Integer.toString(np), "--warmup", Integer.toString(warmup),
-                "--iters", Integer.toString(iters), "--reps", Integer.toString(reps), "--first-warmup", Integer.toString(firstWarmup), "--window", Integer.toString(window), "--rendezvous",
+                "--reps", Integer.toString(reps), "--first-warmup", Integer.toString(firstWarmup), "--window", Integer.toString(window), "--rendezvous",
                 rendezvous.toString(), "--rank", Integer.toString(r), "--timeout", Integer.toString(timeoutSeconds)));
         for (long size : sizes()) {
             command.add("--sizes=" + size);
+        }
+        if (iters != null) {
+            command.add("--iters=" + iters);
         }
         // Each rank writes to its own log, printed after the run, so that lines do not interleave.
         return new ProcessBuilder(command).redirectErrorStream(true)

@@ -11,17 +11,24 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The measurements of one rank. Before the first size, an untimed pass of {@code --first-warmup}
- * iterations (10,000 by default; fewer for large sizes: at most 1 GiB moved) takes the data path
- * out of the interpreter and the connections through set-up. Each size then runs its warm-up and {@code
+ * The measurements of one rank. Before the first size, an untimed pass of at least {@code
+ * --first-warmup} iterations (10,000 by default; fewer for large sizes: at most 1 GiB moved) and
+ * at least {@value #FIRST_WARMUP_NANOS} ns (rank 0's clock, which tells the others when to stop)
+ * takes the data path out of the interpreter, through the JIT's compilations, and the connections
+ * through set-up. Each size then runs its warm-up and {@code
  * --reps} timed repetitions of {@code --iters} iterations (fewer for large sizes: at most 256 MiB
  * moved per repetition, and at least 10); the table shows the median repetition and the spread of
  * all of them, (max - min) / median, in {@code disp(%)}.
  */
 final class PerfBench {
+    /** The untimed first pass lasts at least this long. */
+    static final long FIRST_WARMUP_NANOS = 1_000_000_000L;
     private static final long JIT_WARMUP_BYTES = 1L << 30;
     private static final long REPETITION_BYTES = 256L << 20;
     private static final int MIN_ITERATIONS = 10;
+    /** A repetition's length when {@code --iters} is not given. */
+    static final long REPETITION_NANOS = 50_000_000L;
+    private static final int CALIBRATION_ITERATIONS = 100;
 
     private final OfinetPerf options;
     private final Ring ring;
@@ -56,9 +63,10 @@ final class PerfBench {
                         + " timed iterations (#wrong: rank 0's count; any rank's mismatch fails the run)%n",
                         options.test, n, options.layout);
                 if (!options.test.equals("check")) {
-                    System.out.printf(Locale.ROOT, "# time: median of %d repetitions of up to %d iterations (at most"
-                            + " 256 MiB each), after %d warm-up iterations per size and %d before the first;"
-                            + " disp(%%) = (max - min) / median%n", options.reps, options.iters, options.warmup,
+                    System.out.printf(Locale.ROOT, "# time: median of %d repetitions of %s (at most 256 MiB each),"
+                            + " after %d warm-up iterations per size and, before the first, %d or more for at least"
+                            + " 1 s; disp(%%) = (max - min) / median%n", options.reps, options.iters != null
+                            ? "up to " + options.iters + " iterations" : "about 50 ms", options.warmup,
                             sizes.isEmpty() ? 0 : jitWarmup(sizes.get(0)));
                 }
                 System.out.printf(Locale.ROOT, "#%12s %12s %8s %11s %12s %12s %7s %8s%n", "size", "count", "type",
@@ -99,9 +107,32 @@ final class PerfBench {
         }
     }
 
-    /** Timed iterations per repetition at {@code size}: {@code --iters}, fewer for large sizes. */
-    private int iterations(long size) {
-        return (int) Math.max(MIN_ITERATIONS, Math.min(options.iters, REPETITION_BYTES / Math.max(1, size)));
+    /** Iterations a repetition may have at {@code size}: {@code --iters} or unbounded, fewer for large sizes. */
+    private int maxIterations(long size) {
+        long cap = options.iters != null ? options.iters : Integer.MAX_VALUE;
+        return (int) Math.max(MIN_ITERATIONS, Math.min(cap, REPETITION_BYTES / Math.max(1, size)));
+    }
+
+    /**
+     * Timed iterations per repetition at {@code size}: {@link #maxIterations}, or, without {@code
+     * --iters}, as many as take {@link #REPETITION_NANOS} by a calibration run that rank 0 times
+     * and broadcasts.
+     */
+    private int iterations(String t, long size, ByteBuffer a, ByteBuffer b, ByteBuffer out, long count,
+            ByteBuffer data, Handles.MrHandle mr) throws Exception {
+        int max = maxIterations(size);
+        if (options.iters != null) {
+            return max;
+        }
+        int calibration = Math.min(CALIBRATION_ITERATIONS, max);
+        double perIterationUs = timed(t, calibration, a, b, out, count, mr) * (t.equals("pingpong") ? 2 : 1);
+        ByteBuffer flag = region(data, data.capacity() - 8, 8);
+        if (root()) {
+            long fit = (long) (REPETITION_NANOS / 1e3 / Math.max(perIterationUs, 1e-3));
+            flag.putLong(0, Math.max(MIN_ITERATIONS, Math.min(max, fit)));
+        }
+        coll.broadcast(flag, mr);
+        return (int) flag.getLong(0);
     }
 
     /** Iterations of the untimed first pass at {@code size}. */
@@ -142,6 +173,30 @@ final class PerfBench {
         return (System.nanoTime() - start) / 1e3 / iterations;
     }
 
+    /**
+     * The untimed first pass: rounds of the test until rank 0 has run {@link #jitWarmup} iterations
+     * and {@link #FIRST_WARMUP_NANOS}; after each round rank 0 broadcasts whether to go on.
+     */
+    private void firstWarmup(String t, long size, ByteBuffer a, ByteBuffer b, ByteBuffer out, long count,
+            ByteBuffer data, Handles.MrHandle mr) throws Exception {
+        int round = Math.max(MIN_ITERATIONS, jitWarmup(size) / 10);
+        // The last 8 bytes of the region lie past every test's buffers.
+        ByteBuffer flag = region(data, data.capacity() - 8, 8);
+        long start = System.nanoTime();
+        int done = 0;
+        while (true) {
+            timed(t, round, a, b, out, count, mr);
+            done += round;
+            if (root()) {
+                flag.putLong(0, done >= jitWarmup(size) && System.nanoTime() - start >= FIRST_WARMUP_NANOS ? 1 : 0);
+            }
+            coll.broadcast(flag, mr);
+            if (flag.getLong(0) == 1) {
+                return;
+            }
+        }
+    }
+
     private void measure(long size, ByteBuffer data, Handles.MrHandle mr) throws Exception {
         String t = options.test;
         int n = ring.size();
@@ -154,14 +209,15 @@ final class PerfBench {
         double timeUs = 0;
         double dispersion = 0;
         double factor = 0;
+        int iterations = 0;
         if (t.equals("check")) {
             wrong = check(size, data, mr);
         } else if (quiet) {
-            timed(t, jitWarmup(size), a, b, out, count, mr);
+            firstWarmup(t, size, a, b, out, count, data, mr);
             return;
         } else {
-            int iterations = iterations(size);
-            timed(t, Math.min(options.warmup, iterations), a, b, out, count, mr);
+            timed(t, Math.min(options.warmup, maxIterations(size)), a, b, out, count, mr);
+            iterations = iterations(t, size, a, b, out, count, data, mr);
             double[] times = new double[options.reps];
             for (int k = 0; k < times.length; k++) {
                 times[k] = timed(t, iterations, a, b, out, count, mr);
@@ -225,7 +281,7 @@ final class PerfBench {
             System.out.flush();
             csvRows.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,float,%.3f,%.4f,%.4f,%d,%.2f,%d,%d", t,
                     options.provider, n, size, size / 4, timeUs, algbw, algbw * factor, wrong, dispersion,
-                    t.equals("check") ? 0 : options.reps, t.equals("check") ? 0 : iterations(size / (t.equals("allgather") ? n : 1))));
+                    t.equals("check") ? 0 : options.reps, iterations));
         }
     }
 
