@@ -24,7 +24,7 @@ class PerfCommandIT {
         Path out = dir.resolve("out.txt");
         Path csv = dir.resolve("results.csv");
         Process p = new ProcessBuilder(ROOT.resolve("bin/ofinet-perf").toString(), "pingpong", "--sizes=8,4K,64K",
-                "--warmup", "10", "--iters", "20", "--reps", "2", "--csv", csv.toString(), "--stats")
+                "--warmup", "10", "--iters", "20", "--reps", "2", "--csv", csv.toString(), "--stats", "--plot", dir.resolve("plot.svg").toString())
                 .directory(ROOT.toFile()).redirectErrorStream(true).redirectOutput(out.toFile()).start();
         try {
             assertTrue(p.waitFor(240, TimeUnit.SECONDS), "ofinet-perf did not finish");
@@ -40,6 +40,8 @@ class PerfCommandIT {
             Matcher sent = Pattern.compile("# messagesSent +(\\d+)").matcher(text);
             assertTrue(sent.find() && Long.parseLong(sent.group(1)) >= 150, "statistics: " + text);
             assertTrue(text.contains("# droppedMalformed     0"), "nothing dropped: " + text);
+            String svg = Files.readString(dir.resolve("plot.svg"), StandardCharsets.UTF_8);
+            assertTrue(svg.contains("ofinet pingpong: tcp;ofi_rxm, 1 data rail on lo, data path"), "plot title: " + svg);
             List<String> rows = Files.readAllLines(csv, StandardCharsets.UTF_8);
             assertEquals("test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong,disp_pct,reps,iters",
                     rows.get(0));

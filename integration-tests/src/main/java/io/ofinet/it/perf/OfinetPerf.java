@@ -46,6 +46,7 @@ public final class OfinetPerf implements Callable<Integer> {
 
     @Option(names = "--layout", description = "a layout file (overrides --provider)")
     Path layout;
+    private boolean layoutGiven;
 
     @Option(names = {"-n", "--np"}, description = "processes (default: 2; pingpong and sendrecv use 2)")
     int np = 2;
@@ -87,6 +88,9 @@ public final class OfinetPerf implements Callable<Integer> {
     @Option(names = "--csv", description = "also write the results to this CSV file")
     Path csv;
 
+    @Option(names = "--plot", description = "also draw the results into this PNG or SVG file (with gnuplot)")
+    Path plot;
+
     @Option(names = "--stats", description = "after the table, print rank 0's device statistics (messages,"
             + " bytes, refused posts, dropped arrivals by reason, ...) as '#' lines")
     boolean stats;
@@ -122,6 +126,7 @@ public final class OfinetPerf implements Callable<Integer> {
                     + " --warmup and --first-warmup at least 0");
         }
         int[] launched = Rendezvous.fromLauncher(System.getenv());
+        layoutGiven = layout != null;
         if (layout == null) {
             layout = writeLayout(provider);
         }
@@ -215,6 +220,15 @@ public final class OfinetPerf implements Callable<Integer> {
         return out;
     }
 
+    /** The plot's caption: provider or layout, data path, ranks, date. */
+    private String caption(Rendezvous rv) {
+        // The binding's rule (DataPathIT pins it): FFM on JDK 22+ unless -Dofinet.dataPath=jna.
+        String path = Runtime.version().feature() >= 22 && !"jna".equals(System.getProperty("ofinet.dataPath"))
+                ? "FFM" : "JNA";
+        String where = layoutGiven ? "layout " + layout.getFileName() : provider + ", 1 data rail on lo";
+        return where + ", data path " + path + ", " + rv.size() + " ranks, " + java.time.LocalDate.now();
+    }
+
     private int run(Rendezvous rv) throws Exception {
         NetPlugin net = NetPlugins.load();
         net.init();
@@ -230,12 +244,19 @@ public final class OfinetPerf implements Callable<Integer> {
         } finally {
             net.close();
         }
-        if (rv.rank() == 0 && csv != null) {
-            try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8))) {
+        if (rv.rank() == 0 && (csv != null || plot != null)) {
+            Path table = csv != null ? csv : Files.createTempFile("ofinet-perf", ".csv");
+            try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(table, StandardCharsets.UTF_8))) {
                 w.println("test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong,disp_pct,reps,iters");
                 for (String row : bench.csvRows) {
                     w.println(row);
                 }
+            }
+            if (plot != null && !test.equals("check")) {
+                Plot.render(plot, caption(rv), List.of(table));
+            }
+            if (csv == null) {
+                Files.delete(table);
             }
         }
         return bench.wrongTotal == 0 ? 0 : 1;
