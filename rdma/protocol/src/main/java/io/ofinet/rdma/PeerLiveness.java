@@ -69,6 +69,15 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
         this.lastKeepaliveNanos = now;
     }
 
+    /**
+     * This side did not listen for {@code nanos} (its endpoint was not progressed: a thread stuck in
+     * a provider call, a pause of this process): the peer's silence meanwhile is no evidence, so
+     * the silence clock skips that time.
+     */
+    void notListening(long nanos, long now) {
+        lastHeardNanos = Math.min(now, lastHeardNanos + nanos);
+    }
+
     void heard(long now) {
         lastHeardNanos = now;
     }

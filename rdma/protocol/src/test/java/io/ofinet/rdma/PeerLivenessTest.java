@@ -94,6 +94,43 @@ class PeerLivenessTest {
     }
 
     @Test
+    void timeThisSideWasNotListeningIsNotThePeersSilence() throws Exception {
+        provider = MemProvider.create();
+        RdmaEndpoint a = endpoint();
+        RdmaEndpoint b = endpoint();
+        Object[] pair = ConnectionTest.establish(a, b, b.listen());
+        RecvComm recv = (RecvComm) pair[1];
+        RecvRequest request = post(recv, b);
+        // Neither side is progressed for 1.5 s (five peer timeouts): b, stuck, heard nothing, but
+        // it was not listening either.
+        a.lock();
+        b.lock();
+        try {
+            Thread.sleep(1500);
+        } finally {
+            b.unlock();
+            a.unlock();
+        }
+        long until = System.nanoTime() + 200_000_000L;
+        while (System.nanoTime() < until) {
+            assertTrue(!request.test(null), "nothing was sent");
+            a.progress();
+        }
+        // Real silence is still found: a paused while b listens.
+        a.lock();
+        try {
+            RdmaException e = assertThrows(RdmaException.class, () -> {
+                while (!request.test(null)) {
+                    Thread.onSpinWait();
+                }
+            });
+            assertTrue(e.getMessage().contains("sent nothing for 300 ms"), e.getMessage());
+        } finally {
+            a.unlock();
+        }
+    }
+
+    @Test
     void aSenderThatClosesFailsTheReceivesItWillNeverServeAndLaterOnes() throws Exception {
         provider = MemProvider.create();
         RdmaEndpoint a = endpoint();
