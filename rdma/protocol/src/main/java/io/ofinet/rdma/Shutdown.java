@@ -4,9 +4,9 @@ package io.ofinet.rdma;
  * Whether the JVM is ending. A shutdown hook, registered with the first device, says so; from then
  * on no close waits for a peer, so that a process ends promptly on SIGTERM whatever its peers do,
  * also when the application closes ofinet from a shutdown hook of its own. The hook closes
- * nothing itself: libfabric 1.17's rxm can crash in {@code fi_close} of an endpoint whose
- * connections broke (docs/STATUS.md), and a process that ends takes its resources with it (shm
- * removes its names from {@code /dev/shm} in its own SIGTERM and SIGINT handlers).
+ * nothing itself: closing at exit is where libfabric 1.17's rxm crashed on writes with immediate
+ * data cut short (docs/PROTOCOL.md, "Write notices"), and a process that ends takes its resources
+ * with it (shm removes its names from {@code /dev/shm} in its own SIGTERM and SIGINT handlers).
  */
 final class Shutdown {
     private static volatile boolean ending;
