@@ -63,6 +63,15 @@ class PeerLivenessTest {
                 new MrHandle[] {registered(endpoint, dst)});
     }
 
+    /** Tests {@code request} until it fails, and returns the failure. */
+    private static RdmaException failureOf(Request request) {
+        return assertThrows(RdmaException.class, () -> {
+            while (!request.test(null)) {
+                Thread.onSpinWait();
+            }
+        });
+    }
+
     @Test
     void aSilentPeerFailsTheOutstandingReceiveAfterThePeerTimeout() throws Exception {
         provider = MemProvider.create();
@@ -77,11 +86,7 @@ class PeerLivenessTest {
         a.lock();
         RdmaException e;
         try {
-            e = assertThrows(RdmaException.class, () -> {
-                while (!request.test(null)) {
-                    Thread.onSpinWait();
-                }
-            });
+            e = failureOf(request);
         } finally {
             a.unlock();
         }
@@ -119,11 +124,7 @@ class PeerLivenessTest {
         // Real silence is still found: a paused while b listens.
         a.lock();
         try {
-            RdmaException e = assertThrows(RdmaException.class, () -> {
-                while (!request.test(null)) {
-                    Thread.onSpinWait();
-                }
-            });
+            RdmaException e = failureOf(request);
             assertTrue(e.getMessage().contains("sent nothing for 300 ms"), e.getMessage());
         } finally {
             a.unlock();
@@ -148,11 +149,7 @@ class PeerLivenessTest {
         }
         assertEquals(64, sizes[0]);
         send.close();
-        RdmaException e = assertThrows(RdmaException.class, () -> {
-            while (!unserved.test(null)) {
-                Thread.onSpinWait();
-            }
-        });
+        RdmaException e = failureOf(unserved);
         assertEquals(ErrorCategory.REMOTE, e.category());
         assertTrue(e.getMessage().endsWith("the sender closed the connection before sending the message"),
                 e.getMessage());
