@@ -18,10 +18,6 @@ import java.util.function.Consumer;
  * takes one per posted receive and encodes its control message straight into it.
  */
 final class ControlRailBuffer {
-    /** Failures of one posted receive in a row after which it is not posted again. */
-    static final int MAX_FAILURES_IN_A_ROW = 16;
-
-    private static final System.Logger LOG = System.getLogger(ControlRailBuffer.class.getName());
     /** Bytes of a control buffer: any handshake message fits. */
     static final int BYTES = 4096;
 
@@ -29,7 +25,7 @@ final class ControlRailBuffer {
     final long address;
     final long descriptor;
     private final MrHandle mr;
-    final Receive receive = new Receive();
+    final Receive receive;
     final Send send = new Send();
 
     ControlRailBuffer(RdmaEndpoint endpoint, Freelist.Block block, long address) {
@@ -37,6 +33,7 @@ final class ControlRailBuffer {
         this.address = address;
         this.mr = (MrHandle) block.handle();
         this.descriptor = mr.descriptor(RailKind.CONTROL, 0);
+        this.receive = new Receive(); // after the endpoint, which it keeps
     }
 
     /** The local descriptor of this buffer on control rail {@code rail}. */
@@ -45,20 +42,26 @@ final class ControlRailBuffer {
     }
 
     /**
-     * A posted receive of handshake messages; reposted after each message, and after a failed one
-     * (a peer's oversized message fails it with FI_ETRUNC), so that no peer can leave the endpoint
-     * without posted receives — up to {@link #MAX_FAILURES_IN_A_ROW}, past which the failure is
-     * the endpoint's own and reposting would only repeat it.
+     * A posted receive of handshake messages and notices (and, where control messages are sent
+     * rather than written, of those), kept posted ({@link KeptReceive}).
      */
-    final class Receive extends Operation {
-        private int failuresInARow;
+    final class Receive extends KeptReceive {
         /** The control rail it is posted on. */
         private int rail;
+
+        Receive() {
+            super(ControlRailBuffer.this.endpoint);
+        }
 
         /** Posts it on control rail {@code controlRail}. */
         void postOn(int controlRail) {
             this.rail = controlRail;
             repost();
+        }
+
+        @Override
+        int engineRail() {
+            return endpoint.dataRails() + rail;
         }
 
         @Override
@@ -68,35 +71,15 @@ final class ControlRailBuffer {
         }
 
         @Override
-        protected void completed(int engineRail, long flags, long len, long data) {
-            failuresInARow = 0;
-            if ((flags & Fi.REMOTE_CQ_DATA) != 0) {
-                // Not a handshake: a control message that was sent, or a notice with immediate
-                // data (a zero-byte message, a refusal).
-                if (len > 0) {
-                    endpoint.immediates.controlMessage(engineRail, address, (int) Math.min(len, BYTES), data);
-                } else {
-                    endpoint.immediates.notice(engineRail, len, data);
-                }
-                repost();
-                return;
-            }
-            endpoint.handshake.onMessage(address, (int) Math.min(len, BYTES));
-            repost();
-        }
-
-        private void repost() {
-            endpoint.engine.submit(this, endpoint.peers.local(endpoint.dataRails() + rail));
-        }
-
-        @Override
-        protected void failed(RdmaException cause) {
-            if (endpoint.isClosed()) {
-                return;
-            }
-            LOG.log(System.Logger.Level.WARNING, "a handshake receive failed: {0}", cause.getMessage());
-            if (++failuresInARow <= MAX_FAILURES_IN_A_ROW) {
-                repost();
+        void arrived(long flags, long len, long data) {
+            if ((flags & Fi.REMOTE_CQ_DATA) == 0) {
+                endpoint.handshake.onMessage(address, (int) Math.min(len, BYTES));
+            } else if (len > 0) {
+                // A control message that was sent rather than written.
+                endpoint.immediates.controlMessage(engineRail(), address, (int) Math.min(len, BYTES), data);
+            } else {
+                // A notice with immediate data (a zero-byte message, a refusal, a keepalive).
+                endpoint.immediates.notice(engineRail(), len, data);
             }
         }
 

@@ -1,0 +1,53 @@
+package io.ofinet.rdma;
+
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.progress.Operation;
+
+/**
+ * A receive an endpoint keeps posted: reposted after each arrival, and after a failed one (a
+ * peer's oversized message fails it with FI_ETRUNC), so that no peer can leave the endpoint without
+ * posted receives — up to {@link #MAX_FAILURES_IN_A_ROW} failures in a row, past which the failure
+ * is the endpoint's own and reposting would only repeat it.
+ */
+abstract class KeptReceive extends Operation {
+    /** Failures of one posted receive in a row after which it is not posted again. */
+    static final int MAX_FAILURES_IN_A_ROW = 16;
+
+    private static final System.Logger LOG = System.getLogger(KeptReceive.class.getName());
+
+    final RdmaEndpoint endpoint;
+    private int failuresInARow;
+
+    KeptReceive(RdmaEndpoint endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    /** The engine's index of the rail it is posted on (data rails first, then control rails). */
+    abstract int engineRail();
+
+    /** What arrived in it; it is posted again afterwards. */
+    abstract void arrived(long flags, long len, long data);
+
+    /** Posts it (again), through the queue of posts to no peer on its rail. */
+    final void repost() {
+        endpoint.engine.submit(this, endpoint.peers.local(engineRail()));
+    }
+
+    @Override
+    protected final void completed(int rail, long flags, long len, long data) {
+        failuresInARow = 0;
+        arrived(flags, len, data);
+        repost();
+    }
+
+    @Override
+    protected final void failed(RdmaException cause) {
+        if (endpoint.isClosed()) {
+            return;
+        }
+        LOG.log(System.Logger.Level.WARNING, "{0} failed: {1}", describe(), cause.getMessage());
+        if (++failuresInARow <= MAX_FAILURES_IN_A_ROW) {
+            repost();
+        }
+    }
+}
