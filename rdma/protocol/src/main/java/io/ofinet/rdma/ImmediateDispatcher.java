@@ -44,20 +44,9 @@ final class ImmediateDispatcher {
         int comm = Immediate.commId(word);
         int seq = Immediate.seq(word);
         switch (Immediate.type(word)) {
-            case Immediate.TYPE_CONTROL: {
-                SendComm send = endpoint.comms.send(comm);
-                if (send == null || send.closed) {
-                    unknownComm++;
-                    LOG.log(Level.WARNING, "dropping a control message for send communicator {0}", comm);
-                    return;
-                }
-                try {
-                    send.controlArrived(seq);
-                } catch (RdmaException e) {
-                    send.failQueued(e);
-                }
+            case Immediate.TYPE_CONTROL:
+                control(comm, seq, 0, 0);
                 return;
-            }
             case Immediate.TYPE_KEEPALIVE:
                 keepalive(comm, Immediate.recvIndex(word), Immediate.seq(word));
                 return;
@@ -160,14 +149,26 @@ final class ImmediateDispatcher {
                     Immediate.type(word), rail);
             return;
         }
-        SendComm send = endpoint.comms.send(Immediate.commId(word));
+        control(Immediate.commId(word), Immediate.seq(word), address, len);
+    }
+
+    /**
+     * Control message {@code seq} for send communicator {@code comm}: written into its mailbox
+     * ({@code address} 0), or arrived as {@code bytes} bytes at {@code address}.
+     */
+    private void control(int comm, int seq, long address, int bytes) {
+        SendComm send = endpoint.comms.send(comm);
         if (send == null || send.closed) {
             unknownComm++;
-            LOG.log(Level.WARNING, "dropping a control message for send communicator {0}", Immediate.commId(word));
+            LOG.log(Level.WARNING, "dropping a control message for send communicator {0}", comm);
             return;
         }
         try {
-            send.controlReceived(Immediate.seq(word), address, len);
+            if (address == 0) {
+                send.controlArrived(seq);
+            } else {
+                send.controlReceived(seq, address, bytes);
+            }
         } catch (RdmaException e) {
             send.failQueued(e);
         }
