@@ -234,7 +234,7 @@ public final class OfinetPerf implements Callable<Integer> {
         net.init();
         PerfBench bench;
         try (Ring ring = new Ring(net, rv, 0)) {
-            bench = new PerfBench(this, ring, new Collectives(ring), net);
+            bench = new PerfBench(this, ring, new Collectives(ring));
             bench.run();
             if (stats && rv.rank() == 0) {
                 System.out.println("# statistics of device 0, rank 0:");

@@ -3,7 +3,6 @@ package io.ofinet.it.perf;
 import io.ofinet.it.coll.Collectives;
 import io.ofinet.it.coll.Ring;
 import io.ofinet.plugin.Handles;
-import io.ofinet.plugin.NetPlugin;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,10 +14,11 @@ import java.util.Locale;
  * --first-warmup} iterations (10,000 by default; fewer for large sizes: at most 1 GiB moved) and
  * at least {@value #FIRST_WARMUP_NANOS} ns (rank 0's clock, which tells the others when to stop)
  * takes the data path out of the interpreter, through the JIT's compilations, and the connections
- * through set-up. Each size then runs its warm-up and {@code
- * --reps} timed repetitions of {@code --iters} iterations (fewer for large sizes: at most 256 MiB
- * moved per repetition, and at least 10); the table shows the median repetition and the spread of
- * all of them, (max - min) / median, in {@code disp(%)}.
+ * through set-up. Each size then runs its warm-up and {@code --reps} timed repetitions of {@code
+ * --iters} iterations — by default as many as take about {@value #REPETITION_NANOS} ns, from a short
+ * calibration that rank 0 times and broadcasts — fewer for large sizes (at most 256 MiB moved per
+ * repetition) and at least 10; the table shows the median repetition and the spread of all of
+ * them, (max - min) / median, in {@code disp(%)}.
  */
 final class PerfBench {
     /** The untimed first pass lasts at least this long. */
@@ -33,17 +33,15 @@ final class PerfBench {
     private final OfinetPerf options;
     private final Ring ring;
     private final Collectives coll;
-    private final NetPlugin net;
     final List<String> csvRows = new ArrayList<>();
     private final Progress progress = Progress.onStderr();
     long wrongTotal;
     private boolean quiet;
 
-    PerfBench(OfinetPerf options, Ring ring, Collectives coll, NetPlugin net) {
+    PerfBench(OfinetPerf options, Ring ring, Collectives coll) {
         this.options = options;
         this.ring = ring;
         this.coll = coll;
-        this.net = net;
     }
 
     private boolean root() {
@@ -126,13 +124,21 @@ final class PerfBench {
         }
         int calibration = Math.min(CALIBRATION_ITERATIONS, max);
         double perIterationUs = timed(t, calibration, a, b, out, count, mr) * (t.equals("pingpong") ? 2 : 1);
+        long fit = (long) (REPETITION_NANOS / 1e3 / Math.max(perIterationUs, 1e-3));
+        return (int) rootsValue(Math.max(MIN_ITERATIONS, Math.min(max, fit)), data, mr);
+    }
+
+    /**
+     * Rank 0's {@code value} on every rank, broadcast through the last 8 bytes of {@code data}, which
+     * lie past every test's buffers. Other ranks' arguments are ignored.
+     */
+    private long rootsValue(long value, ByteBuffer data, Handles.MrHandle mr) throws Exception {
         ByteBuffer flag = region(data, data.capacity() - 8, 8);
         if (root()) {
-            long fit = (long) (REPETITION_NANOS / 1e3 / Math.max(perIterationUs, 1e-3));
-            flag.putLong(0, Math.max(MIN_ITERATIONS, Math.min(max, fit)));
+            flag.putLong(0, value);
         }
         coll.broadcast(flag, mr);
-        return (int) flag.getLong(0);
+        return flag.getLong(0);
     }
 
     /** Iterations of the untimed first pass at {@code size}. */
@@ -180,20 +186,14 @@ final class PerfBench {
     private void firstWarmup(String t, long size, ByteBuffer a, ByteBuffer b, ByteBuffer out, long count,
             ByteBuffer data, Handles.MrHandle mr) throws Exception {
         int round = Math.max(MIN_ITERATIONS, jitWarmup(size) / 10);
-        // The last 8 bytes of the region lie past every test's buffers.
-        ByteBuffer flag = region(data, data.capacity() - 8, 8);
         long start = System.nanoTime();
         int done = 0;
-        while (true) {
+        boolean enough = false;
+        while (!enough) {
             timed(t, round, a, b, out, count, mr);
             done += round;
-            if (root()) {
-                flag.putLong(0, done >= jitWarmup(size) && System.nanoTime() - start >= FIRST_WARMUP_NANOS ? 1 : 0);
-            }
-            coll.broadcast(flag, mr);
-            if (flag.getLong(0) == 1) {
-                return;
-            }
+            enough = rootsValue(done >= jitWarmup(size) && System.nanoTime() - start >= FIRST_WARMUP_NANOS ? 1 : 0,
+                    data, mr) == 1;
         }
     }
 
