@@ -8,10 +8,14 @@ import java.util.TreeMap;
  *
  * <p>No provider in Debian's libfabric returns FI_MR_PROV_KEY, so the application chooses every
  * key, and a key already used in the domain fails the registration with {@code -FI_ENOKEY}. One
- * pool per domain hands out the lowest free key and takes keys back; returned keys are reused
- * lowest first. The key space is 2^(8 * min(configured key size, provider's {@code
- * mr_key_size})) keys. Keys in use are kept as coalesced ranges, so memory grows with the
- * fragmentation of keys in use, never with the size of the key space.
+ * pool per domain hands out keys in rotation: the lowest free key after the one handed out last,
+ * wrapping to 0 at the end of the key space. A returned key therefore comes back only after every
+ * other key has been used: a peer's write still on its way with the key of a buffer deregistered
+ * meanwhile fails instead of landing in the buffer registered next (providers without
+ * FI_MR_VIRT_ADDR, tcp;ofi_rxm among them, address by offset, so the old offset would fit the new
+ * buffer). The key space is 2^(8 * min(configured key size, provider's {@code mr_key_size}))
+ * keys. Keys in use are kept as coalesced ranges, so memory grows with the fragmentation of keys
+ * in use, never with the size of the key space.
  *
  * <p>Thread-safe: registrations come from any thread.
  */
@@ -20,6 +24,8 @@ public final class KeyPool {
     /** Keys in use as ranges: start -> end (exclusive); ranges never touch. */
     private final TreeMap<Long, Long> inUse = new TreeMap<>();
     private long inUseCount;
+    /** Where the search for the next key starts. */
+    private long next;
 
     /**
      * @param configuredKeySizeBytes the layout's {@code mrKeySize}, 1 to 8
@@ -50,33 +56,35 @@ public final class KeyPool {
     }
 
     /**
-     * The lowest free key.
+     * The lowest free key after the one handed out last, else the lowest free key.
      *
      * @throws MrException when every key is in use
      */
     public synchronized long allocate() throws MrException {
-        Map.Entry<Long, Long> first = inUse.firstEntry();
-        long key;
-        if (first == null || first.getKey() > 0) {
-            key = 0;
-            if (first != null && first.getKey() == 1) {
-                inUse.remove(1L);
-                inUse.put(0L, first.getValue());
-            } else {
-                inUse.put(0L, 1L);
-            }
-        } else {
-            key = first.getValue();
-            if (key >= capacity) {
-                throw new MrException("MR key pool exhausted: all " + capacity + " keys of the"
-                        + " domain are in use (key size " + (Long.numberOfTrailingZeros(capacity) / 8)
-                        + " bytes; raise mrKeySize if the provider allows, or deregister buffers)");
-            }
-            Long nextEnd = inUse.remove(key + 1);
-            inUse.put(0L, nextEnd != null ? nextEnd : key + 1);
+        long key = lowestFreeFrom(next);
+        if (key < 0) {
+            key = lowestFreeFrom(0);
         }
+        if (key < 0) {
+            throw new MrException("MR key pool exhausted: all " + capacity + " keys of the"
+                    + " domain are in use (key size " + (Long.numberOfTrailingZeros(capacity) / 8)
+                    + " bytes; raise mrKeySize if the provider allows, or deregister buffers)");
+        }
+        Long rightEnd = inUse.remove(key + 1);
+        long end = rightEnd != null ? rightEnd : key + 1;
+        Map.Entry<Long, Long> left = inUse.lowerEntry(key);
+        inUse.put(left != null && left.getValue() == key ? left.getKey() : key, end);
         inUseCount++;
+        next = key + 1 < capacity ? key + 1 : 0;
         return key;
+    }
+
+    /** The lowest free key at or above {@code from}, or -1. */
+    private long lowestFreeFrom(long from) {
+        Map.Entry<Long, Long> range = inUse.floorEntry(from);
+        // Ranges never touch, so the key that ends a range is free unless it ends the key space.
+        long key = range != null && from < range.getValue() ? range.getValue() : from;
+        return key < capacity ? key : -1;
     }
 
     /**

@@ -21,21 +21,23 @@ class KeyPoolTest {
     }
 
     @Test
-    void keysComeLowestFirstAndReturnedKeysAreReusedLowestFirst() throws MrException {
-        KeyPool pool = new KeyPool(2, 8);
+    void keysComeInRotationAndAReturnedKeyWaitsForTheRestOfTheKeySpace() throws MrException {
+        KeyPool pool = new KeyPool(1, 8);
         for (long k = 0; k < 10; k++) {
             assertEquals(k, pool.allocate());
         }
         pool.free(7);
         pool.free(3);
-        pool.free(5);
-        assertEquals(3, pool.allocate());
-        assertEquals(5, pool.allocate());
-        assertEquals(7, pool.allocate());
         assertEquals(10, pool.allocate());
+        for (long k = 11; k < 256; k++) {
+            assertEquals(k, pool.allocate());
+        }
+        // The key space is used up to its end: the freed keys come back, oldest position first.
+        assertEquals(3, pool.allocate());
         pool.free(0);
+        assertEquals(7, pool.allocate());
         assertEquals(0, pool.allocate());
-        assertEquals(11, pool.inUse());
+        assertEquals(256, pool.inUse());
     }
 
     @Test
@@ -49,6 +51,8 @@ class KeyPoolTest {
                 + " bytes; raise mrKeySize if the provider allows, or deregister buffers)", e.getMessage());
         pool.free(200);
         assertEquals(200, pool.allocate());
+        pool.free(17);
+        assertEquals(17, pool.allocate());
     }
 
     @Test
@@ -85,11 +89,16 @@ class KeyPoolTest {
         KeyPool pool = new KeyPool(1, 8);
         BitSet model = new BitSet(256);
         SplittableRandom random = new SplittableRandom(42);
+        int next = 0;
         for (int step = 0; step < 100_000; step++) {
             if (random.nextBoolean() && model.cardinality() < 256) {
-                long expected = model.nextClearBit(0);
+                int expected = model.nextClearBit(next);
+                if (expected >= 256) {
+                    expected = model.nextClearBit(0);
+                }
                 assertEquals(expected, pool.allocate());
-                model.set((int) expected);
+                model.set(expected);
+                next = (expected + 1) % 256;
             } else if (model.cardinality() > 0) {
                 int nth = random.nextInt(model.cardinality());
                 int key = model.nextSetBit(0);

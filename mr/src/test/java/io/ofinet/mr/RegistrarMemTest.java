@@ -165,6 +165,33 @@ class RegistrarMemTest {
         assertEquals(0, a.rails.domain(0).keysInUse());
     }
 
+    /**
+     * A write still on its way with the key of a buffer that was deregistered meanwhile must not
+     * land in the buffer registered next: with offset addressing (no FI_MR_VIRT_ADDR, as on
+     * tcp;ofi_rxm) a reused key would take the old offset into the new buffer.
+     */
+    @Test
+    void aStaleKeyDoesNotReachTheNextRegistration() throws Exception {
+        open(MemProvider.builder().domains(RAILS).build());
+        Registrar registrar = new Registrar(false, 100, 1L << 30, 4096);
+        HostBuffer source = buffer(4096).pattern(3);
+        MrHandle sourceMr = registrar.register(a.rails, source.address, source.size, Use.USER_BUFFER);
+        HostBuffer first = buffer(4096);
+        MrHandle firstMr = registrar.register(b.rails, first.address, first.size, Use.USER_BUFFER);
+        long staleKey = firstMr.key(RailKind.DATA, 0);
+        long staleAddress = firstMr.remoteAddress(RailKind.DATA, 0, 0);
+        firstMr.close();
+        HostBuffer second = buffer(4096);
+        MrHandle secondMr = registrar.register(b.rails, second.address, second.size, Use.USER_BUFFER);
+
+        Completion stale = write(a.data.get(0), b.data.get(0), source, sourceMr.descriptor(RailKind.DATA, 0),
+                staleAddress, staleKey, 40);
+        assertTrue(stale.failed(), "a write with a deregistered key succeeded: " + stale);
+        assertArrayEquals(new byte[256], second.bytes(0, 256));
+        secondMr.close();
+        sourceMr.close();
+    }
+
     @Test
     void anEndpointCannotBeClosedWhileRegistrationsAreBoundToIt() throws Exception {
         open(MemProvider.builder().domains(RAILS).endpointMr().build());
