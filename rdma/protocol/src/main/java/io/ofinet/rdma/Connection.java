@@ -130,6 +130,21 @@ final class Connection {
     }
 
     /**
+     * Posts {@code op} as a notice to the peer's data rail {@code rail}, on this side's data rail
+     * endpoint: behind the writes posted there before it, where the provider keeps that order.
+     */
+    void sendNoticeOnData(RmaOp op, int rail, String what, int word, RmaOp.Owner owner) {
+        RailSet rails = endpoint.railSet;
+        op.set(RmaOp.Kind.SENDDATA, rails.dataEndpoint(rail), rail, what, owner);
+        op.buf = 0;
+        op.len = 0;
+        op.desc = 0;
+        op.data = rails.immediate(word, 0);
+        op.peer = dataPeers[rail];
+        endpoint.engine.submit(op, dataQueues[rail]);
+    }
+
+    /**
      * Registers a communicator's liveness with the queue of every destination of this connection.
      * The handshake just completed, so a condemnation of an earlier connection to them lapses.
      */

@@ -94,7 +94,7 @@ final class EndpointPools {
         }
         ops = Freelist.<RmaOp>builder("data-path operations", (block, address) -> new RmaOp(endpoint))
                 .sizes(256, 256, MAX_OPS).hooks(engine::register, op -> { }).build();
-        if (endpoint.railSet.noticeAfterWrite()) {
+        if (endpoint.railSet.dataRailsTakeNotices()) {
             NoticeReceive.postAll(endpoint);
         }
     }

@@ -48,7 +48,7 @@ final class ImmediateDispatcher {
                 control(comm, seq, 0, 0);
                 return;
             case Immediate.TYPE_KEEPALIVE:
-                keepalive(comm, Immediate.recvIndex(word), Immediate.seq(word));
+                keepalive(rail, comm, Immediate.recvIndex(word), Immediate.seq(word));
                 return;
             case Immediate.TYPE_DATA:
             case Immediate.TYPE_ERROR: {
@@ -94,7 +94,7 @@ final class ImmediateDispatcher {
     }
 
     /** A keepalive, or one of the close notices carried as one. */
-    private void keepalive(int comm, int side, int seq) {
+    private void keepalive(int rail, int comm, int side, int seq) {
         long now = System.nanoTime();
         switch (side) {
             case Immediate.RECEIVER_CLOSING: {
@@ -111,7 +111,7 @@ final class ImmediateDispatcher {
                 RecvComm recv = endpoint.comms.recv(comm);
                 if (recv != null) {
                     recv.liveness().heard(now);
-                    recv.senderClosed(seq);
+                    recv.senderClosed(seq, rail);
                 }
                 return;
             }

@@ -35,7 +35,7 @@ final class RailSet {
     private Rails registrationView;
     private boolean wideImmediate = true;
     private boolean noticeAfterWrite;
-    private boolean noticeBehindWrite = true;
+    private boolean sendsFollowWrites = true;
 
     RailSet(int dataRails) {
         this.dataRails = dataRails;
@@ -59,12 +59,12 @@ final class RailSet {
         for (int r = 0; r < dataRails; r++) {
             dataEndpoints.add(open(contexts.get(r).domain()));
             providers.add(contexts.get(r).info().provider());
-            noticeBehindWrite &= contexts.get(r).info().sendsFollowWrites();
+            sendsFollowWrites &= contexts.get(r).info().sendsFollowWrites();
         }
         for (int onData : controlOnData) {
             controlEndpoints.add(open(contexts.get(onData).domain()));
             providers.add(contexts.get(onData).info().provider());
-            noticeBehindWrite &= contexts.get(onData).info().sendsFollowWrites();
+            sendsFollowWrites &= contexts.get(onData).info().sendsFollowWrites();
         }
         registrationView = new Rails(contexts, dataEndpoints, controlEndpoints, controlOnData);
         for (int r = 0; r < dataRails; r++) {
@@ -73,7 +73,7 @@ final class RailSet {
         }
         noticeAfterWrite = noticeAfterWrite(notice);
         LOG.log(System.Logger.Level.DEBUG, "rails {0}: writes announced {1}", providers, !noticeAfterWrite
-                ? "by immediate data" : noticeBehindWrite ? "by a message posted behind each write"
+                ? "by immediate data" : sendsFollowWrites ? "by a message posted behind each write"
                 : "by a message after each write completes");
     }
 
@@ -113,7 +113,24 @@ final class RailSet {
      * On {@code tcp} that keeps a notice from queueing behind the later writes of a window.
      */
     boolean noticeBehindWrite() {
-        return noticeAfterWrite && noticeBehindWrite;
+        return noticeAfterWrite && sendsFollowWrites;
+    }
+
+    /**
+     * Whether a sender confirms its close on every data rail, behind its writes, rather than once
+     * on control rail 0 after its writes completed: where every rail's provider orders a send after
+     * the writes before it (FI_ORDER_SAW). A write's completion at the sender says only that the
+     * provider took it ({@code tcp}: into the socket); a confirmation on another connection can
+     * overtake it, and the receiver would let its buffers go while the write is still on its way.
+     * The data rails then keep notice receives posted ({@link NoticeReceive}).
+     */
+    boolean confirmsCloseOnDataRails() {
+        return sendsFollowWrites;
+    }
+
+    /** Whether the data rails keep zero-byte receives posted for notices. */
+    boolean dataRailsTakeNotices() {
+        return noticeAfterWrite || sendsFollowWrites;
     }
 
     private Endpoint open(Domain domain) throws FabricException {

@@ -45,8 +45,10 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final RmaOp[] flushOps = new RmaOp[Limits.MAX_DATA_RAILS];
     private final RecvRequest[] all = new RecvRequest[MAX_REQUESTS];
     private final PeerLiveness liveness;
-    /** The sender confirmed it writes no more. */
+    /** The sender said it writes no more: receives it did not serve fail. */
     boolean senderClosed;
+    /** The data rails on which the sender's close confirmation arrived, as bits. */
+    private int confirmedRails;
 
     RecvComm(RdmaEndpoint endpoint, int id, ListenComm listen, Connection sender, long peerMailbox, int peerSlotBytes,
             long[] peerMailboxKeys) {
@@ -138,10 +140,17 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /**
-     * The sender closed; it served no receive from {@code firstUnserved} on (in sequence order), and
-     * those will never complete: they fail now. Earlier ones complete as their data arrives.
+     * The sender closed, as its notice on engine rail {@code rail} says; it served no receive from
+     * {@code firstUnserved} on (in sequence order), and those will never complete: they fail now.
+     * Earlier ones complete as their data arrives.
      */
-    void senderClosed(int firstUnserved) {
+    void senderClosed(int firstUnserved, int rail) {
+        if (rail < endpoint.dataRails()) {
+            confirmedRails |= 1 << rail;
+        }
+        if (senderClosed) {
+            return;
+        }
         senderClosed = true;
         RdmaException cause = null;
         for (RecvRequest request : all) {
@@ -154,6 +163,18 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
                 request.abandon(cause);
             }
         }
+    }
+
+    /**
+     * Whether nothing of the sender's can still land in this communicator's buffers: its close
+     * confirmation arrived behind its writes on every data rail, or, where the provider does not
+     * keep that order, once on control rail 0 after its writes completed.
+     */
+    boolean senderWritesEnded() {
+        if (!endpoint.railSet.confirmsCloseOnDataRails()) {
+            return senderClosed;
+        }
+        return confirmedRails == (1 << endpoint.dataRails()) - 1;
     }
 
     /** Fails every receive posted and not yet returned by test. */

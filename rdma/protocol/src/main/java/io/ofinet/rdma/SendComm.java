@@ -400,20 +400,34 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         return false;
     }
 
-    /** Tells the receiver that this side writes no more (once). */
+    /**
+     * Tells the receiver that this side writes no more (once): on every data rail, behind the
+     * writes, where the provider keeps that order ({@link RailSet#confirmsCloseOnDataRails()}),
+     * else on control rail 0. Called once the writes completed.
+     */
     void sendClosedNotice() {
         if (closedNoticeSent || connection == null) {
             return;
         }
-        RmaOp op = endpoint.pools.acquireOp();
-        if (op != null) {
-            closedNoticeSent = true;
-            // Names the first receive this side did not serve (a grouped receive half served counts
-            // as served: its data may still be on its way); the receiver fails that one and later.
-            boolean halfServed = announced.retrieve(sendSeq) != null && consumed[sendSeq % Limits.WINDOW] != 0;
-            int firstUnserved = halfServed ? announced.add(sendSeq, 1) : sendSeq;
-            notifyReceiver(op, Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED,
-                    connection.peerCommId(), firstUnserved), NO_OWNER);
+        boolean onData = endpoint.railSet.confirmsCloseOnDataRails();
+        int notices = onData ? endpoint.dataRails() : 1;
+        if (!endpoint.pools.acquireOps(ops, notices)) {
+            return; // operations are short: the next progress step tries again
+        }
+        closedNoticeSent = true;
+        // Names the first receive this side did not serve (a grouped receive half served counts
+        // as served: its data may still be on its way); the receiver fails that one and later.
+        boolean halfServed = announced.retrieve(sendSeq) != null && consumed[sendSeq % Limits.WINDOW] != 0;
+        int firstUnserved = halfServed ? announced.add(sendSeq, 1) : sendSeq;
+        int word = Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED, connection.peerCommId(),
+                firstUnserved);
+        for (int r = 0; r < notices; r++) {
+            if (onData) {
+                connection.sendNoticeOnData(ops[r], r, "close notice", word, NO_OWNER);
+            } else {
+                notifyReceiver(ops[r], word, NO_OWNER);
+            }
+            ops[r] = null;
         }
     }
 
