@@ -52,10 +52,13 @@ class CloseUnderLoadIT {
                             .bound(Duration.ofSeconds(90)).start()) {
                 int victimStatus = victim.waitFor();
                 int sendersStatus = senders.waitFor();
+                // A failure names its own round's processes first: their output is what tells.
+                String thisRound = provider + " round " + round + ": victim exited " + victimStatus + ", senders "
+                        + sendersStatus + "\nvictim:\n" + victim.output() + "\nsenders:\n" + senders.output();
                 outputs.append(victim.output()).append(senders.output());
-                assertNoCrash(roundDir, outputs);
-                assertEquals(0, victimStatus, "round " + round + ":\n" + outputs);
-                assertEquals(0, sendersStatus, "round " + round + ":\n" + outputs);
+                assertNoCrash(roundDir, thisRound);
+                assertEquals(0, victimStatus, thisRound);
+                assertEquals(0, sendersStatus, thisRound);
             }
         }
         System.out.println(provider + ":\n" + outputs);
