@@ -3,8 +3,9 @@ package io.ofinet.rdma;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.PeerQueue;
-import io.ofinet.rdma.wire.ProcessIdentity;
 import io.ofinet.rdma.wire.HandshakeMessage;
+import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.ProcessIdentity;
 
 /**
  * The other side of a connection as the handshake learned it: the peer's communicator id, its
@@ -17,6 +18,8 @@ final class Connection {
 
     private final RdmaEndpoint endpoint;
     private final int peerCommId;
+    /** What the peer's communicator expects in the upper half of every notice's CQ data (its token). */
+    private final int peerToken;
     private final long[] dataPeers;
     private final long[] controlPeers;
     private final PeerQueue[] dataQueues;
@@ -25,8 +28,9 @@ final class Connection {
     private final ProcessIdentity process;
 
     Connection(RdmaEndpoint endpoint, int peerCommId, long[] dataPeers, long[] controlPeers,
-            ProcessIdentity process) {
+            ProcessIdentity process, int peerToken) {
         this.endpoint = endpoint;
+        this.peerToken = peerToken;
         // Checked only if this side sees the peer in /proc now (not so under hidepid, for one).
         this.process = process != null && process.sameHostAs(ProcessCheck.SELF)
                 && !endpoint.params.peerProcessCheckDisabled() && ProcessCheck.ended(process) == null ? process : null;
@@ -63,7 +67,15 @@ final class Connection {
             controlPeers[c] = c == 0 && control0 != NOT_INSERTED ? control0
                     : rails.av(dataRails + c).insert(m.controlAddresses().get(c));
         }
-        return new Connection(endpoint, peerCommId, dataPeers, controlPeers, m.process());
+        return new Connection(endpoint, peerCommId, dataPeers, controlPeers, m.process(), m.token());
+    }
+
+    /**
+     * The upper half of a notice's CQ data (where it has 8 bytes): a data segment's length (0 for
+     * a zero-byte send's notice), else the peer's token.
+     */
+    long upperHalf(int word) {
+        return Immediate.type(word) == Immediate.TYPE_DATA ? 0 : peerToken & 0xffffffffL;
     }
 
     /** The peer's communicator id, named in the immediate data this side sends. */
@@ -124,7 +136,7 @@ final class Connection {
         op.buf = 0;
         op.len = 0;
         op.desc = 0;
-        op.data = rails.immediate(word, 0);
+        op.data = rails.immediate(word, upperHalf(word));
         op.peer = controlPeers[0];
         endpoint.engine.submit(op, controlQueues[0]);
     }
@@ -139,7 +151,7 @@ final class Connection {
         op.buf = 0;
         op.len = 0;
         op.desc = 0;
-        op.data = rails.immediate(word, 0);
+        op.data = rails.immediate(word, upperHalf(word));
         op.peer = dataPeers[rail];
         endpoint.engine.submit(op, dataQueues[rail]);
     }

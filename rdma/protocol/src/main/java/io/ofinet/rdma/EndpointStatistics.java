@@ -20,16 +20,20 @@ import java.util.Map;
  *     message came without immediate data where only notices go
  * @param droppedUnknownComm arrivals dropped because they named no open communicator (late
  *     arrivals for a closed one, or a peer's mistake)
+ * @param droppedForged notices and control messages dropped because they did not carry the token
+ *     of the communicator they named: not from its peer (a stray or hostile process, or a late
+ *     notice meant for an earlier connection)
  * @param droppedHandshakes handshake messages that did not decode, or answered nothing asked
  * @param refusedConnections CONNECTs answered with a REJECT (no such listener, rail counts that
  *     differ, {@code maxPendingConnections})
  */
 public record EndpointStatistics(long messagesSent, long bytesSent, long messagesReceived, long bytesReceived,
         long writesPosted, long readsPosted, long refusedPosts, long condemnedPeers, long remoteWriteErrors,
-        long droppedMalformed, long droppedUnknownComm, long droppedHandshakes, long refusedConnections) {
+        long droppedMalformed, long droppedUnknownComm, long droppedForged, long droppedHandshakes,
+        long refusedConnections) {
 
     /** Nothing yet. */
-    public static final EndpointStatistics NONE = new EndpointStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final EndpointStatistics NONE = new EndpointStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     /** The sum of this and {@code o}, figure by figure (a device's endpoints). */
     public EndpointStatistics plus(EndpointStatistics o) {
@@ -37,7 +41,7 @@ public record EndpointStatistics(long messagesSent, long bytesSent, long message
                 messagesReceived + o.messagesReceived, bytesReceived + o.bytesReceived, writesPosted + o.writesPosted,
                 readsPosted + o.readsPosted, refusedPosts + o.refusedPosts, condemnedPeers + o.condemnedPeers,
                 remoteWriteErrors + o.remoteWriteErrors, droppedMalformed + o.droppedMalformed,
-                droppedUnknownComm + o.droppedUnknownComm, droppedHandshakes + o.droppedHandshakes,
+                droppedUnknownComm + o.droppedUnknownComm, droppedForged + o.droppedForged, droppedHandshakes + o.droppedHandshakes,
                 refusedConnections + o.refusedConnections);
     }
 
@@ -55,6 +59,7 @@ public record EndpointStatistics(long messagesSent, long bytesSent, long message
         map.put("remoteWriteErrors", remoteWriteErrors);
         map.put("droppedMalformed", droppedMalformed);
         map.put("droppedUnknownComm", droppedUnknownComm);
+        map.put("droppedForged", droppedForged);
         map.put("droppedHandshakes", droppedHandshakes);
         map.put("refusedConnections", refusedConnections);
         return map;

@@ -38,6 +38,9 @@ final class Handshake {
     private final List<RecvComm> accepting = new ArrayList<>();
     /** Where an arrived handshake message is copied to be decoded. */
     private final byte[] received = new byte[ControlRailBuffer.BYTES];
+    /** Tokens of new communicators (docs/PROTOCOL.md, "What a peer can forge"); seeded once, securely. */
+    private final java.util.SplittableRandom tokens = new java.util.SplittableRandom(
+            new java.security.SecureRandom().nextLong());
     /** Handshake messages dropped; CONNECTs refused. */
     long dropped;
     long refused;
@@ -131,7 +134,7 @@ final class Handshake {
             mailbox = endpoint.memory.allocate(bytes);
             mailboxMr = endpoint.pools.register(mailbox, bytes, io.ofinet.mr.Use.CONTROL_MAILBOX);
             long listener = endpoint.railSet.av(dataRails).insert(handle.address());
-            SendComm comm = new SendComm(endpoint, id, System.nanoTime() + endpoint.params.connectionTimeoutMs() * 1_000_000L,
+            SendComm comm = new SendComm(endpoint, id, newToken(), System.nanoTime() + endpoint.params.connectionTimeoutMs() * 1_000_000L,
                     mailbox, mailboxMr, slotBytes);
             endpoint.comms.add(comm);
             long[] keys = new long[controlRails];
@@ -140,7 +143,7 @@ final class Handshake {
             }
             HandshakeMessage connect = HandshakeMessage.connect(dataRails, controlRails, handle.listenId(), id,
                     mailboxMr.remoteAddress(RailKind.CONTROL, 0, 0), Limits.WINDOW, slotBytes, keys, endpoint.railSet.names(0, dataRails),
-                    endpoint.railSet.names(dataRails, controlRails), ProcessCheck.SELF);
+                    endpoint.railSet.names(dataRails, controlRails), ProcessCheck.SELF, comm.token());
             send(connect, listener, comm::connectSent, cause -> comm.connectFailed(new RdmaException(
                     ErrorCategory.REMOTE, "connect: the connect message did not reach the listener: "
                     + cause.getMessage(), cause)));
@@ -154,6 +157,15 @@ final class Handshake {
             endpoint.comms.abandon(id);
             throw e;
         }
+    }
+
+    /** A new communicator's token: random, never 0 (the value of a field nobody filled). */
+    private int newToken() {
+        int token;
+        do {
+            token = tokens.nextInt();
+        } while (token == 0);
+        return token;
     }
 
     private void releaseMailbox(long mailbox, MrHandle mr) {
@@ -251,13 +263,14 @@ final class Handshake {
         }
         Connection connector = Connection.inserted(endpoint, m.connectorCommId(), m, reply);
         int id = endpoint.comms.newRecvId();
-        RecvComm comm = new RecvComm(endpoint, id, listen, connector, m.mailboxAddress(), m.mailboxSlotBytes(),
+        RecvComm comm = new RecvComm(endpoint, id, newToken(), listen, connector, m.mailboxAddress(), m.mailboxSlotBytes(),
                 m.mailboxKeys());
         endpoint.comms.add(comm);
         accepting.add(comm);
         listen.handshaking++;
         send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
-                endpoint.railSet.names(0, dataRails), endpoint.railSet.names(dataRails, controlRails), ProcessCheck.SELF),
+                endpoint.railSet.names(0, dataRails), endpoint.railSet.names(dataRails, controlRails), ProcessCheck.SELF,
+                comm.token()),
                 reply, () -> {
                     accepting.remove(comm);
                     listen.handshaking--;

@@ -19,6 +19,7 @@ final class ImmediateDispatcher {
 
     private long malformed;
     private long unknownComm;
+    private long forged;
 
     ImmediateDispatcher(RdmaEndpoint endpoint, int dataRails) {
         this.endpoint = endpoint;
@@ -26,9 +27,12 @@ final class ImmediateDispatcher {
     }
 
     /**
-     * A remote write with immediate data arrived (context 0). What a peer sent that breaks a rule
-     * fails the communicator it names; one naming no communicator (a late message for a closed one)
-     * is logged and dropped.
+     * A remote write with immediate data arrived (context 0), or a notice. Where CQ data has 8
+     * bytes, every kind but a data segment carries in its upper half the token of the communicator
+     * it names (docs/PROTOCOL.md, "What a peer can forge"): without it, it is dropped and counted,
+     * never charged to that communicator. A data segment carries its length there instead, so its
+     * sender cannot be told: one that breaks a rule is dropped and counted too. What an
+     * attributable arrival breaks fails the communicator it names, and only it.
      */
     void remoteData(int rail, long flags, long len, long data) {
         int word;
@@ -40,41 +44,77 @@ final class ImmediateDispatcher {
             LOG.log(Level.WARNING, "dropping a remote write on rail {0}: {1}", rail, e.getMessage());
             return;
         }
-        long length = endpoint.railSet.wideImmediate() ? data >>> 32 : len;
+        long upper = data >>> 32;
         int comm = Immediate.commId(word);
         int seq = Immediate.seq(word);
         switch (Immediate.type(word)) {
             case Immediate.TYPE_CONTROL:
-                control(comm, seq, 0, 0);
+                control(comm, seq, 0, 0, upper);
                 return;
             case Immediate.TYPE_KEEPALIVE:
-                keepalive(rail, comm, Immediate.recvIndex(word), Immediate.seq(word));
+                keepalive(rail, comm, Immediate.recvIndex(word), seq, upper);
                 return;
-            case Immediate.TYPE_DATA:
-            case Immediate.TYPE_ERROR: {
-                RecvComm recv = endpoint.comms.recv(comm);
-                if (recv == null || recv.closed) {
-                    unknownComm++;
-                    LOG.log(Level.WARNING, "dropping a remote write for receive communicator {0}", comm);
+            case Immediate.TYPE_DATA: {
+                RecvComm recv = openRecv(comm);
+                if (recv == null) {
+                    return;
+                }
+                long length = endpoint.railSet.wideImmediate() ? upper : len;
+                try {
+                    recv.segmentArrived(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
+                } catch (RdmaException e) {
+                    malformed++;
+                    LOG.log(Level.WARNING, "dropping a data segment for receive communicator {0}, whose sender"
+                            + " cannot be told: {1}", comm, e.getMessage());
+                }
+                return;
+            }
+            default: {
+                RecvComm recv = openRecv(comm);
+                if (recv == null || !carriesToken(recv, upper, "refusal")) {
                     return;
                 }
                 try {
-                    if (Immediate.type(word) == Immediate.TYPE_DATA) {
-                        recv.segmentArrived(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
-                    } else {
-                        recv.errorArrived(seq, Immediate.recvIndex(word), Immediate.segments(word));
-                    }
+                    recv.errorArrived(seq, Immediate.recvIndex(word), Immediate.segments(word));
                 } catch (RdmaException e) {
                     // The peer broke the protocol on this connection: it fails, and only it.
                     recv.liveness().condemn(new RdmaException(ErrorCategory.REMOTE, "receive communicator "
                             + recv.id() + ": " + e.getMessage(), e));
                 }
-                return;
             }
-            default:
-                malformed++;
-                LOG.log(Level.WARNING, "dropping a remote write of immediate type {0}", Immediate.type(word));
         }
+    }
+
+    /** Receive communicator {@code id} if it is open; else null, the arrival dropped and counted. */
+    private RecvComm openRecv(int id) {
+        RecvComm recv = endpoint.comms.recv(id);
+        if (recv == null || recv.closed) {
+            unknownComm++;
+            LOG.log(Level.WARNING, "dropping a remote write for receive communicator {0}", id);
+            return null;
+        }
+        return recv;
+    }
+
+    /**
+     * Whether {@code upper}, the upper half of an arrival's CQ data, is {@code comm}'s token; where
+     * CQ data has 4 bytes there is none, and nothing can be checked. If not, the arrival is
+     * dropped and counted.
+     */
+    private boolean carriesToken(PeerLiveness.Peered comm, long upper, String what) {
+        if (!endpoint.railSet.wideImmediate() || upper == (comm.token() & 0xffffffffL)) {
+            return true;
+        }
+        forged++;
+        if (forged <= 10 || forged % 1000 == 0) {
+            LOG.log(Level.WARNING, "dropping a {0} for communicator {1} without its token ({2} so far): not from"
+                    + " its peer", what, commId(comm), forged);
+        }
+        return false;
+    }
+
+    private static int commId(PeerLiveness.Peered comm) {
+        return comm instanceof SendComm s ? s.id() : ((RecvComm) comm).id();
     }
 
     /** Arrivals dropped because their immediate data was malformed or missing. */
@@ -87,6 +127,11 @@ final class ImmediateDispatcher {
         return unknownComm;
     }
 
+    /** Arrivals dropped because they lacked the token of the communicator they named. */
+    long forged() {
+        return forged;
+    }
+
     /** A message without immediate data where only notices are expected: dropped and counted. */
     void dropStray(int rail, long len) {
         malformed++;
@@ -94,13 +139,17 @@ final class ImmediateDispatcher {
     }
 
     /** A keepalive, or one of the close notices carried as one. */
-    private void keepalive(int rail, int comm, int side, int seq) {
+    private void keepalive(int rail, int comm, int side, int seq, long upper) {
         long now = System.nanoTime();
         switch (side) {
             case Immediate.RECEIVER_CLOSING: {
                 SendComm send = endpoint.comms.send(comm);
                 if (send == null || send.closed) {
-                    return; // closed already: its confirmation went out at its close
+                    unknownComm++; // closed already: its confirmation went out at its close
+                    return;
+                }
+                if (!carriesToken(send, upper, "close notice")) {
+                    return;
                 }
                 send.liveness().heard(now);
                 send.peerClosing = true;
@@ -109,7 +158,9 @@ final class ImmediateDispatcher {
             }
             case Immediate.SENDER_CLOSED: {
                 RecvComm recv = endpoint.comms.recv(comm);
-                if (recv != null) {
+                if (recv == null) {
+                    unknownComm++;
+                } else if (carriesToken(recv, upper, "close notice")) {
                     recv.liveness().heard(now);
                     recv.senderClosed(seq, rail);
                 }
@@ -117,7 +168,9 @@ final class ImmediateDispatcher {
             }
             default: {
                 PeerLiveness.Peered target = side == Immediate.KEEPALIVE_TO_SENDER ? endpoint.comms.send(comm) : endpoint.comms.recv(comm);
-                if (target != null && target.liveness() != null) {
+                if (target == null || target.liveness() == null) {
+                    unknownComm++;
+                } else if (carriesToken(target, upper, "keepalive")) {
                     target.liveness().heard(now);
                 }
             }
@@ -149,18 +202,22 @@ final class ImmediateDispatcher {
                     Immediate.type(word), rail);
             return;
         }
-        control(Immediate.commId(word), Immediate.seq(word), address, len);
+        control(Immediate.commId(word), Immediate.seq(word), address, len, data >>> 32);
     }
 
     /**
      * Control message {@code seq} for send communicator {@code comm}: written into its mailbox
-     * ({@code address} 0), or arrived as {@code bytes} bytes at {@code address}.
+     * ({@code address} 0), or arrived as {@code bytes} bytes at {@code address}; {@code upper} is the
+     * upper half of its CQ data, the communicator's token.
      */
-    private void control(int comm, int seq, long address, int bytes) {
+    private void control(int comm, int seq, long address, int bytes, long upper) {
         SendComm send = endpoint.comms.send(comm);
         if (send == null || send.closed) {
             unknownComm++;
             LOG.log(Level.WARNING, "dropping a control message for send communicator {0}", comm);
+            return;
+        }
+        if (!carriesToken(send, upper, "control message")) {
             return;
         }
         try {

@@ -44,6 +44,12 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
 
         /** The peer: its id, addresses and destination queues. */
         Connection connection();
+
+        /**
+         * What the peer puts in the upper half of the CQ data of its notices and control messages
+         * to this communicator, chosen at random for the connection and given in the handshake.
+         */
+        int token();
     }
 
     /** Keepalives go out this often, or at a quarter of the timeout when that is shorter. */

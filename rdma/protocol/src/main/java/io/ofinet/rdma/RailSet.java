@@ -199,9 +199,12 @@ final class RailSet {
         return wideImmediate;
     }
 
-    /** The immediate data of a write: the 32-bit word, and the segment length above it where CQ data has 8 bytes. */
-    long immediate(int word, long segmentLength) {
-        return wideImmediate ? segmentLength << 32 | (word & 0xffffffffL) : word & 0xffffffffL;
+    /**
+     * The immediate data of a write or notice: the 32-bit word, and above it, where CQ data has 8
+     * bytes, {@code upper} (a data segment's length, or the receiving communicator's token).
+     */
+    long immediate(int word, long upper) {
+        return wideImmediate ? upper << 32 | (word & 0xffffffffL) : word & 0xffffffffL;
     }
 
     /**

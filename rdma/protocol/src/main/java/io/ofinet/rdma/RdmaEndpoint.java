@@ -224,7 +224,8 @@ public final class RdmaEndpoint implements AutoCloseable {
             OpCounts c = pools.counts;
             return new EndpointStatistics(c.messagesSent, c.bytesSent, c.messagesReceived, c.bytesReceived,
                     c.writesPosted() + c.writesNoticed(), c.readsPosted(), engine.refusedPosts(), engine.condemnedPeers(),
-                    engine.remoteWriteErrors(), immediates.malformed(), immediates.unknownComm(), handshake.dropped,
+                    engine.remoteWriteErrors(), immediates.malformed(), immediates.unknownComm(), immediates.forged(),
+                    handshake.dropped,
                     handshake.refused);
         } finally {
             lock.unlock();

@@ -26,6 +26,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
 
     private final RdmaEndpoint endpoint;
     private final int id;
+    private final int token;
     final ListenComm listen;
     /** The sender, as the handshake learned it. */
     private final Connection connection;
@@ -50,10 +51,11 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     /** The data rails on which the sender's close confirmation arrived, as bits. */
     private int confirmedRails;
 
-    RecvComm(RdmaEndpoint endpoint, int id, ListenComm listen, Connection sender, long peerMailbox, int peerSlotBytes,
-            long[] peerMailboxKeys) {
+    RecvComm(RdmaEndpoint endpoint, int id, int token, ListenComm listen, Connection sender, long peerMailbox,
+            int peerSlotBytes, long[] peerMailboxKeys) {
         this.endpoint = endpoint;
         this.id = id;
+        this.token = token;
         this.listen = listen;
         this.connection = sender;
         this.peerMailbox = peerMailbox;
@@ -177,6 +179,11 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         return confirmedRails == (1 << endpoint.dataRails()) - 1;
     }
 
+    @Override
+    public int token() {
+        return token;
+    }
+
     /** Fails every receive posted and not yet returned by test. */
     @Override
     public void peerDead(RdmaException cause) {
@@ -283,8 +290,9 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         op.buf = buffer.address;
         op.len = length;
         op.desc = buffer.descriptor(rail);
-        op.data = endpoint.railSet.immediate(io.ofinet.rdma.wire.Immediate.encode(io.ofinet.rdma.wire.Immediate.TYPE_CONTROL,
-                1, 0, connection.peerCommId(), seq), 0);
+        int word = io.ofinet.rdma.wire.Immediate.encode(io.ofinet.rdma.wire.Immediate.TYPE_CONTROL, 1, 0,
+                connection.peerCommId(), seq);
+        op.data = endpoint.railSet.immediate(word, connection.upperHalf(word));
         op.peer = connection.controlPeer(rail);
         op.remote = peerMailbox + (long) (seq % Limits.WINDOW) * peerSlotBytes;
         op.key = peerMailboxKeys[rail];

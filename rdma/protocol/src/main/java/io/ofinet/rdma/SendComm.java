@@ -31,6 +31,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     private final RdmaEndpoint endpoint;
     private final int id;
+    private final int token;
     final long deadlineNanos;
     final long mailbox;
     final MrHandle mailboxMr;
@@ -60,9 +61,11 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     private RailScheduler scheduler;
     private final Schedule schedule = new Schedule(Limits.MAX_DATA_RAILS);
 
-    SendComm(RdmaEndpoint endpoint, int id, long deadlineNanos, long mailbox, MrHandle mailboxMr, int slotBytes) {
+    SendComm(RdmaEndpoint endpoint, int id, int token, long deadlineNanos, long mailbox, MrHandle mailboxMr,
+            int slotBytes) {
         this.endpoint = endpoint;
         this.id = id;
+        this.token = token;
         this.deadlineNanos = deadlineNanos;
         this.mailbox = mailbox;
         this.mailboxMr = mailboxMr;
@@ -74,6 +77,11 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             all[i] = new SendRequest(this);
             free.add(all[i]);
         }
+    }
+
+    @Override
+    public int token() {
+        return token;
     }
 
     /** This side's communicator id, in immediate data the receiver sends. */

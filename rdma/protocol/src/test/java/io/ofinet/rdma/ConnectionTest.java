@@ -1,6 +1,7 @@
 package io.ofinet.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -251,62 +252,96 @@ class ConnectionTest {
         establish(device(1, "").openEndpoint(), b, listen);
     }
 
+    /** Immediate data as a peer would send it: the word, and the upper half of 8-byte CQ data. */
+    private static long arrival(int type, int segments, int index, int comm, int seq, long upper) {
+        return upper << 32 | (io.ofinet.rdma.wire.Immediate.encode(type, segments, index, comm, seq) & 0xffffffffL);
+    }
+
     @Test
-    void aPeersMalformedOrStrayImmediateDataFailsOnlyTheCommunicatorItNames() throws Exception {
+    void arrivalsThatBreakARuleFailOnlyTheCommunicatorTheyCanBeTracedTo() throws Exception {
         provider = MemProvider.builder().domains(1).build();
         RdmaEndpoint a = device(1, "").openEndpoint();
         RdmaEndpoint c = device(1, "").openEndpoint();
         RdmaEndpoint b = device(1, "").openEndpoint();
         ListenComm listen = b.listen();
-        RecvComm fromA = (RecvComm) establish(a, b, listen)[1];
+        Object[] pairA = establish(a, b, listen);
+        RecvComm fromA = (RecvComm) pairA[1];
+        SendComm toBFromA = (SendComm) pairA[0];
         Object[] pairC = establish(c, b, listen);
+        int data = io.ofinet.rdma.wire.Immediate.TYPE_DATA;
+        int error = io.ofinet.rdma.wire.Immediate.TYPE_ERROR;
+        int keepalive = io.ofinet.rdma.wire.Immediate.TYPE_KEEPALIVE;
+        long wrongToken = ~fromA.token() & 0xffffffffL;
         b.lock();
         try {
             // 16 segments on a device of one data rail: names nothing that can be trusted.
-            b.immediates.remoteData(0, 0, 0, io.ofinet.rdma.wire.Immediate.encode(
-                    io.ofinet.rdma.wire.Immediate.TYPE_DATA, 16, 0, fromA.id(), 0) & 0xffffffffL);
+            b.immediates.remoteData(0, 0, 0, arrival(data, 16, 0, fromA.id(), 0, 0) & 0xffffffffL);
             assertEquals(1, b.immediates.malformed());
             // A segment for a communicator that does not exist: dropped and counted.
-            b.immediates.remoteData(0, 0, 64, io.ofinet.rdma.wire.Immediate.encode(
-                    io.ofinet.rdma.wire.Immediate.TYPE_DATA, 1, 0, 4000, 0) & 0xffffffffL);
-            // A segment for a receive fromA never posted: fromA's peer broke the protocol.
-            b.immediates.remoteData(0, 0, 64, io.ofinet.rdma.wire.Immediate.encode(
-                    io.ofinet.rdma.wire.Immediate.TYPE_DATA, 1, 0, fromA.id(), 0) & 0xffffffffL);
+            b.immediates.remoteData(0, 0, 64, arrival(data, 1, 0, 4000, 0, 64));
+            // A segment for a receive fromA never posted: a segment carries its length where a token
+            // would go, so its sender cannot be told; dropped and counted, not charged to fromA.
+            b.immediates.remoteData(0, 0, 64, arrival(data, 1, 0, fromA.id(), 0, 64));
+            // A refusal, a close notice and a keepalive naming fromA without its token: not from its peer.
+            b.immediates.remoteData(0, 0, 0, arrival(error, 1, 0, fromA.id(), 0, wrongToken));
+            b.immediates.remoteData(0, 0, 0, arrival(keepalive, 1, io.ofinet.rdma.wire.Immediate.SENDER_CLOSED,
+                    fromA.id(), 0, wrongToken));
+            b.immediates.remoteData(0, 0, 0, arrival(keepalive, 1, io.ofinet.rdma.wire.Immediate.KEEPALIVE_TO_RECEIVER,
+                    fromA.id(), 0, wrongToken));
         } finally {
             b.unlock();
         }
         b.progress(); // nothing is thrown out of progress
+        assertFalse(fromA.senderClosed, "a forged close notice closed the connection");
         try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(4096)) {
             io.ofinet.mr.MrHandle mrB = b.registerUserBuffer(buf.address, 2048);
+            io.ofinet.mr.MrHandle mrA = a.registerUserBuffer(buf.address + 2048, 1024);
+            // fromA still works: the forged and unattributable arrivals were charged to nobody.
+            transfer(fromA, toBFromA, buf.address, mrB, buf.address + 2048, mrA);
+            // A refusal with fromA's token for a receive never posted: fromA's peer broke the protocol.
+            b.lock();
+            try {
+                b.immediates.remoteData(0, 0, 0, arrival(error, 1, 0, fromA.id(), 9, fromA.token() & 0xffffffffL));
+            } finally {
+                b.unlock();
+            }
             RdmaException e = assertThrows(RdmaException.class, () -> fromA.irecv(1, new long[] {buf.address},
                     new long[] {64}, new int[] {0}, new io.ofinet.mr.MrHandle[] {mrB}));
             assertEquals(ErrorCategory.REMOTE, e.category());
             assertTrue(e.getMessage().startsWith("receive communicator " + fromA.id() + ": "), e.getMessage());
             // The other connection on the endpoint is untouched.
-            RecvComm fromC = (RecvComm) pairC[1];
-            SendComm toB = (SendComm) pairC[0];
-            io.ofinet.mr.MrHandle mrC = c.registerUserBuffer(buf.address + 2048, 2048);
-            RecvRequest r = fromC.irecv(1, new long[] {buf.address}, new long[] {64}, new int[] {0},
-                    new io.ofinet.mr.MrHandle[] {mrB});
-            SendRequest s = toB.isend(buf.address + 2048, 64, 0, mrC);
-            long[] sizes = new long[1];
-            boolean sent = false;
-            boolean got = false;
-            while (!got || !sent) {
-                got = got || r.test(sizes);
-                sent = sent || s.test(null);
-            }
-            assertEquals(64, sizes[0]);
+            io.ofinet.mr.MrHandle mrC = c.registerUserBuffer(buf.address + 3072, 1024);
+            transfer((RecvComm) pairC[1], (SendComm) pairC[0], buf.address, mrB, buf.address + 3072, mrC);
             EndpointStatistics stats = b.statistics();
-            assertEquals(1, stats.droppedMalformed(), stats.toString());
+            assertEquals(2, stats.droppedMalformed(), stats.toString());
             assertEquals(1, stats.droppedUnknownComm(), stats.toString());
-            assertEquals(1, stats.messagesReceived(), stats.toString());
-            assertEquals(64, stats.bytesReceived(), stats.toString());
+            assertEquals(3, stats.droppedForged(), stats.toString());
+            assertEquals(2, stats.messagesReceived(), stats.toString());
+            assertEquals(128, stats.bytesReceived(), stats.toString());
             assertEquals(1, c.statistics().messagesSent());
             assertEquals(64, c.statistics().bytesSent());
             mrC.close();
+            mrA.close();
             mrB.close();
         }
+    }
+
+    /** 64 bytes from {@code srcAddress} through {@code send} into {@code dstAddress} through {@code recv}. */
+    private static void transfer(RecvComm recv, SendComm send, long dstAddress, io.ofinet.mr.MrHandle dstMr,
+            long srcAddress, io.ofinet.mr.MrHandle srcMr) throws Exception {
+        RecvRequest r = recv.irecv(1, new long[] {dstAddress}, new long[] {64}, new int[] {0},
+                new io.ofinet.mr.MrHandle[] {dstMr});
+        SendRequest s = send.isend(srcAddress, 64, 0, srcMr);
+        long[] sizes = new long[1];
+        boolean sent = false;
+        boolean got = false;
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!got || !sent) {
+            assertTrue(System.nanoTime() < deadline, "no transfer within 10 s");
+            got = got || r.test(sizes);
+            sent = sent || s.test(null);
+        }
+        assertEquals(64, sizes[0]);
     }
 
     @Test
