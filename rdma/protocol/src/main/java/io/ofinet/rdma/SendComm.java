@@ -1,11 +1,9 @@
 package io.ofinet.rdma;
 
 import io.ofinet.mr.MrHandle;
-import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.sched.RailScheduler;
-import io.ofinet.rdma.sched.Schedule;
 import io.ofinet.rdma.seq.MessageWindow;
 import io.ofinet.rdma.wire.ControlMessage;
 import io.ofinet.rdma.wire.Immediate;
@@ -52,14 +50,13 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     private int sendSeq;
     private final ArrayDeque<SendRequest> queue = new ArrayDeque<>(MAX_REQUESTS);
     private final ArrayDeque<SendRequest> free = new ArrayDeque<>(MAX_REQUESTS);
-    private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
     private final SendRequest[] all = new SendRequest[MAX_REQUESTS];
     private PeerLiveness liveness;
     /** The receiver is closing: queued sends failed, a confirmation is due once writes drain. */
     boolean peerClosing;
     boolean closedNoticeSent;
-    private RailScheduler scheduler;
-    private final Schedule schedule = new Schedule(Limits.MAX_DATA_RAILS);
+    /** What goes on the wire, once connected. */
+    private SendWrites writes;
 
     SendComm(RdmaEndpoint endpoint, int id, int token, long deadlineNanos, long mailbox, MrHandle mailboxMr,
             int slotBytes) {
@@ -123,7 +120,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     /** The ACCEPT arrived: the receiver is known, and its liveness is watched from now on. */
     void accepted(Connection receiver, RailScheduler railScheduler, long peerTimeoutMs, long now) {
         this.connection = receiver;
-        this.scheduler = railScheduler;
+        this.writes = new SendWrites(endpoint, receiver, railScheduler);
         this.liveness = new PeerLiveness(this, peerTimeoutMs, "send communicator " + id
                 + " (to receive communicator " + receiver.peerCommId() + ")", now);
         receiver.watch(liveness);
@@ -166,25 +163,10 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
                 request.abandon(new RdmaException(ErrorCategory.REMOTE, "isend: the writes of " + request.size
                         + " bytes (tag " + request.tag + ") did not complete within " + timeoutNanos / 1_000_000
                         + " ms (peerTimeoutMs); a data rail may be down"));
-                RmaOp op = endpoint.pools.acquireOp();
-                if (op != null) {
-                    notifyReceiver(op, Immediate.encode(Immediate.TYPE_ERROR, Immediate.ERROR_SEND_FAILED,
-                            request.bufferIndex, connection.peerCommId(), request.seq), NO_OWNER);
-                }
+                writes.sendFailed(request);
             }
         }
     }
-
-    /** For notices whose fate nobody waits on. */
-    private static final RmaOp.Owner NO_OWNER = new RmaOp.Owner() {
-        @Override
-        public void opDone(RmaOp op) {
-        }
-
-        @Override
-        public void opFailed(RmaOp op, RdmaException cause) {
-        }
-    };
 
     /** Fails every send posted and not yet returned by test. */
     @Override
@@ -315,19 +297,19 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
                 }
             }
             if (match < 0) {
-                if (!refuse(request, control, 0, Immediate.ERROR_NO_TAG, "isend: no buffer of the posted receive "
+                if (!writes.refuse(request, sendSeq, 0, Immediate.ERROR_NO_TAG, "isend: no buffer of the posted receive "
                         + sendSeq + " has tag " + request.tag)) {
                     return;
                 }
                 consumed[slot] = (1 << control.buffers()) - 1;
             } else if (request.size > control.length(match)) {
-                if (!refuse(request, control, match, Immediate.ERROR_TRUNCATED, "isend: " + request.size + " bytes do not fit"
+                if (!writes.refuse(request, sendSeq, match, Immediate.ERROR_TRUNCATED, "isend: " + request.size + " bytes do not fit"
                         + " the " + control.length(match) + "-byte receive buffer (tag " + request.tag + ")")) {
                     return;
                 }
                 consumed[slot] |= 1 << match;
             } else {
-                if (!write(request, control, match)) {
+                if (!writes.write(request, control, match, sendSeq)) {
                     return;
                 }
                 consumed[slot] |= 1 << match;
@@ -340,64 +322,6 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         }
     }
 
-    /** Fails a send and tells the receiver; false when no operation is free (retry later). */
-    private boolean refuse(SendRequest request, ControlMessage control, int buffer, int reason, String why) {
-        RmaOp op = endpoint.pools.acquireOp();
-        if (op == null) {
-            return false;
-        }
-        request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
-        notifyReceiver(op, Immediate.encode(Immediate.TYPE_ERROR, reason, buffer, connection.peerCommId(), sendSeq),
-                NO_OWNER);
-        return true;
-    }
-
-    /** A zero-byte send with immediate data to the receiver's first control rail. */
-    private void notifyReceiver(RmaOp op, int immediate, RmaOp.Owner owner) {
-        connection.sendNotice(op, "notice to the receiver", immediate, owner);
-    }
-
-    /** Writes a send in stripes into buffer {@code i}; false when operations are short (retry later). */
-    private boolean write(SendRequest request, ControlMessage control, int i) {
-        request.seq = sendSeq;
-        request.bufferIndex = control.index(i);
-        request.writesPostedNanos = System.nanoTime();
-        if (request.size == 0) {
-            RmaOp op = endpoint.pools.acquireOp();
-            if (op == null) {
-                return false;
-            }
-            request.pendingOps = 1;
-            notifyReceiver(op, Immediate.encode(Immediate.TYPE_DATA, 1, control.index(i), connection.peerCommId(), sendSeq),
-                    request);
-            return true;
-        }
-        scheduler.schedule(request.size, schedule);
-        int stripes = schedule.stripes();
-        if (!endpoint.pools.acquireOps(ops, stripes)) {
-            return false;
-        }
-        request.pendingOps = stripes;
-        for (int s = 0; s < stripes; s++) {
-            int rail = schedule.rail(s);
-            long offset = schedule.offset(s);
-            long length = schedule.length(s);
-            RmaOp op = ops[s].write(endpoint.railSet.dataEndpoint(rail), rail, RmaOp.WRITE_ON_DATA_RAIL[rail], request,
-                    endpoint.railSet.noticeAfterWrite());
-            op.buf = request.address + offset;
-            op.len = length;
-            op.desc = request.mr.descriptor(RailKind.DATA, rail);
-            op.data = endpoint.railSet.immediate(Immediate.encode(Immediate.TYPE_DATA, stripes, control.index(i),
-                    connection.peerCommId(), sendSeq), length);
-            op.peer = connection.dataPeer(rail);
-            op.remote = control.address(i) + offset;
-            op.key = control.key(i, rail);
-            op.submit(connection.dataQueue(rail));
-            ops[s] = null;
-        }
-        return true;
-    }
-
     /** Whether writes of this communicator are still in flight. */
     boolean writesInFlight() {
         for (SendRequest request : all) {
@@ -408,35 +332,15 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         return false;
     }
 
-    /**
-     * Tells the receiver that this side writes no more (once): on every data rail, behind the
-     * writes, where the provider keeps that order ({@link RailSet#confirmsCloseOnDataRails()}),
-     * else on control rail 0. Called once the writes completed.
-     */
+    /** Tells the receiver that this side writes no more (once), when its writes completed. */
     void sendClosedNotice() {
         if (closedNoticeSent || connection == null) {
             return;
         }
-        boolean onData = endpoint.railSet.confirmsCloseOnDataRails();
-        int notices = onData ? endpoint.dataRails() : 1;
-        if (!endpoint.pools.acquireOps(ops, notices)) {
-            return; // operations are short: the next progress step tries again
-        }
-        closedNoticeSent = true;
         // Names the first receive this side did not serve (a grouped receive half served counts
         // as served: its data may still be on its way); the receiver fails that one and later.
         boolean halfServed = announced.retrieve(sendSeq) != null && consumed[sendSeq % Limits.WINDOW] != 0;
-        int firstUnserved = halfServed ? announced.add(sendSeq, 1) : sendSeq;
-        int word = Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED, connection.peerCommId(),
-                firstUnserved);
-        for (int r = 0; r < notices; r++) {
-            if (onData) {
-                connection.sendNoticeOnData(ops[r], r, "close notice", word, NO_OWNER);
-            } else {
-                notifyReceiver(ops[r], word, NO_OWNER);
-            }
-            ops[r] = null;
-        }
+        closedNoticeSent = writes.closed(halfServed ? announced.add(sendSeq, 1) : sendSeq);
     }
 
     /** Fails every queued send; used when the communicator closes or its peer is gone. */

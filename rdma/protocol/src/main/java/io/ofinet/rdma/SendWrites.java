@@ -1,0 +1,132 @@
+package io.ofinet.rdma;
+
+import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.sched.RailScheduler;
+import io.ofinet.rdma.sched.Schedule;
+import io.ofinet.rdma.wire.ControlMessage;
+import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Limits;
+
+/**
+ * What a connected send communicator puts on the wire: a send's striped writes into the buffer a
+ * control message announced, the notices that tell the receiver of a refused or failed send, and
+ * the confirmation of its close. Every method takes the operations it needs from the endpoint's
+ * pool, all or none, and returns false when they are short (the caller retries at the next
+ * progress step). Touched only with the endpoint held.
+ */
+final class SendWrites {
+    /** For notices whose fate nobody waits on. */
+    static final RmaOp.Owner NO_OWNER = new RmaOp.Owner() {
+        @Override
+        public void opDone(RmaOp op) {
+        }
+
+        @Override
+        public void opFailed(RmaOp op, RdmaException cause) {
+        }
+    };
+
+    private final RdmaEndpoint endpoint;
+    private final Connection connection;
+    private final RailScheduler scheduler;
+    private final Schedule schedule = new Schedule(Limits.MAX_DATA_RAILS);
+    private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
+
+    SendWrites(RdmaEndpoint endpoint, Connection receiver, RailScheduler scheduler) {
+        this.endpoint = endpoint;
+        this.connection = receiver;
+        this.scheduler = scheduler;
+    }
+
+    /** Fails a send and tells the receiver why ({@code reason}, an error notice for {@code seq}). */
+    boolean refuse(SendRequest request, int seq, int buffer, int reason, String why) {
+        RmaOp op = endpoint.pools.acquireOp();
+        if (op == null) {
+            return false;
+        }
+        request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
+        connection.sendNotice(op, "notice to the receiver", Immediate.encode(Immediate.TYPE_ERROR, reason, buffer,
+                connection.peerCommId(), seq), NO_OWNER);
+        return true;
+    }
+
+    /** Tells the receiver that a send's writes did not complete in time, if an operation is free. */
+    void sendFailed(SendRequest request) {
+        RmaOp op = endpoint.pools.acquireOp();
+        if (op != null) {
+            connection.sendNotice(op, "notice to the receiver", Immediate.encode(Immediate.TYPE_ERROR,
+                    Immediate.ERROR_SEND_FAILED, request.bufferIndex, connection.peerCommId(), request.seq), NO_OWNER);
+        }
+    }
+
+    /**
+     * Writes a send in stripes into buffer {@code i} of the receive {@code seq} announced by
+     * {@code control}, as the scheduler splits it over the data rails; a zero-byte send is a
+     * zero-byte message with the same immediate data to the receiver's first control rail.
+     */
+    boolean write(SendRequest request, ControlMessage control, int i, int seq) {
+        request.seq = seq;
+        request.bufferIndex = control.index(i);
+        request.writesPostedNanos = System.nanoTime();
+        if (request.size == 0) {
+            RmaOp op = endpoint.pools.acquireOp();
+            if (op == null) {
+                return false;
+            }
+            request.pendingOps = 1;
+            connection.sendNotice(op, "notice to the receiver", Immediate.encode(Immediate.TYPE_DATA, 1,
+                    control.index(i), connection.peerCommId(), seq), request);
+            return true;
+        }
+        scheduler.schedule(request.size, schedule);
+        int stripes = schedule.stripes();
+        if (!endpoint.pools.acquireOps(ops, stripes)) {
+            return false;
+        }
+        request.pendingOps = stripes;
+        for (int s = 0; s < stripes; s++) {
+            int rail = schedule.rail(s);
+            long offset = schedule.offset(s);
+            long length = schedule.length(s);
+            RmaOp op = ops[s].write(endpoint.railSet.dataEndpoint(rail), rail, RmaOp.WRITE_ON_DATA_RAIL[rail], request,
+                    endpoint.railSet.noticeAfterWrite());
+            op.buf = request.address + offset;
+            op.len = length;
+            op.desc = request.mr.descriptor(RailKind.DATA, rail);
+            op.data = endpoint.railSet.immediate(Immediate.encode(Immediate.TYPE_DATA, stripes, control.index(i),
+                    connection.peerCommId(), seq), length);
+            op.peer = connection.dataPeer(rail);
+            op.remote = control.address(i) + offset;
+            op.key = control.key(i, rail);
+            op.submit(connection.dataQueue(rail));
+            ops[s] = null;
+        }
+        return true;
+    }
+
+    /**
+     * Tells the receiver that this side writes no more, and that it served no receive from
+     * {@code firstUnserved} on: on every data rail, behind the writes, where the provider keeps
+     * that order ({@link RailSet#confirmsCloseOnDataRails()}), else on control rail 0.
+     */
+    boolean closed(int firstUnserved) {
+        boolean onData = endpoint.railSet.confirmsCloseOnDataRails();
+        int notices = onData ? endpoint.dataRails() : 1;
+        if (!endpoint.pools.acquireOps(ops, notices)) {
+            return false;
+        }
+        int word = Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED, connection.peerCommId(),
+                firstUnserved);
+        for (int r = 0; r < notices; r++) {
+            if (onData) {
+                connection.sendNoticeOnData(ops[r], r, "close notice", word, NO_OWNER);
+            } else {
+                connection.sendNotice(ops[r], "close notice", word, NO_OWNER);
+            }
+            ops[r] = null;
+        }
+        return true;
+    }
+}
