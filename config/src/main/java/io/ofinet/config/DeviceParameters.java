@@ -98,6 +98,10 @@ public final class DeviceParameters {
         return get(Parameter.PEER_PROCESS_CHECK_DISABLE);
     }
 
+    public boolean sourceCheckDisabled() {
+        return get(Parameter.SOURCE_CHECK_DISABLE);
+    }
+
     public boolean flushDisabled() {
         return get(Parameter.GDR_FLUSH_DISABLE);
     }

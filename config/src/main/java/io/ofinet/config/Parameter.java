@@ -139,13 +139,22 @@ public final class Parameter<T> {
             "how a write's target learns of it: auto (message on tcp, immediate elsewhere),"
                     + " immediate (fi_writedata), or message (fi_write, then a zero-byte message)");
 
+    /**
+     * Turns off asking providers for the source of what arrives (FI_SOURCE), which ties data
+     * segments to their connection where the provider reports sources right (docs/PROTOCOL.md,
+     * "What a peer can forge").
+     */
+    public static final Parameter<Boolean> SOURCE_CHECK_DISABLE = flag("sourceCheckDisable", false,
+            "do not ask providers for the source of arrivals (FI_SOURCE); notices are then tied to their"
+            + " connection by their token only, and data segments not at all");
+
     /** Every parameter, in report order. */
     public static final List<Parameter<?>> ALL = List.of(MR_SCOPE, EAGER_MAX_SIZE, MIN_STRIPE_SIZE,
             SCHED_MAX_SMALL_RR_SIZE, CQ_READ_COUNT, RDMA_MIN_POSTED_CONTROL_BUFFERS,
             RDMA_MAX_POSTED_CONTROL_BUFFERS, RDMA_MIN_POSTED_EAGER_BUFFERS,
             RDMA_MAX_POSTED_EAGER_BUFFERS, MR_KEY_SIZE, MR_CACHE_DISABLE, MR_CACHE_MAX_ENTRIES,
             MR_CACHE_MAX_BYTES, CONNECTION_TIMEOUT_MS, MAX_PENDING_CONNECTIONS, PEER_TIMEOUT_MS, POST_RETRY_TIMEOUT_MS,
-            PEER_PROCESS_CHECK_DISABLE, GDR_FLUSH_DISABLE, WRITE_NOTICE);
+            PEER_PROCESS_CHECK_DISABLE, GDR_FLUSH_DISABLE, WRITE_NOTICE, SOURCE_CHECK_DISABLE);
 
     private final String name;
     private final ValueType<T> type;

@@ -53,7 +53,7 @@ class LayoutValidationTest {
                 + " mrCacheDisable, mrCacheMaxBytes, mrCacheMaxEntries, mrKeySize, mrScope, name,"
                 + " peerProcessCheckDisable, peerTimeoutMs, postRetryTimeoutMs,"
                 + " rdmaMaxPostedControlBuffers, rdmaMaxPostedEagerBuffers,"
-                + " rdmaMinPostedControlBuffers, rdmaMinPostedEagerBuffers, schedMaxSmallRrSize, writeNotice");
+                + " rdmaMinPostedControlBuffers, rdmaMinPostedEagerBuffers, schedMaxSmallRrSize, sourceCheckDisable, writeNotice");
         rejects("{\"devices\": [{\"dataRails\": [{\"provider\": \"tcp\", \"domain\": \"lo\","
                 + " \"iface\": \"x\"}]}]}",
                 "test.json: devices[0].dataRails[0].iface: unknown field;"

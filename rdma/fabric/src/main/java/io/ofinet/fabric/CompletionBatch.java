@@ -10,6 +10,7 @@ public final class CompletionBatch {
     private final long[] len;
     private final long[] buf;
     private final long[] data;
+    private final long[] source;
     private int count;
 
     public CompletionBatch(int capacity) {
@@ -21,6 +22,7 @@ public final class CompletionBatch {
         len = new long[capacity];
         buf = new long[capacity];
         data = new long[capacity];
+        source = new long[capacity];
     }
 
     public int capacity() {
@@ -56,6 +58,15 @@ public final class CompletionBatch {
         return data[check(i)];
     }
 
+    /**
+     * Where entry {@code i} came from: the sender's handle in the address vector of the endpoint
+     * it arrived on, or {@link Fi#ADDR_NOTAVAIL} when the queue does not report sources or the
+     * sender is not in that vector. Only as right as the provider makes it.
+     */
+    public long source(int i) {
+        return source[check(i)];
+    }
+
     /** Sets the count; for provider implementations. */
     public void setCount(int n) {
         if (n < 0 || n > capacity()) {
@@ -71,6 +82,12 @@ public final class CompletionBatch {
         this.len[i] = len;
         this.buf[i] = buf;
         this.data[i] = data;
+        this.source[i] = Fi.ADDR_NOTAVAIL;
+    }
+
+    /** Stores entry {@code i}'s source, after {@link #set}; for provider implementations. */
+    public void setSource(int i, long from) {
+        this.source[i] = from;
     }
 
     private int check(int i) {

@@ -18,6 +18,8 @@ public final class Fi {
     public static final long SEND = 1L << 11;
     public static final long REMOTE_READ = 1L << 12;
     public static final long REMOTE_WRITE = 1L << 13;
+    /** Completions name the source of what arrived ({@code fi_cq_readfrom}). */
+    public static final long SOURCE = 1L << 57;
     public static final long HMEM = 1L << 47;
     public static final long LOCAL_COMM = 1L << 51;
     public static final long REMOTE_COMM = 1L << 52;
@@ -75,6 +77,8 @@ public final class Fi {
 
     /** fi_addr_t meaning "any source". */
     public static final long ADDR_UNSPEC = -1L;
+    /** The source of a completion is not known ({@code FI_ADDR_NOTAVAIL}, the same value). */
+    public static final long ADDR_NOTAVAIL = -1L;
 
     // enum fi_hmem_iface
     public static final int HMEM_SYSTEM = 0;

@@ -64,7 +64,7 @@ public final class Device implements AutoCloseable {
                     hints = hints.withNode(rail.srcAddr().get());
                 }
                 Fabric fabric;
-                try (InfoList offers = offers(provider, hints)) {
+                try (InfoList offers = offers(provider, hints, !spec.parameters().sourceCheckDisabled())) {
                     if (offers.infos().isEmpty()) {
                         throw new RdmaException(ErrorCategory.SYSTEM, "device " + spec.name() + " data rail "
                                 + rail.index() + ": no offer from " + rail.provider() + " on domain " + rail.domain()
@@ -93,8 +93,18 @@ public final class Device implements AutoCloseable {
         }
     }
 
-    /** The offers for FI_THREAD_SAFE domains, or for any threading model when there are none. */
-    private static InfoList offers(FabricProvider provider, InfoHints hints) throws FabricException {
+    /**
+     * The offers with FI_SOURCE when {@code sources} and the provider has them, else without; of
+     * those, the offers for FI_THREAD_SAFE domains, or for any threading model when there are none.
+     */
+    private static InfoList offers(FabricProvider provider, InfoHints hints, boolean sources) throws FabricException {
+        if (sources) {
+            InfoList withSources = offers(provider, hints.withCaps(hints.caps() | Fi.SOURCE), false);
+            if (!withSources.infos().isEmpty()) {
+                return withSources;
+            }
+            withSources.close();
+        }
         InfoList safe = provider.getinfo(hints.withThreading(Fi.THREAD_SAFE));
         if (!safe.infos().isEmpty()) {
             return safe;

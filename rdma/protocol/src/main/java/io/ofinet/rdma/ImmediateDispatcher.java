@@ -2,6 +2,7 @@ package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.wire.Immediate;
 import java.lang.System.Logger.Level;
 
@@ -49,14 +50,14 @@ final class ImmediateDispatcher {
         int seq = Immediate.seq(word);
         switch (Immediate.type(word)) {
             case Immediate.TYPE_CONTROL:
-                control(comm, seq, 0, 0, upper);
+                control(rail, comm, seq, 0, 0, upper);
                 return;
             case Immediate.TYPE_KEEPALIVE:
                 keepalive(rail, comm, Immediate.recvIndex(word), seq, upper);
                 return;
             case Immediate.TYPE_DATA: {
                 RecvComm recv = openRecv(comm);
-                if (recv == null) {
+                if (recv == null || !fromItsSource(recv, rail, "data segment")) {
                     return;
                 }
                 long length = endpoint.railSet.wideImmediate() ? upper : len;
@@ -71,7 +72,7 @@ final class ImmediateDispatcher {
             }
             default: {
                 RecvComm recv = openRecv(comm);
-                if (recv == null || !carriesToken(recv, upper, "refusal")) {
+                if (recv == null || !fromItsPeer(recv, rail, upper, "refusal")) {
                     return;
                 }
                 try {
@@ -97,18 +98,34 @@ final class ImmediateDispatcher {
     }
 
     /**
-     * Whether {@code upper}, the upper half of an arrival's CQ data, is {@code comm}'s token; where
-     * CQ data has 4 bytes there is none, and nothing can be checked. If not, the arrival is
-     * dropped and counted.
+     * Whether what arrived on engine rail {@code rail} for {@code comm} comes from its peer: it
+     * carries the communicator's token in {@code upper}, the upper half of its CQ data (where CQ
+     * data has 8 bytes), and its source is the peer's address on that rail (where the provider
+     * names sources right). If not, it is dropped and counted.
      */
-    private boolean carriesToken(PeerLiveness.Peered comm, long upper, String what) {
-        if (!endpoint.railSet.wideImmediate() || upper == (comm.token() & 0xffffffffL)) {
+    private boolean fromItsPeer(PeerLiveness.Peered comm, int rail, long upper, String what) {
+        if (endpoint.railSet.wideImmediate() && upper != (comm.token() & 0xffffffffL)) {
+            return forged(comm, what, "its token");
+        }
+        return fromItsSource(comm, rail, what);
+    }
+
+    /** Whether the provider names {@code comm}'s peer as the source, or names none; if not, counted. */
+    private boolean fromItsSource(PeerLiveness.Peered comm, int rail, String what) {
+        long source = endpoint.engine.source();
+        if (source == ProgressEngine.SOURCE_UNTOLD) {
             return true;
         }
+        Connection peer = comm.connection();
+        long expected = rail < dataRails ? peer.dataPeer(rail) : peer.controlPeer(rail - dataRails);
+        return source == expected || forged(comm, what, "its peer's address as source");
+    }
+
+    private boolean forged(PeerLiveness.Peered comm, String what, String lacking) {
         forged++;
         if (forged <= 10 || forged % 1000 == 0) {
-            LOG.log(Level.WARNING, "dropping a {0} for communicator {1} without its token ({2} so far): not from"
-                    + " its peer", what, commId(comm), forged);
+            LOG.log(Level.WARNING, "dropping a {0} for communicator {1} without {2} ({3} so far): not from its peer",
+                    what, commId(comm), lacking, forged);
         }
         return false;
     }
@@ -148,7 +165,7 @@ final class ImmediateDispatcher {
                     unknownComm++; // closed already: its confirmation went out at its close
                     return;
                 }
-                if (!carriesToken(send, upper, "close notice")) {
+                if (!fromItsPeer(send, rail, upper, "close notice")) {
                     return;
                 }
                 send.liveness().heard(now);
@@ -160,7 +177,7 @@ final class ImmediateDispatcher {
                 RecvComm recv = endpoint.comms.recv(comm);
                 if (recv == null) {
                     unknownComm++;
-                } else if (carriesToken(recv, upper, "close notice")) {
+                } else if (fromItsPeer(recv, rail, upper, "close notice")) {
                     recv.liveness().heard(now);
                     recv.senderClosed(seq, rail);
                 }
@@ -170,7 +187,7 @@ final class ImmediateDispatcher {
                 PeerLiveness.Peered target = side == Immediate.KEEPALIVE_TO_SENDER ? endpoint.comms.send(comm) : endpoint.comms.recv(comm);
                 if (target == null || target.liveness() == null) {
                     unknownComm++;
-                } else if (carriesToken(target, upper, "keepalive")) {
+                } else if (fromItsPeer(target, rail, upper, "keepalive")) {
                     target.liveness().heard(now);
                 }
             }
@@ -202,7 +219,7 @@ final class ImmediateDispatcher {
                     Immediate.type(word), rail);
             return;
         }
-        control(Immediate.commId(word), Immediate.seq(word), address, len, data >>> 32);
+        control(rail, Immediate.commId(word), Immediate.seq(word), address, len, data >>> 32);
     }
 
     /**
@@ -210,14 +227,14 @@ final class ImmediateDispatcher {
      * ({@code address} 0), or arrived as {@code bytes} bytes at {@code address}; {@code upper} is the
      * upper half of its CQ data, the communicator's token.
      */
-    private void control(int comm, int seq, long address, int bytes, long upper) {
+    private void control(int rail, int comm, int seq, long address, int bytes, long upper) {
         SendComm send = endpoint.comms.send(comm);
         if (send == null || send.closed) {
             unknownComm++;
             LOG.log(Level.WARNING, "dropping a control message for send communicator {0}", comm);
             return;
         }
-        if (!carriesToken(send, upper, "control message")) {
+        if (!fromItsPeer(send, rail, upper, "control message")) {
             return;
         }
         try {

@@ -6,6 +6,7 @@ import io.ofinet.fabric.CompletionQueue;
 import io.ofinet.fabric.Domain;
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.FabricInfo;
 import io.ofinet.mr.DomainContext;
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.Rails;
@@ -36,6 +37,8 @@ final class RailSet {
     private boolean wideImmediate = true;
     private boolean noticeAfterWrite;
     private boolean sendsFollowWrites = true;
+    /** Each rail's offer, as the engine indexes rails. */
+    private final List<FabricInfo> infos = new ArrayList<>();
 
     RailSet(int dataRails) {
         this.dataRails = dataRails;
@@ -59,11 +62,13 @@ final class RailSet {
         for (int r = 0; r < dataRails; r++) {
             dataEndpoints.add(open(contexts.get(r).domain()));
             providers.add(contexts.get(r).info().provider());
+            infos.add(contexts.get(r).info());
             sendsFollowWrites &= contexts.get(r).info().sendsFollowWrites();
         }
         for (int onData : controlOnData) {
             controlEndpoints.add(open(contexts.get(onData).domain()));
             providers.add(contexts.get(onData).info().provider());
+            infos.add(contexts.get(onData).info());
             sendsFollowWrites &= contexts.get(onData).info().sendsFollowWrites();
         }
         registrationView = new Rails(contexts, dataEndpoints, controlEndpoints, controlOnData);
@@ -126,6 +131,18 @@ final class RailSet {
      */
     boolean confirmsCloseOnDataRails() {
         return sendsFollowWrites;
+    }
+
+    /**
+     * Tells the engine which rails report the source of arrivals right: those granted FI_SOURCE,
+     * for received messages; for remote writes too, but on {@code ofi_rxm}, which reports a wrong
+     * source for remote writes (every writer as the first address of the vector).
+     */
+    void trustSources(io.ofinet.rdma.progress.ProgressEngine engine) {
+        for (int rail = 0; rail < infos.size(); rail++) {
+            boolean sources = (infos.get(rail).caps() & io.ofinet.fabric.Fi.SOURCE) != 0;
+            engine.trustSources(rail, sources, sources && !infos.get(rail).provider().contains("ofi_rxm"));
+        }
     }
 
     /** Whether the data rails keep zero-byte receives posted for notices. */

@@ -68,6 +68,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         });
         this.engine = new ProgressEngine(railSet.queues(), params.cqReadCount(),
                 params.postRetryTimeoutMs() * 1_000_000L, immediates::remoteData);
+        railSet.trustSources(engine);
         this.peers = new Peers(railSet, dataRails);
         guarded(() -> {
             pools.open(engine, params);

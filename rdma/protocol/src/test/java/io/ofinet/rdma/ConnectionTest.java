@@ -1,5 +1,6 @@
 package io.ofinet.rdma;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -323,6 +324,60 @@ class ConnectionTest {
             mrC.close();
             mrA.close();
             mrB.close();
+        }
+    }
+
+    @Test
+    void aDataSegmentFromAnotherPeerIsDroppedWhereTheProviderNamesSources() throws Exception {
+        provider = MemProvider.builder().domains(1).build();
+        RdmaEndpoint a = device(1, "").openEndpoint();
+        RdmaEndpoint c = device(1, "").openEndpoint();
+        RdmaEndpoint b = device(1, "").openEndpoint();
+        ListenComm listen = b.listen();
+        Object[] pairA = establish(a, b, listen);
+        RecvComm fromA = (RecvComm) pairA[1];
+        establish(c, b, listen);
+        try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(4096)) {
+            io.ofinet.mr.MrHandle mrB = b.registerUserBuffer(buf.address, 2048);
+            io.ofinet.mr.MrHandle mrA = a.registerUserBuffer(buf.address + 2048, 1024);
+            RecvRequest r = fromA.irecv(1, new long[] {buf.address}, new long[] {64}, new int[] {0},
+                    new io.ofinet.mr.MrHandle[] {mrB});
+            // c, connected to b too, announces receive 0 of fromA as done with a zero-byte segment,
+            // as a zero-byte send would: its sender is c, and the provider says so.
+            io.ofinet.fabric.Endpoint raw = c.railSet.controlEndpoint(0);
+            long target = c.railSet.av(1).insert(b.railSet.controlEndpoint(0).name());
+            assertEquals(io.ofinet.fabric.Endpoint.POSTED, raw.senddata(0, 0, 0,
+                    arrival(io.ofinet.rdma.wire.Immediate.TYPE_DATA, 1, 0, fromA.id(), 0, 0), target, 0));
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (b.statistics().droppedForged() == 0) {
+                assertTrue(System.nanoTime() < deadline, "the forged segment was not counted");
+                c.progress();
+                assertFalse(r.test(null), "a segment from another peer completed the receive");
+            }
+            // The real send completes it, with its data.
+            NativeMemoryPattern.fill(buf.address + 2048, 64);
+            SendRequest s = ((SendComm) pairA[0]).isend(buf.address + 2048, 64, 0, mrA);
+            long[] sizes = new long[1];
+            boolean got = false;
+            boolean sent = false;
+            while (!got || !sent) {
+                assertTrue(System.nanoTime() < deadline + 5_000_000_000L, "no transfer");
+                got = got || r.test(sizes);
+                sent = sent || s.test(null);
+            }
+            assertEquals(64, sizes[0]);
+            assertArrayEquals(buf.bytes(2048, 64), buf.bytes(0, 64));
+            mrA.close();
+            mrB.close();
+        }
+    }
+
+    /** Fills test memory with a recognisable pattern. */
+    private static final class NativeMemoryPattern {
+        static void fill(long address, int n) {
+            for (int i = 0; i < n; i++) {
+                io.ofinet.fabric.ofi.NativeMemory.putByte(address + i, (byte) (i * 13 + 5));
+            }
         }
     }
 

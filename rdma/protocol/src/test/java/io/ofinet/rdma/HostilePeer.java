@@ -36,7 +36,8 @@ import java.util.SplittableRandom;
  * on a bare libfabric endpoint of the same provider, sends malformed, truncated, random and
  * (but on shm) oversized handshake messages, a flood of CONNECTs it never uses, and zero-byte messages and
  * control messages with immediate data that name every communicator id the victim may have, of
- * every kind, with impossible fields or without the right token; then it exits with its
+ * every kind, with impossible fields or without the right token, and data segments for the
+ * victim's first communicators, which only their source tells apart; then it exits with its
  * connections pending. It publishes how many arrivals with immediate data it sent. The victim
  * checks that the honest stream never stalled over 3 s, that its canaries are intact, that every
  * arrival of the hostile's was dropped and counted — as forged, for no communicator, or malformed
@@ -282,6 +283,15 @@ public final class HostilePeer {
                 out.notice(Immediate.encode(Immediate.TYPE_DATA, 16, 0, comm, 0), 64);
                 out.notice(Immediate.encode(Immediate.TYPE_ERROR, 1, 0, comm, 0) & ~(0xf << 26) | 7 << 26, 0);
                 immediates += 3;
+            }
+            // Zero-byte data segments for the first communicators and sequence numbers, as a zero-byte
+            // send's notice: they would complete the honest peer's receives early, were they not told
+            // apart by their source (received messages name theirs on tcp;ofi_rxm and on shm).
+            for (int comm = 0; comm < 4; comm++) {
+                for (int seq = 0; seq < 16; seq++) {
+                    out.notice(Immediate.encode(Immediate.TYPE_DATA, 1, 0, comm, seq), 0);
+                    immediates++;
+                }
             }
             // A message with payload and an immediate type that never carries one.
             byte[] stray = new byte[100];

@@ -30,9 +30,21 @@ final class MemAddressVector implements AddressVector {
                 throw new FabricException("fi_av_insert (provider mem)", FiErrno.FI_EINVAL,
                         "an in-memory address is 8 bytes, got " + address.length);
             }
-            table.add(ByteBuffer.wrap(address).getLong());
+            // Like libfabric's util AV: an address inserted again keeps its handle.
+            long a = ByteBuffer.wrap(address).getLong();
+            int known = table.indexOf(a);
+            if (known >= 0) {
+                return known;
+            }
+            table.add(a);
             return table.size() - 1;
         }
+    }
+
+    /** The handle of network address {@code address} (the first inserted), or FI_ADDR_NOTAVAIL. */
+    long handleOf(long address) {
+        int i = table.indexOf(address);
+        return i < 0 ? io.ofinet.fabric.Fi.ADDR_NOTAVAIL : i;
     }
 
     @Override

@@ -15,9 +15,12 @@ import java.util.List;
  * operations are delivered, and their completions appear, only then.
  */
 final class MemCompletionQueue implements CompletionQueue {
-    /** One completion; {@code initiator} is the endpoint whose post it completes, if any. */
+    /**
+     * One completion; {@code initiator} is the endpoint whose post it completes, if any;
+     * {@code source} the sender's handle in the receiving endpoint's address vector.
+     */
     record Entry(long context, long flags, long len, long buf, long data, int errno, String message,
-            MemEndpoint initiator) {
+            MemEndpoint initiator, long source) {
     }
 
     final MemDomain domain;
@@ -57,7 +60,8 @@ final class MemCompletionQueue implements CompletionQueue {
                     break;
                 }
                 consumed(e);
-                out.set(count++, e.context(), e.flags(), e.len(), e.buf(), e.data());
+                out.set(count, e.context(), e.flags(), e.len(), e.buf(), e.data());
+                out.setSource(count++, e.source());
             }
             out.setCount(count);
             return count == 0 && !errors.isEmpty() ? ERROR_AVAILABLE : count;

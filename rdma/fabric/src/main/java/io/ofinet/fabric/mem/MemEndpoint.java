@@ -22,7 +22,7 @@ final class MemEndpoint implements Endpoint {
     private record Recv(long buf, long len, long context) {
     }
 
-    private record Unexpected(byte[] payload, long data, boolean hasData) {
+    private record Unexpected(byte[] payload, long data, boolean hasData, long sender) {
     }
 
     final MemDomain domain;
@@ -232,7 +232,8 @@ final class MemEndpoint implements Endpoint {
 
     private void complete(MemEndpoint initiator, long context, long flags, long len, int errno, String message) {
         if (!initiator.closed && !initiator.dead) {
-            initiator.cq.add(new MemCompletionQueue.Entry(context, flags, len, 0, 0, errno, message, initiator));
+            initiator.cq.add(new MemCompletionQueue.Entry(context, flags, len, 0, 0, errno, message, initiator,
+                    Fi.ADDR_NOTAVAIL));
         }
     }
 
@@ -259,7 +260,7 @@ final class MemEndpoint implements Endpoint {
             Recv r = recvs.poll();
             long n = Math.min(u.payload().length, r.len());
             NativeMemory.write(r.buf(), u.payload(), 0, (int) n);
-            receive(r, u.payload().length, u.data(), u.hasData());
+            receive(r, u.payload().length, u.data(), u.hasData(), u.sender());
         }
     }
 
@@ -267,22 +268,24 @@ final class MemEndpoint implements Endpoint {
         if (!recvs.isEmpty() && unexpected.isEmpty()) {
             Recv r = recvs.poll();
             NativeMemory.copy(r.buf(), op.buf(), Math.min(op.len(), r.len()));
-            receive(r, op.len(), op.data(), op.hasData());
+            receive(r, op.len(), op.data(), op.hasData(), op.initiator().address);
         } else {
             byte[] payload = new byte[(int) op.len()];
             NativeMemory.read(op.buf(), payload, 0, payload.length);
-            unexpected.add(new Unexpected(payload, op.data(), op.hasData()));
+            unexpected.add(new Unexpected(payload, op.data(), op.hasData(), op.initiator().address));
         }
         complete(op.initiator(), op.context(), Fi.SEND | Fi.MSG, 0, 0, "");
     }
 
-    private void receive(Recv r, long sentLen, long data, boolean hasData) {
+    private void receive(Recv r, long sentLen, long data, boolean hasData, long sender) {
         long flags = Fi.RECV | Fi.MSG | (hasData ? Fi.REMOTE_CQ_DATA : 0);
         if (sentLen > r.len()) {
             cq.add(new MemCompletionQueue.Entry(r.context(), flags, r.len(), r.buf(), data, FiErrno.FI_ETRUNC,
-                    "message of " + sentLen + " bytes truncated to the " + r.len() + "-byte buffer", null));
+                    "message of " + sentLen + " bytes truncated to the " + r.len() + "-byte buffer", null,
+                    av.handleOf(sender)));
         } else {
-            cq.add(new MemCompletionQueue.Entry(r.context(), flags, sentLen, r.buf(), data, 0, "", null));
+            cq.add(new MemCompletionQueue.Entry(r.context(), flags, sentLen, r.buf(), data, 0, "", null,
+                    av.handleOf(sender)));
         }
     }
 
@@ -321,7 +324,7 @@ final class MemEndpoint implements Endpoint {
         NativeMemory.copy(address[0], op.buf(), op.len());
         if (op.hasData()) {
             cq.add(new MemCompletionQueue.Entry(0, Fi.RMA | Fi.REMOTE_WRITE | Fi.REMOTE_CQ_DATA, op.len(), 0,
-                    op.data(), 0, "", null));
+                    op.data(), 0, "", null, av.handleOf(op.initiator().address)));
         }
         complete(op.initiator(), op.context(), Fi.RMA | Fi.WRITE, 0, 0, "");
     }

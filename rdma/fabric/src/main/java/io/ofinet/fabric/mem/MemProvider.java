@@ -141,8 +141,13 @@ public final class MemProvider implements FabricProvider {
 
     /** The offer of one domain. */
     FabricInfo offer(String domain) {
+        return offer(domain, 0);
+    }
+
+    /** The offer for {@code domain}, with {@link Fi#SOURCE} among {@code extraCaps} when asked for. */
+    FabricInfo offer(String domain, long extraCaps) {
         return new FabricInfo(NAME, "mem-fabric", domain, InfoHints.PROTOCOL_CAPS | Fi.LOCAL_COMM
-                | Fi.REMOTE_COMM, 0, config.mrMode(), config.mrKeySizeBytes(), 8, Long.MAX_VALUE,
+                | Fi.REMOTE_COMM | (extraCaps & Fi.SOURCE), 0, config.mrMode(), config.mrKeySizeBytes(), 8, Long.MAX_VALUE,
                 config.injectSizeBytes(), config.txSize(), config.rxSize(), 0, Fi.PROGRESS_MANUAL,
                 Fi.PROGRESS_MANUAL, config.threading(), Fi.FORMAT_UNSPEC, (1 << 16) | 17, Optional.empty(),
                 this);
@@ -161,7 +166,7 @@ public final class MemProvider implements FabricProvider {
             for (int i = 0; i < config.domains(); i++) {
                 String name = "mem" + i;
                 if (hints.domain().map(name::equals).orElse(true)) {
-                    infos.add(offer(name));
+                    infos.add(offer(name, hints.caps()));
                 }
             }
         }

@@ -61,6 +61,9 @@ interface DataPath extends HostMemory {
         /** {@code fi_cq_read}: a count, or a negative error ({@code -FI_EAGAIN} when empty). */
         long read(long buf, long count);
 
+        /** {@code fi_cq_readfrom}: as {@link #read}, and each entry's source into {@code src}. */
+        long readfrom(long buf, long count, long src);
+
         /** {@code fi_cq_readerr}: 1 when an entry was read, or a negative error. */
         long readerr(long buf, long flags);
     }

@@ -35,10 +35,16 @@ final class JnaDataPath implements DataPath {
         long ops = BASE.getLong(cq + NativeOffsets.CQ_OPS);
         Function read = function(ops, NativeOffsets.OPS_CQ_READ, "fi_cq_read");
         Function readerr = function(ops, NativeOffsets.OPS_CQ_READERR, "fi_cq_readerr");
+        Function readfrom = function(ops, NativeOffsets.OPS_CQ_READFROM, "fi_cq_readfrom");
         return new CqCalls() {
             @Override
             public long read(long buf, long count) {
                 return read.invokeLong(new Object[] {cq, buf, count});
+            }
+
+            @Override
+            public long readfrom(long buf, long count, long src) {
+                return readfrom.invokeLong(new Object[] {cq, buf, count, src});
             }
 
             @Override

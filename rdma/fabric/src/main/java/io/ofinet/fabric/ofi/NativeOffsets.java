@@ -147,6 +147,7 @@ final class NativeOffsets {
     // struct fid_cq / fi_ops_cq / fi_cq_attr
     static final int CQ_OPS = 24;
     static final int OPS_CQ_READ = 8;
+    static final int OPS_CQ_READFROM = 16;
     static final int OPS_CQ_READERR = 24;
     static final int OPS_CQ_STRERROR = 56;
     static final int CQ_ATTR_SIZE_FIELD = 0;

@@ -21,6 +21,8 @@ final class OfiCompletionQueue implements CompletionQueue {
     private final DataPath.CqCalls calls;
     private final long entries;
     private final long errorEntry;
+    /** Where fi_cq_readfrom puts each entry's source; 0 when the domain does not report sources. */
+    private final long sources;
     private final ResourceTracker users = new ResourceTracker();
     private boolean closed;
 
@@ -30,6 +32,8 @@ final class OfiCompletionQueue implements CompletionQueue {
         this.calls = path.cq(cq);
         this.entries = NativeMemory.allocate((long) MAX_BATCH * NativeOffsets.CQE_SIZE);
         this.errorEntry = NativeMemory.allocate(NativeOffsets.CQERR_SIZE);
+        this.sources = (domain.info().caps() & io.ofinet.fabric.Fi.SOURCE) != 0
+                ? NativeMemory.allocate((long) MAX_BATCH * Long.BYTES) : 0;
     }
 
     /** Endpoints bound to it; it cannot close before them. */
@@ -44,13 +48,16 @@ final class OfiCompletionQueue implements CompletionQueue {
     @Override
     public int read(CompletionBatch out, int max) throws FabricException {
         int n = Math.min(Math.min(max, out.capacity()), MAX_BATCH);
-        long rc = calls.read(entries, n);
+        long rc = sources == 0 ? calls.read(entries, n) : calls.readfrom(entries, n, sources);
         if (rc > 0) {
             for (int i = 0; i < rc; i++) {
                 long e = entries + (long) i * NativeOffsets.CQE_SIZE;
                 out.set(i, path.getLong(e + NativeOffsets.CQE_OP_CONTEXT), path.getLong(e + NativeOffsets.CQE_FLAGS),
                         path.getLong(e + NativeOffsets.CQE_LEN), path.getLong(e + NativeOffsets.CQE_BUF),
                         path.getLong(e + NativeOffsets.CQE_DATA));
+                if (sources != 0) {
+                    out.setSource(i, path.getLong(sources + (long) i * Long.BYTES));
+                }
             }
             out.setCount((int) rc);
             return (int) rc;
@@ -106,6 +113,9 @@ final class OfiCompletionQueue implements CompletionQueue {
         closed = true;
         NativeMemory.free(entries);
         NativeMemory.free(errorEntry);
+        if (sources != 0) {
+            NativeMemory.free(sources);
+        }
         domain.closed(this);
     }
 }

@@ -27,6 +27,7 @@ final class FfmDataPath implements DataPath {
     private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     private static final MethodHandle CALL3 = handle(3);
+    private static final MethodHandle CALL4 = handle(4);
     private static final MethodHandle CALL6 = handle(6);
     private static final MethodHandle CALL7 = handle(7);
     private static final MethodHandle CALL8 = handle(8);
@@ -80,10 +81,20 @@ final class FfmDataPath implements DataPath {
         long ops = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, cq + NativeOffsets.CQ_OPS);
         MemorySegment read = function(ops, NativeOffsets.OPS_CQ_READ, "fi_cq_read");
         MemorySegment readerr = function(ops, NativeOffsets.OPS_CQ_READERR, "fi_cq_readerr");
+        MemorySegment readfrom = function(ops, NativeOffsets.OPS_CQ_READFROM, "fi_cq_readfrom");
         return new CqCalls() {
             @Override
             public long read(long buf, long count) {
                 return call(CALL3, read, cq, buf, count);
+            }
+
+            @Override
+            public long readfrom(long buf, long count, long src) {
+                try {
+                    return (long) CALL4.invokeExact(readfrom, cq, buf, count, src);
+                } catch (Throwable t) {
+                    throw rethrow(t);
+                }
             }
 
             @Override

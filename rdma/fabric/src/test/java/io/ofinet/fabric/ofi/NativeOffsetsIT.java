@@ -139,6 +139,7 @@ class NativeOffsetsIT {
             {"IOVEC_SIZE", "sizeof(struct iovec)"},
             {"CQ_OPS", "offsetof(struct fid_cq, ops)"},
             {"OPS_CQ_READ", "offsetof(struct fi_ops_cq, read)"},
+            {"OPS_CQ_READFROM", "offsetof(struct fi_ops_cq, readfrom)"},
             {"OPS_CQ_READERR", "offsetof(struct fi_ops_cq, readerr)"},
             {"OPS_CQ_STRERROR", "offsetof(struct fi_ops_cq, strerror)"},
             {"CQ_ATTR_SIZE_FIELD", "offsetof(struct fi_cq_attr, size)"},

@@ -7,6 +7,7 @@ import io.ofinet.fabric.CompletionQueue;
 import io.ofinet.fabric.Domain;
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.Fi;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -17,8 +18,11 @@ import java.util.List;
  * for tests. Completions are kept as records so that tests can look for them in any order.
  */
 public final class Peer implements AutoCloseable {
-    /** A completion or an error completion seen by this peer. */
-    public record Completion(long context, long flags, long len, long data, int errno, String message) {
+    /**
+     * A completion or an error completion seen by this peer; {@code source} as the queue reported
+     * it ({@link Fi#ADDR_NOTAVAIL} unless the domain has FI_SOURCE).
+     */
+    public record Completion(long context, long flags, long len, long data, int errno, String message, long source) {
         public boolean failed() {
             return errno != 0;
         }
@@ -44,11 +48,12 @@ public final class Peer implements AutoCloseable {
     public void progress() throws FabricException {
         int n = cq.read(batch, batch.capacity());
         for (int i = 0; i < n; i++) {
-            seen.add(new Completion(batch.context(i), batch.flags(i), batch.len(i), batch.data(i), 0, ""));
+            seen.add(new Completion(batch.context(i), batch.flags(i), batch.len(i), batch.data(i), 0, "",
+                    batch.source(i)));
         }
         if (n == CompletionQueue.ERROR_AVAILABLE && cq.readError(error)) {
             seen.add(new Completion(error.context(), error.flags(), error.len(), error.data(), error.errno(),
-                    error.providerMessage()));
+                    error.providerMessage(), Fi.ADDR_NOTAVAIL));
         }
     }
 

@@ -58,6 +58,13 @@ public final class ProgressEngine {
     private final ArrayDeque<PeerQueue> active = new ArrayDeque<>();
     private int pendingTotal;
     private long remoteWriteErrors;
+    /** Per rail: whether its provider names the source of received messages, and of remote writes. */
+    private final boolean[] sourcesOfMessages;
+    private final boolean[] sourcesOfWrites;
+    /** {@link #source()} when the rail's provider does not name sources right for the kind. */
+    public static final long SOURCE_UNTOLD = -2L;
+    /** The source of the completion being dispatched, where its rail's provider names it right. */
+    private long source = SOURCE_UNTOLD;
     private long refusedPosts;
     private long condemnedPeers;
 
@@ -73,6 +80,27 @@ public final class ProgressEngine {
         this.refusalTimeoutNanos = refusalTimeoutNanos;
         this.remote = remote;
         this.batch = new CompletionBatch(readCount);
+        this.sourcesOfMessages = new boolean[this.queues.length];
+        this.sourcesOfWrites = new boolean[this.queues.length];
+    }
+
+    /**
+     * Says whether rail {@code rail}'s provider reports the source of received messages and of
+     * remote writes right ({@link #source()}); by default it reports neither.
+     */
+    public void trustSources(int rail, boolean messages, boolean writes) {
+        sourcesOfMessages[rail] = messages;
+        sourcesOfWrites[rail] = writes;
+    }
+
+    /**
+     * While a completion is dispatched ({@link RemoteHandler} or an operation's completion): who
+     * sent what arrived, as a handle of the address vector of the rail it arrived on, where that
+     * rail's provider reports it right for its kind ({@link Fi#ADDR_NOTAVAIL}: from an address not in
+     * that vector); else {@link #SOURCE_UNTOLD}.
+     */
+    public long source() {
+        return source;
     }
 
     /** Gives an operation its id; done once, when the operation is made. */
@@ -268,12 +296,15 @@ public final class ProgressEngine {
             // msg_id, which its inline and inject paths never set), which would complete a random
             // operation. The flags say what it is.
             if (context == 0 || (batch.flags(i) & Fi.REMOTE_WRITE) != 0) {
+                source = sourcesOfWrites[rail] ? batch.source(i) : SOURCE_UNTOLD;
                 remote.remoteData(rail, batch.flags(i), batch.len(i), batch.data(i));
             } else {
                 Operation op = operation(context, rail);
                 landed(op);
+                source = sourcesOfMessages[rail] && (batch.flags(i) & Fi.RECV) != 0 ? batch.source(i) : SOURCE_UNTOLD;
                 op.completed(rail, batch.flags(i), batch.len(i), batch.data(i));
             }
+            source = SOURCE_UNTOLD;
         }
         return n;
     }
