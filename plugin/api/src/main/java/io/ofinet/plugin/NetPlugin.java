@@ -120,6 +120,15 @@ public interface NetPlugin extends AutoCloseable {
         return java.util.Map.of();
     }
 
+    /**
+     * What communicator {@code comm} has moved, and what was dropped in its name (messages, bytes,
+     * arrivals dropped as not from its peer or as malformed), by name; also after it closed. Not
+     * part of NCCL's interface. Empty where a plugin keeps none.
+     */
+    default java.util.Map<String, Long> statistics(Handles.Comm comm) throws NetException {
+        return java.util.Map.of();
+    }
+
     /** Closes every communicator and device. */
     @Override
     void close() throws NetException;

@@ -65,6 +65,7 @@ final class ImmediateDispatcher {
                     recv.segmentArrived(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
                 } catch (RdmaException e) {
                     malformed++;
+                    recv.malformedArrival();
                     LOG.log(Level.WARNING, "dropping a data segment for receive communicator {0}, whose sender"
                             + " cannot be told: {1}", comm, e.getMessage());
                 }
@@ -123,6 +124,7 @@ final class ImmediateDispatcher {
 
     private boolean forged(PeerLiveness.Peered comm, String what, String lacking) {
         forged++;
+        comm.forgedArrival();
         if (forged <= 10 || forged % 1000 == 0) {
             LOG.log(Level.WARNING, "dropping a {0} for communicator {1} without {2} ({3} so far): not from its peer",
                     what, commId(comm), lacking, forged);

@@ -50,6 +50,9 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
          * to this communicator, chosen at random for the connection and given in the handshake.
          */
         int token();
+
+        /** An arrival naming it was dropped as not from its peer. */
+        void forgedArrival();
     }
 
     /** Keepalives go out this often, or at a quarter of the timeout when that is shorter. */

@@ -27,6 +27,11 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final RdmaEndpoint endpoint;
     private final int id;
     private final int token;
+    /** What {@link #statistics()} reports; written with the endpoint held. */
+    private long messages;
+    private long bytes;
+    private long forged;
+    private long malformed;
     final ListenComm listen;
     /** The sender, as the handshake learned it. */
     private final Connection connection;
@@ -184,6 +189,27 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         return token;
     }
 
+    @Override
+    public void forgedArrival() {
+        forged++;
+    }
+
+    /** A data segment naming it broke a rule and was dropped. */
+    void malformedArrival() {
+        malformed++;
+    }
+
+    /** A request of it was reported done, with {@code n} bytes. */
+    void moved(long n) {
+        messages++;
+        bytes += n;
+    }
+
+    /** What it moved, and what was dropped in its name (a snapshot). */
+    public CommStatistics statistics() {
+        return new CommStatistics(messages, bytes, forged, malformed);
+    }
+
     /** Fails every receive posted and not yet returned by test. */
     @Override
     public void peerDead(RdmaException cause) {
@@ -322,6 +348,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         if (request.done) {
             window.complete(seq);
             endpoint.pools.counts.received(request.receivedBytes());
+            moved(request.receivedBytes());
         }
     }
 

@@ -80,6 +80,13 @@ public final class OfiNetPlugin implements NetPlugin {
         return devices.statistics(dev);
     }
 
+    @Override
+    public Map<String, Long> statistics(Handles.Comm comm) throws NetException {
+        OfiHandles.Comm c = ours(comm, OfiHandles.Comm.class, "statistics", "communicator");
+        return (c instanceof OfiHandles.Send s ? s.inner.statistics() : ((OfiHandles.Recv) c).inner.statistics())
+                .asMap();
+    }
+
     private static RdmaEndpoint endpoint(Device device) throws NetException {
         try {
             return device.endpointForCurrentThread();

@@ -1,0 +1,29 @@
+package io.ofinet.rdma;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What one communicator has moved since it was made, and what was dropped in its name. A snapshot:
+ * {@link SendComm#statistics()} and {@link RecvComm#statistics()} make a new one; a count may be a
+ * progress step old when read from another thread than the one driving the endpoint.
+ *
+ * @param messages sends or receives reported done
+ * @param bytes their bytes
+ * @param droppedForged arrivals naming it that lacked its token or came from another address
+ *     than its peer's: not from its peer
+ * @param droppedMalformed data segments naming it, from its peer or from a sender that cannot be
+ *     told, that broke a rule (a receive not posted, a length out of range)
+ */
+public record CommStatistics(long messages, long bytes, long droppedForged, long droppedMalformed) {
+
+    /** The figures by name, in declaration order, for printing. */
+    public Map<String, Long> asMap() {
+        Map<String, Long> map = new LinkedHashMap<>();
+        map.put("messages", messages);
+        map.put("bytes", bytes);
+        map.put("droppedForged", droppedForged);
+        map.put("droppedMalformed", droppedMalformed);
+        return map;
+    }
+}
