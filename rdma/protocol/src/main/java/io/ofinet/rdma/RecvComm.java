@@ -5,7 +5,6 @@ import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.seq.MessageWindow;
-import io.ofinet.rdma.wire.ControlMessage;
 import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayDeque;
 
@@ -35,10 +34,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     final ListenComm listen;
     /** The sender, as the handshake learned it. */
     private final Connection connection;
-    /** Where this side writes control messages: the sender's mailbox, its slot size and keys. */
-    private final long peerMailbox;
-    private final int peerSlotBytes;
-    private final long[] peerMailboxKeys;
+    /** Where this side's control messages go, and how. */
+    private final ReceiveAnnouncer announcer;
     boolean acceptSent;
     boolean closed;
 
@@ -46,8 +43,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private int recvSeq;
     private final ArrayDeque<RecvRequest> free = new ArrayDeque<>(MAX_REQUESTS);
     private final ArrayDeque<FlushRequest> freeFlushes = new ArrayDeque<>(MAX_REQUESTS);
-    private final ControlMessage message = new ControlMessage();
-    private final long[] keys = new long[Limits.MAX_DATA_RAILS];
     private final RmaOp[] flushOps = new RmaOp[Limits.MAX_DATA_RAILS];
     private final RecvRequest[] all = new RecvRequest[MAX_REQUESTS];
     private final PeerLiveness liveness;
@@ -63,9 +58,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         this.token = token;
         this.listen = listen;
         this.connection = sender;
-        this.peerMailbox = peerMailbox;
-        this.peerSlotBytes = peerSlotBytes;
-        this.peerMailboxKeys = peerMailboxKeys.clone();
+        this.announcer = new ReceiveAnnouncer(endpoint, sender, peerMailbox, peerSlotBytes, peerMailboxKeys);
         for (int i = 0; i < MAX_REQUESTS; i++) {
             all[i] = new RecvRequest(this);
             free.add(all[i]);
@@ -94,16 +87,16 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** The sender's mailbox: remote address of slot 0, for the control rails' registrations. */
     public long peerMailbox() {
-        return peerMailbox;
+        return announcer.peerMailbox();
     }
 
     public int peerSlotBytes() {
-        return peerSlotBytes;
+        return announcer.peerSlotBytes();
     }
 
     /** The sender's mailbox key on control rail {@code rail}. */
     public long peerMailboxKey(int rail) {
-        return peerMailboxKeys[rail];
+        return announcer.peerMailboxKey(rail);
     }
 
     public RdmaEndpoint endpoint() {
@@ -278,53 +271,20 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             return null;
         }
         liveness.posting(System.nanoTime());
-        ControlRailBuffer buffer = endpoint.pools.acquireControlBuffer();
-        if (buffer == null) {
-            return null;
-        }
-        RmaOp op = endpoint.pools.acquireOp();
-        if (op == null) {
-            endpoint.pools.release(buffer);
+        if (!announcer.reserve()) {
             return null;
         }
         RecvRequest request = free.poll();
         int seq = recvSeq;
         request.start(seq, count);
-        message.reset(count, endpoint.dataRails(), seq);
         for (int i = 0; i < count; i++) {
             request.address[i] = addresses[i];
             request.capacity[i] = sizes[i];
             request.tag[i] = tags[i];
-            MrHandle mr = mrs[i];
-            long remote = mr == null ? 0 : mr.remoteAddress(RailKind.DATA, 0, addresses[i] - mr.address());
-            for (int r = 0; r < endpoint.dataRails(); r++) {
-                keys[r] = mr == null ? 0 : mr.key(RailKind.DATA, r);
-            }
-            message.buffer(i, remote, sizes[i], tags[i], keys);
         }
-        // Encoded straight into the registered control buffer the write goes out from.
-        int length = message.encode(endpoint.memory, buffer.address);
+        announcer.announce(request, seq, count, addresses, sizes, tags, mrs);
         window.insert(seq, request);
         recvSeq = window.add(recvSeq, 1);
-        int rail = seq % endpoint.controlRails();
-        // Written into the sender's mailbox slot with immediate data; or, where writes are announced
-        // by notices (docs/PROTOCOL.md, "Write notices"), sent as one message into its posted
-        // control receives, which costs one message instead of a write and its notice.
-        boolean sent = endpoint.railSet.noticeAfterWrite();
-        op.set(sent ? RmaOp.Kind.SENDDATA : RmaOp.Kind.WRITEDATA, endpoint.railSet.controlEndpoint(rail), rail,
-                RmaOp.CONTROL_ON_RAIL[rail], request);
-        op.buf = buffer.address;
-        op.len = length;
-        op.desc = buffer.descriptor(rail);
-        int word = io.ofinet.rdma.wire.Immediate.encode(io.ofinet.rdma.wire.Immediate.TYPE_CONTROL, 1, 0,
-                connection.peerCommId(), seq);
-        op.data = endpoint.railSet.immediate(word, connection.upperHalf(word));
-        op.peer = connection.controlPeer(rail);
-        op.remote = peerMailbox + (long) (seq % Limits.WINDOW) * peerSlotBytes;
-        op.key = peerMailboxKeys[rail];
-        request.controlBuffer = buffer;
-        request.pendingOps = 1;
-        op.submit(connection.controlQueue(rail));
         return request;
     }
 
