@@ -65,7 +65,7 @@ final class ImmediateDispatcher {
                     recv.segmentArrived(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
                 } catch (RdmaException e) {
                     malformed++;
-                    recv.malformedArrival();
+                    recv.counters.malformed();
                     LOG.log(Level.WARNING, "dropping a data segment for receive communicator {0}, whose sender"
                             + " cannot be told: {1}", comm, e.getMessage());
                 }

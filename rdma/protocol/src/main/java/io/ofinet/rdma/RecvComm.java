@@ -26,11 +26,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final RdmaEndpoint endpoint;
     private final int id;
     private final int token;
-    /** What {@link #statistics()} reports; written with the endpoint held. */
-    private long messages;
-    private long bytes;
-    private long forged;
-    private long malformed;
+    /** What {@link #statistics()} reports. */
+    final CommCounters counters = new CommCounters();
     final ListenComm listen;
     /** The sender, as the handshake learned it. */
     private final Connection connection;
@@ -184,23 +181,12 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
 
     @Override
     public void forgedArrival() {
-        forged++;
-    }
-
-    /** A data segment naming it broke a rule and was dropped. */
-    void malformedArrival() {
-        malformed++;
-    }
-
-    /** A request of it was reported done, with {@code n} bytes. */
-    void moved(long n) {
-        messages++;
-        bytes += n;
+        counters.forged();
     }
 
     /** What it moved, and what was dropped in its name (a snapshot). */
     public CommStatistics statistics() {
-        return new CommStatistics(messages, bytes, forged, malformed);
+        return counters.snapshot();
     }
 
     /** Fails every receive posted and not yet returned by test. */
@@ -308,7 +294,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         if (request.done) {
             window.complete(seq);
             endpoint.pools.counts.received(request.receivedBytes());
-            moved(request.receivedBytes());
+            counters.moved(request.receivedBytes());
         }
     }
 

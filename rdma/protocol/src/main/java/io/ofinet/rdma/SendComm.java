@@ -30,10 +30,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     private final RdmaEndpoint endpoint;
     private final int id;
     private final int token;
-    /** What {@link #statistics()} reports; written with the endpoint held. */
-    private long messages;
-    private long bytes;
-    private long forged;
+    /** What {@link #statistics()} reports. */
+    final CommCounters counters = new CommCounters();
     final long deadlineNanos;
     final long mailbox;
     final MrHandle mailboxMr;
@@ -87,18 +85,12 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     @Override
     public void forgedArrival() {
-        forged++;
-    }
-
-    /** A request of it was reported done, with {@code n} bytes. */
-    void moved(long n) {
-        messages++;
-        bytes += n;
+        counters.forged();
     }
 
     /** What it moved, and what was dropped in its name (a snapshot). */
     public CommStatistics statistics() {
-        return new CommStatistics(messages, bytes, forged, 0);
+        return counters.snapshot();
     }
 
     /** This side's communicator id, in immediate data the receiver sends. */

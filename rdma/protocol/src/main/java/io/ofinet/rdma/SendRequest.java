@@ -44,7 +44,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         operationDone();
         if (done) {
             comm.endpoint().pools.counts.sent(size);
-            comm.moved(size);
+            comm.counters.moved(size);
         }
     }
 

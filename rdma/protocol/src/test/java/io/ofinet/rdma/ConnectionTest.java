@@ -258,17 +258,29 @@ class ConnectionTest {
         return upper << 32 | (io.ofinet.rdma.wire.Immediate.encode(type, segments, index, comm, seq) & 0xffffffffL);
     }
 
-    @Test
-    void arrivalsThatBreakARuleFailOnlyTheCommunicatorTheyCanBeTracedTo() throws Exception {
+    /** Endpoints a and c, each connected to endpoint b, on one in-memory rail. */
+    private record Trio(RdmaEndpoint a, RdmaEndpoint b, RdmaEndpoint c, Object[] pairA, Object[] pairC) {
+    }
+
+    private Trio trio() throws Exception {
         provider = MemProvider.builder().domains(1).build();
         RdmaEndpoint a = device(1, "").openEndpoint();
         RdmaEndpoint c = device(1, "").openEndpoint();
         RdmaEndpoint b = device(1, "").openEndpoint();
         ListenComm listen = b.listen();
         Object[] pairA = establish(a, b, listen);
-        RecvComm fromA = (RecvComm) pairA[1];
-        SendComm toBFromA = (SendComm) pairA[0];
-        Object[] pairC = establish(c, b, listen);
+        return new Trio(a, b, c, pairA, establish(c, b, listen));
+    }
+
+    @Test
+    void arrivalsThatBreakARuleFailOnlyTheCommunicatorTheyCanBeTracedTo() throws Exception {
+        Trio t = trio();
+        RdmaEndpoint a = t.a();
+        RdmaEndpoint b = t.b();
+        RdmaEndpoint c = t.c();
+        RecvComm fromA = (RecvComm) t.pairA()[1];
+        SendComm toBFromA = (SendComm) t.pairA()[0];
+        Object[] pairC = t.pairC();
         int data = io.ofinet.rdma.wire.Immediate.TYPE_DATA;
         int error = io.ofinet.rdma.wire.Immediate.TYPE_ERROR;
         int keepalive = io.ofinet.rdma.wire.Immediate.TYPE_KEEPALIVE;
@@ -330,14 +342,12 @@ class ConnectionTest {
 
     @Test
     void aDataSegmentFromAnotherPeerIsDroppedWhereTheProviderNamesSources() throws Exception {
-        provider = MemProvider.builder().domains(1).build();
-        RdmaEndpoint a = device(1, "").openEndpoint();
-        RdmaEndpoint c = device(1, "").openEndpoint();
-        RdmaEndpoint b = device(1, "").openEndpoint();
-        ListenComm listen = b.listen();
-        Object[] pairA = establish(a, b, listen);
+        Trio t = trio();
+        RdmaEndpoint a = t.a();
+        RdmaEndpoint b = t.b();
+        RdmaEndpoint c = t.c();
+        Object[] pairA = t.pairA();
         RecvComm fromA = (RecvComm) pairA[1];
-        establish(c, b, listen);
         try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(4096)) {
             io.ofinet.mr.MrHandle mrB = b.registerUserBuffer(buf.address, 2048);
             io.ofinet.mr.MrHandle mrA = a.registerUserBuffer(buf.address + 2048, 1024);
