@@ -118,6 +118,11 @@ final class ImmediateDispatcher {
             return true;
         }
         Connection peer = comm.connection();
+        if (peer == null) {
+            // A send communicator whose ACCEPT has not arrived: the receiver may post, and its
+            // control message overtake the ACCEPT on another control rail. The token vouches for it.
+            return true;
+        }
         long expected = rail < dataRails ? peer.dataPeer(rail) : peer.controlPeer(rail - dataRails);
         return source == expected || forged(comm, what, "its peer's address as source");
     }

@@ -47,6 +47,9 @@ public final class ProgressEngine {
     static final long REPORT_NANOS = 1_000_000_000L;
     private static final System.Logger LOG = System.getLogger(ProgressEngine.class.getName());
 
+    /** {@link #source()} when the rail's provider does not name sources right for the kind. */
+    public static final long SOURCE_UNTOLD = -2L;
+
     private final CompletionQueue[] queues;
     private final int readCount;
     private final RemoteHandler remote;
@@ -61,8 +64,6 @@ public final class ProgressEngine {
     /** Per rail: whether its provider names the source of received messages, and of remote writes. */
     private final boolean[] sourcesOfMessages;
     private final boolean[] sourcesOfWrites;
-    /** {@link #source()} when the rail's provider does not name sources right for the kind. */
-    public static final long SOURCE_UNTOLD = -2L;
     /** The source of the completion being dispatched, where its rail's provider names it right. */
     private long source = SOURCE_UNTOLD;
     private long refusedPosts;
