@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# bin/ofinet-compare allreduce: ofinet's ring allreduce (ofinet-perf allreduce, over the NetPlugin
+# API on tcp;ofi_rxm) against Open MPI's MPI_Allreduce over btl tcp,self (bin/lib/mpi_allreduce.c,
+# built with mpicc), 2 ranks on loopback, float32 sums. Three rounds, the C program first in each;
+# the table shows the median busbw of each (nccl-tests' busbw: size / time * 2 (n - 1) / n) and
+# their ratio, ofinet ÷ MPI (above 1: ofinet faster).
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+ofinet_ensure_deps
+"$OFINET_ROOT/bin/install-deps" libopenmpi-dev
+sizes=(1048576 2097152 4194304 8388608)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+mpicc -O2 -o "$work/mpi_allreduce" "$OFINET_ROOT/bin/lib/mpi_allreduce.c"
+as_root=()
+[ "$(id -u)" -ne 0 ] || as_root=(--allow-run-as-root)
+cp=$(ofinet_build_if_needed integration-tests; ofinet_classpath integration-tests)
+for round in 1 2 3; do
+    timeout 300 mpirun "${as_root[@]}" -np 2 --oversubscribe --bind-to none --mca btl tcp,self \
+        --mca btl_tcp_if_include lo "$work/mpi_allreduce" "${sizes[@]}" > "$work/mpi.txt"
+    while read -r size _ busbw; do echo "$busbw" >> "$work/mpi_$size"; done < "$work/mpi.txt"
+    java $(ofinet_native_access) -cp "$cp" io.ofinet.it.perf.OfinetPerf allreduce -n 2 --provider "tcp;ofi_rxm" \
+        --sizes="$(IFS=,; echo "${sizes[*]}")" --reps 1 --csv "$work/o.csv" > /dev/null 2>&1
+    tail -n +2 "$work/o.csv" | while IFS=, read -r _ _ _ size _ _ _ _ busbw _; do echo "$busbw" >> "$work/o_$size"; done
+done
+echo "== allreduce, 2 ranks, tcp on loopback (medians of 3 runs; MPI_Allreduce first in each round)"
+printf "%-10s %18s %18s %8s\n" "size" "MPI busbw GB/s" "ofinet busbw GB/s" "ratio"
+for s in "${sizes[@]}"; do
+    m=$(median < "$work/mpi_$s"); o=$(median < "$work/o_$s")
+    printf "%-10s %18s %18s %8.2f\n" "$s" "$m" "$o" "$(awk -v a="$o" -v b="$m" 'BEGIN {print a / b}')"
+done
