@@ -6,8 +6,10 @@ import io.ofinet.fabric.Fi;
 
 /**
  * A zero-byte receive kept posted ({@link KeptReceive}) on a data rail for the notices that follow
- * writes when writes carry no immediate data ({@link RailSet#noticeAfterWrite()}); the control
- * rails' posted control receives take notices already.
+ * writes when writes carry no immediate data ({@link RailSet#noticeAfterWrite()}), and for the
+ * sender's close confirmation sent behind its writes ({@link RailSet#confirmsCloseOnDataRails()});
+ * posted where either applies ({@link RailSet#dataRailsTakeNotices()}). The control rails' posted
+ * control receives take notices already.
  */
 final class NoticeReceive extends KeptReceive {
     /** Receives kept posted per rail: a notice finding none waits in the provider's unexpected queue. */

@@ -7,10 +7,12 @@ import io.ofinet.fabric.Domain;
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FabricInfo;
+import io.ofinet.fabric.Fi;
 import io.ofinet.mr.DomainContext;
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.Rails;
 import io.ofinet.mr.Registrar;
+import io.ofinet.rdma.progress.ProgressEngine;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,14 +32,12 @@ final class RailSet {
     private final List<CompletionQueue> queues = new ArrayList<>();
     private final List<AddressVector> avs = new ArrayList<>();
     private final List<Endpoint> endpoints = new ArrayList<>();
-    /** Each rail's provider, as the engine indexes rails. */
-    private final List<String> providers = new ArrayList<>();
     private final long[] self;
     private Rails registrationView;
     private boolean wideImmediate = true;
     private boolean noticeAfterWrite;
     private boolean sendsFollowWrites = true;
-    /** Each rail's offer, as the engine indexes rails. */
+    /** Each rail's offer (provider, caps, ordering), as the engine indexes rails. */
     private final List<FabricInfo> infos = new ArrayList<>();
 
     RailSet(int dataRails) {
@@ -61,13 +61,11 @@ final class RailSet {
         List<Endpoint> controlEndpoints = new ArrayList<>();
         for (int r = 0; r < dataRails; r++) {
             dataEndpoints.add(open(contexts.get(r).domain()));
-            providers.add(contexts.get(r).info().provider());
             infos.add(contexts.get(r).info());
             sendsFollowWrites &= contexts.get(r).info().sendsFollowWrites();
         }
         for (int onData : controlOnData) {
             controlEndpoints.add(open(contexts.get(onData).domain()));
-            providers.add(contexts.get(onData).info().provider());
             infos.add(contexts.get(onData).info());
             sendsFollowWrites &= contexts.get(onData).info().sendsFollowWrites();
         }
@@ -77,7 +75,7 @@ final class RailSet {
             wideImmediate &= contexts.get(r).info().cqDataSizeBytes() >= 8;
         }
         noticeAfterWrite = noticeAfterWrite(notice);
-        LOG.log(System.Logger.Level.DEBUG, "rails {0}: writes announced {1}", providers, !noticeAfterWrite
+        LOG.log(System.Logger.Level.DEBUG, "rails {0}: writes announced {1}", providers(), !noticeAfterWrite
                 ? "by immediate data" : sendsFollowWrites ? "by a message posted behind each write"
                 : "by a message after each write completes");
     }
@@ -86,7 +84,7 @@ final class RailSet {
         boolean wanted = switch (notice) {
             case IMMEDIATE -> false;
             case MESSAGE -> true;
-            case AUTO -> providers.stream().allMatch(RailSet::crashesOnCutImmediates);
+            case AUTO -> providers().stream().allMatch(RailSet::crashesOnCutImmediates);
         };
         if (wanted && !wideImmediate) {
             LOG.log(System.Logger.Level.WARNING, "writeNotice: a notice message needs 8 bytes of CQ data on every data"
@@ -135,13 +133,13 @@ final class RailSet {
 
     /**
      * Tells the engine which rails report the source of arrivals right: those granted FI_SOURCE,
-     * for received messages; for remote writes too, but on {@code ofi_rxm}, which reports a wrong
-     * source for remote writes (every writer as the first address of the vector).
+     * for received messages; for remote writes too, but on {@code ofi_rxm}, which gives every
+     * writer the same source ({@code SourcesIT}).
      */
-    void trustSources(io.ofinet.rdma.progress.ProgressEngine engine) {
+    void trustSources(ProgressEngine engine) {
         for (int rail = 0; rail < infos.size(); rail++) {
-            boolean sources = (infos.get(rail).caps() & io.ofinet.fabric.Fi.SOURCE) != 0;
-            engine.trustSources(rail, sources, sources && !infos.get(rail).provider().contains("ofi_rxm"));
+            boolean sources = (infos.get(rail).caps() & Fi.SOURCE) != 0;
+            engine.trustSources(rail, sources, sources && !rxm(rail));
         }
     }
 
@@ -167,7 +165,16 @@ final class RailSet {
      * is attempted.
      */
     boolean connectsOnDemand(int rail) {
-        return providers.get(rail).contains("ofi_rxm");
+        return rxm(rail);
+    }
+
+    private boolean rxm(int rail) {
+        return infos.get(rail).provider().contains("ofi_rxm");
+    }
+
+    /** Each rail's provider, as the engine indexes rails. */
+    private List<String> providers() {
+        return infos.stream().map(FabricInfo::provider).toList();
     }
 
     /** The registration view of these rails (for the registrar). */
