@@ -249,7 +249,7 @@ public final class HostilePeer {
         exchange.awaitString("victim.ready", Duration.ofSeconds(60));
         SplittableRandom random = new SplittableRandom(7);
         try (Fabric f = fabric; Domain domain = f.openDomain(); Peer peer = new Peer(domain);
-                HostBuffer buf = new HostBuffer(3 * ControlRailBufferBytes.VALUE)) {
+                HostBuffer buf = new HostBuffer(3 * ControlRailBuffer.BYTES)) {
             MemoryRegion mr = domain.register(buf.address, buf.size, ACCESS, 77, Fi.HMEM_SYSTEM);
             Sender out = new Sender(peer, peer.av.insert(victim.address()), buf.address, mr.descriptor());
             System.out.println("hostile: flooding with CONNECTs");
@@ -314,7 +314,7 @@ public final class HostilePeer {
                     // with process_vm_readv until the sender's size is reached (smr_cma_loop), which
                     // never ends when the posted receive is smaller: the receiver hangs in progress.
                     // A process on the same host can do worse anyway (docs/PROTOCOL.md).
-                    out.send(new byte[0], 2 * ControlRailBufferBytes.VALUE, -1);
+                    out.send(new byte[0], 2 * ControlRailBuffer.BYTES, -1);
                     broken++;
                 }
             }
@@ -333,11 +333,6 @@ public final class HostilePeer {
         return HandshakeMessage.connect(1, 1, victim.listenId(), commId, 0x1000, Limits.WINDOW,
                 ControlMessage.maxBytes(1), new long[] {commId}, List.of(name), List.of(name), ProcessIdentity.NONE,
                 commId + 1);
-    }
-
-    /** The size of a control receive buffer, for messages that must not fit one. */
-    private static final class ControlRailBufferBytes {
-        static final int VALUE = ControlRailBuffer.BYTES;
     }
 
     /** Posts sends from the bare endpoint, one at a time, to completion or error. */
