@@ -9,10 +9,12 @@ import java.util.Locale;
  * the target with it. {@link #MESSAGE}: a plain write ({@code fi_write}), then, once it has
  * completed at the writer, a zero-byte message carrying the same immediate data on the same
  * endpoint to the same peer; control messages are then sent as messages instead of written.
- * {@link #AUTO}: message on {@code tcp}, immediate elsewhere. The message form exists for
- * libfabric 1.17's {@code tcp} (through {@code ofi_rxm}), which crashes inside {@code ofi_rxm} when
- * a connection that is receiving a write with immediate data is closed or reset. It needs 8 bytes
- * of CQ data (the segment length rides in it).
+ * {@link #AUTO}: message on {@code tcp}; on {@code shm} immediate for writes of up to 4 KiB and a
+ * message for longer ones; immediate elsewhere. The message form exists for libfabric 1.17's
+ * {@code tcp} (through {@code ofi_rxm}), which crashes inside {@code ofi_rxm} when a connection
+ * that is receiving a write with immediate data is closed or reset, and for shm's long writes, which
+ * with immediate data complete in order across all peers (one stopped peer holds up the others).
+ * It needs 8 bytes of CQ data (the segment length rides in it).
  */
 public enum WriteNotice {
     AUTO,

@@ -6,7 +6,7 @@ import io.ofinet.fabric.Fi;
 
 /**
  * A zero-byte receive kept posted ({@link KeptReceive}) on a data rail for the notices that follow
- * writes when writes carry no immediate data ({@link RailSet#noticeAfterWrite()}), and for the
+ * writes that carry no immediate data ({@link RailSet#noticeFor(long)}), and for the
  * sender's close confirmation sent behind its writes ({@link RailSet#confirmsCloseOnDataRails()});
  * posted where either applies ({@link RailSet#dataRailsTakeNotices()}). The control rails' posted
  * control receives take notices already.

@@ -27,6 +27,8 @@ final class RailSet {
     private static final System.Logger LOG = System.getLogger(RailSet.class.getName());
     private static final int CQ_SIZE = 4096;
     private static final int AV_SIZE = 256;
+    /** libfabric 1.17 shm's SMR_INJECT_SIZE: longer messages and writes leave the command queue. */
+    static final long SHM_INJECT_BYTES = 4096;
 
     private final int dataRails;
     private final List<CompletionQueue> queues = new ArrayList<>();
@@ -36,6 +38,8 @@ final class RailSet {
     private Rails registrationView;
     private boolean wideImmediate = true;
     private boolean noticeAfterWrite;
+    /** Writes longer than this are announced by a notice even where others carry immediate data. */
+    private long noticeAbove = Long.MAX_VALUE;
     private boolean sendsFollowWrites = true;
     /** Each rail's offer (provider, caps, ordering), as the engine indexes rails. */
     private final List<FabricInfo> infos = new ArrayList<>();
@@ -74,24 +78,28 @@ final class RailSet {
             self[r] = avs.get(r).insert(endpoints.get(r).name());
             wideImmediate &= contexts.get(r).info().cqDataSizeBytes() >= 8;
         }
-        noticeAfterWrite = noticeAfterWrite(notice);
-        LOG.log(System.Logger.Level.DEBUG, "rails {0}: writes announced {1}", providers(), !noticeAfterWrite
-                ? "by immediate data" : sendsFollowWrites ? "by a message posted behind each write"
-                : "by a message after each write completes");
+        chooseNotices(notice);
+        LOG.log(System.Logger.Level.DEBUG, "rails {0}: writes announced {1}", providers(), noticeAfterWrite
+                ? (sendsFollowWrites ? "by a message posted behind each write" : "by a message after each write completes")
+                : noticeAbove == Long.MAX_VALUE ? "by immediate data"
+                : "by immediate data up to " + noticeAbove + " bytes, longer ones by a message after the write completes");
     }
 
-    private boolean noticeAfterWrite(WriteNotice notice) {
-        boolean wanted = switch (notice) {
+    private void chooseNotices(WriteNotice notice) {
+        boolean all = switch (notice) {
             case IMMEDIATE -> false;
             case MESSAGE -> true;
             case AUTO -> providers().stream().allMatch(RailSet::crashesOnCutImmediates);
         };
-        if (wanted && !wideImmediate) {
+        long above = notice == WriteNotice.AUTO && providers().stream().allMatch("shm"::equals)
+                ? SHM_INJECT_BYTES : Long.MAX_VALUE;
+        if ((all || above != Long.MAX_VALUE) && !wideImmediate) {
             LOG.log(System.Logger.Level.WARNING, "writeNotice: a notice message needs 8 bytes of CQ data on every data"
                     + " rail; writes carry immediate data");
-            return false;
+            return;
         }
-        return wanted;
+        noticeAfterWrite = all;
+        noticeAbove = above;
     }
 
     /**
@@ -103,8 +111,24 @@ final class RailSet {
     }
 
     /**
-     * Whether a write is announced by a zero-byte message after it completes instead of by
-     * immediate data ({@link WriteNotice}); then every rail keeps receives posted for the notices.
+     * Whether the write of a segment of {@code length} bytes is announced by a notice message
+     * rather than by immediate data: every write where {@link #noticeAfterWrite()}; on {@code shm}
+     * (writeNotice auto) those longer than its inject size. libfabric 1.17's shm copies a longer
+     * write with immediate data in the target's own progress, and the writer's completion of it waits
+     * in the writer's response queue, which completes strictly in order across all peers: one peer
+     * that stops progressing holds up the writes to every other. A plain write takes shm's fast
+     * path instead: the writer copies with {@code process_vm_writev}, and it completes at once.
+     * Shorter writes travel inline in the command either way and complete at once; immediate data
+     * spares them the notice's extra step.
+     */
+    boolean noticeFor(long length) {
+        return noticeAfterWrite || length > noticeAbove;
+    }
+
+    /**
+     * Whether every write is announced by a zero-byte message after it instead of by immediate data
+     * ({@link WriteNotice}), and control messages are sent rather than written; then every rail
+     * keeps receives posted for the notices.
      */
     boolean noticeAfterWrite() {
         return noticeAfterWrite;
@@ -116,7 +140,7 @@ final class RailSet {
      * On {@code tcp} that keeps a notice from queueing behind the later writes of a window.
      */
     boolean noticeBehindWrite() {
-        return noticeAfterWrite && sendsFollowWrites;
+        return sendsFollowWrites;
     }
 
     /**
@@ -145,7 +169,7 @@ final class RailSet {
 
     /** Whether the data rails keep zero-byte receives posted for notices. */
     boolean dataRailsTakeNotices() {
-        return noticeAfterWrite || sendsFollowWrites;
+        return noticeAfterWrite || noticeAbove != Long.MAX_VALUE || sendsFollowWrites;
     }
 
     private Endpoint open(Domain domain) throws FabricException {

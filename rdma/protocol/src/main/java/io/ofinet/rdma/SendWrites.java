@@ -91,7 +91,7 @@ final class SendWrites {
             long offset = schedule.offset(s);
             long length = schedule.length(s);
             RmaOp op = ops[s].write(endpoint.railSet.dataEndpoint(rail), rail, RmaOp.WRITE_ON_DATA_RAIL[rail], request,
-                    endpoint.railSet.noticeAfterWrite());
+                    endpoint.railSet.noticeFor(length));
             op.buf = request.address + offset;
             op.len = length;
             op.desc = request.mr.descriptor(RailKind.DATA, rail);

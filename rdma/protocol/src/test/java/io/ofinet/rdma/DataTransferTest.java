@@ -39,9 +39,13 @@ class DataTransferTest {
     private RecvComm recv;
 
     private void connect(MemProvider memProvider, int rails, String extra) throws Exception {
+        connect(memProvider, Layouts.mem(rails, extra));
+    }
+
+    private void connect(MemProvider memProvider, io.ofinet.config.DeviceSpec spec) throws Exception {
         provider = memProvider;
-        deviceA = Device.open(provider, Layouts.mem(rails, extra));
-        deviceB = Device.open(provider, Layouts.mem(rails, extra));
+        deviceA = Device.open(provider, spec);
+        deviceB = Device.open(provider, spec);
         a = deviceA.openEndpoint();
         b = deviceB.openEndpoint();
         ListenComm listen = b.listen();
@@ -127,6 +131,26 @@ class DataTransferTest {
         long immediate = a.counts().writesPosted() + b.counts().writesPosted() - before;
         assertTrue(notice.equals("message") ? noticed > 0 && immediate == 0 : noticed == 0 && immediate > 0,
                 notice + ": " + noticed + " writes with notices, " + immediate + " with immediate data");
+    }
+
+    /**
+     * On shm (writeNotice auto) a write of up to shm's inject size carries immediate data and a
+     * longer one is announced by a notice: shm completes long writes with immediate data in order
+     * across peers (docs/PROTOCOL.md, "Write notices"). The in-memory provider goes by shm's name.
+     */
+    @Test
+    void onShmLongWritesAreAnnouncedByNotices() throws Exception {
+        connect(MemProvider.builder().named("shm").domains(2).outOfOrderCompletions(5).build(),
+                Layouts.device("shm", new String[] {"mem0", "mem1"}, ""));
+        long[] sizes = {0, 1, 4096, 4097, 8192, 1 << 20};
+        long[] noticedAfter = {0, 0, 0, 1, 2, 4}; // 1 MiB goes in two stripes, one per rail
+        long immediateBefore = a.counts().writesPosted();
+        for (int i = 0; i < sizes.length; i++) {
+            transfer(sizes[i], sizes[i], i);
+            assertEquals(noticedAfter[i], a.counts().writesNoticed(), "writes announced by notices after "
+                    + sizes[i] + " bytes");
+        }
+        assertEquals(2, a.counts().writesPosted() - immediateBefore, "writes with immediate data (1 and 4096 bytes)");
     }
 
     @Test

@@ -28,7 +28,7 @@ public final class MemProvider implements FabricProvider {
 
     /** Settings of one instance. */
     public record Config(int mrMode, long mrKeySizeBytes, int txSize, int rxSize, int cqSize,
-            long injectSizeBytes, int domains, long outOfOrderSeed, int threading) {
+            long injectSizeBytes, int domains, long outOfOrderSeed, int threading, String name) {
     }
 
     /** A provider with domain-scoped registrations, the usual case. */
@@ -51,6 +51,7 @@ public final class MemProvider implements FabricProvider {
         private int domains = 4;
         private long outOfOrderSeed;
         private int threading = Fi.THREAD_SAFE;
+        private String name = NAME;
 
         /** The mr_mode offers carry, e.g. with {@link Fi#MR_ENDPOINT} to require binding. */
         public Builder mrMode(int mode) {
@@ -105,9 +106,18 @@ public final class MemProvider implements FabricProvider {
             return this;
         }
 
+        /**
+         * The provider name its offers carry ({@value #NAME} by default), for tests of choices the
+         * protocol makes by provider name; layouts then name it too.
+         */
+        public Builder named(String providerName) {
+            this.name = providerName;
+            return this;
+        }
+
         public MemProvider build() {
             return new MemProvider(new Config(mrMode, mrKeySizeBytes, txSize, rxSize, cqSize,
-                    injectSizeBytes, domains, outOfOrderSeed, threading));
+                    injectSizeBytes, domains, outOfOrderSeed, threading, name));
         }
     }
 
@@ -146,7 +156,7 @@ public final class MemProvider implements FabricProvider {
 
     /** The offer for {@code domain}, with {@link Fi#SOURCE} among {@code extraCaps} when asked for. */
     FabricInfo offer(String domain, long extraCaps) {
-        return new FabricInfo(NAME, "mem-fabric", domain, InfoHints.PROTOCOL_CAPS | Fi.LOCAL_COMM
+        return new FabricInfo(config.name(), "mem-fabric", domain, InfoHints.PROTOCOL_CAPS | Fi.LOCAL_COMM
                 | Fi.REMOTE_COMM | (extraCaps & Fi.SOURCE), 0, config.mrMode(), config.mrKeySizeBytes(), 8, Long.MAX_VALUE,
                 config.injectSizeBytes(), config.txSize(), config.rxSize(), 0, Fi.PROGRESS_MANUAL,
                 Fi.PROGRESS_MANUAL, config.threading(), Fi.FORMAT_UNSPEC, (1 << 16) | 17, Optional.empty(),
@@ -159,7 +169,7 @@ public final class MemProvider implements FabricProvider {
         int required = config.mrMode() & (Fi.MR_ENDPOINT | Fi.MR_LOCAL | Fi.MR_VIRT_ADDR
                 | Fi.MR_ALLOCATED | Fi.MR_PROV_KEY);
         boolean modesOk = (hints.mrMode() & required) == required;
-        boolean providerOk = hints.provider().map(NAME::equals).orElse(true);
+        boolean providerOk = hints.provider().map(config.name()::equals).orElse(true);
         boolean threadingOk = hints.threading() == Fi.THREAD_UNSPEC || hints.threading() == config.threading();
         List<FabricInfo> infos = new java.util.ArrayList<>();
         if (modesOk && providerOk && threadingOk) {
