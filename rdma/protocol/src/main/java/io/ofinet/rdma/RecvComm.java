@@ -189,11 +189,15 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         return counters.snapshot();
     }
 
-    /** Fails every receive posted and not yet returned by test. */
+    /**
+     * Fails every receive posted and not yet returned by test, those already done too: once the peer is
+     * condemned, no request of the communicator reports success (a later receive can finish before an
+     * earlier one, which would then fail while the later one succeeded).
+     */
     @Override
     public void peerDead(RdmaException cause) {
         for (RecvRequest request : all) {
-            if (request.inUse && !request.finished()) {
+            if (request.inUse) {
                 request.abandon(cause);
             }
         }

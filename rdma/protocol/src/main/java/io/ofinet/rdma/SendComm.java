@@ -180,12 +180,16 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         }
     }
 
-    /** Fails every send posted and not yet returned by test. */
+    /**
+     * Fails every send posted and not yet returned by test, those already done too: once the peer is
+     * condemned, no request of the communicator reports success (a later send can finish before an
+     * earlier one, which would then fail while the later one succeeded).
+     */
     @Override
     public void peerDead(RdmaException cause) {
         queue.clear();
         for (SendRequest request : all) {
-            if (request.inUse && !request.finished()) {
+            if (request.inUse) {
                 request.abandon(cause);
             }
         }

@@ -262,4 +262,34 @@ class PeerLivenessTest {
         }
         assertEquals(64, sizes[0]);
     }
+
+    /**
+     * Once a peer is condemned no request of its communicators reports success, not even one that
+     * had finished before and was not yet tested: a later request can finish before an earlier one,
+     * which then fails.
+     */
+    @Test
+    void aSendFinishedButNotYetTestedFailsOnceItsPeerIsCondemned() throws Exception {
+        provider = MemProvider.create();
+        RdmaEndpoint a = endpoint();
+        RdmaEndpoint b = endpoint();
+        Object[] pair = ConnectionTest.establish(a, b, b.listen());
+        SendComm send = (SendComm) pair[0];
+        RecvComm recv = (RecvComm) pair[1];
+        HostBuffer src = buffer();
+        MrHandle srcMr = registered(a, src);
+        assertNotNull(post(recv, b));
+        SendRequest finished = send.isend(src.address, 64, 1, srcMr);
+        for (long deadline = System.nanoTime() + 5_000_000_000L; !finished.finished(); ) {
+            a.progress();
+            b.progress();
+            assertTrue(System.nanoTime() < deadline, "the send did not finish");
+        }
+        SendRequest waiting = send.isend(src.address, 64, 1, srcMr); // no receive for it: it waits
+        provider.faults().vanish(b.railSet.controlEndpoint(0));
+        provider.faults().vanish(b.railSet.dataEndpoint(0));
+        assertEquals(ErrorCategory.REMOTE, failureOf(waiting).category());
+        RdmaException e = assertThrows(RdmaException.class, () -> finished.test(null));
+        assertEquals(ErrorCategory.REMOTE, e.category());
+    }
 }
