@@ -4,9 +4,15 @@
 # built with mpicc), 2 ranks on loopback, float32 sums. Three rounds, the C program first in each;
 # the table shows the median busbw of each (nccl-tests' busbw: size / time * 2 (n - 1) / n) and
 # their ratio, ofinet ÷ MPI (above 1: ofinet faster).
+#   --baseline DIR   also another ofinet checkout, run in every round after this one
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 ofinet_ensure_deps
+baseline=""
+if [ "${1:-}" = --baseline ]; then
+    baseline=$(cd "$2" && pwd)
+    baseline_cp=$(bash -c 'source "$1/bin/lib/common.sh"; ofinet_build_if_needed integration-tests; ofinet_classpath integration-tests' _ "$baseline")
+fi
 "$OFINET_ROOT/bin/install-deps" libopenmpi-dev
 sizes=(1048576 2097152 4194304 8388608)
 work=$(mktemp -d)
@@ -21,13 +27,23 @@ for round in 1 2 3; do
     timeout 300 mpirun "${as_root[@]}" -np 2 --oversubscribe --bind-to none --mca btl tcp,self \
         --mca btl_tcp_if_include lo "$work/mpi_allreduce" "${sizes[@]}" > "$work/mpi.txt"
     while read -r size _ busbw; do echo "$busbw" >> "$work/mpi_$size"; done < "$work/mpi.txt"
-    java $(ofinet_native_access) -cp "$cp" io.ofinet.it.perf.OfinetPerf allreduce -n 2 --provider "tcp;ofi_rxm" \
-        --sizes="$(IFS=,; echo "${sizes[*]}")" --reps 1 --csv "$work/o.csv" > /dev/null 2>&1
-    tail -n +2 "$work/o.csv" | while IFS=, read -r _ _ _ size _ _ _ _ busbw _; do echo "$busbw" >> "$work/o_$size"; done
+    for tag in o ${baseline:+b}; do
+        tcp=$([ "$tag" = o ] && echo "$cp" || echo "$baseline_cp")
+        java $(ofinet_native_access) -cp "$tcp" io.ofinet.it.perf.OfinetPerf allreduce -n 2 --provider "tcp;ofi_rxm" \
+            --sizes="$(IFS=,; echo "${sizes[*]}")" --reps 1 --csv "$work/$tag.csv" > /dev/null 2>&1
+        tail -n +2 "$work/$tag.csv" | while IFS=, read -r _ _ _ size _ _ _ _ busbw _; do echo "$busbw" >> "$work/${tag}_$size"; done
+    done
 done
-echo "== allreduce, 2 ranks, tcp on loopback (medians of 3 runs; MPI_Allreduce first in each round)"
-printf "%-10s %18s %18s %8s\n" "size" "MPI busbw GB/s" "ofinet busbw GB/s" "ratio"
+echo "== allreduce, 2 ranks, tcp on loopback (medians of 3 runs; MPI_Allreduce first in each round${baseline:+, then this tree, then the baseline})"
+printf "%-10s %18s %18s %8s" "size" "MPI busbw GB/s" "ofinet busbw GB/s" "ratio"
+[ -z "$baseline" ] && echo || printf " %18s %8s\n" "baseline GB/s" "ratio"
 for s in "${sizes[@]}"; do
     m=$(median < "$work/mpi_$s"); o=$(median < "$work/o_$s")
-    printf "%-10s %18s %18s %8.2f\n" "$s" "$m" "$o" "$(awk -v a="$o" -v b="$m" 'BEGIN {print a / b}')"
+    printf "%-10s %18s %18s %8.2f" "$s" "$m" "$o" "$(awk -v a="$o" -v b="$m" 'BEGIN {print a / b}')"
+    if [ -z "$baseline" ]; then
+        echo
+    else
+        b=$(median < "$work/b_$s")
+        printf " %18s %8.2f\n" "$b" "$(awk -v a="$b" -v b="$m" 'BEGIN {print a / b}')"
+    fi
 done

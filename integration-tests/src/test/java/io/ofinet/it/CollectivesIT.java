@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 @Timeout(400)
 class CollectivesIT {
-    private static final String SIZES = "--sizes=0,4,4096,1048576,8388608";
+    private static final String SIZES = "--sizes=0,4,4096,1000004,1048576,8388608";
 
     private static String run(String... args) throws Exception {
         try (ChildJvm perf = new ChildJvm.Spec(OfinetPerf.class).args(args).bound(Duration.ofSeconds(300)).start()) {
@@ -30,10 +30,11 @@ class CollectivesIT {
         }
     }
 
+    /** With 64 KiB chunks the allreduce cuts every block above 64 KiB and pipelines the pieces. */
     @ParameterizedTest
-    @CsvSource({"2", "4"})
-    void everyCollectiveIsRightOnEveryRank(int ranks) throws Exception {
-        String out = run("check", "--np", Integer.toString(ranks), SIZES, "--timeout", "240");
+    @CsvSource({"2, 4M", "4, 4M", "3, 64K", "4, 64K"})
+    void everyCollectiveIsRightOnEveryRank(int ranks, String chunk) throws Exception {
+        String out = run("check", "--np", Integer.toString(ranks), SIZES, "--chunk", chunk, "--timeout", "240");
         Matcher m = Pattern.compile("rank (\\d+): sendrecv, broadcast, reduce-scatter, allreduce of (\\d+) B: (\\d+) wrong")
                 .matcher(out);
         int lines = 0;
@@ -41,7 +42,7 @@ class CollectivesIT {
             lines++;
             assertEquals("0", m.group(3), m.group());
         }
-        assertEquals(ranks * 5, lines, out);
+        assertEquals(ranks * 6, lines, out);
     }
 
     @ParameterizedTest
@@ -57,7 +58,7 @@ class CollectivesIT {
             rows++;
             assertEquals("0", m.group(2), m.group());
         }
-        assertEquals(5, rows, out);
+        assertEquals(6, rows, out);
         assertTrue(out.contains("#wrong"), out);
     }
 }

@@ -10,9 +10,16 @@ import java.nio.ByteBuffer;
  */
 public final class Collectives {
     private final Ring ring;
+    private final PipelinedAllreduce pipelined;
 
     public Collectives(Ring ring) {
+        this(ring, PipelinedAllreduce.CHUNK_BYTES);
+    }
+
+    /** @param chunkBytes the allreduce's largest message ({@link PipelinedAllreduce}) */
+    public Collectives(Ring ring, long chunkBytes) {
         this.ring = ring;
+        this.pipelined = new PipelinedAllreduce(ring, chunkBytes);
     }
 
     /** Bytes of block {@code i} of {@code count} elements split into {@code parts}. */
@@ -66,21 +73,16 @@ public final class Collectives {
             ByteBuffer target = block(data, count, n, recvBlock);
             ByteBuffer in = tmp.duplicate().clear().limit(target.capacity()).slice();
             ring.step(block(data, count, n, sendBlock), in, mr);
-            for (int i = 0; i < target.capacity(); i += 4) {
-                target.putFloat(i, target.getFloat(i) + in.getFloat(i));
-            }
+            PipelinedAllreduce.add(target, in);
         }
     }
 
-    /** Sums {@code data} (count elements) over all ranks, in place: ring reduce-scatter, then allgather. */
+    /**
+     * Sums {@code data} (count elements) over all ranks, in place: ring reduce-scatter, then
+     * allgather, in chunks pipelined across the steps ({@link PipelinedAllreduce}).
+     */
     public void allreduce(ByteBuffer data, long count, ByteBuffer tmp, Handles.MrHandle mr) throws NetException {
-        reduceScatter(data, count, tmp, mr);
-        int n = ring.size();
-        int r = ring.rank();
-        for (int s = 0; s < n - 1; s++) {
-            ring.step(block(data, count, n, Math.floorMod(r - s, n)), block(data, count, n, Math.floorMod(r - s - 1, n)),
-                    mr);
-        }
+        pipelined.run(data, count, tmp, mr);
     }
 
     /** The first element of block {@code i} of {@code count} elements split into {@code parts}. */

@@ -88,6 +88,32 @@ public final class Ring implements AutoCloseable {
         return tag++;
     }
 
+    /** The first of {@code count} consecutive tags, for a collective that posts many messages at once. */
+    int reserveTags(int count) {
+        int first = tag;
+        tag += count;
+        return first;
+    }
+
+    /** Posts a send of {@code out}'s remaining bytes to the next rank, or returns null: retry later. */
+    Handles.Request isend(ByteBuffer out, int t, Handles.MrHandle mr) throws NetException {
+        return net.isend(send, out, t, mr);
+    }
+
+    /** Posts a receive into {@code in}'s remaining bytes from the previous rank, or returns null: retry later. */
+    Handles.Request irecv(ByteBuffer in, int t, Handles.MrHandle mr) throws NetException {
+        return net.irecv(recv, in, t, mr);
+    }
+
+    /** Whether {@code request} is done (after one step of progress). */
+    boolean test(Handles.Request request) throws NetException {
+        return net.test(request, null);
+    }
+
+    Backoff backoff() {
+        return backoff;
+    }
+
     /** {@link #step(ByteBuffer, ByteBuffer, Handles.MrHandle)} with an explicit tag. */
     public void step(ByteBuffer out, ByteBuffer in, Handles.MrHandle mr, int t) throws NetException {
         Handles.Request r = null;

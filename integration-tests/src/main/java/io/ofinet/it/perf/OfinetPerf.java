@@ -85,6 +85,10 @@ public final class OfinetPerf implements Callable<Integer> {
     @Option(names = "--window", defaultValue = "16", description = "sendrecv: requests in flight (default: ${DEFAULT-VALUE})")
     int window;
 
+    @Option(names = "--chunk", defaultValue = "4M", converter = Sizes.class, description = "allreduce: the largest"
+            + " message of the pipelined ring; blocks are cut into chunks of at most this size (default: 4M)")
+    long chunk;
+
     @Option(names = "--csv", description = "also write the results to this CSV file")
     Path csv;
 
@@ -195,7 +199,8 @@ public final class OfinetPerf implements Callable<Integer> {
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), OfinetPerf.class.getName(), test,
                 "--layout", layout.toString(), "--np", Integer.toString(np), "--warmup", Integer.toString(warmup),
-                "--reps", Integer.toString(reps), "--first-warmup", Integer.toString(firstWarmup), "--window", Integer.toString(window), "--rendezvous",
+                "--reps", Integer.toString(reps), "--first-warmup", Integer.toString(firstWarmup), "--window", Integer.toString(window),
+                "--chunk", Long.toString(chunk), "--rendezvous",
                 rendezvous.toString(), "--rank", Integer.toString(r), "--timeout", Integer.toString(timeoutSeconds)));
         for (long size : sizes()) {
             command.add("--sizes=" + size);
@@ -234,7 +239,7 @@ public final class OfinetPerf implements Callable<Integer> {
         net.init();
         PerfBench bench;
         try (Ring ring = new Ring(net, rv, 0)) {
-            bench = new PerfBench(this, ring, new Collectives(ring));
+            bench = new PerfBench(this, ring, new Collectives(ring, chunk));
             bench.run();
             if (stats && rv.rank() == 0) {
                 System.out.println("# statistics of device 0, rank 0:");

@@ -4,6 +4,7 @@ import io.ofinet.it.coll.Collectives;
 import io.ofinet.it.coll.Ring;
 import io.ofinet.plugin.Handles;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -92,7 +93,8 @@ final class PerfBench {
     }
 
     private ByteBuffer region(ByteBuffer data, long offset, long length) {
-        return data.duplicate().clear().position((int) offset).limit((int) (offset + length)).slice();
+        return data.duplicate().clear().position((int) offset).limit((int) (offset + length)).slice()
+                .order(ByteOrder.nativeOrder());
     }
 
     private static float value(int rank, long i) {

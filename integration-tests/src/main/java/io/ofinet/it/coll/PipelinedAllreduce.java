@@ -1,0 +1,188 @@
+package io.ofinet.it.coll;
+
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.NetException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+
+/**
+ * The ring allreduce (reduce-scatter, then allgather: 2(n − 1) steps, each sending one block to the
+ * next rank and receiving one from the previous) with every block cut into chunks, and the chunks of
+ * all steps pipelined: chunk j of step s goes out as soon as chunk j of step s − 1 has arrived and
+ * been reduced, while other chunks are on the wire. Transfers overlap the reduction and each other,
+ * and no step waits for the whole of the one before.
+ *
+ * <p>Sends and receives are posted in the same order on every rank — step by step, chunk by chunk —
+ * as the plugin's matching requires, at most {@link #WINDOW} of each outstanding. A receive into a
+ * chunk waits until that chunk's earlier sends have completed (the allgather overwrites what the
+ * reduce-scatter sent) and, into {@code tmp}, until the chunk received there before is reduced.
+ */
+final class PipelinedAllreduce {
+    /**
+     * Bytes per chunk by default, at most; blocks are cut into at most {@link #MAX_CHUNKS} equal
+     * chunks. On {@code tcp;ofi_rxm} on loopback smaller chunks measured slower (docs/PERFORMANCE.md,
+     * "Allreduce"): a block goes whole up to 4 MiB.
+     */
+    static final long CHUNK_BYTES = 4L << 20;
+    static final int MAX_CHUNKS = 16;
+    /** Sends and receives outstanding, each. */
+    static final int WINDOW = 8;
+
+    private final Ring ring;
+    private final long chunkBytes;
+
+    PipelinedAllreduce(Ring ring, long chunkBytes) {
+        if (chunkBytes < 4) {
+            throw new IllegalArgumentException("a chunk holds one float32 at least: " + chunkBytes + " bytes");
+        }
+        this.ring = ring;
+        this.chunkBytes = chunkBytes;
+    }
+
+    /** Sums {@code data} (count float32 elements, native byte order) over all ranks, in place; {@code tmp} holds a block. */
+    void run(ByteBuffer data, long count, ByteBuffer tmp, Handles.MrHandle mr) throws NetException {
+        int n = ring.size();
+        int r = ring.rank();
+        long largestBlock = Collectives.blockStart(count, n, 1) * 4;
+        int chunks = (int) Math.max(1, Math.min(MAX_CHUNKS, (largestBlock + chunkBytes - 1) / chunkBytes));
+        int steps = 2 * (n - 1);
+        int total = steps * chunks;
+        int firstTag = ring.reserveTags(total);
+        Handles.Request[] sends = new Handles.Request[total];
+        Handles.Request[] recvs = new Handles.Request[total];
+        boolean[] sent = new boolean[total];
+        boolean[] received = new boolean[total];
+        int nextSend = 0;
+        int nextRecv = 0;
+        int sendsOut = 0;
+        int recvsOut = 0;
+        int done = 0;
+        Backoff backoff = ring.backoff();
+        backoff.reset();
+        while (done < 2 * total) {
+            boolean progressed = false;
+            while (nextRecv < total && recvsOut < WINDOW && recvReady(nextRecv, chunks, n, sent, received)) {
+                int s = nextRecv / chunks;
+                int j = nextRecv % chunks;
+                ByteBuffer in = s < n - 1 ? tmpChunk(tmp, count, n, recvBlock(s, r, n), chunks, j)
+                        : chunkOf(data, count, n, recvBlock(s, r, n), chunks, j);
+                Handles.Request q = ring.irecv(in, firstTag + nextRecv, mr);
+                if (q == null) {
+                    break;
+                }
+                recvs[nextRecv++] = q;
+                recvsOut++;
+                progressed = true;
+            }
+            while (nextSend < total && sendsOut < WINDOW && (nextSend < chunks || received[nextSend - chunks])) {
+                int s = nextSend / chunks;
+                Handles.Request q = ring.isend(chunkOf(data, count, n, sendBlock(s, r, n), chunks, nextSend % chunks),
+                        firstTag + nextSend, mr);
+                if (q == null) {
+                    break;
+                }
+                sends[nextSend++] = q;
+                sendsOut++;
+                progressed = true;
+            }
+            for (int k = nextRecv - recvsOut; k < nextRecv; k++) {
+                if (!received[k] && ring.test(recvs[k])) {
+                    int s = k / chunks;
+                    if (s < n - 1) {
+                        int block = recvBlock(s, r, n);
+                        add(chunkOf(data, count, n, block, chunks, k % chunks),
+                                tmpChunk(tmp, count, n, block, chunks, k % chunks));
+                    }
+                    received[k] = true;
+                    recvs[k] = null;
+                    progressed = true;
+                    done++;
+                }
+            }
+            while (recvsOut > 0 && received[nextRecv - recvsOut]) {
+                recvsOut--;
+            }
+            for (int k = nextSend - sendsOut; k < nextSend; k++) {
+                if (!sent[k] && ring.test(sends[k])) {
+                    sent[k] = true;
+                    sends[k] = null;
+                    progressed = true;
+                    done++;
+                }
+            }
+            while (sendsOut > 0 && sent[nextSend - sendsOut]) {
+                sendsOut--;
+            }
+            if (progressed) {
+                backoff.reset();
+            } else {
+                backoff.idle();
+            }
+        }
+    }
+
+    /**
+     * Whether receive {@code k} may be posted: every earlier send of its chunk has completed, and,
+     * for a reduce-scatter step after the first, the chunk received into {@code tmp} before it
+     * has been reduced.
+     */
+    private static boolean recvReady(int k, int chunks, int n, boolean[] sent, boolean[] received) {
+        int s = k / chunks;
+        int j = k % chunks;
+        for (int earlier = 0; earlier < s; earlier++) {
+            if (!sent[earlier * chunks + j]) {
+                return false;
+            }
+        }
+        return s == 0 || s >= n - 1 || received[k - chunks];
+    }
+
+    /** The block rank {@code r} sends at step {@code s}: reduce-scatter steps first, then allgather ones. */
+    static int sendBlock(int s, int r, int n) {
+        return s < n - 1 ? Math.floorMod(r - s - 1, n) : Math.floorMod(r - (s - (n - 1)), n);
+    }
+
+    /** The block rank {@code r} receives at step {@code s}. */
+    static int recvBlock(int s, int r, int n) {
+        return s < n - 1 ? Math.floorMod(r - s - 2, n) : Math.floorMod(r - (s - (n - 1)) - 1, n);
+    }
+
+    /** Chunk {@code j} of block {@code block} of {@code count} elements split over {@code n}. */
+    private static ByteBuffer chunkOf(ByteBuffer buffer, long count, int n, int block, int chunks, int j) {
+        long start = Collectives.blockStart(count, n, block);
+        long elements = Collectives.blockStart(count, n, block + 1) - start;
+        return chunkOf(buffer, start, elements, chunks, j);
+    }
+
+    /**
+     * Where chunk {@code j} of block {@code block} is received in {@code tmp}: at chunk {@code j}'s
+     * place in the largest block, so that chunk {@code j} of every block has the same place and no
+     * other chunk's (blocks differ by an element, and so would their chunks' places).
+     */
+    private static ByteBuffer tmpChunk(ByteBuffer tmp, long count, int n, int block, int chunks, int j) {
+        long largest = Collectives.blockStart(count, n, 1);
+        long elements = Collectives.blockStart(count, n, block + 1) - Collectives.blockStart(count, n, block);
+        long from = Collectives.blockStart(largest, chunks, j);
+        long length = Collectives.blockStart(elements, chunks, j + 1) - Collectives.blockStart(elements, chunks, j);
+        return tmp.duplicate().clear().position((int) (from * 4)).limit((int) ((from + length) * 4)).slice()
+                .order(ByteOrder.nativeOrder());
+    }
+
+    /** Chunk {@code j} of the {@code elements} elements from element {@code start} of {@code buffer}. */
+    private static ByteBuffer chunkOf(ByteBuffer buffer, long start, long elements, int chunks, int j) {
+        long from = start + Collectives.blockStart(elements, chunks, j);
+        long to = start + Collectives.blockStart(elements, chunks, j + 1);
+        return buffer.duplicate().clear().position((int) (from * 4)).limit((int) (to * 4)).slice()
+                .order(ByteOrder.nativeOrder());
+    }
+
+    /** {@code target += in}, element by element, as float32 in native byte order. */
+    static void add(ByteBuffer target, ByteBuffer in) {
+        FloatBuffer t = target.order(ByteOrder.nativeOrder()).asFloatBuffer();
+        FloatBuffer x = in.order(ByteOrder.nativeOrder()).asFloatBuffer();
+        for (int i = 0, e = t.limit(); i < e; i++) {
+            t.put(i, t.get(i) + x.get(i));
+        }
+    }
+}
