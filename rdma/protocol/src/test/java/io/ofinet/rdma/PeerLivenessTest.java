@@ -63,6 +63,18 @@ class PeerLivenessTest {
                 new MrHandle[] {registered(endpoint, dst)});
     }
 
+    /** Two endpoints of one in-memory provider, a connected to b. */
+    private record Pair(RdmaEndpoint a, RdmaEndpoint b, SendComm send, RecvComm recv) {
+    }
+
+    private Pair pair() throws Exception {
+        provider = MemProvider.create();
+        RdmaEndpoint a = endpoint();
+        RdmaEndpoint b = endpoint();
+        Object[] comms = ConnectionTest.establish(a, b, b.listen());
+        return new Pair(a, b, (SendComm) comms[0], (RecvComm) comms[1]);
+    }
+
     /** Tests {@code request} until it fails, and returns the failure. */
     private static RdmaException failureOf(Request request) {
         return assertThrows(RdmaException.class, () -> {
@@ -133,12 +145,11 @@ class PeerLivenessTest {
 
     @Test
     void aSenderThatClosesFailsTheReceivesItWillNeverServeAndLaterOnes() throws Exception {
-        provider = MemProvider.create();
-        RdmaEndpoint a = endpoint();
-        RdmaEndpoint b = endpoint();
-        Object[] pair = ConnectionTest.establish(a, b, b.listen());
-        SendComm send = (SendComm) pair[0];
-        RecvComm recv = (RecvComm) pair[1];
+        Pair p = pair();
+        RdmaEndpoint a = p.a();
+        RdmaEndpoint b = p.b();
+        SendComm send = p.send();
+        RecvComm recv = p.recv();
         RecvRequest served = post(recv, b);
         RecvRequest unserved = post(recv, b);
         HostBuffer src = buffer();
@@ -160,12 +171,11 @@ class PeerLivenessTest {
 
     @Test
     void anIsendAfterTheReceiverClosedFailsAtItsTest() throws Exception {
-        provider = MemProvider.create();
-        RdmaEndpoint a = endpoint();
-        RdmaEndpoint b = endpoint();
-        Object[] pair = ConnectionTest.establish(a, b, b.listen());
-        SendComm send = (SendComm) pair[0];
-        RecvComm recv = (RecvComm) pair[1];
+        Pair p = pair();
+        RdmaEndpoint a = p.a();
+        RdmaEndpoint b = p.b();
+        SendComm send = p.send();
+        RecvComm recv = p.recv();
         post(recv, b);
         recv.close(); // tells the sender, and waits for its confirmation (the watchdog drives a)
         HostBuffer src = buffer();
@@ -270,12 +280,11 @@ class PeerLivenessTest {
      */
     @Test
     void aSendFinishedButNotYetTestedFailsOnceItsPeerIsCondemned() throws Exception {
-        provider = MemProvider.create();
-        RdmaEndpoint a = endpoint();
-        RdmaEndpoint b = endpoint();
-        Object[] pair = ConnectionTest.establish(a, b, b.listen());
-        SendComm send = (SendComm) pair[0];
-        RecvComm recv = (RecvComm) pair[1];
+        Pair p = pair();
+        RdmaEndpoint a = p.a();
+        RdmaEndpoint b = p.b();
+        SendComm send = p.send();
+        RecvComm recv = p.recv();
         HostBuffer src = buffer();
         MrHandle srcMr = registered(a, src);
         assertNotNull(post(recv, b));
