@@ -85,6 +85,11 @@ public final class OfinetPerf implements Callable<Integer> {
     @Option(names = "--window", defaultValue = "16", description = "sendrecv: requests in flight (default: ${DEFAULT-VALUE})")
     int window;
 
+    @Option(names = "--jit-quiet", defaultValue = "500", description = "the untimed first pass goes on until the"
+            + " JIT compilers of every rank have been idle this many ms (at most 30 s; 0: do not wait)"
+            + " (default: ${DEFAULT-VALUE})")
+    long jitQuietMs;
+
     @Option(names = "--chunk", defaultValue = "4M", converter = Sizes.class, description = "allreduce: the largest"
             + " message of the pipelined ring; blocks are cut into chunks of at most this size (default: 4M)")
     long chunk;
@@ -200,7 +205,7 @@ public final class OfinetPerf implements Callable<Integer> {
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), OfinetPerf.class.getName(), test,
                 "--layout", layout.toString(), "--np", Integer.toString(np), "--warmup", Integer.toString(warmup),
                 "--reps", Integer.toString(reps), "--first-warmup", Integer.toString(firstWarmup), "--window", Integer.toString(window),
-                "--chunk", Long.toString(chunk), "--rendezvous",
+                "--chunk", Long.toString(chunk), "--jit-quiet", Long.toString(jitQuietMs), "--rendezvous",
                 rendezvous.toString(), "--rank", Integer.toString(r), "--timeout", Integer.toString(timeoutSeconds)));
         for (long size : sizes()) {
             command.add("--sizes=" + size);

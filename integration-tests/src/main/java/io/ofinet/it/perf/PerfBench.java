@@ -13,9 +13,12 @@ import java.util.Locale;
 /**
  * The measurements of one rank. Before the first size, an untimed pass of at least {@code
  * --first-warmup} iterations (10,000 by default; fewer for large sizes: at most 1 GiB moved) and
- * at least {@value #FIRST_WARMUP_NANOS} ns (rank 0's clock, which tells the others when to stop)
- * takes the data path out of the interpreter, through the JIT's compilations, and the connections
- * through set-up. Each size then runs its warm-up and {@code --reps} timed repetitions of {@code
+ * at least {@value #FIRST_WARMUP_NANOS} ns (rank 0's clock, which tells the others when to stop),
+ * and until every rank's JIT compilers have been idle for {@code --jit-quiet} ms (at most {@value
+ * #FIRST_WARMUP_MAX_NANOS} ns in all), takes the data path out of the interpreter, through the
+ * JIT's compilations, and the connections through set-up. On two cores a compiler still at work
+ * steals a core from the data path for milliseconds at a time: the 1 MiB allreduce measured 2–4
+ * times slower right after the old one-second warm-up than after six seconds. Each size then runs its warm-up and {@code --reps} timed repetitions of {@code
  * --iters} iterations — by default as many as take about {@value #REPETITION_NANOS} ns, from a short
  * calibration that rank 0 times and broadcasts — fewer for large sizes (at most 256 MiB moved per
  * repetition) and at least 10; the table shows the median repetition and the spread of all of
@@ -24,6 +27,8 @@ import java.util.Locale;
 final class PerfBench {
     /** The untimed first pass lasts at least this long. */
     static final long FIRST_WARMUP_NANOS = 1_000_000_000L;
+    /** ... and at most this long waiting for the JIT compilers to go quiet. */
+    static final long FIRST_WARMUP_MAX_NANOS = 30_000_000_000L;
     private static final long JIT_WARMUP_BYTES = 1L << 30;
     private static final long REPETITION_BYTES = 256L << 20;
     private static final int MIN_ITERATIONS = 10;
@@ -64,9 +69,10 @@ final class PerfBench {
                 if (!options.test.equals("check")) {
                     System.out.printf(Locale.ROOT, "# time: median of %d repetitions of %s (at most 256 MiB each),"
                             + " after %d warm-up iterations per size and, before the first, %d or more for at least"
-                            + " 1 s; disp(%%) = (max - min) / median%n", options.reps, options.iters != null
+                            + " 1 s, until the JIT compilers of every rank were idle for %d ms (at most 30 s);"
+                            + " disp(%%) = (max - min) / median%n", options.reps, options.iters != null
                             ? "up to " + options.iters + " iterations" : "about 50 ms", options.warmup,
-                            sizes.isEmpty() ? 0 : jitWarmup(sizes.get(0)));
+                            sizes.isEmpty() ? 0 : jitWarmup(sizes.get(0)), options.jitQuietMs);
                 }
                 System.out.printf(Locale.ROOT, "#%12s %12s %8s %11s %12s %12s %7s %8s%n", "size", "count", "type",
                         "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong", "disp(%)");
@@ -189,14 +195,29 @@ final class PerfBench {
             ByteBuffer data, Handles.MrHandle mr) throws Exception {
         int round = Math.max(MIN_ITERATIONS, jitWarmup(size) / 10);
         long start = System.nanoTime();
+        JitActivity jit = new JitActivity(options.jitQuietMs);
         int done = 0;
         boolean enough = false;
         while (!enough) {
             timed(t, round, a, b, out, count, mr);
             done += round;
-            enough = rootsValue(done >= jitWarmup(size) && System.nanoTime() - start >= FIRST_WARMUP_NANOS ? 1 : 0,
-                    data, mr) == 1;
+            long elapsed = System.nanoTime() - start;
+            boolean compiling = busyRanks(!jit.quiet(System.nanoTime()), data, mr) > 0;
+            enough = rootsValue(done >= jitWarmup(size) && elapsed >= FIRST_WARMUP_NANOS
+                    && (!compiling || elapsed >= FIRST_WARMUP_MAX_NANOS) ? 1 : 0, data, mr) == 1;
         }
+    }
+
+    /**
+     * How many ranks say {@code busy}: a sum over the ring through the last 8 bytes of {@code
+     * data}, which lie past every test's buffers.
+     */
+    private float busyRanks(boolean busy, ByteBuffer data, Handles.MrHandle mr) throws Exception {
+        ByteBuffer flag = region(data, data.capacity() - 8, 4);
+        ByteBuffer tmp = region(data, data.capacity() - 4, 4);
+        flag.putFloat(0, busy ? 1 : 0);
+        coll.allreduce(flag, 1, tmp, mr);
+        return flag.getFloat(0);
     }
 
     private void measure(long size, ByteBuffer data, Handles.MrHandle mr) throws Exception {
