@@ -33,4 +33,7 @@ public interface HostMemory {
 
     /** Copies {@code source[offset..offset + length)} to {@code address}. */
     void write(long address, byte[] source, int offset, int length);
+
+    /** Copies {@code length} bytes from {@code from} to {@code to}; the ranges do not overlap. */
+    void copy(long from, long to, long length);
 }

@@ -78,6 +78,11 @@ final class Connection {
         return Immediate.type(word) == Immediate.TYPE_DATA ? 0 : peerToken & 0xffffffffL;
     }
 
+    /** The peer communicator's token, which what this side sends it carries. */
+    int peerToken() {
+        return peerToken;
+    }
+
     /** The peer's communicator id, named in the immediate data this side sends. */
     int peerCommId() {
         return peerCommId;

@@ -35,6 +35,8 @@ final class EndpointPools {
     /** What the pooled operations did. */
     final OpCounts counts = new OpCounts();
     private Freelist<RmaOp> ops;
+    /** The eager buffers (posted on the data rails, held, or sending); made by {@link #open}. */
+    EagerBuffers eager;
     private Freelist<ControlRailBuffer> controlBuffers;
     private long flushBuffer;
     private MrHandle flushMr;
@@ -94,7 +96,11 @@ final class EndpointPools {
         }
         ops = Freelist.<RmaOp>builder("data-path operations", (block, address) -> new RmaOp(endpoint))
                 .sizes(256, 256, MAX_OPS).hooks(engine::register, op -> { }).build();
-        if (endpoint.railSet.dataRailsTakeNotices()) {
+        eager = new EagerBuffers(endpoint, params);
+        if (eager.enabled()) {
+            // Posted eager receives take the data rails' notices too.
+            eager.open(engine, memory, this);
+        } else if (endpoint.railSet.dataRailsTakeNotices()) {
             NoticeReceive.postAll(endpoint);
         }
     }
@@ -168,7 +174,10 @@ final class EndpointPools {
      */
     void deregister(List<Exception> problems) {
         closed = true;
-        for (Freelist<?> pool : new Freelist<?>[] {ops, controlBuffers}) {
+        if (eager != null) {
+            eager.closed();
+        }
+        for (Freelist<?> pool : pools()) {
             if (pool == null) {
                 continue;
             }
@@ -187,9 +196,13 @@ final class EndpointPools {
         }
     }
 
+    private Freelist<?>[] pools() {
+        return new Freelist<?>[] {ops, controlBuffers, eager == null ? null : eager.freelist()};
+    }
+
     /** Frees the pools' memory; the rails that used it are closed. */
     void free() {
-        for (Freelist<?> pool : new Freelist<?>[] {ops, controlBuffers}) {
+        for (Freelist<?> pool : pools()) {
             if (pool != null) {
                 pool.free();
             }

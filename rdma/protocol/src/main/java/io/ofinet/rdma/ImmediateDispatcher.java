@@ -162,10 +162,70 @@ final class ImmediateDispatcher {
         LOG.log(Level.WARNING, "dropping a {0}-byte message without immediate data on rail {1}", len, rail);
     }
 
+    /**
+     * An eager message or intent arrived in {@code buffer} on data rail {@code rail}: {@code len}
+     * bytes with immediate data {@code data}. It carries the communicator's token in its header
+     * (and, where CQ data has 8 bytes, in the upper half); a header that breaks a rule fails the
+     * communicator it names, and only it.
+     *
+     * @return whether the buffer is held for a receive not yet posted
+     */
+    boolean eager(int rail, EagerBuffer buffer, long len, long data) {
+        int word;
+        try {
+            word = Immediate.check(data & 0xffffffffL, dataRails);
+        } catch (RdmaException e) {
+            malformed++;
+            LOG.log(Level.WARNING, "dropping an eager message on rail {0}: {1}", rail, e.getMessage());
+            return false;
+        }
+        if (Immediate.type(word) != Immediate.TYPE_DATA) {
+            malformed++;
+            LOG.log(Level.WARNING, "dropping a {0}-byte message of immediate type {1} on data rail {2}", len,
+                    Immediate.type(word), rail);
+            return false;
+        }
+        RecvComm recv = openRecv(Immediate.commId(word));
+        if (recv == null || !fromItsPeer(recv, rail, data >>> 32, "eager message")) {
+            return false;
+        }
+        try {
+            return recv.eagerArrived(buffer, len, Immediate.seq(word));
+        } catch (RdmaException e) {
+            recv.liveness().condemn(new RdmaException(ErrorCategory.REMOTE, "receive communicator " + recv.id() + ": "
+                    + e.getMessage(), e));
+            return false;
+        }
+    }
+
     /** A keepalive, or one of the close notices carried as one. */
     private void keepalive(int rail, int comm, int side, int seq, long upper) {
         long now = System.nanoTime();
         switch (side) {
+            case Immediate.CREDITS_TO_SENDER:
+            case Immediate.TRUNCATED_TO_SENDER:
+            case Immediate.NO_TAG_TO_SENDER: {
+                SendComm send = endpoint.comms.send(comm);
+                if (send == null || send.closed || send.liveness() == null) {
+                    unknownComm++;
+                    return;
+                }
+                if (!fromItsPeer(send, rail, upper, side == Immediate.CREDITS_TO_SENDER ? "credit notice" : "refusal")) {
+                    return;
+                }
+                if (side != Immediate.CREDITS_TO_SENDER) {
+                    send.eagerRefused(seq, side == Immediate.TRUNCATED_TO_SENDER ? Immediate.ERROR_TRUNCATED
+                            : Immediate.ERROR_NO_TAG);
+                    return;
+                }
+                try {
+                    send.creditsReturned(seq);
+                } catch (RdmaException e) {
+                    send.liveness().condemn(new RdmaException(ErrorCategory.REMOTE, "send communicator " + send.id()
+                            + ": " + e.getMessage(), e));
+                }
+                return;
+            }
             case Immediate.RECEIVER_CLOSING: {
                 SendComm send = endpoint.comms.send(comm);
                 if (send == null || send.closed) {

@@ -43,6 +43,10 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final RmaOp[] flushOps = new RmaOp[Limits.MAX_DATA_RAILS];
     private final RecvRequest[] all = new RecvRequest[MAX_REQUESTS];
     private final PeerLiveness liveness;
+    /** Eager messages and intents: matched, held until their receive, credits returned. */
+    final EagerInbox inbox;
+    /** The largest eager payload (0: none), so the largest buffer a receive needs no control message for. */
+    private final long eagerMax;
     /** The sender said it writes no more: receives it did not serve fail. */
     boolean senderClosed;
     /** The data rails on which the sender's close confirmation arrived, as bits. */
@@ -61,6 +65,9 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             free.add(all[i]);
             freeFlushes.add(new FlushRequest(this));
         }
+        this.inbox = new EagerInbox(this, endpoint);
+        EagerBuffers eager = endpoint.pools.eager;
+        this.eagerMax = eager != null && eager.enabled() ? eager.payloadBytes() : 0;
         this.liveness = new PeerLiveness(this, endpoint.spec().parameters().peerTimeoutMs(),
                 "receive communicator " + id + " (from send communicator " + sender.peerCommId() + ")",
                 System.nanoTime());
@@ -76,6 +83,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     /** Closed: the fate of the sender's destinations no longer concerns it. */
     void forgetPeers() {
         connection.unwatch(liveness);
+        inbox.dropAll();
     }
 
     public int id() {
@@ -151,8 +159,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         senderClosed = true;
         RdmaException cause = null;
         for (RecvRequest request : all) {
-            if (request.inUse && !request.finished()
-                    && ((request.seq - firstUnserved) & ((1 << Limits.SEQ_BITS) - 1)) < Limits.WINDOW) {
+            if (request.inUse && !request.finished() && ((request.seq + request.buffers - 1 - firstUnserved)
+                    & ((1 << Limits.SEQ_BITS) - 1)) < Limits.WINDOW) {
                 if (cause == null) {
                     cause = new RdmaException(ErrorCategory.REMOTE, "receive communicator " + id
                             + ": the sender closed the connection before sending the message");
@@ -257,11 +265,17 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender closed the connection"));
             return request;
         }
-        if (free.isEmpty() || !window.canInsert(recvSeq)) {
+        if (free.isEmpty() || !window.canInsert(window.add(recvSeq, count - 1))) {
             return null;
         }
         liveness.posting(System.nanoTime());
-        if (!announcer.reserve()) {
+        // A receive whose every buffer takes an eager message whole needs no control message: a
+        // larger send into it announces itself with an intent, and is refused.
+        boolean announce = eagerMax == 0;
+        for (int i = 0; i < count; i++) {
+            announce |= sizes[i] > eagerMax;
+        }
+        if (announce && !announcer.reserve()) {
             return null;
         }
         RecvRequest request = free.poll();
@@ -272,9 +286,16 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             request.capacity[i] = sizes[i];
             request.tag[i] = tags[i];
         }
-        announcer.announce(request, seq, count, addresses, sizes, tags, mrs);
-        window.insert(seq, request);
-        recvSeq = window.add(recvSeq, 1);
+        if (announce) {
+            announcer.announce(request, seq, count, addresses, sizes, tags, mrs);
+        }
+        for (int k = 0; k < count; k++) {
+            window.insert(window.add(seq, k), request);
+        }
+        recvSeq = window.add(recvSeq, count);
+        if (inbox.held() > 0) {
+            inbox.posted(request);
+        }
         return request;
     }
 
@@ -290,15 +311,56 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     void segmentArrived(int seq, int index, int segments, long bytes) throws RdmaException {
         liveness.heard(System.nanoTime());
         RecvRequest request = window.retrieve(seq);
-        if (request == null || index >= request.buffers) {
+        if (request == null || request.seq != seq || index >= request.buffers) {
             throw new RdmaException(ErrorCategory.REMOTE, "a segment for receive " + seq + " buffer " + index
                     + ", which is not posted");
         }
         request.segment(index, segments, bytes);
+        progressed(request);
+    }
+
+    /**
+     * Eager message or intent {@code seq} arrived in {@code buffer} ({@code len} bytes): delivered
+     * to its receive, held until it is posted, or dropped when its receive has failed.
+     *
+     * @return whether the buffer is held
+     */
+    boolean eagerArrived(EagerBuffer buffer, long len, int seq) throws RdmaException {
+        liveness.heard(System.nanoTime());
+        inbox.check(buffer, len, seq);
+        MessageWindow.Status status = window.status(seq);
+        if (status == MessageWindow.Status.IN_PROGRESS) {
+            return inbox.deliver(window.retrieve(seq), seq, buffer, len);
+        }
+        if (status == MessageWindow.Status.COMPLETED) {
+            inbox.used(); // its receive failed, and it with it
+            return false;
+        }
+        if (((seq - window.start()) & ((1 << Limits.SEQ_BITS) - 1)) >= Limits.WINDOW + SendSequencer.CREDITS) {
+            throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " is past the window of "
+                    + Limits.WINDOW + " from " + window.start());
+        }
+        inbox.hold(buffer, len, seq);
+        return true;
+    }
+
+    /** Something arrived for {@code request}: once it is done, its numbers leave the window. */
+    void progressed(RecvRequest request) {
         if (request.done) {
-            window.complete(seq);
+            completeAll(request);
             endpoint.pools.counts.received(request.receivedBytes());
             counters.moved(request.receivedBytes());
+        }
+    }
+
+    /** {@code request} failed: its numbers leave the window, and what arrives for them is dropped. */
+    void failed(RecvRequest request) {
+        completeAll(request);
+    }
+
+    private void completeAll(RecvRequest request) {
+        for (int k = 0; k < request.buffers; k++) {
+            window.complete(window.add(request.seq, k));
         }
     }
 
@@ -306,7 +368,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     void errorArrived(int seq, int index, int reason) throws RdmaException {
         liveness.heard(System.nanoTime());
         RecvRequest request = window.retrieve(seq);
-        if (request == null) {
+        if (request == null || request.seq != seq) {
             throw new RdmaException(ErrorCategory.REMOTE, "an error notice for receive " + seq + ", which is not posted");
         }
         if (reason == io.ofinet.rdma.wire.Immediate.ERROR_SEND_FAILED) {
@@ -318,7 +380,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
                             + " bytes (tag " + request.tag[index] + "); nothing was written"
                     : "irecv: the sender's tag matched no buffer of the posted receive"));
         }
-        window.complete(seq);
+        completeAll(request);
     }
 
     void release(RecvRequest request) {

@@ -5,8 +5,9 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.Limits;
 
 /**
- * An outstanding grouped receive: up to 8 buffers with tags under one message sequence number.
- * It is done when its control message has been written and every buffer has all its segments.
+ * An outstanding grouped receive: up to 8 buffers with tags, under as many consecutive message
+ * sequence numbers from {@link #seq}. It is done when its control message (if it needed one) has
+ * been written and every buffer has its eager message or all its segments.
  */
 public final class RecvRequest extends Request implements RmaOp.Owner {
     private final RecvComm comm;
@@ -19,6 +20,13 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     final int[] segmentsExpected = new int[Limits.MAX_RECVS];
     final int[] segmentsArrived = new int[Limits.MAX_RECVS];
     int buffersDone;
+    /** Buffers something was assigned to: an eager message, an intent, or a written segment (a bit each). */
+    int taken;
+    /** Buffers filled by an eager message (a bit each): nothing else may land there. */
+    int eagerFilled;
+    /** Buffers the messages matched by tag took, in sequence order (a bit each), and how many did. */
+    int byTagTaken;
+    int byTagNext;
     /** When the latest segment of a still partial buffer arrived (0 when none is partial). */
     long partialSinceNanos;
     ControlRailBuffer controlBuffer;
@@ -32,6 +40,10 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         this.buffers = count;
         this.buffersDone = 0;
         this.partialSinceNanos = 0;
+        this.taken = 0;
+        this.eagerFilled = 0;
+        this.byTagTaken = 0;
+        this.byTagNext = 0;
         begin(0);
         for (int i = 0; i < count; i++) {
             received[i] = 0;
@@ -42,6 +54,11 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
 
     /** A segment of buffer {@code i}: {@code bytes} long, one of {@code segments}. */
     void segment(int i, int segments, long bytes) throws RdmaException {
+        if ((eagerFilled & (1 << i)) != 0) {
+            throw new RdmaException(ErrorCategory.REMOTE, "receive " + seq + " buffer " + i + ": a written segment for a"
+                    + " buffer an eager message filled");
+        }
+        taken |= 1 << i;
         if (segmentsExpected[i] == 0) {
             segmentsExpected[i] = segments;
         } else if (segmentsExpected[i] != segments || segmentsArrived[i] >= segments) {
@@ -59,6 +76,14 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         } else {
             partialSinceNanos = System.nanoTime();
         }
+    }
+
+    /** Buffer {@code i} took an eager message of {@code bytes} bytes, copied in already. */
+    void eagerFilled(int i, long bytes) {
+        taken |= 1 << i;
+        eagerFilled |= 1 << i;
+        received[i] = bytes;
+        bufferDone();
     }
 
     /** Whether a buffer has some of its segments but not all. */

@@ -22,6 +22,8 @@ final class RmaOp extends Operation {
     static final String[] WRITE_ON_DATA_RAIL = names("write on data rail ");
     static final String[] READ_ON_DATA_RAIL = names("flush read on data rail ");
     static final String[] CONTROL_ON_RAIL = names("control message on control rail ");
+    static final String[] EAGER_RECEIVE_ON_RAIL = names("eager receive on data rail ");
+    static final String[] EAGER_SEND_ON_RAIL = names("eager send on data rail ");
 
     private static String[] names(String prefix) {
         String[] names = new String[io.ofinet.rdma.wire.Limits.MAX_DATA_RAILS];

@@ -4,8 +4,6 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.sched.RailScheduler;
-import io.ofinet.rdma.seq.MessageWindow;
-import io.ofinet.rdma.wire.ControlMessage;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayDeque;
@@ -43,13 +41,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     boolean closed;
     long closedNanos;
 
-    private final ControlMessage[] controls = new ControlMessage[Limits.WINDOW];
-    /** The receives announced by control messages, by sequence number: the same window type the receiver uses. */
-    private final MessageWindow<ControlMessage> announced = new MessageWindow<>(Limits.SEQ_BITS, Limits.WINDOW, 0);
-    /** Per window slot: the buffers of the announced receive that sends have taken (a bit each). */
-    private final int[] consumed = new int[Limits.WINDOW];
-    /** The oldest announced receive not yet used up: the next send goes into it. */
-    private int sendSeq;
+    /** How queued sends meet announced receives: sequence numbers, control messages, eager credits. */
+    private final SendSequencer sequencer;
     private final ArrayDeque<SendRequest> queue = new ArrayDeque<>(MAX_REQUESTS);
     private final ArrayDeque<SendRequest> free = new ArrayDeque<>(MAX_REQUESTS);
     private final SendRequest[] all = new SendRequest[MAX_REQUESTS];
@@ -69,9 +62,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         this.mailbox = mailbox;
         this.mailboxMr = mailboxMr;
         this.slotBytes = slotBytes;
-        for (int i = 0; i < Limits.WINDOW; i++) {
-            controls[i] = new ControlMessage();
-        }
+        EagerBuffers eager = endpoint.pools.eager;
+        this.sequencer = new SendSequencer(eager != null && eager.enabled() ? eager.payloadBytes() : 0);
         for (int i = 0; i < MAX_REQUESTS; i++) {
             all[i] = new SendRequest(this);
             free.add(all[i]);
@@ -267,20 +259,35 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     private void controlArrived(int seq, long address, int bytes) throws RdmaException {
-        MessageWindow.Status status = announced.status(seq);
-        if (status != MessageWindow.Status.NOT_STARTED) {
-            throw new RdmaException(ErrorCategory.REMOTE, "control message " + seq + (status
-                    == MessageWindow.Status.UNAVAILABLE ? " is past the window of 256 from " + announced.start()
-                    : " arrived twice"));
-        }
-        int slot = seq % Limits.WINDOW;
+        sequencer.checkArrival(seq);
         // Decoded straight from where it arrived: only its bytes are read.
-        controls[slot].decode(endpoint.memory, address, bytes, endpoint.dataRails(), seq);
+        sequencer.slotFor(seq).decode(endpoint.memory, address, bytes, endpoint.dataRails(), seq);
         if (liveness != null) { // a control message may overtake the ACCEPT on another rail
             liveness.heard(System.nanoTime());
         }
-        announced.insert(seq, controls[slot]);
-        consumed[slot] = 0;
+        SendRequest head = queue.peek();
+        sequencer.arrived(seq, head != null && head.intentSent);
+    }
+
+    /** The receiver used up {@code count} eager messages or intents of this side. */
+    void creditsReturned(int count) throws RdmaException {
+        liveness.heard(System.nanoTime());
+        sequencer.creditsReturned(count);
+    }
+
+    /**
+     * The receiver refused message {@code seq}, sent matched by its tag, for {@code reason}: the
+     * send waiting with its intent fails; a send already done cannot, so the communicator fails
+     * (the receiver's receive failed too).
+     */
+    void eagerRefused(int seq, int reason) {
+        liveness.heard(System.nanoTime());
+        if (!sequencer.refused(seq, queue, reason)) {
+            liveness.condemn(new RdmaException(ErrorCategory.INVALID_USAGE, reason == Immediate.ERROR_TRUNCATED
+                    ? "isend: the receiver reports that eager message " + seq + " did not fit its receive buffer"
+                    : "isend: the receiver reports that the tag of eager message " + seq + " matched no buffer of"
+                            + " its receive"));
+        }
     }
 
     /**
@@ -299,43 +306,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** Matches queued sends against announced receives, oldest first; bounded by the queue. */
     void progressSends() throws RdmaException {
-        for (int budget = queue.size(); budget > 0 && !queue.isEmpty(); budget--) {
-            ControlMessage control = announced.retrieve(sendSeq);
-            if (control == null) {
-                return;
-            }
-            int slot = sendSeq % Limits.WINDOW;
-            SendRequest request = queue.peek();
-            int match = -1;
-            for (int i = 0; i < control.buffers() && match < 0; i++) {
-                if ((consumed[slot] & (1 << i)) == 0 && control.tag(i) == request.tag) {
-                    match = i;
-                }
-            }
-            if (match < 0) {
-                if (!writes.refuse(request, sendSeq, 0, Immediate.ERROR_NO_TAG, "isend: no buffer of the posted receive "
-                        + sendSeq + " has tag " + request.tag)) {
-                    return;
-                }
-                consumed[slot] = (1 << control.buffers()) - 1;
-            } else if (request.size > control.length(match)) {
-                if (!writes.refuse(request, sendSeq, match, Immediate.ERROR_TRUNCATED, "isend: " + request.size + " bytes do not fit"
-                        + " the " + control.length(match) + "-byte receive buffer (tag " + request.tag + ")")) {
-                    return;
-                }
-                consumed[slot] |= 1 << match;
-            } else {
-                if (!writes.write(request, control, match, sendSeq)) {
-                    return;
-                }
-                consumed[slot] |= 1 << match;
-            }
-            queue.poll();
-            if (consumed[slot] == (1 << control.buffers()) - 1) {
-                announced.complete(sendSeq);
-                sendSeq = announced.add(sendSeq, 1);
-            }
-        }
+        sequencer.progress(queue, writes);
     }
 
     /** Whether writes of this communicator are still in flight. */
@@ -353,10 +324,9 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         if (closedNoticeSent || connection == null) {
             return;
         }
-        // Names the first receive this side did not serve (a grouped receive half served counts
-        // as served: its data may still be on its way); the receiver fails that one and later.
-        boolean halfServed = announced.retrieve(sendSeq) != null && consumed[sendSeq % Limits.WINDOW] != 0;
-        closedNoticeSent = writes.closed(halfServed ? announced.add(sendSeq, 1) : sendSeq);
+        // Names the first message this side did not send; the receiver fails the receives that
+        // wait for it or later ones.
+        closedNoticeSent = writes.closed(sequencer.nextSeq());
     }
 
     /** Fails every queued send; used when the communicator closes or its peer is gone. */

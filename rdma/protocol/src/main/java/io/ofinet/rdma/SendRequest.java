@@ -15,6 +15,8 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     long writesPostedNanos;
     int seq;
     int bufferIndex;
+    /** Its intent went out: it waits, at the head of the queue, for its control message. */
+    boolean intentSent;
 
     SendRequest(SendComm comm) {
         this.comm = comm;
@@ -26,6 +28,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         this.tag = bufferTag;
         this.mr = handle;
         this.writesPostedNanos = 0;
+        this.intentSent = false;
         begin(0);
     }
 

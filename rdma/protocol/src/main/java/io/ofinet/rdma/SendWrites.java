@@ -6,6 +6,7 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.sched.RailScheduler;
 import io.ofinet.rdma.sched.Schedule;
 import io.ofinet.rdma.wire.ControlMessage;
+import io.ofinet.rdma.wire.EagerHeader;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
 
@@ -59,6 +60,39 @@ final class SendWrites {
             connection.sendNotice(op, "notice to the receiver", Immediate.encode(Immediate.TYPE_ERROR,
                     Immediate.ERROR_SEND_FAILED, request.bufferIndex, connection.peerCommId(), request.seq), NO_OWNER);
         }
+    }
+
+    /**
+     * Sends message {@code seq} eagerly — its header and payload copied into an eager buffer, one
+     * message to the receiver's data rail {@code seq mod rails} — or, when {@code withData} is
+     * false, only its intent (the header). {@code index} is the receive buffer's, or {@link
+     * EagerHeader#BY_TAG}. The request is done when the message has gone out.
+     */
+    boolean eager(SendRequest request, int seq, int index, boolean withData) {
+        EagerBuffer buffer = endpoint.pools.eager.acquire();
+        if (buffer == null) {
+            return false;
+        }
+        long payload = withData ? request.size : 0;
+        EagerHeader.encode(endpoint.memory, buffer.address, withData ? EagerHeader.KIND_EAGER : EagerHeader.KIND_INTENT,
+                index, seq, request.tag, request.size, connection.peerToken());
+        if (payload > 0) {
+            endpoint.memory.copy(request.address, buffer.payload(), payload);
+        }
+        int rail = seq % endpoint.dataRails();
+        int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0, connection.peerCommId(), seq);
+        request.seq = seq;
+        request.bufferIndex = index == EagerHeader.BY_TAG ? 0 : index;
+        request.writesPostedNanos = System.nanoTime();
+        if (withData) {
+            request.pendingOps = 1;
+            buffer.send.start(rail, EagerHeader.BYTES + payload, endpoint.railSet.immediate(word,
+                    connection.peerToken() & 0xffffffffL), connection.dataPeer(rail), connection.dataQueue(rail), request);
+        } else {
+            buffer.send.start(rail, EagerHeader.BYTES, endpoint.railSet.immediate(word, connection.peerToken()
+                    & 0xffffffffL), connection.dataPeer(rail), connection.dataQueue(rail), NO_OWNER);
+        }
+        return true;
     }
 
     /**

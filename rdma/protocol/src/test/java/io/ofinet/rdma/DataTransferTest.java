@@ -140,8 +140,9 @@ class DataTransferTest {
      */
     @Test
     void onShmLongWritesAreAnnouncedByNotices() throws Exception {
+        // Rendezvous writes only: eager messages would take the small sizes.
         connect(MemProvider.builder().named("shm").domains(2).outOfOrderCompletions(5).build(),
-                Layouts.device("shm", new String[] {"mem0", "mem1"}, ""));
+                Layouts.device("shm", new String[] {"mem0", "mem1"}, "\"eagerMaxSize\": 0"));
         long[] sizes = {0, 1, 4096, 4097, 8192, 1 << 20};
         long[] noticedAfter = {0, 0, 0, 1, 2, 4}; // 1 MiB goes in two stripes, one per rail
         long immediateBefore = a.counts().writesPosted();
@@ -240,7 +241,10 @@ class DataTransferTest {
         SendRequest s = send.isend(src.address, 5120, 1, register(a, deviceA, src));
         RdmaException sent = assertThrows(RdmaException.class, () -> await(s, null));
         assertEquals(ErrorCategory.INVALID_USAGE, sent.category());
-        assertEquals("isend: 5120 bytes do not fit the 4096-byte receive buffer (tag 1)", sent.getMessage());
+        // The receive needed no control message (4 KiB takes an eager message whole): the send's
+        // intent is refused by the receiver.
+        assertEquals("isend: 5120 bytes (tag 1) do not fit the receive buffer they were matched with, the receiver"
+                + " reports", sent.getMessage());
         RdmaException received = assertThrows(RdmaException.class, () -> await(r, new long[1]));
         assertEquals(ErrorCategory.INVALID_USAGE, received.category());
         assertTrue(received.getMessage().contains("did not fit receive buffer 0 of 4096 bytes"), received.getMessage());
@@ -252,7 +256,7 @@ class DataTransferTest {
 
     @Test
     void aSendWhoseTagMatchesNoBufferIsInvalidUsageOnBothSides() throws Exception {
-        connect(MemProvider.builder().domains(1).build(), 1, "");
+        connect(MemProvider.builder().domains(1).build(), 1, "\"eagerMaxSize\": 0");
         HostBuffer src = buffer(64);
         HostBuffer dst = buffer(64);
         RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {64}, new int[] {1},
@@ -265,7 +269,7 @@ class DataTransferTest {
 
     @Test
     void anInjectedCompletionErrorFailsTheSendWithTheLibfabricError() throws Exception {
-        connect(MemProvider.builder().domains(1).build(), 1, "");
+        connect(MemProvider.builder().domains(1).build(), 1, "\"eagerMaxSize\": 0");
         HostBuffer src = buffer(64);
         HostBuffer dst = buffer(64);
         RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {64}, new int[] {1},
@@ -365,7 +369,7 @@ class DataTransferTest {
     /** The sender keeps the receiver's announcements in the same window type the receiver uses, and checks them. */
     @Test
     void aControlMessageTwiceOrPastTheWindowIsAProtocolError() throws Exception {
-        connect(MemProvider.create(), 1, "");
+        connect(MemProvider.create(), 1, "\"eagerMaxSize\": 0");
         HostBuffer dst = buffer(64);
         MrHandle mr = register(b, deviceB, dst);
         recv.irecv(1, new long[] {dst.address}, new long[] {64}, new int[] {0}, new MrHandle[] {mr});

@@ -27,6 +27,12 @@ interface DataPath extends HostMemory {
         return NativeMemory.allocate(bytes);
     }
 
+    /** memmove through JNA; the FFM path copies between segments instead. */
+    @Override
+    default void copy(long from, long to, long length) {
+        NativeMemory.copy(to, from, length);
+    }
+
     @Override
     default void free(long address) {
         NativeMemory.free(address);

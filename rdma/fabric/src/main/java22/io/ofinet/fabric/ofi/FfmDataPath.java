@@ -125,6 +125,11 @@ final class FfmDataPath implements DataPath {
     }
 
     @Override
+    public void copy(long from, long to, long length) {
+        MemorySegment.copy(ALL, from, ALL, to, length);
+    }
+
+    @Override
     public long getLong(long address) {
         return ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, address);
     }

@@ -34,6 +34,12 @@ public final class Immediate {
     public static final int RECEIVER_CLOSING = 2;
     /** Keepalive index: the sender has closed and will write no more. */
     public static final int SENDER_CLOSED = 3;
+    /** Keepalive side: to the send side, eager message (the sequence number) did not fit its buffer. */
+    public static final int TRUNCATED_TO_SENDER = 4;
+    /** Keepalive side: to the send side, eager message (the sequence number) matched no tag. */
+    public static final int NO_TAG_TO_SENDER = 5;
+    /** Keepalive side: to the send side, credits returned (their count where the sequence number goes). */
+    public static final int CREDITS_TO_SENDER = 6;
 
     /** Error reason, in the segment field of an error: the send did not fit the buffer. */
     public static final int ERROR_TRUNCATED = 1;
@@ -85,7 +91,7 @@ public final class Immediate {
                     + ": more than 32 bits");
         }
         int d = (int) data;
-        if (type(d) == TYPE_KEEPALIVE && recvIndex(d) > SENDER_CLOSED) {
+        if (type(d) == TYPE_KEEPALIVE && recvIndex(d) > CREDITS_TO_SENDER) {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
                     + ": keepalive for side " + recvIndex(d));
         }

@@ -136,7 +136,7 @@ class WireFormatsTest {
         assertEquals(0xBFFFFFFF, max);
         assertEquals(data, Immediate.check(data & 0xffffffffL, 2));
         assertEquals(Immediate.TYPE_KEEPALIVE, Immediate.type(Immediate.check(0xC0800000L, 16)), "keepalive to a sender");
-        assertThrows(RdmaException.class, () -> Immediate.check(0xC2000000L, 16), "keepalive for side 4");
+        assertThrows(RdmaException.class, () -> Immediate.check(0xC3800000L, 16), "keepalive for side 7");
         assertThrows(RdmaException.class, () -> Immediate.check(Immediate.encode(0, 4, 0, 0, 0), 2), "4 segments, 2 rails");
         assertThrows(RdmaException.class, () -> Immediate.check(1L << 32, 2));
         // An error's segment field is its reason, whatever the rail count.

@@ -1,0 +1,152 @@
+package io.ofinet.rdma;
+
+import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.Fi;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.freelist.Freelist;
+import io.ofinet.rdma.progress.Operation;
+import io.ofinet.rdma.progress.PeerQueue;
+import io.ofinet.rdma.wire.EagerHeader;
+
+/**
+ * An entry of an endpoint's eager freelist ({@link EagerBuffers}): a buffer of {@code
+ * eagerMaxSize} plus the header, registered for the data rails (bound to the endpoint's data-rail
+ * endpoints where registrations are endpoint-scoped), with the two operations made once for it:
+ * a receive posted on one data rail, and a send of an eager message from it.
+ *
+ * <p>A received eager message whose receive is not posted yet stays in its buffer (held) until
+ * the receive comes; the buffer is posted again only then.
+ */
+final class EagerBuffer {
+    final RdmaEndpoint endpoint;
+    final long address;
+    private final MrHandle mr;
+    final Receive receive = new Receive();
+    final Send send = new Send();
+
+    EagerBuffer(RdmaEndpoint endpoint, Freelist.Block block, long address) {
+        this.endpoint = endpoint;
+        this.address = address;
+        this.mr = (MrHandle) block.handle();
+    }
+
+    /** Where the payload starts. */
+    long payload() {
+        return address + EagerHeader.BYTES;
+    }
+
+    /** A receive of one eager message (or a notice) on a data rail. */
+    final class Receive extends Operation {
+        private int rail;
+        private int failuresInARow;
+
+        /** The data rail it is posted on. */
+        int rail() {
+            return rail;
+        }
+
+        /** Posts it on data rail {@code dataRail}, through the queue of posts to no peer there. */
+        void postOn(int dataRail) {
+            this.rail = dataRail;
+            endpoint.engine.submit(this, endpoint.peers.local(dataRail));
+        }
+
+        @Override
+        protected int post() throws FabricException {
+            return endpoint.railSet.dataEndpoint(rail).recv(address, endpoint.pools.eager.bufferBytes(),
+                    mr.descriptor(RailKind.DATA, rail), Fi.ADDR_UNSPEC, context());
+        }
+
+        @Override
+        protected void completed(int engineRail, long flags, long len, long data) {
+            failuresInARow = 0;
+            boolean held = false;
+            if ((flags & Fi.REMOTE_CQ_DATA) == 0) {
+                endpoint.immediates.dropStray(rail, len);
+            } else if (len == 0) {
+                endpoint.immediates.notice(rail, len, data);
+            } else {
+                held = endpoint.immediates.eager(rail, EagerBuffer.this, len, data);
+            }
+            if (!held) {
+                endpoint.pools.eager.repost(EagerBuffer.this);
+            } else {
+                endpoint.pools.eager.held(EagerBuffer.this);
+            }
+        }
+
+        @Override
+        protected void failed(RdmaException cause) {
+            if (endpoint.isClosed()) {
+                return;
+            }
+            System.getLogger(EagerBuffer.class.getName()).log(System.Logger.Level.WARNING,
+                    "{0} failed: {1}", describe(), cause.getMessage());
+            if (++failuresInARow <= KeptReceive.MAX_FAILURES_IN_A_ROW) {
+                postOn(rail);
+            }
+        }
+
+        @Override
+        protected String describe() {
+            return RmaOp.EAGER_RECEIVE_ON_RAIL[rail];
+        }
+    }
+
+    /** A send of the eager message in this buffer; the buffer returns to the freelist when it completes. */
+    final class Send extends Operation {
+        private int rail;
+        private long length;
+        private long data;
+        private long dest;
+        private RmaOp.Owner owner;
+        private int ownerGeneration;
+
+        /** Sends {@code bytes} bytes of this buffer on data rail {@code dataRail} to {@code destination}. */
+        void start(int dataRail, long bytes, long immediate, long destination, PeerQueue queue, RmaOp.Owner who) {
+            this.rail = dataRail;
+            this.length = bytes;
+            this.data = immediate;
+            this.dest = destination;
+            this.owner = who;
+            this.ownerGeneration = who.generation();
+            endpoint.engine.submit(this, queue);
+        }
+
+        @Override
+        protected int post() throws FabricException {
+            return endpoint.railSet.dataEndpoint(rail).senddata(address, length, mr.descriptor(RailKind.DATA, rail), data,
+                    dest, context());
+        }
+
+        @Override
+        protected void completed(int engineRail, long flags, long len, long immediate) {
+            RmaOp.Owner who = finish();
+            if (who.generation() == ownerGeneration) {
+                who.opDone(null);
+            }
+        }
+
+        @Override
+        protected void failed(RdmaException cause) {
+            RmaOp.Owner who = finish();
+            if (who.generation() == ownerGeneration) {
+                who.opFailed(null, cause);
+            }
+        }
+
+        private RmaOp.Owner finish() {
+            RmaOp.Owner who = owner;
+            owner = null;
+            endpoint.pools.eager.release(EagerBuffer.this);
+            return who;
+        }
+
+        @Override
+        protected String describe() {
+            return RmaOp.EAGER_SEND_ON_RAIL[rail];
+        }
+    }
+}

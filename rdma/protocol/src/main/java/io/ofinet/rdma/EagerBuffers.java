@@ -1,0 +1,168 @@
+package io.ofinet.rdma;
+
+import io.ofinet.config.DeviceParameters;
+import io.ofinet.config.Parameter;
+import io.ofinet.fabric.HostMemory;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.Use;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.freelist.Freelist;
+import io.ofinet.rdma.progress.ProgressEngine;
+import io.ofinet.rdma.wire.EagerHeader;
+
+/**
+ * An endpoint's eager buffers: one freelist, registered for the data rails ({@link
+ * Use#DATA_BUFFERS}), whose entries are either posted as receives on a data rail, held with an
+ * eager message whose receive is not posted yet, or carrying an outgoing eager message.
+ *
+ * <p>Each data rail keeps {@code rdmaMinPostedEagerBuffers} receives posted: a buffer that is held
+ * is replaced from the freelist, and a held buffer given back is posted again while its rail has
+ * fewer than {@code rdmaMaxPostedEagerBuffers} posted, else it returns to the freelist. Held
+ * buffers are bounded per communicator by the sender's credits ({@link EagerCredits}); messages
+ * beyond what is posted wait in the provider (back-pressure, never loss). The counts are per data
+ * rail, as the parameters say. Owned by the endpoint, touched with it held.
+ */
+final class EagerBuffers {
+    /** Entries for outgoing eager messages at most, beyond the posted receives. */
+    private static final int MAX_SENDING = 4096;
+
+    private final RdmaEndpoint endpoint;
+    private final long payloadBytes;
+    private final int minPosted;
+    private final int maxPosted;
+    private final int[] posted;
+    private Freelist<EagerBuffer> buffers;
+    private boolean closed;
+
+    EagerBuffers(RdmaEndpoint endpoint, DeviceParameters params) {
+        this.endpoint = endpoint;
+        this.payloadBytes = params.eagerMaxSizeBytes();
+        this.minPosted = (int) (long) params.get(Parameter.RDMA_MIN_POSTED_EAGER_BUFFERS);
+        this.maxPosted = Math.max(minPosted, (int) (long) params.get(Parameter.RDMA_MAX_POSTED_EAGER_BUFFERS));
+        this.posted = new int[endpoint.dataRails()];
+    }
+
+    /** Whether sends of up to {@link #payloadBytes()} go eagerly ({@code eagerMaxSize} above 0, and receives posted). */
+    boolean enabled() {
+        return payloadBytes > 0 && minPosted > 0;
+    }
+
+    /** The largest eager payload. */
+    long payloadBytes() {
+        return payloadBytes;
+    }
+
+    /** Bytes of a buffer: header and payload. */
+    long bufferBytes() {
+        return payloadBytes + EagerHeader.BYTES;
+    }
+
+    /** Makes the freelist and posts the receives of every data rail. */
+    void open(ProgressEngine engine, HostMemory memory, EndpointPools pools) throws RdmaException {
+        int rails = endpoint.dataRails();
+        buffers = Freelist.<EagerBuffer>builder("eager buffers", (block, address) -> new EagerBuffer(endpoint, block,
+                        address))
+                .sizes(minPosted * rails, Math.max(16, minPosted), maxPosted * rails + MAX_SENDING)
+                .nativeEntries(bufferBytes(), 64, new Freelist.BlockMemory() {
+                    @Override
+                    public long allocate(long bytes) {
+                        return memory.allocate(bytes);
+                    }
+
+                    @Override
+                    public void free(long address) {
+                        memory.free(address);
+                    }
+                })
+                .registered(new Freelist.BlockRegistrar() {
+                    @Override
+                    public Object register(long address, long bytes) throws RdmaException {
+                        return pools.register(address, bytes, Use.DATA_BUFFERS);
+                    }
+
+                    @Override
+                    public void deregister(Object handle) throws RdmaException {
+                        EndpointPools.deregister((MrHandle) handle);
+                    }
+                })
+                .hooks(buffer -> {
+                    engine.register(buffer.receive);
+                    engine.register(buffer.send);
+                }, buffer -> { })
+                .build();
+        for (int rail = 0; rail < rails; rail++) {
+            for (int i = 0; i < minPosted; i++) {
+                EagerBuffer buffer = buffers.acquire();
+                if (buffer == null) {
+                    throw new IllegalStateException("eager freelist smaller than its posted receives");
+                }
+                posted[rail]++;
+                buffer.receive.postOn(rail);
+            }
+        }
+    }
+
+    /** A buffer for an outgoing eager message, or null when none is free. */
+    EagerBuffer acquire() {
+        try {
+            return buffers.acquire();
+        } catch (RdmaException e) {
+            return null;
+        }
+    }
+
+    /** An outgoing message's buffer, back to the freelist. */
+    void release(EagerBuffer buffer) {
+        if (!closed) {
+            buffers.release(buffer);
+        }
+    }
+
+    /** A received buffer whose message was used up: posted again. */
+    void repost(EagerBuffer buffer) {
+        if (!closed) {
+            buffer.receive.postOn(buffer.receive.rail());
+        }
+    }
+
+    /** A received buffer now holds a message: its rail gets another posted in its place. */
+    void held(EagerBuffer buffer) {
+        int rail = buffer.receive.rail();
+        posted[rail]--;
+        if (!closed && posted[rail] < minPosted) {
+            EagerBuffer spare = acquire();
+            if (spare != null) {
+                posted[rail]++;
+                spare.receive.postOn(rail);
+            }
+        }
+    }
+
+    /** A held message was used up (or dropped): its buffer is posted again, or freed for later. */
+    void unhold(EagerBuffer buffer) {
+        int rail = buffer.receive.rail();
+        if (closed) {
+            return;
+        }
+        if (posted[rail] < maxPosted) {
+            posted[rail]++;
+            buffer.receive.postOn(rail);
+        } else {
+            buffers.release(buffer);
+        }
+    }
+
+    /** Receives posted on data rail {@code rail} now. */
+    int posted(int rail) {
+        return posted[rail];
+    }
+
+    /** The freelist, for the endpoint's close (deregistered with the other pools, freed after the rails). */
+    Freelist<EagerBuffer> freelist() {
+        return buffers;
+    }
+
+    void closed() {
+        closed = true;
+    }
+}

@@ -1,0 +1,207 @@
+package io.ofinet.rdma;
+
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.wire.EagerHeader;
+import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Limits;
+
+/**
+ * A receive communicator's eager messages and intents (docs/PROTOCOL.md, "Eager messages"): those
+ * whose receive is posted are matched and copied out at once; those that came first stay in their
+ * buffers (held) until their receive is posted, at most {@link SendSequencer#CREDITS} of them. A
+ * message matched by tag waits for the earlier ones of its receive matched by tag, since both sides
+ * give them buffers in sequence order. Each one used up gives the sender back a credit, returned in
+ * batches of half the credits. Touched only with the endpoint held.
+ */
+final class EagerInbox {
+    private static final int MASK = (1 << Limits.SEQ_BITS) - 1;
+    /** Credits returned in one notice. */
+    static final int CREDIT_BATCH = SendSequencer.CREDITS / 2;
+
+    private final RecvComm comm;
+    private final RdmaEndpoint endpoint;
+    private final EagerHeader header = new EagerHeader();
+    private final int[] heldSeq = new int[SendSequencer.CREDITS];
+    private final long[] heldLength = new long[SendSequencer.CREDITS];
+    private final EagerBuffer[] held = new EagerBuffer[SendSequencer.CREDITS];
+    private int heldCount;
+    private int creditsDue;
+
+    EagerInbox(RecvComm comm, RdmaEndpoint endpoint) {
+        this.comm = comm;
+        this.endpoint = endpoint;
+    }
+
+    /** The largest payload an eager message may carry here. */
+    private long maxPayload() {
+        return endpoint.pools.eager.payloadBytes();
+    }
+
+    /**
+     * Checks the header of message {@code seq} ({@code len} bytes in {@code buffer}) against the
+     * communicator's token.
+     */
+    void check(EagerBuffer buffer, long len, int seq) throws RdmaException {
+        header.decode(endpoint.memory, buffer.address, len, seq, maxPayload());
+        if (header.token() != comm.token()) {
+            throw new RdmaException(ErrorCategory.REMOTE, "an eager message without the communicator's token");
+        }
+    }
+
+    /** Keeps message {@code seq}, whose receive is not posted yet. */
+    void hold(EagerBuffer buffer, long len, int seq) throws RdmaException {
+        if (heldCount == held.length) {
+            throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " arrived beyond the sender's "
+                    + SendSequencer.CREDITS + " credits");
+        }
+        heldSeq[heldCount] = seq;
+        heldLength[heldCount] = len;
+        held[heldCount++] = buffer;
+    }
+
+    /** Messages held now. */
+    int held() {
+        return heldCount;
+    }
+
+    /**
+     * Message {@code seq} in {@code buffer} for the posted {@code request}: matched and copied, or
+     * held while an earlier one matched by tag has not come.
+     *
+     * @return whether the buffer is held
+     */
+    boolean deliver(RecvRequest request, int seq, EagerBuffer buffer, long len) throws RdmaException {
+        header.decode(endpoint.memory, buffer.address, len, seq, maxPayload());
+        int k = (seq - request.seq) & MASK;
+        int i;
+        if (header.byTag()) {
+            if (k != request.byTagNext) {
+                hold(buffer, len, seq);
+                return true;
+            }
+            request.byTagNext++;
+            i = untaken(request, request.byTagTaken, header.tag());
+            if (i < 0) {
+                refuse(request, seq, Immediate.ERROR_NO_TAG, "irecv: the sender's tag " + header.tag()
+                        + " matched no buffer of the posted receive");
+                return false;
+            }
+            request.byTagTaken |= 1 << i;
+        } else {
+            i = header.buffer();
+            if (i >= request.buffers) {
+                throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " names buffer " + i + " of a "
+                        + request.buffers + "-buffer receive");
+            }
+        }
+        boolean data = header.kind() == EagerHeader.KIND_EAGER;
+        if ((((data ? request.taken : request.eagerFilled) >>> i) & 1) != 0) {
+            throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " for buffer " + i
+                    + " of receive " + request.seq + ", which something else took");
+        }
+        long size = header.size();
+        if (size > request.capacity[i]) {
+            refuse(request, seq, Immediate.ERROR_TRUNCATED, "irecv: the sender's message of " + size
+                    + " bytes did not fit receive buffer " + i + " of " + request.capacity[i] + " bytes (tag "
+                    + request.tag[i] + "); nothing was written");
+            return false;
+        }
+        if (data) {
+            if (size > 0) {
+                endpoint.memory.copy(buffer.payload(), request.address[i], size);
+            }
+            request.eagerFilled(i, size);
+        } else {
+            request.taken |= 1 << i;
+        }
+        used();
+        comm.progressed(request);
+        if (header.byTag() && request.byTagNext < request.buffers && request.failure == null) {
+            deliverHeld(request, (request.seq + request.byTagNext) & MASK);
+        }
+        return false;
+    }
+
+    /** Delivers what is held for the receive just posted, in sequence order. */
+    void posted(RecvRequest request) throws RdmaException {
+        for (int k = 0; k < request.buffers && heldCount > 0 && request.failure == null; k++) {
+            deliverHeld(request, (request.seq + k) & MASK);
+        }
+    }
+
+    /** Delivers the held message {@code seq}, if there is one, to {@code request}. */
+    private void deliverHeld(RecvRequest request, int seq) throws RdmaException {
+        for (int h = 0; h < heldCount; h++) {
+            if (heldSeq[h] == seq) {
+                EagerBuffer buffer = held[h];
+                long len = heldLength[h];
+                remove(h);
+                if (!deliver(request, seq, buffer, len)) {
+                    endpoint.pools.eager.unhold(buffer);
+                }
+                return;
+            }
+        }
+    }
+
+    private void remove(int h) {
+        heldCount--;
+        heldSeq[h] = heldSeq[heldCount];
+        heldLength[h] = heldLength[heldCount];
+        held[h] = held[heldCount];
+        held[heldCount] = null;
+    }
+
+    /** The first buffer of {@code request} not in {@code taken} whose tag is {@code tag}, or -1. */
+    private static int untaken(RecvRequest request, int taken, int tag) {
+        for (int i = 0; i < request.buffers; i++) {
+            if ((taken & (1 << i)) == 0 && request.tag[i] == tag) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The receive fails for what message {@code seq} broke; the sender is told. */
+    private void refuse(RecvRequest request, int seq, int reason, String why) {
+        used();
+        request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
+        comm.failed(request);
+        RmaOp op = endpoint.pools.acquireOp();
+        if (op != null) {
+            comm.connection().sendNotice(op, "refusal to the sender", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
+                    reason == Immediate.ERROR_TRUNCATED ? Immediate.TRUNCATED_TO_SENDER : Immediate.NO_TAG_TO_SENDER,
+                    comm.connection().peerCommId(), seq), SendWrites.NO_OWNER);
+        }
+    }
+
+    /** An eager message or intent was used up (or dropped): its credit is due back. */
+    void used() {
+        creditsDue++;
+        returnCredits(CREDIT_BATCH);
+    }
+
+    /** Returns the credits due once at least {@code atLeast} are (and an operation is free). */
+    void returnCredits(int atLeast) {
+        if (creditsDue < Math.max(1, atLeast)) {
+            return;
+        }
+        RmaOp op = endpoint.pools.acquireOp();
+        if (op == null) {
+            return;
+        }
+        comm.connection().sendNotice(op, "credits to the sender", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
+                Immediate.CREDITS_TO_SENDER, comm.connection().peerCommId(), creditsDue), SendWrites.NO_OWNER);
+        creditsDue = 0;
+    }
+
+    /** The communicator closed: the held buffers are posted again. */
+    void dropAll() {
+        for (int h = 0; h < heldCount; h++) {
+            endpoint.pools.eager.unhold(held[h]);
+            held[h] = null;
+        }
+        heldCount = 0;
+    }
+}

@@ -1,0 +1,292 @@
+package io.ofinet.rdma;
+
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.wire.ControlMessage;
+import io.ofinet.rdma.wire.EagerHeader;
+import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Limits;
+import java.util.ArrayDeque;
+
+/**
+ * How a send communicator's queued sends meet the receiver's receives (docs/PROTOCOL.md, "Eager
+ * messages"). Every send takes the next message sequence number, and a receive of n buffers takes
+ * n consecutive ones, so that a send needs no control message to know its number. A control
+ * message, written into the mailbox slot of its receive's first number, covers the numbers of its
+ * buffers.
+ *
+ * <p>The oldest queued send goes out as follows:
+ * <ul>
+ * <li>its control message has arrived: into the first buffer not yet taken whose tag matches —
+ *     eagerly (with the buffer's index) when it is at most {@code eagerMaxSize}, else in RDMA
+ *     writes; refused when no buffer has the tag or it does not fit;
+ *     <li>none has arrived, and it is at most {@code eagerMaxSize}: eagerly, to be matched by its
+ *     tag at the receiver;
+ * <li>none has arrived, and it is larger: an intent (its tag and size, matched by its tag) goes
+ *     out, and the send waits for the control message. Later sends wait behind it.
+ * </ul>
+ * So within a receive the sends matched by tag come first, in sequence order, and both sides give
+ * each the first untaken buffer with its tag in that order; sends after the control message
+ * arrived carry the buffer's index. When a control message arrives, the sends already matched by
+ * tag are replayed over it. Each eager message or intent takes one of the communicator's credits,
+ * which the receiver returns as it uses them up. Touched only with the endpoint held.
+ */
+final class SendSequencer {
+    /** Eager messages and intents a communicator may have that the receiver has not used up. */
+    static final int CREDITS = 32;
+    private static final int SEQS = 1 << Limits.SEQ_BITS;
+    private static final int MASK = SEQS - 1;
+
+    private final int eagerMax;
+    private final ControlMessage[] controls = new ControlMessage[Limits.WINDOW];
+    /** Per mailbox slot: the sequence number of the control message there, or -1 when none is pending. */
+    private final int[] controlSeq = new int[Limits.WINDOW];
+    /** Per mailbox slot: the buffers of its receive that sends have taken (a bit each). */
+    private final int[] consumed = new int[Limits.WINDOW];
+    /** Per mailbox slot: no buffer had a send's tag, so the receive failed as a whole. */
+    private final boolean[] failedGroup = new boolean[Limits.WINDOW];
+    /** Per sequence number: the tag and size of a send matched by tag, for the replay. */
+    private final int[] byTagTag = new int[SEQS];
+    private final long[] byTagSize = new long[SEQS];
+    /** Per sequence number: the buffer the replay gave a send, or {@link #NO_TAG} / {@link #TRUNCATED}. */
+    private final int[] replayed = new int[SEQS];
+    private static final int NO_TAG = -1;
+    private static final int TRUNCATED = -2;
+    /** The sequence number of the oldest queued send. */
+    private int nextSeq;
+    private int credits = CREDITS;
+
+    SendSequencer(long eagerMaxSize) {
+        this.eagerMax = (int) Math.min(eagerMaxSize, Integer.MAX_VALUE);
+        for (int i = 0; i < Limits.WINDOW; i++) {
+            controls[i] = new ControlMessage();
+            controlSeq[i] = -1;
+        }
+    }
+
+    /** The sequence number of the oldest send not yet gone out. */
+    int nextSeq() {
+        return nextSeq;
+    }
+
+    /** Credits not in use. */
+    int credits() {
+        return credits;
+    }
+
+    /** Where control message {@code seq} is decoded into, once {@link #checkArrival} allowed it. */
+    ControlMessage slotFor(int seq) {
+        return controls[seq % Limits.WINDOW];
+    }
+
+    /**
+     * Checks that control message {@code seq} may arrive now: within the window ahead of the
+     * oldest queued send, or behind it by no more than eager sends can have run ahead, and its
+     * slot free.
+     */
+    void checkArrival(int seq) throws RdmaException {
+        int ahead = (seq - nextSeq) & MASK;
+        int behind = (nextSeq - seq) & MASK;
+        if (ahead >= Limits.WINDOW && behind > Limits.WINDOW + CREDITS) {
+            throw new RdmaException(ErrorCategory.REMOTE, "control message " + seq + " is past the window of "
+                    + Limits.WINDOW + " from " + nextSeq);
+        }
+        int pending = controlSeq[seq % Limits.WINDOW];
+        if (pending != -1) {
+            throw new RdmaException(ErrorCategory.REMOTE, "control message " + seq + (pending == seq ? " arrived twice"
+                    : " arrived while the one for " + pending + " is still in use in its slot"));
+        }
+    }
+
+    /**
+     * Control message {@code seq} has been decoded into its slot: the sends before the head that it
+     * covers (sent matched by tag), and the head's intent, are replayed over it.
+     */
+    void arrived(int seq, boolean headIntent) {
+        int slot = seq % Limits.WINDOW;
+        ControlMessage control = controls[slot];
+        controlSeq[slot] = seq;
+        consumed[slot] = 0;
+        failedGroup[slot] = false;
+        int sent = (nextSeq - seq) & MASK;
+        if (sent > Limits.WINDOW + CREDITS) {
+            return; // ahead of the head: nothing was sent into it yet
+        }
+        int replay = Math.min(control.buffers(), sent + (headIntent ? 1 : 0));
+        for (int k = 0; k < replay; k++) {
+            int t = (seq + k) & MASK;
+            int i = failedGroup[slot] ? -1 : untaken(control, consumed[slot], byTagTag[t]);
+            if (i < 0) {
+                replayed[t] = NO_TAG;
+                failedGroup[slot] = true;
+            } else {
+                consumed[slot] |= 1 << i;
+                replayed[t] = byTagSize[t] > control.length(i) ? TRUNCATED : i;
+            }
+        }
+        if (sent >= control.buffers()) {
+            controlSeq[slot] = -1; // every send of it went out before it came
+        }
+    }
+
+    /** The first buffer of {@code control} not in {@code taken} whose tag is {@code tag}, or -1. */
+    private static int untaken(ControlMessage control, int taken, int tag) {
+        for (int i = 0; i < control.buffers(); i++) {
+            if ((taken & (1 << i)) == 0 && control.tag(i) == tag) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The slot of the control message that covers {@code seq}, or -1. */
+    private int covering(int seq) {
+        for (int k = 0; k < Limits.MAX_RECVS; k++) {
+            int u = (seq - k) & MASK;
+            int slot = u % Limits.WINDOW;
+            if (controlSeq[slot] == u) {
+                return k < controls[slot].buffers() ? slot : -1;
+            }
+        }
+        return -1;
+    }
+
+    /** The receiver used up {@code count} eager messages or intents. */
+    void creditsReturned(int count) throws RdmaException {
+        if (count < 1 || credits + count > CREDITS) {
+            throw new RdmaException(ErrorCategory.REMOTE, "the receiver returned " + count + " eager credits with "
+                    + (CREDITS - credits) + " in use");
+        }
+        credits += count;
+    }
+
+    /**
+     * Sends queued sends, oldest first, as far as control messages, credits and operations allow;
+     * bounded by the queue.
+     */
+    void progress(ArrayDeque<SendRequest> queue, SendWrites writes) throws RdmaException {
+        for (int budget = queue.size(); budget > 0 && !queue.isEmpty(); budget--) {
+            SendRequest request = queue.peek();
+            int t = nextSeq;
+            int slot = covering(t);
+            if (slot < 0) {
+                if (!byTag(request, t, writes)) {
+                    return;
+                }
+                if (request.intentSent) {
+                    return; // it waits for its control message; later sends wait behind it
+                }
+            } else if (!matched(request, t, slot, writes)) {
+                return;
+            }
+            queue.poll();
+            nextSeq = (t + 1) & MASK;
+        }
+    }
+
+    /** The head goes out matched by tag: eagerly, or as an intent. False when it must wait. */
+    private boolean byTag(SendRequest request, int t, SendWrites writes) {
+        if (request.intentSent) {
+            return true;
+        }
+        if (eagerMax <= 0) {
+            return false; // without eager buffers at the receiver nothing goes out before its control message
+        }
+        if (credits == 0) {
+            return false;
+        }
+        boolean eager = request.size <= eagerMax;
+        if (!writes.eager(request, t, EagerHeader.BY_TAG, eager)) {
+            return false;
+        }
+        credits--;
+        byTagTag[t] = request.tag;
+        byTagSize[t] = request.size;
+        request.intentSent = !eager;
+        return true;
+    }
+
+    /**
+     * The head meets the control message in {@code slot}: the buffer the replay gave it (after an
+     * intent), or the first untaken one with its tag. False when it must wait.
+     */
+    private boolean matched(SendRequest request, int t, int slot, SendWrites writes) {
+        ControlMessage control = controls[slot];
+        int u = controlSeq[slot];
+        int i;
+        if (request.intentSent) {
+            i = replayed[t];
+            if (i < 0) {
+                // The receiver refused the intent as well: nothing to tell it.
+                request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, i == NO_TAG
+                        ? "isend: no buffer of the posted receive " + u + " has tag " + request.tag
+                        : "isend: " + request.size + " bytes do not fit their receive buffer (tag " + request.tag + ")"));
+                return advance(slot, t, u, control);
+            }
+        } else if (failedGroup[slot]) {
+            request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, "isend: the posted receive " + u
+                    + " failed: an earlier send's tag matched none of its buffers"));
+            return advance(slot, t, u, control);
+        } else {
+            i = untaken(control, consumed[slot], request.tag);
+            if (i < 0) {
+                if (!writes.refuse(request, u, 0, Immediate.ERROR_NO_TAG, "isend: no buffer of the posted receive "
+                        + u + " has tag " + request.tag)) {
+                    return false;
+                }
+                failedGroup[slot] = true;
+                return advance(slot, t, u, control);
+            }
+            if (request.size > control.length(i)) {
+                if (!writes.refuse(request, u, control.index(i), Immediate.ERROR_TRUNCATED, "isend: " + request.size
+                        + " bytes do not fit the " + control.length(i) + "-byte receive buffer (tag " + request.tag + ")")) {
+                    return false;
+                }
+                consumed[slot] |= 1 << i;
+                return advance(slot, t, u, control);
+            }
+            if (eagerMax > 0 && request.size <= eagerMax && credits > 0) {
+                if (!writes.eager(request, t, control.index(i), true)) {
+                    return false;
+                }
+                credits--;
+                consumed[slot] |= 1 << i;
+                return advance(slot, t, u, control);
+            }
+        }
+        if (!writes.write(request, control, i, u)) {
+            return false;
+        }
+        consumed[slot] |= 1 << i;
+        return advance(slot, t, u, control);
+    }
+
+    /** Send {@code t} of the receive {@code u} went out (or failed): the slot is freed after its last. */
+    private boolean advance(int slot, int t, int u, ControlMessage control) {
+        if (((t - u) & MASK) == control.buffers() - 1) {
+            controlSeq[slot] = -1;
+        }
+        return true;
+    }
+
+    /**
+     * The receiver refused message {@code seq} (reason {@link Immediate#ERROR_TRUNCATED} or {@link
+     * Immediate#ERROR_NO_TAG}), sent matched by tag. The head waiting with an intent for it fails
+     * and is dequeued; a send already done cannot fail, so the caller fails the communicator.
+     *
+     * @return whether it was the head's intent
+     */
+    boolean refused(int seq, ArrayDeque<SendRequest> queue, int reason) {
+        SendRequest head = queue.peek();
+        if (head != null && head.intentSent && seq == nextSeq) {
+            head.fail(new RdmaException(ErrorCategory.INVALID_USAGE, reason == Immediate.ERROR_TRUNCATED
+                    ? "isend: " + head.size + " bytes (tag " + head.tag + ") do not fit the receive buffer they were"
+                            + " matched with, the receiver reports"
+                    : "isend: no buffer of the posted receive has tag " + head.tag + ", the receiver reports"));
+            queue.poll();
+            nextSeq = (nextSeq + 1) & MASK;
+            return true;
+        }
+        return false;
+    }
+}

@@ -1,0 +1,114 @@
+package io.ofinet.rdma.wire;
+
+import io.ofinet.fabric.HostMemory;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+
+/**
+ * The 16-byte header in front of an eager message (docs/PROTOCOL.md, "Eager messages"): a send of
+ * at most {@code eagerMaxSize} bytes that goes out whole into a receive buffer the receiver keeps
+ * posted, or the intent of a larger send that waits for its control message. Little-endian:
+ *
+ * <pre>
+ *  0  u8  kind: 1 eager data (the payload follows), 2 intent (no payload)
+ *  1  u8  buffer index 0..7, chosen by the sender from the control message; 0xFF: matched by tag
+ *  2  u16 message sequence number (equals the immediate data's)
+ *  4  u32 tag
+ *  8  u32 size: the payload's (eager), the announced send's (intent)
+ * 12  u32 token of the receive communicator
+ * </pre>
+ *
+ * One instance decodes many headers; it holds the last one decoded.
+ */
+public final class EagerHeader {
+    public static final int BYTES = 16;
+    public static final int KIND_EAGER = 1;
+    public static final int KIND_INTENT = 2;
+    /** The buffer index of a message matched by its tag. */
+    public static final int BY_TAG = 0xFF;
+
+    private int kind;
+    private int buffer;
+    private int seq;
+    private int tag;
+    private long size;
+    private int token;
+
+    /** Writes a header at {@code address}. */
+    public static void encode(HostMemory memory, long address, int kind, int buffer, int seq, int tag, long size,
+            int token) {
+        memory.putInt(address, (kind & 0xff) | (buffer & 0xff) << 8 | (seq & 0xffff) << 16);
+        memory.putInt(address + 4, tag);
+        memory.putInt(address + 8, (int) size);
+        memory.putInt(address + 12, token);
+    }
+
+    /**
+     * Decodes the header of a message of {@code length} bytes at {@code address} that arrived with
+     * immediate data naming {@code expectedSeq}.
+     *
+     * @throws RdmaException (remote) naming the field that breaks a rule
+     */
+    public EagerHeader decode(HostMemory memory, long address, long length, int expectedSeq, long maxPayload)
+            throws RdmaException {
+        if (length < BYTES) {
+            throw remote("an eager message of " + length + " bytes is shorter than its " + BYTES + "-byte header");
+        }
+        int first = memory.getInt(address);
+        kind = first & 0xff;
+        buffer = (first >>> 8) & 0xff;
+        seq = (first >>> 16) & 0xffff;
+        tag = memory.getInt(address + 4);
+        size = memory.getInt(address + 8) & 0xffffffffL;
+        token = memory.getInt(address + 12);
+        if (kind != KIND_EAGER && kind != KIND_INTENT) {
+            throw remote("eager message kind " + kind);
+        }
+        if (buffer != BY_TAG && buffer >= Limits.MAX_RECVS) {
+            throw remote("eager message buffer index " + buffer);
+        }
+        if (seq != expectedSeq) {
+            throw remote("eager message sequence number " + seq + " where its immediate data says " + expectedSeq);
+        }
+        if (kind == KIND_EAGER && (size != length - BYTES || size > maxPayload)) {
+            throw remote("eager message of " + (length - BYTES) + " payload bytes claims " + size
+                    + " (at most " + maxPayload + ")");
+        }
+        if (kind == KIND_INTENT && length != BYTES) {
+            throw remote("an intent of " + length + " bytes carries a payload");
+        }
+        return this;
+    }
+
+    private static RdmaException remote(String what) {
+        return new RdmaException(ErrorCategory.REMOTE, what);
+    }
+
+    public int kind() {
+        return kind;
+    }
+
+    public int buffer() {
+        return buffer;
+    }
+
+    public boolean byTag() {
+        return buffer == BY_TAG;
+    }
+
+    public int seq() {
+        return seq;
+    }
+
+    public int tag() {
+        return tag;
+    }
+
+    public long size() {
+        return size;
+    }
+
+    public int token() {
+        return token;
+    }
+}

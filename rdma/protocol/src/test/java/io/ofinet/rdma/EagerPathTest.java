@@ -1,0 +1,351 @@
+package io.ofinet.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.fabric.mem.MemProvider;
+import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.Use;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The eager path on the in-memory provider (docs/PROTOCOL.md, "Eager messages"): messages of up to
+ * {@code eagerMaxSize} go out before their receive is posted, are held within the sender's credits,
+ * matched by sequence number and tag, and never written past their buffer.
+ */
+@Timeout(120)
+class EagerPathTest {
+    private static final int CANARY = 64;
+    private static final int SLAB = 320 * 1024;
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private MemProvider provider;
+    private Device deviceA;
+    private Device deviceB;
+    private RdmaEndpoint a;
+    private RdmaEndpoint b;
+
+    private Pair connect(MemProvider memProvider, int rails, String extra) throws Exception {
+        provider = memProvider;
+        deviceA = Device.open(provider, Layouts.mem(rails, extra));
+        deviceB = Device.open(provider, Layouts.mem(rails, extra));
+        a = deviceA.openEndpoint();
+        b = deviceB.openEndpoint();
+        return pair(b.listen());
+    }
+
+    private Pair pair(ListenComm listen) throws Exception {
+        Object[] comms = ConnectionTest.establish(a, b, listen);
+        return new Pair((SendComm) comms[0], (RecvComm) comms[1]);
+    }
+
+    private record Pair(SendComm send, RecvComm recv) {
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+        if (deviceA != null) {
+            deviceA.close();
+            deviceB.close();
+        }
+    }
+
+    private HostBuffer buffer(long size) {
+        HostBuffer buffer = new HostBuffer(Math.max(size, 1));
+        resources.add(0, buffer);
+        return buffer;
+    }
+
+    private MrHandle register(RdmaEndpoint endpoint, Device device, HostBuffer buffer) throws Exception {
+        MrHandle mr = device.registrar().register(endpoint.rails(), buffer.address, buffer.size, Use.USER_BUFFER);
+        resources.add(mr::close);
+        return mr;
+    }
+
+    private void await(Request request, long[] sizes) throws Exception {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!request.test(sizes)) {
+            a.progress();
+            b.progress();
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("request not done within 20 s");
+            }
+        }
+    }
+
+    private void spin(int steps) throws Exception {
+        for (int i = 0; i < steps; i++) {
+            a.progress();
+            b.progress();
+        }
+    }
+
+    /** Source and destination slabs, registered once, for many messages. */
+    private final class Slabs {
+        final HostBuffer src = buffer(SLAB).pattern(11);
+        final HostBuffer dst = buffer(SLAB + CANARY);
+        final MrHandle srcMr;
+        final MrHandle dstMr;
+
+        Slabs() throws Exception {
+            srcMr = register(a, deviceA, src);
+            dstMr = register(b, deviceB, dst);
+        }
+    }
+
+    @Test
+    void sendsBeforeTheirReceivesAreHeldAndArriveWhenThoseArePosted() throws Exception {
+        Pair p = connect(MemProvider.builder().domains(2).outOfOrderCompletions(7).build(), 2, "");
+        Slabs s = new Slabs();
+        long[] sizes = {0, 1, 64, 4096, 8191, 8192, 3, 0, 777, 8000};
+        List<SendRequest> sends = new ArrayList<>();
+        long offset = 0;
+        for (int i = 0; i < sizes.length; i++) {
+            sends.add(p.send().isend(s.src.address + offset, sizes[i], i, s.srcMr));
+            offset += sizes[i];
+        }
+        for (SendRequest send : sends) {
+            await(send, null); // done once out: nothing waits for the receiver
+        }
+        spin(20);
+        assertEquals(sizes.length, p.recv().inbox.held(), "every message held until its receive");
+        s.dst.fill((byte) 0x5A);
+        offset = 0;
+        long dstOffset = 0;
+        for (int i = 0; i < sizes.length; i++) {
+            long[] got = new long[1];
+            RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address + dstOffset}, new long[] {sizes[i] + 16},
+                    new int[] {i}, new MrHandle[] {s.dstMr});
+            await(r, got);
+            assertEquals(sizes[i], got[0], "size of message " + i);
+            assertArrayEquals(s.src.bytes(offset, (int) sizes[i]), s.dst.bytes(dstOffset, (int) sizes[i]),
+                    "message " + i);
+            assertEquals(0x5A, s.dst.get(dstOffset + sizes[i]), "nothing written past message " + i);
+            offset += sizes[i];
+            dstOffset += sizes[i] + 16;
+        }
+        assertEquals(0, p.recv().inbox.held());
+    }
+
+    /**
+     * 3 × 1024 + 17 messages of eager and rendezvous sizes in random order, the receives posted
+     * sometimes before and sometimes after their sends, over two rails that complete out of order:
+     * the sequence numbers wrap three times and every byte lands where it should.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3})
+    void sequenceWrapAroundWithEagerAndRendezvousInRandomOrder(long seed) throws Exception {
+        Pair p = connect(MemProvider.builder().domains(2).outOfOrderCompletions(seed).build(), 2,
+                "\"minStripeSize\": 8192");
+        Slabs s = new Slabs();
+        Random random = new Random(seed);
+        long[] choices = {0, 1, 100, 4096, 8191, 8192, 8193, 20000, 65536};
+        int messages = 3 * 1024 + 17;
+        ArrayDeque<long[]> pending = new ArrayDeque<>(); // {size, srcOffset, dstOffset, capacity}
+        ArrayDeque<RecvRequest> receives = new ArrayDeque<>();
+        ArrayDeque<SendRequest> sends = new ArrayDeque<>();
+        int sent = 0;
+        while (sent < messages) {
+            int batch = Math.min(messages - sent, 1 + random.nextInt(4));
+            boolean receivesFirst = random.nextBoolean();
+            long dstOffset = 0;
+            List<long[]> plan = new ArrayList<>();
+            for (int k = 0; k < batch; k++) {
+                long size = choices[random.nextInt(choices.length)];
+                long capacity = size + random.nextInt(3) * 8;
+                long srcOffset = random.nextInt((int) (SLAB - size));
+                plan.add(new long[] {size, srcOffset, dstOffset, capacity});
+                dstOffset += capacity;
+            }
+            s.dst.fill((byte) 0x5A);
+            for (int phase = 0; phase < 2; phase++) {
+                for (long[] m : plan) {
+                    if ((phase == 0) == receivesFirst) {
+                        receives.add(p.recv().irecv(1, new long[] {s.dst.address + m[2]}, new long[] {m[3]},
+                                new int[] {(int) m[0]}, new MrHandle[] {s.dstMr}));
+                    } else {
+                        sends.add(p.send().isend(s.src.address + m[1], m[0], (int) m[0], s.srcMr));
+                    }
+                }
+                spin(random.nextInt(3));
+            }
+            for (long[] m : plan) {
+                long[] got = new long[1];
+                await(sends.poll(), null);
+                await(receives.poll(), got);
+                assertEquals(m[0], got[0], "size of message " + sent);
+                assertArrayEquals(s.src.bytes(m[1], (int) m[0]), s.dst.bytes(m[2], (int) m[0]), "message " + sent);
+                sent++;
+            }
+            assertEquals(0x5A, s.dst.get(dstOffset), "nothing past the batch ending at message " + sent);
+        }
+    }
+
+    /**
+     * A grouped receive with a repeated tag and one large buffer (so it sends a control message),
+     * and one of small buffers only (so it sends none): both sides give the sends of the same tag
+     * the buffers in order, whether the sends come first or the receive does.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void groupedReceivesMatchEagerAndRendezvousSendsByTag(boolean sendsFirst) throws Exception {
+        Pair p = connect(MemProvider.builder().domains(2).outOfOrderCompletions(5).build(), 2, "");
+        Slabs s = new Slabs();
+        int[][] tags = {{7, 5, 7}, {3, 3, 9, 3}};
+        long[][] capacities = {{64, 40000, 64}, {100, 100, 100, 100}};
+        int[][] sendTags = {{7, 5, 7}, {9, 3, 3, 3}};
+        long[][] sendSizes = {{32, 40000, 16}, {10, 20, 30, 40}};
+        // Where each send lands: the buffer of its tag not yet taken, in send order.
+        int[][] lands = {{0, 1, 2}, {2, 0, 1, 3}};
+        long[] spacing = {40960, 200};
+        for (int g = 0; g < tags.length; g++) {
+            int n = tags[g].length;
+            s.dst.fill((byte) 0x5A);
+            long[] addresses = new long[n];
+            MrHandle[] mrs = new MrHandle[n];
+            for (int i = 0; i < n; i++) {
+                addresses[i] = s.dst.address + i * spacing[g];
+                mrs[i] = s.dstMr;
+            }
+            List<SendRequest> sends = new ArrayList<>();
+            RecvRequest r = null;
+            if (!sendsFirst) {
+                r = p.recv().irecv(n, addresses, capacities[g], tags[g], mrs);
+                spin(10);
+            }
+            for (int k = 0; k < n; k++) {
+                sends.add(p.send().isend(s.src.address + k * 1000L, sendSizes[g][k], sendTags[g][k], s.srcMr));
+            }
+            spin(10);
+            if (sendsFirst) {
+                r = p.recv().irecv(n, addresses, capacities[g], tags[g], mrs);
+            }
+            long[] got = new long[n];
+            for (SendRequest send : sends) {
+                await(send, null);
+            }
+            await(r, got);
+            for (int k = 0; k < n; k++) {
+                int i = lands[g][k];
+                assertEquals(sendSizes[g][k], got[i], "group " + g + " buffer " + i);
+                assertArrayEquals(s.src.bytes(k * 1000L, (int) sendSizes[g][k]),
+                        s.dst.bytes(i * spacing[g], (int) sendSizes[g][k]), "group " + g + " send " + k);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void anEagerMessageLargerThanItsBufferFailsBothSidesAndWritesNothing(boolean sendFirst) throws Exception {
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "");
+        Pair other = pair(b.listen());
+        Slabs s = new Slabs();
+        s.dst.fill((byte) 0x5A);
+        RecvRequest r = null;
+        if (!sendFirst) {
+            r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {64}, new int[] {1}, new MrHandle[] {s.dstMr});
+        }
+        SendRequest send = p.send().isend(s.src.address, 100, 1, s.srcMr);
+        spin(10);
+        if (sendFirst) {
+            r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {64}, new int[] {1}, new MrHandle[] {s.dstMr});
+        }
+        RecvRequest failed = r;
+        RdmaException received = assertThrows(RdmaException.class, () -> await(failed, new long[1]));
+        assertEquals(ErrorCategory.INVALID_USAGE, received.category());
+        assertEquals("irecv: the sender's message of 100 bytes did not fit receive buffer 0 of 64 bytes (tag 1);"
+                + " nothing was written", received.getMessage());
+        for (int i = 0; i < 64 + CANARY; i++) {
+            assertEquals(0x5A, s.dst.get(i), "byte " + i + " was written");
+        }
+        // The send went out whole before the receiver could refuse it: its communicator fails.
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (p.send().liveness().dead == null && System.nanoTime() < deadline) {
+            spin(1);
+        }
+        RdmaException sent = assertThrows(RdmaException.class, () -> {
+            await(send, null);
+            p.send().isend(s.src.address, 8, 1, s.srcMr);
+        });
+        assertEquals(ErrorCategory.INVALID_USAGE, sent.category());
+        assertEquals("isend: the receiver reports that eager message 0 did not fit its receive buffer",
+                sent.getMessage());
+        // Another communicator of the same endpoints goes on.
+        RecvRequest r2 = other.recv().irecv(1, new long[] {s.dst.address + 4096}, new long[] {64}, new int[] {2},
+                new MrHandle[] {s.dstMr});
+        SendRequest s2 = other.send().isend(s.src.address, 64, 2, s.srcMr);
+        await(s2, null);
+        await(r2, null);
+        assertArrayEquals(s.src.bytes(0, 64), s.dst.bytes(4096, 64));
+    }
+
+    /**
+     * A sender whose receives are not posted holds at most its credits of the receiver's eager
+     * buffers; the rails stay posted, another communicator of the same endpoints moves on, and the
+     * first one's messages all arrive, in order, once its receives come.
+     */
+    @Test
+    void oneCommunicatorCannotTakeTheEndpointsEagerBuffers() throws Exception {
+        Pair greedy = connect(MemProvider.builder().domains(1).build(), 1, "");
+        Pair other = pair(b.listen());
+        Slabs s = new Slabs();
+        int messages = 200;
+        List<SendRequest> sends = new ArrayList<>();
+        for (int i = 0; i < messages; i++) {
+            sends.add(greedy.send().isend(s.src.address + i * 64L, 64, 4, s.srcMr));
+        }
+        spin(50);
+        assertEquals(SendSequencer.CREDITS, greedy.recv().inbox.held(), "held: the sender's credits, no more");
+        assertTrue(b.pools.eager.posted(0) >= 64, "receives still posted: " + b.pools.eager.posted(0));
+        for (int i = 0; i < 100; i++) {
+            RecvRequest r = other.recv().irecv(1, new long[] {s.dst.address}, new long[] {64}, new int[] {1},
+                    new MrHandle[] {s.dstMr});
+            SendRequest send = other.send().isend(s.src.address + i, 64, 1, s.srcMr);
+            await(send, null);
+            await(r, null);
+            assertArrayEquals(s.src.bytes(i, 64), s.dst.bytes(0, 64));
+        }
+        for (int i = 0; i < messages; i++) {
+            RecvRequest r = greedy.recv().irecv(1, new long[] {s.dst.address + i * 64L}, new long[] {64},
+                    new int[] {4}, new MrHandle[] {s.dstMr});
+            await(r, null);
+        }
+        for (SendRequest send : sends) {
+            await(send, null);
+        }
+        assertArrayEquals(s.src.bytes(0, messages * 64), s.dst.bytes(0, messages * 64), "every message, in order");
+        assertFalse(greedy.recv().inbox.held() > 0);
+    }
+
+    @Test
+    void iflushAfterAnEagerReceiveCompletes() throws Exception {
+        Pair p = connect(MemProvider.builder().domains(2).build(), 2, "");
+        Slabs s = new Slabs();
+        RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {256}, new int[] {1},
+                new MrHandle[] {s.dstMr});
+        await(p.send().isend(s.src.address, 256, 1, s.srcMr), null);
+        await(r, null);
+        FlushRequest f = p.recv().iflush(1, new long[] {s.dst.address}, new long[] {256}, new MrHandle[] {s.dstMr});
+        assertNotNull(f);
+        await(f, null);
+        assertArrayEquals(s.src.bytes(0, 256), s.dst.bytes(0, 256));
+    }
+}
