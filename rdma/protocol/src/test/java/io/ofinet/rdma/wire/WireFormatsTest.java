@@ -124,6 +124,46 @@ class WireFormatsTest {
     }
 
     @Test
+    void eagerHeaderIsPinnedAndValidated() throws RdmaException {
+        io.ofinet.fabric.HostMemory memory = io.ofinet.fabric.ofi.NativeMemory.host();
+        long at = memory.allocate(64);
+        try {
+            EagerHeader.encode(memory, at, EagerHeader.KIND_EAGER, EagerHeader.BY_TAG, 513, 9, 32, 0x12345678);
+            byte[] out = new byte[EagerHeader.BYTES];
+            memory.read(at, out, 0, out.length);
+            assertEquals("01" + "ff" + "0102" + "09000000" + "20000000" + "78563412", HEX.formatHex(out));
+            EagerHeader h = new EagerHeader().decode(memory, at, EagerHeader.BYTES + 32, 513, 8192);
+            assertEquals(EagerHeader.KIND_EAGER, h.kind());
+            assertTrue(h.byTag());
+            assertEquals(9, h.tag());
+            assertEquals(32, h.size());
+            assertEquals(0x12345678, h.token());
+            RdmaException wrongSeq = assertThrows(RdmaException.class,
+                    () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 32, 512, 8192));
+            assertEquals(ErrorCategory.REMOTE, wrongSeq.category());
+            assertEquals("eager message sequence number 513 where its immediate data says 512", wrongSeq.getMessage());
+            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 31, 513,
+                    8192), "a payload shorter than its size");
+            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 32, 513, 16),
+                    "a payload larger than eagerMaxSize");
+            EagerHeader.encode(memory, at, EagerHeader.KIND_INTENT, 8, 1, 9, 1 << 20, 1);
+            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES, 1, 8192),
+                    "buffer index 8");
+            EagerHeader.encode(memory, at, EagerHeader.KIND_INTENT, 7, 1, 9, 1 << 20, 1);
+            assertEquals(1 << 20, new EagerHeader().decode(memory, at, EagerHeader.BYTES, 1, 8192).size(),
+                    "an intent announces a size above eagerMaxSize");
+            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 1, 1, 8192),
+                    "an intent with a payload");
+            fuzz(java.util.Arrays.copyOf(out, out.length), (b, len) -> {
+                memory.write(at, b, 0, Math.min(len, 64));
+                new EagerHeader().decode(memory, at, len, 513, 8192);
+            }, ErrorCategory.REMOTE);
+        } finally {
+            memory.free(at);
+        }
+    }
+
+    @Test
     void immediateDataIsPinnedAndChecked() throws RdmaException {
         int data = Immediate.encode(Immediate.TYPE_CONTROL, 2, 3, 4095, 513);
         assertEquals(0b01_0001_011_0111111111111_1000000001, data);
