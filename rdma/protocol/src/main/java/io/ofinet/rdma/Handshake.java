@@ -143,7 +143,7 @@ final class Handshake {
             }
             HandshakeMessage connect = HandshakeMessage.connect(dataRails, controlRails, handle.listenId(), id,
                     mailboxMr.remoteAddress(RailKind.CONTROL, 0, 0), Limits.WINDOW, slotBytes, keys, endpoint.railSet.names(0, dataRails),
-                    endpoint.railSet.names(dataRails, controlRails), ProcessCheck.SELF, comm.token());
+                    endpoint.railSet.names(dataRails, controlRails), ProcessCheck.SELF, comm.token(), eagerMaxSize());
             send(connect, listener, comm::connectSent, cause -> comm.connectFailed(new RdmaException(
                     ErrorCategory.REMOTE, "connect: the connect message did not reach the listener: "
                     + cause.getMessage(), cause)));
@@ -244,6 +244,12 @@ final class Handshake {
         }
     }
 
+    /** The largest eager payload this endpoint sends and takes (0: the eager path is off). */
+    private int eagerMaxSize() {
+        EagerBuffers eager = endpoint.pools.eager;
+        return eager != null && eager.enabled() ? (int) eager.payloadBytes() : 0;
+    }
+
     private void onConnect(HandshakeMessage m) throws FabricException, RdmaException {
         long reply = endpoint.railSet.av(dataRails).insert(m.controlAddresses().get(0));
         ListenComm listen = listens.get(m.listenId());
@@ -252,6 +258,9 @@ final class Handshake {
                 : m.dataRails() != dataRails || m.controlRails() != controlRails ? "rail counts differ: the listener"
                 + " has " + dataRails + " data and " + controlRails + " control rails, the connector "
                 + m.dataRails() + " and " + m.controlRails()
+                : m.eagerMaxSize() != eagerMaxSize() ? "eager sizes differ: the listener takes eager messages of up to "
+                + eagerMaxSize() + " bytes, the connector sends them up to " + m.eagerMaxSize()
+                + " (eagerMaxSize and rdmaMinPostedEagerBuffers must agree; 0: off)"
                 : listen.pending() >= maxPending ? "the listen communicator holds " + listen.pending()
                 + " connections that accept() has not returned (maxPendingConnections " + maxPending + ")" : null;
         if (refusal != null) {
@@ -270,7 +279,7 @@ final class Handshake {
         listen.handshaking++;
         send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
                 endpoint.railSet.names(0, dataRails), endpoint.railSet.names(dataRails, controlRails), ProcessCheck.SELF,
-                comm.token()),
+                comm.token(), eagerMaxSize()),
                 reply, () -> {
                     accepting.remove(comm);
                     listen.handshaking--;

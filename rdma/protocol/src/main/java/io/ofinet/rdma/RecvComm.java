@@ -1,7 +1,6 @@
 package io.ofinet.rdma;
 
 import io.ofinet.mr.MrHandle;
-import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.seq.MessageWindow;
@@ -12,10 +11,12 @@ import java.util.ArrayDeque;
  * The receiving side of a connection: the sender's communicator id, its rail addresses, and
  * where to write control messages (its mailbox address, slot size and control-rail keys).
  *
- * <p>Each receive takes the next message sequence number and RDMA-writes a control message into
- * the sender's mailbox over a control rail (round-robin), with the control-rail registration and
- * immediate data, listing its buffers, lengths, tags and per-rail keys. Segments arrive as remote
- * writes with immediate data, in any order and over any rail. One thread at a time drives a
+ * <p>Each receive takes the next message sequence number per buffer. One with a buffer larger than
+ * {@code eagerMaxSize} RDMA-writes a control message into the sender's mailbox over a control rail
+ * (round-robin), with the control-rail registration and immediate data, listing its buffers,
+ * lengths, tags and per-rail keys; segments arrive as remote writes with immediate data, in any
+ * order and over any rail. Eager messages arrive into the endpoint's posted eager buffers and are
+ * matched, or held until their receive is posted, by {@link EagerInbox}. One thread at a time drives a
  * communicator; its state belongs to the endpoint and is touched only with the endpoint held (see
  * {@link RdmaEndpoint}).
  */
@@ -39,8 +40,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final MessageWindow<RecvRequest> window = new MessageWindow<>(Limits.SEQ_BITS, Limits.WINDOW, 0);
     private int recvSeq;
     private final ArrayDeque<RecvRequest> free = new ArrayDeque<>(MAX_REQUESTS);
-    private final ArrayDeque<FlushRequest> freeFlushes = new ArrayDeque<>(MAX_REQUESTS);
-    private final RmaOp[] flushOps = new RmaOp[Limits.MAX_DATA_RAILS];
+    private final Flushes flushes;
     private final RecvRequest[] all = new RecvRequest[MAX_REQUESTS];
     private final PeerLiveness liveness;
     /** Eager messages and intents: matched, held until their receive, credits returned. */
@@ -63,9 +63,9 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         for (int i = 0; i < MAX_REQUESTS; i++) {
             all[i] = new RecvRequest(this);
             free.add(all[i]);
-            freeFlushes.add(new FlushRequest(this));
         }
         this.inbox = new EagerInbox(this, endpoint);
+        this.flushes = new Flushes(this, MAX_REQUESTS);
         EagerBuffers eager = endpoint.pools.eager;
         this.eagerMax = eager != null && eager.enabled() ? eager.payloadBytes() : 0;
         this.liveness = new PeerLiveness(this, endpoint.spec().parameters().peerTimeoutMs(),
@@ -391,10 +391,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     void release(FlushRequest request) {
-        if (request.inUse) {
-            request.inUse = false;
-            freeFlushes.add(request);
-        }
+        flushes.release(request);
     }
 
     /**
@@ -423,41 +420,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         if (closed) {
             throw new RdmaException(ErrorCategory.INVALID_USAGE, "iflush: the receive communicator is closed");
         }
-        int target = -1;
-        for (int i = 0; i < count && target < 0; i++) {
-            if (sizes[i] > 0 && mrs[i] != null) {
-                target = i;
-            }
-        }
-        FlushRequest request = freeFlushes.poll();
-        if (request == null) {
-            return null;
-        }
-        if (target < 0 || endpoint.spec().parameters().flushDisabled()) {
-            request.start(0);
-            return request;
-        }
-        int rails = endpoint.dataRails();
-        RmaOp[] ops = flushOps;
-        if (!endpoint.pools.acquireOps(ops, rails)) {
-            freeFlushes.add(request);
-            return null;
-        }
-        request.start(rails);
-        MrHandle mr = mrs[target];
-        MrHandle flush = endpoint.flushBuffer();
-        long length = Math.min(sizes[target], EndpointPools.FLUSH_READ_BYTES);
-        for (int r = 0; r < rails; r++) {
-            RmaOp op = ops[r].set(RmaOp.Kind.READ, endpoint.railSet.dataEndpoint(r), r, RmaOp.READ_ON_DATA_RAIL[r], request);
-            op.buf = flush.address();
-            op.len = length;
-            op.desc = flush.descriptor(RailKind.DATA, r);
-            op.peer = endpoint.railSet.self(r);
-            op.remote = mr.remoteAddress(RailKind.DATA, r, addresses[target] - mr.address());
-            op.key = mr.key(RailKind.DATA, r);
-            endpoint.engine.submit(op, endpoint.peers.local(r));
-        }
-        return request;
+        return flushes.post(count, addresses, sizes, mrs);
     }
 
     @Override

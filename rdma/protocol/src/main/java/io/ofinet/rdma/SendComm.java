@@ -13,11 +13,12 @@ import java.util.ArrayDeque;
  * receiver writes control messages) and waits for the ACCEPT; once connected it knows the
  * receiver's communicator id and its rail addresses.
  *
- * <p>Sends are queued in order. The receiver announces each posted receive with a control message
- * written into mailbox slot {@code sequence mod 256}; the oldest queued send takes the buffer of
- * the oldest announced group whose tag matches, and is written in stripes over the data rails as
- * the scheduler decides. A send larger than its buffer, or whose tag matches no buffer of the
- * group, fails here and is reported to the receiver with an error-typed message. One thread at a
+ * <p>Sends are queued in order, each under the next message sequence number. Sends of up to {@code
+ * eagerMaxSize} go out at once as eager messages; the receiver announces each receive with a
+ * larger buffer with a control message written into mailbox slot {@code sequence mod 256}, into
+ * whose buffer (by tag) a larger send is written in stripes over the data rails as the scheduler
+ * decides ({@link SendSequencer}). A send larger than its buffer, or whose tag matches no buffer
+ * of the receive, fails on both sides. One thread at a
  * time drives a communicator; its state belongs to the endpoint and is touched only with the
  * endpoint held (see {@link RdmaEndpoint}).
  */

@@ -157,6 +157,30 @@ class ConnectionTest {
         assertNotNull(pair[1], "room again once accept() returned one");
     }
 
+    /** An eager message larger than the receiver's posted buffers would be cut short: refused at once. */
+    @Test
+    void eagerSizesThatDifferAreRefused() throws Exception {
+        provider = MemProvider.builder().domains(1).build();
+        RdmaEndpoint connector = device(1, "\"eagerMaxSize\": 4096").openEndpoint();
+        RdmaEndpoint listener = device(1, "").openEndpoint();
+        ListenComm listen = listener.listen();
+        RdmaException refused = null;
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (refused == null && System.nanoTime() < deadline) {
+            try {
+                assertNull(connector.connect(listen.handle()));
+                assertNull(listener.accept(listen));
+            } catch (RdmaException e) {
+                refused = e;
+            }
+        }
+        assertNotNull(refused);
+        assertEquals(ErrorCategory.REMOTE, refused.category());
+        assertEquals("connect: the listener refused the connection: eager sizes differ: the listener takes eager"
+                + " messages of up to 8192 bytes, the connector sends them up to 4096 (eagerMaxSize and"
+                + " rdmaMinPostedEagerBuffers must agree; 0: off)", refused.getMessage());
+    }
+
     @Test
     void railCountsThatDifferAreRefusedOnBothSides() throws Exception {
         provider = MemProvider.builder().domains(2).build();

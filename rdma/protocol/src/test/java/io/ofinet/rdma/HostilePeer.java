@@ -332,7 +332,7 @@ public final class HostilePeer {
         byte[] name = peer.endpoint.name();
         return HandshakeMessage.connect(1, 1, victim.listenId(), commId, 0x1000, Limits.WINDOW,
                 ControlMessage.maxBytes(1), new long[] {commId}, List.of(name), List.of(name), ProcessIdentity.NONE,
-                commId + 1);
+                commId + 1, 8192);
     }
 
     /** Posts sends from the bare endpoint, one at a time, to completion or error. */

@@ -14,12 +14,12 @@ import java.util.Objects;
  * carry the addresses of every data and control rail endpoint of their side.
  *
  * <pre>
- *  0 u32 magic 0x4E49464F ("OFIN")  4 u8 version (3)  5 u8 type (1 CONNECT, 2 ACCEPT, 3 REJECT)
+ *  0 u32 magic 0x4E49464F ("OFIN")  4 u8 version (4)  5 u8 type (1 CONNECT, 2 ACCEPT, 3 REJECT)
  *  6 u8 data rails (1..16)          7 u8 control rails (1..16)
  *  8 u32 listen id                 12 u32 connector's comm id       16 u32 acceptor's comm id
  * 20 u32 mailbox slots (CONNECT)   24 u64 mailbox address           32 u32 mailbox slot bytes
  * 36 u32 token: the upper half of the CQ data of every notice and control message to this side
- * 40 u64 host identity (0: unknown) 48 u32 pid                      52 u32 reserved
+ * 40 u64 host identity (0: unknown) 48 u32 pid                      52 u32 eager max size (0: off)
  * 56 u64 process start, clock ticks since boot
  * 64 u64 mailbox key per control rail
  *    then per data rail, then per control rail: u8 length (1..112), address bytes
@@ -28,7 +28,8 @@ import java.util.Objects;
  */
 public record HandshakeMessage(Type type, int dataRails, int controlRails, int listenId, int connectorCommId,
         int acceptorCommId, long mailboxAddress, int mailboxSlots, int mailboxSlotBytes, long[] mailboxKeys,
-        List<byte[]> dataAddresses, List<byte[]> controlAddresses, ProcessIdentity process, int token, String reason) {
+        List<byte[]> dataAddresses, List<byte[]> controlAddresses, ProcessIdentity process, int token, int eagerMaxSize,
+        String reason) {
 
     /** The message kinds. */
     public enum Type {
@@ -42,7 +43,7 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
     }
 
     static final int MAGIC = 0x4E49464F;
-    static final int VERSION = 3;
+    static final int VERSION = 4;
     static final int HEADER = 64;
     static final int MAX_REASON = 512;
 
@@ -61,29 +62,31 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
 
     public static HandshakeMessage connect(int dataRails, int controlRails, int listenId, int connectorCommId,
             long mailboxAddress, int slots, int slotBytes, long[] mailboxKeys, List<byte[]> dataAddresses,
-            List<byte[]> controlAddresses, ProcessIdentity process, int token) {
+            List<byte[]> controlAddresses, ProcessIdentity process, int token, int eagerMaxSize) {
         return new HandshakeMessage(Type.CONNECT, dataRails, controlRails, listenId, connectorCommId, 0,
-                mailboxAddress, slots, slotBytes, mailboxKeys, dataAddresses, controlAddresses, process, token, "");
+                mailboxAddress, slots, slotBytes, mailboxKeys, dataAddresses, controlAddresses, process, token,
+                eagerMaxSize, "");
     }
 
     public static HandshakeMessage accept(int dataRails, int controlRails, int listenId, int connectorCommId,
             int acceptorCommId, List<byte[]> dataAddresses, List<byte[]> controlAddresses, ProcessIdentity process,
-            int token) {
+            int token, int eagerMaxSize) {
         return new HandshakeMessage(Type.ACCEPT, dataRails, controlRails, listenId, connectorCommId,
-                acceptorCommId, 0, 0, 0, new long[controlRails], dataAddresses, controlAddresses, process, token, "");
+                acceptorCommId, 0, 0, 0, new long[controlRails], dataAddresses, controlAddresses, process, token,
+                eagerMaxSize, "");
     }
 
     public static HandshakeMessage reject(int dataRails, int controlRails, int listenId, int connectorCommId,
             String reason) {
         return new HandshakeMessage(Type.REJECT, dataRails, controlRails, listenId, connectorCommId, 0, 0, 0, 0,
-                null, null, null, null, 0, reason);
+                null, null, null, null, 0, 0, reason);
     }
 
     /** Encodes into {@code out}, returning the length. */
     public int encode(byte[] out) {
         WireWriter w = new WireWriter(out);
         w.i32(MAGIC).u8(VERSION).u8(type.code).u8(dataRails).u8(controlRails).i32(listenId).i32(connectorCommId)
-                .i32(acceptorCommId).i32(mailboxSlots).i64(mailboxAddress).i32(mailboxSlotBytes).i32(token).i64(process.host()).i32(process.pid()).i32(0)
+                .i32(acceptorCommId).i32(mailboxSlots).i64(mailboxAddress).i32(mailboxSlotBytes).i32(token).i64(process.host()).i32(process.pid()).i32(eagerMaxSize)
                 .i64(process.startTicks());
         if (type == Type.REJECT) {
             byte[] text = reason.getBytes(StandardCharsets.UTF_8);
@@ -129,7 +132,7 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
         int token = r.i32("token");
         long host = r.i64("host identity");
         int pid = r.range(r.i32("pid"), 0, ProcessIdentity.MAX_PID, "pid");
-        r.skip(4, "reserved");
+        int eager = r.range(r.i32("eager max size"), 0, Integer.MAX_VALUE, "eager max size");
         long start = r.i64("process start");
         if (type == Type.REJECT) {
             int n = r.range(r.u16("reason length"), 0, MAX_REASON, "reason length");
@@ -147,7 +150,7 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
         List<byte[]> dataAddresses = addresses(r, data, "data rail address");
         List<byte[]> controlAddresses = addresses(r, control, "control rail address");
         return new HandshakeMessage(type, data, control, listenId, connector, acceptor, mailbox, slots, slotBytes,
-                keys, dataAddresses, controlAddresses, new ProcessIdentity(host, pid, start), token, "");
+                keys, dataAddresses, controlAddresses, new ProcessIdentity(host, pid, start), token, eager, "");
     }
 
     private static List<byte[]> addresses(WireReader r, int count, String field) throws RdmaException {

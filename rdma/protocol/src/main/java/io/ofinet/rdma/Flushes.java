@@ -1,0 +1,75 @@
+package io.ofinet.rdma;
+
+import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.wire.Limits;
+import java.util.ArrayDeque;
+
+/**
+ * A receive communicator's flushes: an RDMA read of a few bytes of the first non-empty buffer on
+ * every data rail, through the endpoint's own address, into the endpoint's flush buffer. Touched
+ * only with the endpoint held.
+ */
+final class Flushes {
+    private final RdmaEndpoint endpoint;
+    private final ArrayDeque<FlushRequest> free;
+    private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
+
+    Flushes(RecvComm comm, int requests) {
+        this.endpoint = comm.endpoint();
+        this.free = new ArrayDeque<>(requests);
+        for (int i = 0; i < requests; i++) {
+            free.add(new FlushRequest(comm));
+        }
+    }
+
+    /**
+     * Posts a flush of the first non-empty of {@code count} received buffers; done at once when the
+     * layout disables the flush or every buffer is empty.
+     *
+     * @return the request, or null when it cannot be posted now (retry later)
+     */
+    FlushRequest post(int count, long[] addresses, long[] sizes, MrHandle[] mrs) {
+        int target = -1;
+        for (int i = 0; i < count && target < 0; i++) {
+            if (sizes[i] > 0 && mrs[i] != null) {
+                target = i;
+            }
+        }
+        FlushRequest request = free.poll();
+        if (request == null) {
+            return null;
+        }
+        if (target < 0 || endpoint.spec().parameters().flushDisabled()) {
+            request.start(0);
+            return request;
+        }
+        int rails = endpoint.dataRails();
+        if (!endpoint.pools.acquireOps(ops, rails)) {
+            free.add(request);
+            return null;
+        }
+        request.start(rails);
+        MrHandle mr = mrs[target];
+        MrHandle flush = endpoint.flushBuffer();
+        long length = Math.min(sizes[target], EndpointPools.FLUSH_READ_BYTES);
+        for (int r = 0; r < rails; r++) {
+            RmaOp op = ops[r].set(RmaOp.Kind.READ, endpoint.railSet.dataEndpoint(r), r, RmaOp.READ_ON_DATA_RAIL[r], request);
+            op.buf = flush.address();
+            op.len = length;
+            op.desc = flush.descriptor(RailKind.DATA, r);
+            op.peer = endpoint.railSet.self(r);
+            op.remote = mr.remoteAddress(RailKind.DATA, r, addresses[target] - mr.address());
+            op.key = mr.key(RailKind.DATA, r);
+            endpoint.engine.submit(op, endpoint.peers.local(r));
+        }
+        return request;
+    }
+
+    void release(FlushRequest request) {
+        if (request.inUse) {
+            request.inUse = false;
+            free.add(request);
+        }
+    }
+}
