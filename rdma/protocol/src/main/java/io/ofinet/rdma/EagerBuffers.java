@@ -36,7 +36,9 @@ final class EagerBuffers {
 
     EagerBuffers(RdmaEndpoint endpoint, DeviceParameters params) {
         this.endpoint = endpoint;
-        this.payloadBytes = params.eagerMaxSizeBytes();
+        // On shm a message above its inject size completes in order behind other peers' (see RailSet).
+        this.payloadBytes = Math.min(params.eagerMaxSizeBytes(),
+                endpoint.railSet.messagesCompleteAtOnceUpTo() - EagerHeader.BYTES);
         this.minPosted = (int) (long) params.get(Parameter.RDMA_MIN_POSTED_EAGER_BUFFERS);
         this.maxPosted = Math.max(minPosted, (int) (long) params.get(Parameter.RDMA_MAX_POSTED_EAGER_BUFFERS));
         this.posted = new int[endpoint.dataRails()];

@@ -103,6 +103,16 @@ final class RailSet {
     }
 
     /**
+     * The largest message every data rail completes at once, whatever its peer does: libfabric
+     * 1.17's shm carries a message of up to its inject size inline in the command, and one above
+     * it through its response queue, which completes in order across all peers (a stopped peer's
+     * messages hold up everyone's). Eager messages stay within it. Unbounded elsewhere.
+     */
+    long messagesCompleteAtOnceUpTo() {
+        return providers().stream().anyMatch("shm"::equals) ? SHM_INJECT_BYTES : Long.MAX_VALUE;
+    }
+
+    /**
      * Whether a write with immediate data cut short kills the process on this provider: libfabric
      * 1.17's {@code tcp} reports it with a NULL context, which {@code ofi_rxm} dereferences.
      */

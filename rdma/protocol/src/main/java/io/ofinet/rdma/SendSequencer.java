@@ -274,9 +274,12 @@ final class SendSequencer {
      * Immediate#ERROR_NO_TAG}), sent matched by tag. The head waiting with an intent for it fails
      * and is dequeued; a send already done cannot fail, so the caller fails the communicator.
      *
-     * @return whether it was the head's intent
+     * @return whether it was an intent (the head's, failed now, or one that failed already)
      */
     boolean refused(int seq, ArrayDeque<SendRequest> queue, int reason) {
+        if (byTagSize[seq] > eagerMax && seq != nextSeq) {
+            return true; // an intent whose send failed already, by the replay over its control message
+        }
         SendRequest head = queue.peek();
         if (head != null && head.intentSent && seq == nextSeq) {
             head.fail(new RdmaException(ErrorCategory.INVALID_USAGE, reason == Immediate.ERROR_TRUNCATED

@@ -134,15 +134,20 @@ final class MessageStream {
     int pendingAfterFailure() {
         int pending = 0;
         for (long k = sent; k < posted; k++) {
-            pending += stillPending(sends[(int) (k % WINDOW)], "send " + k);
+            pending += stillPending(sends, (int) (k % WINDOW), "send " + k);
         }
         for (long k = received; k < recvPosted; k++) {
-            pending += stillPending(recvs[(int) (k % WINDOW)], "receive " + k);
+            pending += stillPending(recvs, (int) (k % WINDOW), "receive " + k);
         }
         return pending;
     }
 
-    private int stillPending(Handles.Request r, String what) {
+    /** Tests {@code requests[slot]} unless it failed at an earlier call (then null: test returned it). */
+    private int stillPending(Handles.Request[] requests, int slot, String what) {
+        Handles.Request r = requests[slot];
+        if (r == null) {
+            return 0;
+        }
         try {
             if (p.test(r, sizes)) {
                 throw new AssertionError(what + " was reported done after its peer was condemned");
@@ -152,6 +157,7 @@ final class MessageStream {
             if (e.result() != io.ofinet.plugin.NetResult.REMOTE_ERROR) {
                 throw new AssertionError(what + " failed with " + e.result() + ", not REMOTE_ERROR: " + e.getMessage());
             }
+            requests[slot] = null;
             return 0;
         }
     }

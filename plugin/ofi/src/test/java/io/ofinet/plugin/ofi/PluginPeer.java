@@ -136,8 +136,9 @@ public final class PluginPeer {
 
     private static void sizes(NetPlugin p, boolean sender, Handles.Comm comm, HostBuffer buf, Handles.MrHandle mr)
             throws NetException {
-        long[] sends = {100, 5 << 10, 2 << 20};
-        long[] recvs = {4096, 4 << 10, 1 << 20};
+        // 12 KiB is above eagerMaxSize: its intent is refused, the send fails and the connection goes on.
+        long[] sends = {100, 12 << 10, 2 << 20};
+        long[] recvs = {4096, 8 << 10, 1 << 20};
         NetResult[] expected = {null, NetResult.INVALID_USAGE, NetResult.INVALID_USAGE};
         for (int i = 0; i < sends.length; i++) {
             long[] sizes = new long[1];
@@ -176,6 +177,33 @@ public final class PluginPeer {
                     new int[] {17, 18, 19}, new Handles.MrHandle[] {mr, mr, mr});
             check(await(p, r, sizes) == null && Arrays.equals(sizes, new long[] {700, 80, 9000}),
                     "grouped receive sizes " + Arrays.toString(sizes));
+        }
+        // An eager message (5 KiB) into a 4 KiB buffer: the send has gone out before the receiver
+        // refuses it, so the send communicator fails; the receive fails and nothing is written.
+        if (sender) {
+            NetResult first = await(p, p.isend((Handles.SendComm) comm, buf.address, 5 << 10, 3, mr), null);
+            NetResult later = first;
+            while (later == null && System.nanoTime() < DEADLINE) {
+                try {
+                    Handles.Request r = p.isend((Handles.SendComm) comm, buf.address, 8, 4, mr);
+                    later = r == null ? null : await(p, r, null);
+                } catch (NetException e) {
+                    later = e.result();
+                }
+            }
+            check(later == NetResult.INVALID_USAGE, "an eager send the receiver refused fails its communicator: "
+                    + first + ", then " + later);
+        } else {
+            long canary = buf.address + 4096;
+            io.ofinet.fabric.ofi.NativeMemory.fill(canary, 4096, (byte) 0x5A);
+            NetResult result = await(p, p.irecv((Handles.RecvComm) comm, 1, new long[] {buf.address},
+                    new long[] {4096}, new int[] {3}, new Handles.MrHandle[] {mr}), new long[1]);
+            boolean untouched = true;
+            for (long k = 0; k < 4096; k++) {
+                untouched &= io.ofinet.fabric.ofi.NativeMemory.getByte(canary + k) == 0x5A;
+            }
+            check(result == NetResult.INVALID_USAGE && untouched, "receive 5120 B eagerly into 4096 B: " + result
+                    + ", nothing past it");
         }
     }
 }

@@ -3,6 +3,7 @@ package io.ofinet.fabric.testing;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -133,10 +134,33 @@ public final class ChildJvm implements AutoCloseable {
         return process.pid();
     }
 
-    /** Kills the child at once (SIGKILL), as a crash would. */
+    /**
+     * Kills the child at once (SIGKILL), as a crash would, and removes the names its shm endpoints
+     * left in /dev/shm ({@code <pid>:...}; shm removes them in its own SIGTERM handler, which a
+     * SIGKILL skips): a later process that gets the same pid could not open a shm endpoint (FI_EBUSY).
+     */
     public void kill() {
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
-        process.destroyForcibly();
+        List<ProcessHandle> killed = new ArrayList<>(process.descendants().toList());
+        killed.add(process.toHandle());
+        killed.forEach(ProcessHandle::destroyForcibly);
+        for (ProcessHandle handle : killed) {
+            try {
+                handle.onExit().get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                continue; // still there: its names are in use
+            }
+            removeShmNames(handle.pid());
+        }
+    }
+
+    private static void removeShmNames(long pid) {
+        try (DirectoryStream<Path> names = Files.newDirectoryStream(Path.of("/dev/shm"), pid + ":*")) {
+            for (Path name : names) {
+                Files.deleteIfExists(name);
+            }
+        } catch (IOException e) {
+            // No /dev/shm, or a name gone meanwhile: nothing to clean.
+        }
     }
 
     /** Everything the child printed so far. */
