@@ -15,7 +15,7 @@ public abstract class Request {
     boolean inUse;
 
     /**
-     * Whether it is done, after one step of progress; when it is, receives write each buffer's
+     * Whether it is done, after one step of progress (none when it was done already); when it is, receives write each buffer's
      * received size into {@code sizes} (when not null), and the request returns to its pool.
      *
      * @throws RdmaException the operation's failure; the request is then finished too
@@ -24,9 +24,12 @@ public abstract class Request {
         RdmaEndpoint endpoint = endpoint();
         endpoint.lock();
         try {
-            endpoint.progressLocked();
+            // A request done already (an eager send, a receive whose message was held) needs no step.
             if (!finished()) {
-                return false;
+                endpoint.progressLocked();
+                if (!finished()) {
+                    return false;
+                }
             }
             reportSizes(sizes);
             RdmaException f = failure;

@@ -125,7 +125,22 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     /** The ACCEPT arrived: the receiver is known, and its liveness is watched from now on. */
     void accepted(Connection receiver, RailScheduler railScheduler, long peerTimeoutMs, long now) {
         this.connection = receiver;
-        this.writes = new SendWrites(endpoint, receiver, railScheduler);
+        this.writes = new SendWrites(endpoint, receiver, railScheduler, new SendWrites.EagerOwner() {
+            @Override
+            public void sent(long bytes) {
+                counters.moved(bytes);
+            }
+
+            @Override
+            public void opDone(RmaOp op) {
+            }
+
+            @Override
+            public void opFailed(RmaOp op, RdmaException cause) {
+                liveness.condemn(new RdmaException(ErrorCategory.REMOTE, "send communicator " + id
+                        + ": an eager message or intent did not go out: " + cause.getMessage(), cause));
+            }
+        });
         this.liveness = new PeerLiveness(this, peerTimeoutMs, "send communicator " + id
                 + " (to receive communicator " + receiver.peerCommId() + ")", now);
         receiver.watch(liveness);

@@ -35,7 +35,16 @@ final class SendWrites {
     private final Schedule schedule = new Schedule(Limits.MAX_DATA_RAILS);
     private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
 
-    SendWrites(RdmaEndpoint endpoint, Connection receiver, RailScheduler scheduler) {
+    /** Hears of eager messages and intents, whose sends are done when they are posted. */
+    interface EagerOwner extends RmaOp.Owner {
+        /** An eager send of {@code bytes} is done. */
+        void sent(long bytes);
+    }
+
+    private final EagerOwner eagerOwner;
+
+    SendWrites(RdmaEndpoint endpoint, Connection receiver, RailScheduler scheduler, EagerOwner eagerOwner) {
+        this.eagerOwner = eagerOwner;
         this.endpoint = endpoint;
         this.connection = receiver;
         this.scheduler = scheduler;
@@ -66,7 +75,8 @@ final class SendWrites {
      * Sends message {@code seq} eagerly — its header and payload copied into an eager buffer, one
      * message to the receiver's data rail {@code seq mod rails} — or, when {@code withData} is
      * false, only its intent (the header). {@code index} is the receive buffer's, or {@link
-     * EagerHeader#BY_TAG}. The request is done when the message has gone out.
+     * EagerHeader#BY_TAG}. An eager send is done at once (its payload is copied); the message's
+     * failure to go out fails the communicator, through {@code eagerOwner}.
      */
     boolean eager(SendRequest request, int seq, int index, boolean withData) {
         EagerBuffer buffer = endpoint.pools.eager.acquire();
@@ -84,13 +94,19 @@ final class SendWrites {
         request.seq = seq;
         request.bufferIndex = index == EagerHeader.BY_TAG ? 0 : index;
         request.writesPostedNanos = System.nanoTime();
+        long data = endpoint.railSet.immediate(word, connection.peerToken() & 0xffffffffL);
         if (withData) {
-            request.pendingOps = 1;
-            buffer.send.start(rail, EagerHeader.BYTES + payload, endpoint.railSet.immediate(word,
-                    connection.peerToken() & 0xffffffffL), connection.dataPeer(rail), connection.dataQueue(rail), request);
+            // The payload is copied out: the send is done now, and its message's fate is the
+            // communicator's (a failure to deliver it fails the communicator).
+            request.pendingOps = 0;
+            request.done = true;
+            endpoint.pools.counts.sent(request.size);
+            eagerOwner.sent(request.size);
+            buffer.send.start(rail, EagerHeader.BYTES + payload, data, connection.dataPeer(rail),
+                    connection.dataQueue(rail), eagerOwner);
         } else {
-            buffer.send.start(rail, EagerHeader.BYTES, endpoint.railSet.immediate(word, connection.peerToken()
-                    & 0xffffffffL), connection.dataPeer(rail), connection.dataQueue(rail), NO_OWNER);
+            buffer.send.start(rail, EagerHeader.BYTES, data, connection.dataPeer(rail), connection.dataQueue(rail),
+                    eagerOwner);
         }
         return true;
     }

@@ -256,8 +256,13 @@ class PeerLivenessTest {
         provider.faults().vanish(b.railSet.controlEndpoint(0));
         provider.faults().vanish(b.railSet.dataEndpoint(0));
         long start = System.nanoTime();
+        // An eager send is done once posted: the communicator's later calls report the loss.
         RdmaException e = assertThrows(RdmaException.class, () -> {
-            while (!lost.test(null)) {
+            SendRequest next = lost;
+            while (true) {
+                if (next == null || next.test(null)) {
+                    next = sendB.isend(src.address, 64, 1, srcMr);
+                }
                 c.progress();
             }
         });
@@ -294,7 +299,10 @@ class PeerLivenessTest {
             b.progress();
             assertTrue(System.nanoTime() < deadline, "the send did not finish");
         }
-        SendRequest waiting = send.isend(src.address, 64, 1, srcMr); // no receive for it: it waits
+        HostBuffer large = new HostBuffer(16384);
+        buffers.add(large);
+        // Above eagerMaxSize, with no receive for it: its intent goes out and it waits.
+        SendRequest waiting = send.isend(large.address, large.size, 1, registered(a, large));
         provider.faults().vanish(b.railSet.controlEndpoint(0));
         provider.faults().vanish(b.railSet.dataEndpoint(0));
         assertEquals(ErrorCategory.REMOTE, failureOf(waiting).category());
