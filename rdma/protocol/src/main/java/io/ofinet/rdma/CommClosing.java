@@ -118,12 +118,12 @@ final class CommClosing {
             comm.failQueued(new RdmaException(ErrorCategory.INVALID_USAGE, "the send communicator was closed"));
             boolean live = !endpoint.isClosed() && comm.connectedAndOpen() && comm.liveness().dead == null;
             if (live && comm.writesInFlight() && mayWait(deadline)) {
-                endpoint.progressLocked();
+                endpoint.progressEveryRail();
                 return false;
             }
             if (live) {
                 comm.sendClosedNotice();
-                endpoint.progressLocked();
+                endpoint.progressEveryRail();
             }
             comm.closed = true;
             comms.remove(comm);
@@ -172,7 +172,7 @@ final class CommClosing {
             try {
                 waiting = !endpoint.isClosed() && !comm.closed && !comm.senderWritesEnded() && comm.liveness().dead == null;
                 if (waiting) {
-                    endpoint.progressLocked();
+                    endpoint.progressEveryRail();
                 }
             } catch (RdmaException e) {
                 LOG.log(Level.WARNING, "closing a receive communicator: {0}", e.getMessage());

@@ -18,7 +18,7 @@ import io.ofinet.rdma.wire.EagerHeader;
  * <p>Each data rail keeps {@code rdmaMinPostedEagerBuffers} receives posted: a buffer that is held
  * is replaced from the freelist, and a held buffer given back is posted again while its rail has
  * fewer than {@code rdmaMaxPostedEagerBuffers} posted, else it returns to the freelist. Held
- * buffers are bounded per communicator by the sender's credits ({@link EagerCredits}); messages
+ * buffers are bounded per communicator by the sender's credits ({@link SendSequencer#CREDITS}); messages
  * beyond what is posted wait in the provider (back-pressure, never loss). The counts are per data
  * rail, as the parameters say. Owned by the endpoint, touched with it held.
  */

@@ -51,6 +51,11 @@ final class Handshake {
         this.controlRails = controlRails;
     }
 
+    /** Whether a connection is being made from or to this endpoint (its messages come on control rail 0). */
+    boolean busy() {
+        return !connecting.isEmpty() || !accepting.isEmpty();
+    }
+
     /** The listen communicators still open. */
     List<ListenComm> listens() {
         return new ArrayList<>(listens.values());

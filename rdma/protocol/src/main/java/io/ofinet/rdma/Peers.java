@@ -38,7 +38,7 @@ final class Peers {
         this.local = new PeerQueue[avs.size()];
         for (int i = 0; i < avs.size(); i++) {
             byRail.add(new HashMap<>());
-            local[i] = new PeerQueue("this endpoint on " + railName(i));
+            local[i] = new PeerQueue("this endpoint on " + railName(i)).onRail(i);
         }
     }
 
@@ -49,7 +49,7 @@ final class Peers {
     /** The queue of peer {@code fiAddr} on engine rail {@code rail}, made on first use. */
     PeerQueue queue(int rail, long fiAddr) {
         return byRail.get(rail).computeIfAbsent(fiAddr, a -> new PeerQueue(address(rail, a) + " on " + railName(rail),
-                true, rails.connectsOnDemand(rail) ? REFUSED_RECONNECT_NANOS : 0));
+                true, rails.connectsOnDemand(rail) ? REFUSED_RECONNECT_NANOS : 0).onRail(rail));
     }
 
     /** The queue of posts with no peer on engine rail {@code rail}. */

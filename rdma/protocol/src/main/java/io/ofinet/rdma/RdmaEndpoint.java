@@ -74,8 +74,16 @@ public final class RdmaEndpoint implements AutoCloseable {
             pools.open(engine, params);
             return null;
         });
+        if (pools.eager.enabled()) {
+            // Small messages need nothing from the control rails: those are read every
+            // QUIET_EVERY steps unless something is awaited there (docs/PERFORMANCE.md).
+            engine.quietRailsFrom(dataRails, QUIET_EVERY);
+        }
         Watchdog.watch(this);
     }
+
+    /** Steps between reads of the control rails' queues while nothing is awaited there. */
+    static final int QUIET_EVERY = 16;
 
     /** A step of opening the endpoint, or of the control path. */
     @FunctionalInterface
@@ -144,15 +152,32 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     /** {@link #progress} for a caller that holds the endpoint already: one lock per call on the data path. */
     int progressLocked() throws RdmaException {
+        return step(false);
+    }
+
+    /** {@link #progressLocked} reading every rail's queue: for waits on a peer's notices (closes, the watchdog). */
+    int progressEveryRail() throws RdmaException {
+        return step(true);
+    }
+
+    private int step(boolean everyRail) throws RdmaException {
         requireOpen();
+        engine.expectOnQuietRails(everyRail || awaitingControl || handshake.busy());
         int handled = engine.progress();
         List<SendComm> sends = comms.connectedSends();
+        boolean awaiting = false;
         for (int i = 0; i < sends.size(); i++) {
-            sends.get(i).progress();
+            SendComm send = sends.get(i);
+            send.progress();
+            awaiting |= send.awaitsControl();
         }
+        awaitingControl = awaiting;
         duties.runIfDue(sends, comms.connectedRecvs());
         return handled;
     }
+
+    /** A send communicator waits for a control message or credits (at the last step). */
+    private boolean awaitingControl;
 
     /** A listening communicator; its handle goes to the peers that connect. */
     public ListenComm listen() throws RdmaException {

@@ -325,6 +325,14 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         sequencer.progress(queue, writes);
     }
 
+    /**
+     * Whether the oldest queued send waits for something the control rails bring: its control
+     * message, or credits.
+     */
+    boolean awaitsControl() {
+        return !queue.isEmpty() && sequencer.awaitsControl(queue.peek());
+    }
+
     /** Whether writes of this communicator are still in flight. */
     boolean writesInFlight() {
         for (SendRequest request : all) {

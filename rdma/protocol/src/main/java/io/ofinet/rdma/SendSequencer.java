@@ -33,7 +33,7 @@ import java.util.ArrayDeque;
  */
 final class SendSequencer {
     /** Eager messages and intents a communicator may have that the receiver has not used up. */
-    static final int CREDITS = 32;
+    static final int CREDITS = 64;
     private static final int SEQS = 1 << Limits.SEQ_BITS;
     private static final int MASK = SEQS - 1;
 
@@ -149,6 +149,11 @@ final class SendSequencer {
             }
         }
         return -1;
+    }
+
+    /** Whether {@code head}, the oldest queued send, waits for its control message or for credits. */
+    boolean awaitsControl(SendRequest head) {
+        return covering(nextSeq) < 0 && (eagerMax <= 0 || head.size > eagerMax || credits == 0);
     }
 
     /** The receiver used up {@code count} eager messages or intents. */

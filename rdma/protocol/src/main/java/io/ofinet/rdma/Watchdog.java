@@ -62,7 +62,7 @@ final class Watchdog {
             }
             try {
                 if (!endpoint.isClosed() && !endpoint.duties.ranWithin(System.nanoTime(), PERIOD_NANOS)) {
-                    endpoint.progressLocked();
+                    endpoint.progressEveryRail();
                 }
             } catch (RdmaException | RuntimeException e) {
                 // The application's next call on the endpoint meets the same trouble and reports it.

@@ -25,6 +25,8 @@ public final class PeerQueue {
     private final String name;
     /** A peer's address, not this endpoint's own (posted receives, flush reads). */
     private final boolean remote;
+    /** The engine rail it posts on, where known (-1): the engine counts what is in flight on quiet rails. */
+    int rail = -1;
     /**
      * How long refusals with nothing in flight here are taken as evidence that the peer is gone,
      * or 0 where a refusal says nothing of the kind (see {@link #refusedReconnect}).
@@ -62,6 +64,12 @@ public final class PeerQueue {
         this.name = name;
         this.remote = remote;
         this.refusedReconnectNanos = refusedReconnectNanos;
+    }
+
+    /** Names the engine rail this destination's posts go on. */
+    public PeerQueue onRail(int engineRail) {
+        this.rail = engineRail;
+        return this;
     }
 
     /**

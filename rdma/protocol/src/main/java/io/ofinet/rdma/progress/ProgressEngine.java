@@ -68,6 +68,13 @@ public final class ProgressEngine {
     private long source = SOURCE_UNTOLD;
     private long refusedPosts;
     private long condemnedPeers;
+    /** Rails from this one on are quiet: read every {@link #quietEvery} steps unless work is expected there. */
+    private int firstQuiet = Integer.MAX_VALUE;
+    private int quietEvery = 1;
+    /** Operations to peers in flight on the quiet rails: their completions are awaited. */
+    private int quietInFlight;
+    private boolean expectOnQuiet;
+    private int steps;
 
     /**
      * @param queues the completion queue of each rail, indexed as the rails are
@@ -163,7 +170,7 @@ public final class ProgressEngine {
     }
 
     /** Posts {@code op} to {@code peer}: POSTED (also when posting failed the operation) or AGAIN. */
-    private static int tryPost(Operation op, PeerQueue peer) {
+    private int tryPost(Operation op, PeerQueue peer) {
         int result;
         try {
             result = op.post();
@@ -175,16 +182,22 @@ public final class ProgressEngine {
             op.inFlightTo = peer;
             peer.inFlight++;
             peer.accepted = true;
+            if (peer.rail >= firstQuiet && peer.remote()) {
+                quietInFlight++;
+            }
         }
         return result;
     }
 
     /** An operation's completion (or error completion) arrived: it is no longer in flight. */
-    private static PeerQueue landed(Operation op) {
+    private PeerQueue landed(Operation op) {
         PeerQueue peer = op.inFlightTo;
         if (peer != null) {
             peer.inFlight--;
             op.inFlightTo = null;
+            if (peer.rail >= firstQuiet && peer.remote()) {
+                quietInFlight--;
+            }
         }
         return peer;
     }
@@ -200,10 +213,33 @@ public final class ProgressEngine {
             retryPending(System.nanoTime());
         }
         int handled = 0;
-        for (int rail = 0; rail < queues.length; rail++) {
+        int rails = queues.length;
+        if (rails > firstQuiet && quietInFlight == 0 && !expectOnQuiet && (++steps & (quietEvery - 1)) != 0) {
+            rails = firstQuiet;
+        }
+        for (int rail = 0; rail < rails; rail++) {
             handled += read(rail);
         }
         return handled;
+    }
+
+    /**
+     * Makes rails {@code first} and later quiet: a step reads their queues only every {@code every}
+     * steps (a power of two), unless operations of ours to peers are in flight there or {@link
+     * #expectOnQuietRails} says something is awaited there. On {@code tcp;ofi_rxm} each queue read
+     * is a {@code poll()} of the endpoint's sockets.
+     */
+    public void quietRailsFrom(int first, int every) {
+        if (Integer.bitCount(every) != 1) {
+            throw new IllegalArgumentException("every " + every + " is not a power of two");
+        }
+        this.firstQuiet = first;
+        this.quietEvery = every;
+    }
+
+    /** Whether the next steps await something on the quiet rails (read them every step). */
+    public void expectOnQuietRails(boolean expect) {
+        this.expectOnQuiet = expect;
     }
 
     private void retryPending(long now) {
