@@ -2,8 +2,6 @@ package io.ofinet.rdma;
 
 import io.ofinet.config.DeviceParameters;
 import io.ofinet.config.Parameter;
-import io.ofinet.fabric.HostMemory;
-import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Use;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
@@ -60,33 +58,13 @@ final class EagerBuffers {
     }
 
     /** Makes the freelist and posts the receives of every data rail. */
-    void open(ProgressEngine engine, HostMemory memory, EndpointPools pools) throws RdmaException {
+    void open(ProgressEngine engine, EndpointPools pools) throws RdmaException {
         int rails = endpoint.dataRails();
         buffers = Freelist.<EagerBuffer>builder("eager buffers", (block, address) -> new EagerBuffer(endpoint, block,
                         address))
                 .sizes(minPosted * rails, Math.max(16, minPosted), maxPosted * rails + MAX_SENDING)
-                .nativeEntries(bufferBytes(), 64, new Freelist.BlockMemory() {
-                    @Override
-                    public long allocate(long bytes) {
-                        return memory.allocate(bytes);
-                    }
-
-                    @Override
-                    public void free(long address) {
-                        memory.free(address);
-                    }
-                })
-                .registered(new Freelist.BlockRegistrar() {
-                    @Override
-                    public Object register(long address, long bytes) throws RdmaException {
-                        return pools.register(address, bytes, Use.DATA_BUFFERS);
-                    }
-
-                    @Override
-                    public void deregister(Object handle) throws RdmaException {
-                        EndpointPools.deregister((MrHandle) handle);
-                    }
-                })
+                .nativeEntries(bufferBytes(), 64, pools.blockMemory())
+                .registered(pools.registrar(Use.DATA_BUFFERS))
                 .hooks(buffer -> {
                     engine.register(buffer.receive);
                     engine.register(buffer.send);

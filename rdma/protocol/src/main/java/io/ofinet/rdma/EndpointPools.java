@@ -59,28 +59,8 @@ final class EndpointPools {
                 // Each outstanding receive holds one until its control message is written: room for
                 // many communicators, so that peers that do not answer cannot starve the others.
                 .sizes(minPosted, minPosted, Math.max(maxPosted + minPosted, MAX_CONTROL_BUFFERS))
-                .nativeEntries(ControlRailBuffer.BYTES, 64, new Freelist.BlockMemory() {
-                    @Override
-                    public long allocate(long bytes) {
-                        return memory.allocate(bytes);
-                    }
-
-                    @Override
-                    public void free(long address) {
-                        memory.free(address);
-                    }
-                })
-                .registered(new Freelist.BlockRegistrar() {
-                    @Override
-                    public Object register(long address, long bytes) throws RdmaException {
-                        return EndpointPools.this.register(address, bytes, Use.CONTROL_BUFFERS);
-                    }
-
-                    @Override
-                    public void deregister(Object handle) throws RdmaException {
-                        EndpointPools.deregister((MrHandle) handle);
-                    }
-                })
+                .nativeEntries(ControlRailBuffer.BYTES, 64, blockMemory())
+                .registered(registrar(Use.CONTROL_BUFFERS))
                 .hooks(buffer -> {
                     engine.register(buffer.receive);
                     engine.register(buffer.send);
@@ -99,10 +79,40 @@ final class EndpointPools {
         eager = new EagerBuffers(endpoint, params);
         if (eager.enabled()) {
             // Posted eager receives take the data rails' notices too.
-            eager.open(engine, memory, this);
+            eager.open(engine, this);
         } else if (endpoint.railSet.dataRailsTakeNotices()) {
             NoticeReceive.postAll(endpoint);
         }
+    }
+
+    /** Freelist blocks from the host memory of the endpoint. */
+    Freelist.BlockMemory blockMemory() {
+        return new Freelist.BlockMemory() {
+            @Override
+            public long allocate(long bytes) {
+                return memory.allocate(bytes);
+            }
+
+            @Override
+            public void free(long address) {
+                memory.free(address);
+            }
+        };
+    }
+
+    /** Registers freelist blocks for the endpoint's rails, for {@code use}. */
+    Freelist.BlockRegistrar registrar(Use use) {
+        return new Freelist.BlockRegistrar() {
+            @Override
+            public Object register(long address, long bytes) throws RdmaException {
+                return EndpointPools.this.register(address, bytes, use);
+            }
+
+            @Override
+            public void deregister(Object handle) throws RdmaException {
+                EndpointPools.deregister((MrHandle) handle);
+            }
+        };
     }
 
     /** Registers {@code [address, address + bytes)} for the endpoint's rails, for {@code use}. */

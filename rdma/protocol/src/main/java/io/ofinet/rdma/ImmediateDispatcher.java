@@ -36,15 +36,11 @@ final class ImmediateDispatcher {
      * attributable arrival breaks fails the communicator it names, and only it.
      */
     void remoteData(int rail, long flags, long len, long data) {
-        int word;
-        try {
-            word = Immediate.check(data & 0xffffffffL, dataRails);
-        } catch (RdmaException e) {
-            // It names nothing that can be trusted: dropped, and progress goes on for everyone else.
-            malformed++;
-            LOG.log(Level.WARNING, "dropping a remote write on rail {0}: {1}", rail, e.getMessage());
+        long checked = checked(data, -1, rail, len, "a remote write");
+        if (checked < 0) {
             return;
         }
+        int word = (int) checked;
         long upper = data >>> 32;
         int comm = Immediate.commId(word);
         int seq = Immediate.seq(word);
@@ -85,6 +81,29 @@ final class ImmediateDispatcher {
                 }
             }
         }
+    }
+
+    /**
+     * The 32-bit word of what a peer sent on {@code rail} as {@code what}, if it is of {@code type}
+     * (or any type for -1); else -1, the arrival dropped and counted: it names nothing that can be
+     * trusted, and progress goes on for everyone else.
+     */
+    private long checked(long data, int type, int rail, long len, String what) {
+        int word;
+        try {
+            word = Immediate.check(data & 0xffffffffL, dataRails);
+        } catch (RdmaException e) {
+            malformed++;
+            LOG.log(Level.WARNING, "dropping {0} on rail {1}: {2}", what, rail, e.getMessage());
+            return -1;
+        }
+        if (type >= 0 && Immediate.type(word) != type) {
+            malformed++;
+            LOG.log(Level.WARNING, "dropping {0} of {1} bytes and immediate type {2} on rail {3}", what, len,
+                    Immediate.type(word), rail);
+            return -1;
+        }
+        return word & 0xffffffffL;
     }
 
     /** Receive communicator {@code id} if it is open; else null, the arrival dropped and counted. */
@@ -171,20 +190,11 @@ final class ImmediateDispatcher {
      * @return whether the buffer is held for a receive not yet posted
      */
     boolean eager(int rail, EagerBuffer buffer, long len, long data) {
-        int word;
-        try {
-            word = Immediate.check(data & 0xffffffffL, dataRails);
-        } catch (RdmaException e) {
-            malformed++;
-            LOG.log(Level.WARNING, "dropping an eager message on rail {0}: {1}", rail, e.getMessage());
+        long checked = checked(data, Immediate.TYPE_DATA, rail, len, "an eager message");
+        if (checked < 0) {
             return false;
         }
-        if (Immediate.type(word) != Immediate.TYPE_DATA) {
-            malformed++;
-            LOG.log(Level.WARNING, "dropping a {0}-byte message of immediate type {1} on data rail {2}", len,
-                    Immediate.type(word), rail);
-            return false;
-        }
+        int word = (int) checked;
         RecvComm recv = openRecv(Immediate.commId(word));
         if (recv == null || !fromItsPeer(recv, rail, data >>> 32, "eager message")) {
             return false;
@@ -272,20 +282,11 @@ final class ImmediateDispatcher {
      * notices"). Anything else with a payload breaks the protocol and is dropped.
      */
     void controlMessage(int rail, long address, int len, long data) {
-        int word;
-        try {
-            word = Immediate.check(data & 0xffffffffL, dataRails);
-        } catch (RdmaException e) {
-            malformed++;
-            LOG.log(Level.WARNING, "dropping a message on control rail {0}: {1}", rail, e.getMessage());
+        long checked = checked(data, Immediate.TYPE_CONTROL, rail, len, "a message on a control rail");
+        if (checked < 0) {
             return;
         }
-        if (Immediate.type(word) != Immediate.TYPE_CONTROL) {
-            malformed++;
-            LOG.log(Level.WARNING, "dropping a {0}-byte message of immediate type {1} on control rail {2}", len,
-                    Immediate.type(word), rail);
-            return;
-        }
+        int word = (int) checked;
         control(rail, Immediate.commId(word), Immediate.seq(word), address, len, data >>> 32);
     }
 

@@ -38,6 +38,10 @@ public final class KillPeer {
                 while (!s.test(null)) {
                     Thread.onSpinWait();
                 }
+                // An eager send is done once posted: wait until the survivor has the first message.
+                while (!exchange.has("survivor.first")) {
+                    endpoint.progress();
+                }
                 // A second send, in flight when the process dies.
                 send.isend(buf.address, 1 << 20, 2, mr);
                 exchange.publish("victim.ready", "1");
@@ -53,6 +57,7 @@ public final class KillPeer {
             while (!first.test(null)) {
                 Thread.onSpinWait();
             }
+            exchange.publish("survivor.first", "1");
             RecvRequest second = recv.irecv(1, new long[] {buf.address}, new long[] {buf.size}, new int[] {3},
                     new MrHandle[] {mr});
             long killed = 0;
