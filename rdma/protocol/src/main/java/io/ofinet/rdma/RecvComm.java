@@ -219,22 +219,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
      */
     public RecvRequest irecv(int count, long[] addresses, long[] sizes, int[] tags, MrHandle[] mrs)
             throws RdmaException {
-        if (count < 1 || count > Limits.MAX_RECVS) {
-            throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "irecv: " + count + " buffers, not 1.."
-                    + Limits.MAX_RECVS);
-        }
-        requireEntries("irecv", count, "addresses", addresses.length);
-        requireEntries("irecv", count, "sizes", sizes.length);
-        requireEntries("irecv", count, "tags", tags.length);
-        requireEntries("irecv", count, "memory handles", mrs.length);
-        for (int i = 0; i < count; i++) {
-            MrHandle mr = mrs[i];
-            if (sizes[i] < 0 || (sizes[i] > 0 && (mr == null || addresses[i] < mr.address()
-                    || addresses[i] + sizes[i] > mr.address() + mr.length()))) {
-                throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "irecv: buffer " + i + " [0x"
-                        + Long.toHexString(addresses[i]) + ", +" + sizes[i] + ") is not inside its registration");
-            }
-        }
+        ReceiveArguments.check(count, addresses, sizes, tags, mrs);
         endpoint.lock();
         try {
             RecvRequest request = post(count, addresses, sizes, tags, mrs);
@@ -297,14 +282,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             inbox.posted(request);
         }
         return request;
-    }
-
-    /** Refuses arrays shorter than the buffer count, before any resource is taken. */
-    private static void requireEntries(String operation, int count, String what, int length) throws RdmaException {
-        if (length < count) {
-            throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, operation + ": " + count + " buffers, but " + length
-                    + " " + what);
-        }
     }
 
     /** A segment of buffer {@code index} of receive {@code seq} arrived. */
@@ -402,9 +379,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
      * @return the request, or null when it cannot be posted now (retry later)
      */
     public FlushRequest iflush(int count, long[] addresses, long[] sizes, MrHandle[] mrs) throws RdmaException {
-        requireEntries("iflush", count, "addresses", addresses.length);
-        requireEntries("iflush", count, "sizes", sizes.length);
-        requireEntries("iflush", count, "memory handles", mrs.length);
+        ReceiveArguments.checkFlush(count, addresses, sizes, mrs);
         endpoint.lock();
         try {
             FlushRequest request = flush(count, addresses, sizes, mrs);
