@@ -36,7 +36,7 @@ class PerfCommandIT {
             assertTrue(!text.contains("WARNING"), "no JVM warnings: " + text);
             assertTrue(!text.contains("ofinet-perf: pingpong"), "no progress lines where stderr is a file: " + text);
             assertTrue(text.contains("\n        65536 "), "4K and 64K read as sizes: " + text);
-            // 3 sizes of 10 warm-up and 2 x 20 timed round trips, after the untimed first pass.
+            // 3 sizes of 10 warm-up and 2 x 20 timed round trips, after an untimed pass each.
             Matcher sent = Pattern.compile("# messagesSent +(\\d+)").matcher(text);
             assertTrue(sent.find() && Long.parseLong(sent.group(1)) >= 150, "statistics: " + text);
             assertTrue(text.contains("# droppedMalformed     0"), "nothing dropped: " + text);

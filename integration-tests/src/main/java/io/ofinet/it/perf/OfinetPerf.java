@@ -70,8 +70,8 @@ public final class OfinetPerf implements Callable<Integer> {
             + " (default: ${DEFAULT-VALUE})")
     int warmup;
 
-    @Option(names = "--first-warmup", defaultValue = "10000", description = "untimed iterations before the first"
-            + " size, at most 1 GiB, and for at least 1 s (default: ${DEFAULT-VALUE})")
+    @Option(names = "--first-warmup", defaultValue = "10000", description = "untimed iterations before each size,"
+            + " at most 1 GiB, and for at least 1 s (default: ${DEFAULT-VALUE})")
     int firstWarmup;
 
     @Option(names = {"-i", "--iters"}, description = "timed iterations per repetition, fewer for large sizes: at"

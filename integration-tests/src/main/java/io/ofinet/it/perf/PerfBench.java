@@ -11,14 +11,15 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The measurements of one rank. Before the first size, an untimed pass of at least {@code
+ * The measurements of one rank. Before each size, an untimed pass of at least {@code
  * --first-warmup} iterations (10,000 by default; fewer for large sizes: at most 1 GiB moved) and
  * at least {@value #FIRST_WARMUP_NANOS} ns (rank 0's clock, which tells the others when to stop),
  * and until every rank's JIT compilers have been idle for {@code --jit-quiet} ms (at most {@value
  * #FIRST_WARMUP_MAX_NANOS} ns in all), takes the data path out of the interpreter, through the
  * JIT's compilations, and the connections through set-up. On two cores a compiler still at work
  * steals a core from the data path for milliseconds at a time: the 1 MiB allreduce measured 2–4
- * times slower right after the old one-second warm-up than after six seconds. Each size then runs its warm-up and {@code --reps} timed repetitions of {@code
+ * times slower right after the old one-second warm-up than after six seconds; and sizes take different
+ * paths (eager messages, rendezvous writes), so a later size met code not yet compiled. Each size then runs its warm-up and {@code --reps} timed repetitions of {@code
  * --iters} iterations — by default as many as take about {@value #REPETITION_NANOS} ns, from a short
  * calibration that rank 0 times and broadcasts — fewer for large sizes (at most 256 MiB moved per
  * repetition) and at least 10; the table shows the median repetition and the spread of all of
@@ -68,27 +69,27 @@ final class PerfBench {
                         options.test, n, options.layout);
                 if (!options.test.equals("check")) {
                     System.out.printf(Locale.ROOT, "# time: median of %d repetitions of %s (at most 256 MiB each),"
-                            + " after %d warm-up iterations per size and, before the first, %d or more for at least"
-                            + " 1 s, until the JIT compilers of every rank were idle for %d ms (at most 30 s);"
+                            + " after, for each size, an untimed pass (at least 1 s, until the JIT compilers of every"
+                            + " rank were idle for %d ms, at most 30 s) and %d warm-up iterations;"
                             + " disp(%%) = (max - min) / median%n", options.reps, options.iters != null
-                            ? "up to " + options.iters + " iterations" : "about 50 ms", options.warmup,
-                            sizes.isEmpty() ? 0 : jitWarmup(sizes.get(0)), options.jitQuietMs);
+                            ? "up to " + options.iters + " iterations" : "about 50 ms", options.jitQuietMs, options.warmup);
                 }
                 System.out.printf(Locale.ROOT, "#%12s %12s %8s %11s %12s %12s %7s %8s%n", "size", "count", "type",
                         "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong", "disp(%)");
-            }
-            if (!options.test.equals("check") && !sizes.isEmpty()) {
-                // One untimed pass first: JIT compilation and connection set-up would otherwise
-                // land in the first size's figures.
-                quiet = true;
-                measure(sizes.get(0), data, mr);
-                quiet = false;
             }
             int row = 0;
             for (long size : sizes) {
                 if (root()) {
                     progress.show(String.format(Locale.ROOT, "ofinet-perf: %s %d B (%d/%d) ", options.test, size,
                             ++row, sizes.size()));
+                }
+                if (!options.test.equals("check")) {
+                    // An untimed pass first, for every size: JIT compilation (sizes take different
+                    // paths: eager messages, rendezvous writes) and connection set-up would
+                    // otherwise land in its figures.
+                    quiet = true;
+                    measure(size, data, mr);
+                    quiet = false;
                 }
                 measure(size, data, mr);
             }
