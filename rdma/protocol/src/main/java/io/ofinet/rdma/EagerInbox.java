@@ -39,6 +39,14 @@ final class EagerInbox {
     }
 
     /**
+     * Whether the message of {@code len} bytes in {@code buffer} carries this communicator's token
+     * in its header: one without it is not its peer's, and is dropped without failing it.
+     */
+    boolean carriesToken(EagerBuffer buffer, long len) {
+        return len >= EagerHeader.BYTES && EagerHeader.tokenAt(endpoint.memory, buffer.address) == comm.token();
+    }
+
+    /**
      * Checks the header of message {@code seq} ({@code len} bytes in {@code buffer}) against the
      * communicator's token.
      */

@@ -199,6 +199,9 @@ final class ImmediateDispatcher {
         if (recv == null || !fromItsPeer(recv, rail, data >>> 32, "eager message")) {
             return false;
         }
+        if (!recv.inbox.carriesToken(buffer, len)) {
+            return forged(recv, "eager message", "its token in its header");
+        }
         try {
             return recv.eagerArrived(buffer, len, Immediate.seq(word));
         } catch (RdmaException e) {

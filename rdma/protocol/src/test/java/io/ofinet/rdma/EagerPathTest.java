@@ -335,6 +335,38 @@ class EagerPathTest {
         assertFalse(greedy.recv().inbox.held() > 0);
     }
 
+    /**
+     * An eager message whose header lacks the communicator's token (where CQ data has 4 bytes the
+     * header carries the only token) is dropped and counted as forged; the communicator goes on.
+     */
+    @Test
+    void anEagerMessageWithoutTheTokenIsDroppedNotCharged() throws Exception {
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "");
+        Slabs s = new Slabs();
+        RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {64}, new int[] {1},
+                new MrHandle[] {s.dstMr});
+        b.lock();
+        try {
+            EagerBuffer forged = b.pools.eager.acquire();
+            io.ofinet.rdma.wire.EagerHeader.encode(b.memory, forged.address, io.ofinet.rdma.wire.EagerHeader.KIND_EAGER,
+                    io.ofinet.rdma.wire.EagerHeader.BY_TAG, 0, 1, 8, p.recv().token() + 1);
+            int word = io.ofinet.rdma.wire.Immediate.encode(io.ofinet.rdma.wire.Immediate.TYPE_DATA, 1, 0,
+                    p.recv().id(), 0);
+            long data = (p.recv().token() & 0xffffffffL) << 32 | (word & 0xffffffffL);
+            assertFalse(b.immediates.eager(0, forged, io.ofinet.rdma.wire.EagerHeader.BYTES + 8, data), "not held");
+            b.pools.eager.release(forged);
+            assertEquals(1, b.immediates.forged());
+            assertTrue(p.recv().liveness().dead == null, "the communicator is not charged");
+        } finally {
+            b.unlock();
+        }
+        await(p.send().isend(s.src.address, 64, 1, s.srcMr), null);
+        long[] got = new long[1];
+        await(r, got);
+        assertEquals(64, got[0]);
+        assertArrayEquals(s.src.bytes(0, 64), s.dst.bytes(0, 64));
+    }
+
     @Test
     void iflushAfterAnEagerReceiveCompletes() throws Exception {
         Pair p = connect(MemProvider.builder().domains(2).build(), 2, "");

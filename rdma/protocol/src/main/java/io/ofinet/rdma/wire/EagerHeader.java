@@ -43,6 +43,11 @@ public final class EagerHeader {
         memory.putInt(address + 12, token);
     }
 
+    /** The token field of the header at {@code address}, undecoded. */
+    public static int tokenAt(HostMemory memory, long address) {
+        return memory.getInt(address + 12);
+    }
+
     /**
      * Decodes the header of a message of {@code length} bytes at {@code address} that arrived with
      * immediate data naming {@code expectedSeq}.
