@@ -157,6 +157,21 @@ class ConnectionTest {
         assertNotNull(pair[1], "room again once accept() returned one");
     }
 
+    /** Connects with {@code handle} until the listener's refusal arrives, and returns it. */
+    private static RdmaException refusal(RdmaEndpoint connector, RdmaEndpoint listener, ListenComm listen,
+            byte[] handle) throws Exception {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            try {
+                assertNull(connector.connect(handle));
+                assertNull(listener.accept(listen));
+            } catch (RdmaException e) {
+                return e;
+            }
+        }
+        throw new AssertionError("no refusal within 5 s");
+    }
+
     /** An eager message larger than the receiver's posted buffers would be cut short: refused at once. */
     @Test
     void eagerSizesThatDifferAreRefused() throws Exception {
@@ -164,17 +179,7 @@ class ConnectionTest {
         RdmaEndpoint connector = device(1, "\"eagerMaxSize\": 4096").openEndpoint();
         RdmaEndpoint listener = device(1, "").openEndpoint();
         ListenComm listen = listener.listen();
-        RdmaException refused = null;
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (refused == null && System.nanoTime() < deadline) {
-            try {
-                assertNull(connector.connect(listen.handle()));
-                assertNull(listener.accept(listen));
-            } catch (RdmaException e) {
-                refused = e;
-            }
-        }
-        assertNotNull(refused);
+        RdmaException refused = refusal(connector, listener, listen, listen.handle());
         assertEquals(ErrorCategory.REMOTE, refused.category());
         assertEquals("connect: the listener refused the connection: eager sizes differ: the listener takes eager"
                 + " messages of up to 8192 bytes, the connector sends them up to 4096 (eagerMaxSize and"
@@ -194,17 +199,7 @@ class ConnectionTest {
         // A handle claiming the connector's rail counts reaches the listener, which refuses.
         ListenHandle real = ListenHandle.decode(listen.handle());
         byte[] forged = new ListenHandle(2, 2, real.listenId(), real.address()).encode();
-        RdmaException refused = null;
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (refused == null && System.nanoTime() < deadline) {
-            try {
-                assertNull(two.connect(forged));
-                assertNull(one.accept(listen));
-            } catch (RdmaException e) {
-                refused = e;
-            }
-        }
-        assertNotNull(refused);
+        RdmaException refused = refusal(two, one, listen, forged);
         assertEquals(ErrorCategory.REMOTE, refused.category());
         assertEquals("connect: the listener refused the connection: rail counts differ: the listener has 1 data"
                 + " and 1 control rails, the connector 2 and 2", refused.getMessage());
