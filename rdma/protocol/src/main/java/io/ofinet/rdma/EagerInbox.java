@@ -47,14 +47,11 @@ final class EagerInbox {
     }
 
     /**
-     * Checks the header of message {@code seq} ({@code len} bytes in {@code buffer}) against the
-     * communicator's token.
+     * Decodes and checks the header of message {@code seq} ({@code len} bytes in {@code buffer}),
+     * whose token {@link #carriesToken} found right; {@link #deliverChecked} then uses it.
      */
     void check(EagerBuffer buffer, long len, int seq) throws RdmaException {
         header.decode(endpoint.memory, buffer.address, len, seq, maxPayload());
-        if (header.token() != comm.token()) {
-            throw new RdmaException(ErrorCategory.REMOTE, "an eager message without the communicator's token");
-        }
     }
 
     /** Keeps message {@code seq}, whose receive is not posted yet. */
@@ -79,8 +76,13 @@ final class EagerInbox {
      *
      * @return whether the buffer is held
      */
-    boolean deliver(RecvRequest request, int seq, EagerBuffer buffer, long len) throws RdmaException {
+    private boolean deliver(RecvRequest request, int seq, EagerBuffer buffer, long len) throws RdmaException {
         header.decode(endpoint.memory, buffer.address, len, seq, maxPayload());
+        return deliverChecked(request, seq, buffer, len);
+    }
+
+    /** {@link #deliver} for the message whose header {@link #check} has just decoded. */
+    boolean deliverChecked(RecvRequest request, int seq, EagerBuffer buffer, long len) throws RdmaException {
         int k = (seq - request.seq) & MASK;
         int i;
         if (header.byTag()) {

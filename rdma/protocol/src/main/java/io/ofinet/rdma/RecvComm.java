@@ -307,7 +307,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         inbox.check(buffer, len, seq);
         MessageWindow.Status status = window.status(seq);
         if (status == MessageWindow.Status.IN_PROGRESS) {
-            return inbox.deliver(window.retrieve(seq), seq, buffer, len);
+            return inbox.deliverChecked(window.retrieve(seq), seq, buffer, len);
         }
         if (status == MessageWindow.Status.COMPLETED) {
             inbox.used(); // its receive failed, and it with it

@@ -93,7 +93,6 @@ final class SendWrites {
         int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0, connection.peerCommId(), seq);
         request.seq = seq;
         request.bufferIndex = index == EagerHeader.BY_TAG ? 0 : index;
-        request.writesPostedNanos = System.nanoTime();
         long data = endpoint.railSet.immediate(word, connection.peerToken() & 0xffffffffL);
         if (withData) {
             // The payload is copied out: the send is done now, and its message's fate is the
@@ -102,12 +101,9 @@ final class SendWrites {
             request.done = true;
             endpoint.pools.counts.sent(request.size);
             eagerOwner.sent(request.size);
-            buffer.send.start(rail, EagerHeader.BYTES + payload, data, connection.dataPeer(rail),
-                    connection.dataQueue(rail), eagerOwner);
-        } else {
-            buffer.send.start(rail, EagerHeader.BYTES, data, connection.dataPeer(rail), connection.dataQueue(rail),
-                    eagerOwner);
         }
+        buffer.send.start(rail, EagerHeader.BYTES + payload, data, connection.dataPeer(rail), connection.dataQueue(rail),
+                eagerOwner);
         return true;
     }
 
