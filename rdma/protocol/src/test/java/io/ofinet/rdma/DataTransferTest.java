@@ -25,16 +25,10 @@ import java.util.List;
 
 /** Moving bytes between two connected hosts on the in-memory provider. */
 @Timeout(120)
-class DataTransferTest {
+class DataTransferTest extends TwoHostFixture {
     private static final int CANARY = 64;
     private static final String SMALL_STRIPES = "\"minStripeSize\": 4096, \"eagerMaxSize\": 4096";
 
-    private final List<AutoCloseable> resources = new ArrayList<>();
-    private MemProvider provider;
-    private Device deviceA;
-    private Device deviceB;
-    private RdmaEndpoint a;
-    private RdmaEndpoint b;
     private SendComm send;
     private RecvComm recv;
 
@@ -43,51 +37,9 @@ class DataTransferTest {
     }
 
     private void connect(MemProvider memProvider, io.ofinet.config.DeviceSpec spec) throws Exception {
-        provider = memProvider;
-        deviceA = Device.open(provider, spec);
-        deviceB = Device.open(provider, spec);
-        a = deviceA.openEndpoint();
-        b = deviceB.openEndpoint();
-        ListenComm listen = b.listen();
-        Object[] pair = ConnectionTest.establish(a, b, listen);
+        Object[] pair = openAndConnect(memProvider, spec);
         send = (SendComm) pair[0];
         recv = (RecvComm) pair[1];
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            resources.get(i).close();
-        }
-        if (deviceA != null) {
-            deviceA.close();
-            deviceB.close();
-        }
-    }
-
-    private HostBuffer buffer(long size) {
-        HostBuffer buffer = new HostBuffer(Math.max(size, 1));
-        resources.add(0, buffer);
-        return buffer;
-    }
-
-    private MrHandle register(RdmaEndpoint endpoint, Device device, HostBuffer buffer) throws Exception {
-        MrHandle mr = device.registrar().register(endpoint.rails(), buffer.address, buffer.size, Use.USER_BUFFER);
-        resources.add(mr::close);
-        return mr;
-    }
-
-    /** Drives both sides until the request is done; its failure is thrown. */
-    private boolean await(Request request, long[] sizes) throws Exception {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!request.test(sizes)) {
-            a.progress();
-            b.progress();
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("request not done within 20 s");
-            }
-        }
-        return true;
     }
 
     /** Sends {@code sendSize} bytes into a {@code recvSize}-byte buffer followed by canary bytes; checks all. */

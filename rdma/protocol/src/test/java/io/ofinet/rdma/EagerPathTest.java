@@ -29,24 +29,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  * matched by sequence number and tag, and never written past their buffer.
  */
 @Timeout(120)
-class EagerPathTest {
+class EagerPathTest extends TwoHostFixture {
     private static final int CANARY = 64;
     private static final int SLAB = 320 * 1024;
 
-    private final List<AutoCloseable> resources = new ArrayList<>();
-    private MemProvider provider;
-    private Device deviceA;
-    private Device deviceB;
-    private RdmaEndpoint a;
-    private RdmaEndpoint b;
-
     private Pair connect(MemProvider memProvider, int rails, String extra) throws Exception {
-        provider = memProvider;
-        deviceA = Device.open(provider, Layouts.mem(rails, extra));
-        deviceB = Device.open(provider, Layouts.mem(rails, extra));
-        a = deviceA.openEndpoint();
-        b = deviceB.openEndpoint();
-        return pair(b.listen());
+        Object[] comms = openAndConnect(memProvider, Layouts.mem(rails, extra));
+        return new Pair((SendComm) comms[0], (RecvComm) comms[1]);
     }
 
     private Pair pair(ListenComm listen) throws Exception {
@@ -55,47 +44,6 @@ class EagerPathTest {
     }
 
     private record Pair(SendComm send, RecvComm recv) {
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            resources.get(i).close();
-        }
-        if (deviceA != null) {
-            deviceA.close();
-            deviceB.close();
-        }
-    }
-
-    private HostBuffer buffer(long size) {
-        HostBuffer buffer = new HostBuffer(Math.max(size, 1));
-        resources.add(0, buffer);
-        return buffer;
-    }
-
-    private MrHandle register(RdmaEndpoint endpoint, Device device, HostBuffer buffer) throws Exception {
-        MrHandle mr = device.registrar().register(endpoint.rails(), buffer.address, buffer.size, Use.USER_BUFFER);
-        resources.add(mr::close);
-        return mr;
-    }
-
-    private void await(Request request, long[] sizes) throws Exception {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!request.test(sizes)) {
-            a.progress();
-            b.progress();
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("request not done within 20 s");
-            }
-        }
-    }
-
-    private void spin(int steps) throws Exception {
-        for (int i = 0; i < steps; i++) {
-            a.progress();
-            b.progress();
-        }
     }
 
     /** Source and destination slabs, registered once, for many messages. */
