@@ -258,7 +258,6 @@ public final class ProgressEngine {
                 if (tryPost(peer.pending.peek(), peer) == Endpoint.AGAIN) {
                     peer.refusals++;
                     refusedPosts++;
-            refusedPosts++;
                     break;
                 }
                 peer.pending.poll();

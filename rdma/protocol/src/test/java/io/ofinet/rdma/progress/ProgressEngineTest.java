@@ -117,6 +117,7 @@ class ProgressEngineTest {
         engine.progress();
         assertEquals(List.of("post first again", "post first again", "post first", "post second", "post third"), log);
         assertEquals(0, engine.pending());
+        assertEquals(2, engine.refusedPosts(), "each refusal counted once, at the first post and at the retry");
     }
 
     @Test
