@@ -97,13 +97,13 @@ final class Handshake {
      *     rail counts that differ, REMOTE when the listener refuses or does not answer in time
      */
     SendComm connect(byte[] handle) throws RdmaException {
-        endpoint.engine.progress();
+        endpoint.readQueues();
         ByteBuffer key = ByteBuffer.wrap(handle.clone());
         SendComm comm = connecting.get(key);
         if (comm == null) {
             comm = startConnect(ListenHandle.decode(handle));
             connecting.put(key, comm);
-            endpoint.engine.progress();
+            endpoint.readQueues();
         }
         if (comm.connectFailure() != null) {
             connecting.remove(key);
@@ -210,7 +210,7 @@ final class Handshake {
             throw new RdmaException(ErrorCategory.INVALID_USAGE, "accept: the listen communicator is closed or of"
                     + " another endpoint");
         }
-        endpoint.engine.progress();
+        endpoint.readQueues();
         RdmaException failure = listen.failures.poll();
         if (failure != null) {
             throw failure;

@@ -213,7 +213,7 @@ final class ImmediateDispatcher {
 
     /** A keepalive, or one of the close notices carried as one. */
     private void keepalive(int rail, int comm, int side, int seq, long upper) {
-        long now = System.nanoTime();
+        long now = endpoint.stepNanos();
         switch (side) {
             case Immediate.CREDITS_TO_SENDER:
             case Immediate.TRUNCATED_TO_SENDER:

@@ -66,6 +66,8 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
     private long nextProcessCheckNanos;
     private final String what;
     long lastHeardNanos;
+    /** A request was posted with none outstanding: the next check restarts the silence clock. */
+    private boolean silenceRestarts;
     long lastKeepaliveNanos;
     RdmaException dead;
 
@@ -87,14 +89,20 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
         lastHeardNanos = Math.min(now, lastHeardNanos + nanos);
     }
 
+    /** Something arrived from the peer in the step that began at {@code now}. */
     void heard(long now) {
         lastHeardNanos = now;
+        silenceRestarts = false;
     }
 
-    /** A request is being posted; with none outstanding before, the silence so far does not count. */
-    void posting(long now) {
+    /**
+     * A request is being posted; with none outstanding before, the silence so far does not count:
+     * it counts from the next check on (no later than a duty period after the post, so never longer
+     * than it was).
+     */
+    void posting() {
         if (comm.outstanding() == 0) {
-            lastHeardNanos = now;
+            silenceRestarts = true;
         }
     }
 
@@ -115,6 +123,10 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
                 // Every communicator of the connection's destinations hears of it through them.
                 peer.condemn(new RdmaException(ErrorCategory.REMOTE, "peer " + peer.address() + ": " + ended));
             }
+        }
+        if (silenceRestarts) {
+            lastHeardNanos = now;
+            silenceRestarts = false;
         }
         if (dead == null) {
             comm.checkStalls(now, timeoutNanos);

@@ -163,7 +163,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     private int step(boolean everyRail) throws RdmaException {
         requireOpen();
         engine.expectOnQuietRails(everyRail || awaitingControl || handshake.busy());
-        int handled = engine.progress();
+        int handled = readQueues();
         List<SendComm> sends = comms.connectedSends();
         boolean awaiting = false;
         for (int i = 0; i < sends.size(); i++) {
@@ -172,9 +172,25 @@ public final class RdmaEndpoint implements AutoCloseable {
             awaiting |= send.awaitsControl();
         }
         awaitingControl = awaiting;
-        duties.runIfDue(sends, comms.connectedRecvs());
+        duties.runIfDue(stepNanos, sends, comms.connectedRecvs());
         return handled;
     }
+
+    /**
+     * Reads the queues once: the step's clock is read first, and what arrives in it is heard at
+     * that time ({@link #stepNanos}): one clock read per step, none per arrival.
+     */
+    int readQueues() throws RdmaException {
+        stepNanos = System.nanoTime();
+        return engine.progress();
+    }
+
+    /** When the current (or last) reading of the queues began: the time of what arrives in it. */
+    long stepNanos() {
+        return stepNanos;
+    }
+
+    private long stepNanos = System.nanoTime();
 
     /** A send communicator waits for a control message or credits (at the last step). */
     private boolean awaitingControl;

@@ -253,7 +253,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         if (free.isEmpty() || !window.canInsert(window.add(recvSeq, count - 1))) {
             return null;
         }
-        liveness.posting(System.nanoTime());
+        liveness.posting();
         // A receive whose every buffer takes an eager message whole needs no control message: a
         // larger send into it announces itself with an intent, and is refused.
         boolean announce = eagerMax == 0;
@@ -286,7 +286,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** A segment of buffer {@code index} of receive {@code seq} arrived. */
     void segmentArrived(int seq, int index, int segments, long bytes) throws RdmaException {
-        liveness.heard(System.nanoTime());
+        liveness.heard(endpoint.stepNanos());
         RecvRequest request = window.retrieve(seq);
         if (request == null || request.seq != seq || index >= request.buffers) {
             throw new RdmaException(ErrorCategory.REMOTE, "a segment for receive " + seq + " buffer " + index
@@ -303,7 +303,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
      * @return whether the buffer is held
      */
     boolean eagerArrived(EagerBuffer buffer, long len, int seq) throws RdmaException {
-        liveness.heard(System.nanoTime());
+        liveness.heard(endpoint.stepNanos());
         inbox.check(buffer, len, seq);
         MessageWindow.Status status = window.status(seq);
         if (status == MessageWindow.Status.IN_PROGRESS) {
@@ -343,7 +343,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** The sender refused a send into receive {@code seq}. */
     void errorArrived(int seq, int index, int reason) throws RdmaException {
-        liveness.heard(System.nanoTime());
+        liveness.heard(endpoint.stepNanos());
         RecvRequest request = window.retrieve(seq);
         if (request == null || request.seq != seq) {
             throw new RdmaException(ErrorCategory.REMOTE, "an error notice for receive " + seq + ", which is not posted");

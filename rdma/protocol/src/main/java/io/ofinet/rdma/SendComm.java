@@ -235,7 +235,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
                 request.fail(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
                 return request;
             }
-            liveness.posting(System.nanoTime());
+            liveness.posting();
             SendRequest request = free.poll();
             request.start(address, size, tag, mr);
             queue.add(request);
@@ -279,7 +279,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         // Decoded straight from where it arrived: only its bytes are read.
         sequencer.slotFor(seq).decode(endpoint.memory, address, bytes, endpoint.dataRails(), seq);
         if (liveness != null) { // a control message may overtake the ACCEPT on another rail
-            liveness.heard(System.nanoTime());
+            liveness.heard(endpoint.stepNanos());
         }
         SendRequest head = queue.peek();
         sequencer.arrived(seq, head != null && head.intentSent);
@@ -287,7 +287,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** The receiver used up {@code count} eager messages or intents of this side. */
     void creditsReturned(int count) throws RdmaException {
-        liveness.heard(System.nanoTime());
+        liveness.heard(endpoint.stepNanos());
         sequencer.creditsReturned(count);
     }
 
@@ -297,7 +297,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
      * (the receiver's receive failed too).
      */
     void eagerRefused(int seq, int reason) {
-        liveness.heard(System.nanoTime());
+        liveness.heard(endpoint.stepNanos());
         if (!sequencer.refused(seq, queue, reason)) {
             liveness.condemn(new RdmaException(ErrorCategory.INVALID_USAGE, reason == Immediate.ERROR_TRUNCATED
                     ? "isend: the receiver reports that eager message " + seq + " did not fit its receive buffer"

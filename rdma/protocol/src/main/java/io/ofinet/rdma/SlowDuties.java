@@ -39,9 +39,8 @@ final class SlowDuties {
         return now - (nextRunNanos - PERIOD_NANOS) < nanos;
     }
 
-    /** Runs the duties when they are due. */
-    void runIfDue(List<SendComm> sends, List<RecvComm> recvs) {
-        long now = System.nanoTime();
+    /** Runs the duties when they are due at {@code now} (System.nanoTime, the step's clock). */
+    void runIfDue(long now, List<SendComm> sends, List<RecvComm> recvs) {
         if (now < nextRunNanos) {
             return;
         }
