@@ -33,6 +33,14 @@ interface DataPath extends HostMemory {
         NativeMemory.copy(to, from, length);
     }
 
+    /**
+     * The address of a direct buffer's first byte (not its position's). Through JNA this is a JNI
+     * call that allocates; FFM reads it without either.
+     */
+    default long addressOf(java.nio.ByteBuffer direct) {
+        return com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(direct));
+    }
+
     @Override
     default void free(long address) {
         NativeMemory.free(address);

@@ -43,7 +43,7 @@ public final class NativeMemory {
         if (!buffer.isDirect()) {
             throw new IllegalArgumentException("not a direct buffer: heap memory cannot be registered");
         }
-        return Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(buffer));
+        return DataPaths.current().addressOf(buffer);
     }
 
     /** memmove: the ranges may overlap. */

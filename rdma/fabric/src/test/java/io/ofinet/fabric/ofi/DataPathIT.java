@@ -3,6 +3,9 @@ package io.ofinet.fabric.ofi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,5 +28,20 @@ class DataPathIT {
         if (OfiProvider.dataPathName().equals("ffm")) {
             assertTrue(location.endsWith(".jar"), "FFM is loaded from the jar's versions/22: " + location);
         }
+    }
+
+    @Test
+    void theActivePathFindsADirectBuffersFirstByteWhereJnaDoes() {
+        ByteBuffer buffer = ByteBuffer.allocateDirect(4096);
+        buffer.position(100).limit(300);
+        ByteBuffer slice = buffer.slice();
+        slice.position(7);
+        for (ByteBuffer b : new ByteBuffer[] {buffer, slice, buffer.duplicate()}) {
+            long jna = Pointer.nativeValue(Native.getDirectBufferPointer(b));
+            assertEquals(jna, DataPaths.current().addressOf(b), OfiProvider.dataPathName() + ", position "
+                    + b.position());
+            assertEquals(jna, NativeMemory.addressOf(b));
+        }
+        assertEquals(NativeMemory.addressOf(buffer) + 100, NativeMemory.addressOf(slice));
     }
 }
