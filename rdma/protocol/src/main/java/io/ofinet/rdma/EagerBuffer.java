@@ -4,6 +4,7 @@ import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.Fi;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.progress.Operation;
@@ -80,6 +81,12 @@ final class EagerBuffer {
         @Override
         protected void failed(RdmaException cause) {
             if (endpoint.isClosed()) {
+                return;
+            }
+            if (cause.category() == ErrorCategory.REMOTE) {
+                // A peer's message too large for an eager buffer (FI_ETRUNC): counted, and posted again.
+                endpoint.immediates.dropTruncated(describe(), cause);
+                postOn(rail);
                 return;
             }
             System.getLogger(EagerBuffer.class.getName()).log(System.Logger.Level.WARNING,

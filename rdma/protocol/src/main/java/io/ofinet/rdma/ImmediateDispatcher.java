@@ -60,10 +60,9 @@ final class ImmediateDispatcher {
                 try {
                     recv.segmentArrived(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
                 } catch (RdmaException e) {
-                    malformed++;
                     recv.counters.malformed();
-                    LOG.log(Level.WARNING, "dropping a data segment for receive communicator {0}, whose sender"
-                            + " cannot be told: {1}", comm, e.getMessage());
+                    malformed("dropping a data segment for receive communicator {0}, whose sender cannot be told:"
+                            + " {1}", comm, e.getMessage());
                 }
                 return;
             }
@@ -93,13 +92,11 @@ final class ImmediateDispatcher {
         try {
             word = Immediate.check(data & 0xffffffffL, dataRails);
         } catch (RdmaException e) {
-            malformed++;
-            LOG.log(Level.WARNING, "dropping {0} on rail {1}: {2}", what, rail, e.getMessage());
+            malformed("dropping {0} on rail {1}: {2}", what, rail, e.getMessage());
             return -1;
         }
         if (type >= 0 && Immediate.type(word) != type) {
-            malformed++;
-            LOG.log(Level.WARNING, "dropping {0} of {1} bytes and immediate type {2} on rail {3}", what, len,
+            malformed("dropping {0} of {1} bytes and immediate type {2} on rail {3}", what, len,
                     Immediate.type(word), rail);
             return -1;
         }
@@ -175,10 +172,34 @@ final class ImmediateDispatcher {
         return forged;
     }
 
+    /**
+     * Counts an arrival dropped as malformed and logs it: the first ten, then every thousandth, so
+     * that a peer's flood does not flood the log.
+     */
+    private void malformed(String pattern, Object... arguments) {
+        malformed++;
+        if (malformed <= 10 || malformed % 1000 == 0) {
+            LOG.log(Level.WARNING, pattern + " ({" + arguments.length + "} so far)", append(arguments, malformed));
+        }
+    }
+
+    private static Object[] append(Object[] arguments, long count) {
+        Object[] all = java.util.Arrays.copyOf(arguments, arguments.length + 1);
+        all[arguments.length] = count;
+        return all;
+    }
+
+    /**
+     * A message larger than the receive it met (FI_ETRUNC): a peer's doing, not the endpoint's;
+     * dropped and counted as malformed, and the receive is posted again.
+     */
+    void dropTruncated(String receive, RdmaException cause) {
+        malformed("dropping a message too large for {0}: {1}", receive, cause.getMessage());
+    }
+
     /** A message without immediate data where only notices are expected: dropped and counted. */
     void dropStray(int rail, long len) {
-        malformed++;
-        LOG.log(Level.WARNING, "dropping a {0}-byte message without immediate data on rail {1}", len, rail);
+        malformed("dropping a {0}-byte message without immediate data on rail {1}", len, rail);
     }
 
     /**

@@ -1,13 +1,14 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.Operation;
 
 /**
- * A receive an endpoint keeps posted: reposted after each arrival, and after a failed one (a
- * peer's oversized message fails it with FI_ETRUNC), so that no peer can leave the endpoint without
- * posted receives — up to {@link #MAX_FAILURES_IN_A_ROW} failures in a row, past which the failure
- * is the endpoint's own and reposting would only repeat it.
+ * A receive an endpoint keeps posted: reposted after each arrival, and after a peer's message too
+ * large for it (FI_ETRUNC, dropped and counted as malformed), so that no peer can leave the
+ * endpoint without posted receives; after any other failure up to {@link #MAX_FAILURES_IN_A_ROW}
+ * in a row, past which the failure is the endpoint's own and reposting would only repeat it.
  */
 abstract class KeptReceive extends Operation {
     /** Failures of one posted receive in a row after which it is not posted again. */
@@ -43,6 +44,12 @@ abstract class KeptReceive extends Operation {
     @Override
     protected final void failed(RdmaException cause) {
         if (endpoint.isClosed()) {
+            return;
+        }
+        if (cause.category() == ErrorCategory.REMOTE) {
+            // A peer's message too large for it (FI_ETRUNC): the peer's fault, counted, never the end of it.
+            endpoint.immediates.dropTruncated(describe(), cause);
+            repost();
             return;
         }
         LOG.log(System.Logger.Level.WARNING, "{0} failed: {1}", describe(), cause.getMessage());

@@ -332,4 +332,40 @@ class EagerPathTest extends TwoHostFixture {
         await(f, null);
         assertArrayEquals(s.src.bytes(0, 256), s.dst.bytes(0, 256));
     }
+
+    @Test
+    void messagesTooLargeForTheEagerBuffersAreCountedAndTheBuffersStayPosted() throws Exception {
+        String small = "\"rdmaMinPostedEagerBuffers\": 4, \"rdmaMaxPostedEagerBuffers\": 4";
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, small);
+        Slabs s = new Slabs();
+        // A third process's endpoint: more oversized messages than the posted buffers could fail in
+        // a row, each meeting one with FI_ETRUNC.
+        int messages = (KeptReceive.MAX_FAILURES_IN_A_ROW + 1) * 4 + 1;
+        try (Device third = Device.open(provider, Layouts.mem(1, small))) {
+            RdmaEndpoint hostile = third.openEndpoint();
+            io.ofinet.fabric.Endpoint raw = hostile.railSet.dataEndpoint(0);
+            long target = hostile.railSet.av(0).insert(b.railSet.dataEndpoint(0).name());
+            HostBuffer big = buffer(2 * b.pools.eager.bufferBytes());
+            MrHandle mr = hostile.registerUserBuffer(big.address, big.size);
+            long desc = mr.descriptor(io.ofinet.mr.RailKind.DATA, 0);
+            int word = io.ofinet.rdma.wire.Immediate.encode(io.ofinet.rdma.wire.Immediate.TYPE_DATA, 1, 0,
+                    p.recv().id(), 0);
+            for (int i = 0; i < messages; i++) {
+                while (raw.senddata(big.address, big.size, desc, word, target, 0) != io.ofinet.fabric.Endpoint.POSTED) {
+                    b.progress();
+                }
+                b.progress();
+            }
+            spin(50);
+            mr.close();
+        }
+        assertEquals(messages, b.immediates.malformed(), "each oversized message dropped and counted once");
+        for (int i = 0; i < 8; i++) {
+            RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {64}, new int[] {i},
+                    new MrHandle[] {s.dstMr});
+            await(p.send().isend(s.src.address + i, 64, i, s.srcMr), null);
+            await(r, null);
+            assertArrayEquals(s.src.bytes(i, 64), s.dst.bytes(0, 64), "message " + i + " after the attack");
+        }
+    }
 }
