@@ -170,7 +170,7 @@ final class CommClosing {
         while (waiting && mayWait(deadline)) {
             endpoint.lock();
             try {
-                waiting = !endpoint.isClosed() && !comm.closed && !comm.senderWritesEnded() && comm.liveness().dead == null;
+                waiting = !endpoint.isClosed() && !comm.closed && !comm.senderClose.writesEnded() && comm.liveness().dead == null;
                 if (waiting) {
                     endpoint.progressEveryRail();
                 }

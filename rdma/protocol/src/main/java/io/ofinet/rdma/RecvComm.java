@@ -47,10 +47,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     final EagerInbox inbox;
     /** The largest eager payload (0: none), so the largest buffer a receive needs no control message for. */
     private final long eagerMax;
-    /** The sender said it writes no more: receives it did not serve fail. */
-    boolean senderClosed;
-    /** The data rails on which the sender's close confirmation arrived, as bits. */
-    private int confirmedRails;
+    /** The sender's close, as its notices tell it. */
+    final SenderClose senderClose;
 
     RecvComm(RdmaEndpoint endpoint, int id, int token, ListenComm listen, Connection sender, long peerMailbox,
             int peerSlotBytes, long[] peerMailboxKeys) {
@@ -65,6 +63,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             free.add(all[i]);
         }
         this.inbox = new EagerInbox(this, endpoint);
+        this.senderClose = new SenderClose(endpoint);
         this.flushes = new Flushes(this, MAX_REQUESTS);
         EagerBuffers eager = endpoint.pools.eager;
         this.eagerMax = eager != null && eager.enabled() ? eager.payloadBytes() : 0;
@@ -150,13 +149,9 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
      * Earlier ones complete as their data arrives.
      */
     void senderClosed(int firstUnserved, int rail) {
-        if (rail < endpoint.dataRails()) {
-            confirmedRails |= 1 << rail;
-        }
-        if (senderClosed) {
+        if (!senderClose.arrived(rail)) {
             return;
         }
-        senderClosed = true;
         RdmaException cause = null;
         for (RecvRequest request : all) {
             if (request.inUse && !request.finished() && ((request.seq + request.buffers - 1 - firstUnserved)
@@ -168,18 +163,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
                 request.abandon(cause);
             }
         }
-    }
-
-    /**
-     * Whether nothing of the sender's can still land in this communicator's buffers: its close
-     * confirmation arrived behind its writes on every data rail, or, where the provider does not
-     * keep that order, once on control rail 0 after its writes completed.
-     */
-    boolean senderWritesEnded() {
-        if (!endpoint.railSet.confirmsCloseOnDataRails()) {
-            return senderClosed;
-        }
-        return confirmedRails == (1 << endpoint.dataRails()) - 1;
     }
 
     @Override
@@ -240,7 +223,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         if (liveness.dead != null) {
             throw liveness.dead;
         }
-        if (senderClosed) {
+        if (senderClose.said()) {
             // Nothing will come for it: it fails at its test, as the receives posted before did.
             if (free.isEmpty()) {
                 return null;

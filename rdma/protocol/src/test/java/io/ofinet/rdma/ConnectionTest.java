@@ -324,7 +324,7 @@ class ConnectionTest {
             b.unlock();
         }
         b.progress(); // nothing is thrown out of progress
-        assertFalse(fromA.senderClosed, "a forged close notice closed the connection");
+        assertFalse(fromA.senderClose.said(), "a forged close notice closed the connection");
         try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(4096)) {
             io.ofinet.mr.MrHandle mrB = b.registerUserBuffer(buf.address, 2048);
             io.ofinet.mr.MrHandle mrA = a.registerUserBuffer(buf.address + 2048, 1024);
