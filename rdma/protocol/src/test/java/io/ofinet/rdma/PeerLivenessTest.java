@@ -111,6 +111,33 @@ class PeerLivenessTest {
     }
 
     @Test
+    void theSilenceBeforeAReceiveIsPostedDoesNotCount() throws Exception {
+        provider = MemProvider.create();
+        RdmaEndpoint a = endpoint();
+        RdmaEndpoint b = endpoint();
+        Object[] pair = ConnectionTest.establish(a, b, b.listen());
+        RecvComm recv = (RecvComm) pair[1];
+        // a is paused for twice the peer timeout while b listens with nothing outstanding: its
+        // silence is no evidence, since b waited for nothing.
+        a.lock();
+        try {
+            long until = System.nanoTime() + 600_000_000L;
+            while (System.nanoTime() < until) {
+                b.progress();
+            }
+            long posted = System.nanoTime();
+            RecvRequest request = post(recv, b);
+            RdmaException e = failureOf(request);
+            long elapsedMs = (System.nanoTime() - posted) / 1_000_000;
+            assertTrue(e.getMessage().contains("sent nothing for 300 ms"), e.getMessage());
+            assertTrue(elapsedMs >= 250, "the receive failed " + elapsedMs + " ms after its post: the silence"
+                    + " before it was counted");
+        } finally {
+            a.unlock();
+        }
+    }
+
+    @Test
     void timeThisSideWasNotListeningIsNotThePeersSilence() throws Exception {
         provider = MemProvider.create();
         RdmaEndpoint a = endpoint();
