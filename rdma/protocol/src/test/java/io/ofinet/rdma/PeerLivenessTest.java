@@ -112,11 +112,10 @@ class PeerLivenessTest {
 
     @Test
     void theSilenceBeforeAReceiveIsPostedDoesNotCount() throws Exception {
-        provider = MemProvider.create();
-        RdmaEndpoint a = endpoint();
-        RdmaEndpoint b = endpoint();
-        Object[] pair = ConnectionTest.establish(a, b, b.listen());
-        RecvComm recv = (RecvComm) pair[1];
+        Pair p = pair();
+        RdmaEndpoint a = p.a();
+        RdmaEndpoint b = p.b();
+        RecvComm recv = p.recv();
         // a is paused for twice the peer timeout while b listens with nothing outstanding: its
         // silence is no evidence, since b waited for nothing.
         a.lock();
