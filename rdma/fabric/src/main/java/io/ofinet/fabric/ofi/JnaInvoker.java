@@ -1,0 +1,194 @@
+package io.ofinet.fabric.ofi;
+
+import com.sun.jna.Function;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import java.lang.System.Logger.Level;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
+/**
+ * Calls a C function through a pointer with JNA, without allocating: the Java 17 data path.
+ *
+ * <p>{@link Function#invokeLong(Object[])} boxes every argument, copies the argument array and
+ * converts each element before it reaches JNA's native dispatcher. Below it is JNA's own entry
+ * {@code Native.invokeLong(Function, long fp, int callFlags, Object[] args)}, which reads each
+ * argument in place. This class calls that entry directly, with arguments held in per-thread
+ * {@link Slot}s: pointers whose address is set before each call, so nothing is boxed or copied.
+ * Every argument of a libfabric data-path call is 64 bits wide (a pointer, {@code size_t},
+ * {@code fi_addr_t} or {@code uint64_t}), so every argument passes as a pointer or a
+ * {@code long}, which the x86-64 and AArch64 calling conventions pass alike.
+ *
+ * <p>The entry is package-private in JNA and reached by a private lookup, which works wherever
+ * JNA's package is open to this code (the class path, or JNA as an automatic module). Where it
+ * is not, {@link #direct()} is false and calls go through {@link Function#invokeLong}, which
+ * allocates.
+ */
+final class JnaInvoker {
+    /** The most arguments a data-path call takes ({@code fi_writedata} with its endpoint). */
+    static final int MAX_ARGS = 9;
+
+    private static final System.Logger LOG = System.getLogger(JnaInvoker.class.getName());
+    private static final MethodHandle INVOKE_LONG = findInvokeLong();
+    private static final ThreadLocal<Frame> FRAME = ThreadLocal.withInitial(Frame::new);
+
+    private final Function function;
+    private final long address;
+
+    /** A caller of the function at {@code address}. */
+    JnaInvoker(long address) {
+        this.address = address;
+        this.function = Function.getFunction(new Pointer(address));
+    }
+
+    /** Whether calls go to JNA's dispatcher directly, allocating nothing. */
+    static boolean direct() {
+        return INVOKE_LONG != null;
+    }
+
+    long call(long a0, long a1, long a2) {
+        Frame frame = FRAME.get();
+        Object[] args = frame.args(3);
+        frame.set(args, 0, a0);
+        frame.set(args, 1, a1);
+        frame.set(args, 2, a2);
+        return invoke(args);
+    }
+
+    long call(long a0, long a1, long a2, long a3) {
+        Frame frame = FRAME.get();
+        Object[] args = frame.args(4);
+        frame.set(args, 0, a0);
+        frame.set(args, 1, a1);
+        frame.set(args, 2, a2);
+        frame.set(args, 3, a3);
+        return invoke(args);
+    }
+
+    long call(long a0, long a1, long a2, long a3, long a4, long a5) {
+        Frame frame = FRAME.get();
+        Object[] args = frame.args(6);
+        frame.set(args, 0, a0);
+        frame.set(args, 1, a1);
+        frame.set(args, 2, a2);
+        frame.set(args, 3, a3);
+        frame.set(args, 4, a4);
+        frame.set(args, 5, a5);
+        return invoke(args);
+    }
+
+    long call(long a0, long a1, long a2, long a3, long a4, long a5, long a6) {
+        Frame frame = FRAME.get();
+        Object[] args = frame.args(7);
+        frame.set(args, 0, a0);
+        frame.set(args, 1, a1);
+        frame.set(args, 2, a2);
+        frame.set(args, 3, a3);
+        frame.set(args, 4, a4);
+        frame.set(args, 5, a5);
+        frame.set(args, 6, a6);
+        return invoke(args);
+    }
+
+    long call(long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7) {
+        Frame frame = FRAME.get();
+        Object[] args = frame.args(8);
+        frame.set(args, 0, a0);
+        frame.set(args, 1, a1);
+        frame.set(args, 2, a2);
+        frame.set(args, 3, a3);
+        frame.set(args, 4, a4);
+        frame.set(args, 5, a5);
+        frame.set(args, 6, a6);
+        frame.set(args, 7, a7);
+        return invoke(args);
+    }
+
+    long call(long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7, long a8) {
+        Frame frame = FRAME.get();
+        Object[] args = frame.args(9);
+        frame.set(args, 0, a0);
+        frame.set(args, 1, a1);
+        frame.set(args, 2, a2);
+        frame.set(args, 3, a3);
+        frame.set(args, 4, a4);
+        frame.set(args, 5, a5);
+        frame.set(args, 6, a6);
+        frame.set(args, 7, a7);
+        frame.set(args, 8, a8);
+        return invoke(args);
+    }
+
+    private long invoke(Object[] args) {
+        if (INVOKE_LONG == null) {
+            return function.invokeLong(args);
+        }
+        try {
+            return (long) INVOKE_LONG.invokeExact(function, address, Function.C_CONVENTION, args);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException("JNA dispatch failed", e);
+        }
+    }
+
+    private static MethodHandle findInvokeLong() {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Native.class, MethodHandles.lookup());
+            return lookup.findStatic(Native.class, "invokeLong",
+                    MethodType.methodType(long.class, Function.class, long.class, int.class, Object[].class));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.log(Level.INFO, "JNA's dispatcher is not reachable ({0}); Java 17 data-path calls box"
+                    + " their arguments", e.toString());
+            return null;
+        }
+    }
+
+    /** A pointer argument whose address is set before each call. */
+    private static final class Slot extends Pointer {
+        Slot() {
+            super(0);
+        }
+
+        void set(long value) {
+            peer = value;
+        }
+    }
+
+    /** One thread's argument arrays, one per arity, and the slots they share. */
+    private static final class Frame {
+        private final Slot[] slots = new Slot[MAX_ARGS];
+        private final Object[][] byArity = new Object[MAX_ARGS + 1][];
+
+        Frame() {
+            for (int i = 0; i < MAX_ARGS; i++) {
+                slots[i] = new Slot();
+            }
+            for (int n = 0; n <= MAX_ARGS; n++) {
+                byArity[n] = new Object[n];
+            }
+        }
+
+        Object[] args(int count) {
+            return byArity[count];
+        }
+
+        /**
+         * Sets one argument. JNA's dispatcher tests each argument's class in turn, null first
+         * and {@code Long} some tests before {@code Pointer}: zero passes as null and small
+         * values as the JDK's cached {@code Long}s, neither of which allocates.
+         */
+        void set(Object[] args, int index, long value) {
+            if (value == 0) {
+                args[index] = null;
+            } else if (value >= -128 && value <= 127) {
+                args[index] = Long.valueOf(value);
+            } else {
+                Slot slot = slots[index];
+                slot.set(value);
+                args[index] = slot;
+            }
+        }
+    }
+}
