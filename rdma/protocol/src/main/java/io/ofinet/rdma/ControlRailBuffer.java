@@ -56,7 +56,7 @@ final class ControlRailBuffer {
         /** Posts it on control rail {@code controlRail}. */
         void postOn(int controlRail) {
             this.rail = controlRail;
-            repost();
+            submit();
         }
 
         @Override
@@ -71,7 +71,7 @@ final class ControlRailBuffer {
         }
 
         @Override
-        void arrived(long flags, long len, long data) {
+        boolean arrived(long flags, long len, long data) {
             if ((flags & Fi.REMOTE_CQ_DATA) == 0) {
                 endpoint.handshake.onMessage(address, (int) Math.min(len, BYTES));
             } else if (len > 0) {
@@ -81,6 +81,7 @@ final class ControlRailBuffer {
                 // A notice with immediate data (a zero-byte message, a refusal, a keepalive).
                 endpoint.immediates.notice(engineRail(), len, data);
             }
+            return true;
         }
 
         @Override

@@ -4,7 +4,6 @@ import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.Fi;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
-import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.progress.Operation;
@@ -24,13 +23,14 @@ final class EagerBuffer {
     final RdmaEndpoint endpoint;
     final long address;
     private final MrHandle mr;
-    final Receive receive = new Receive();
+    final Receive receive;
     final Send send = new Send();
 
     EagerBuffer(RdmaEndpoint endpoint, Freelist.Block block, long address) {
         this.endpoint = endpoint;
         this.address = address;
         this.mr = (MrHandle) block.handle();
+        this.receive = new Receive();
     }
 
     /** Where the payload starts. */
@@ -38,20 +38,31 @@ final class EagerBuffer {
         return address + EagerHeader.BYTES;
     }
 
-    /** A receive of one eager message (or a notice) on a data rail. */
-    final class Receive extends Operation {
+    /**
+     * A receive of one eager message (or a notice) on a data rail, kept posted ({@link
+     * KeptReceive}) except while it holds a message whose receive is not posted yet.
+     */
+    final class Receive extends KeptReceive {
         private int rail;
-        private int failuresInARow;
+
+        Receive() {
+            super(EagerBuffer.this.endpoint);
+        }
 
         /** The data rail it is posted on. */
         int rail() {
             return rail;
         }
 
-        /** Posts it on data rail {@code dataRail}, through the queue of posts to no peer there. */
+        @Override
+        int engineRail() {
+            return rail;
+        }
+
+        /** Posts it on data rail {@code dataRail}. */
         void postOn(int dataRail) {
             this.rail = dataRail;
-            endpoint.engine.submit(this, endpoint.peers.local(dataRail));
+            submit();
         }
 
         @Override
@@ -61,39 +72,22 @@ final class EagerBuffer {
         }
 
         @Override
-        protected void completed(int engineRail, long flags, long len, long data) {
-            failuresInARow = 0;
-            boolean held = false;
+        boolean arrived(long flags, long len, long data) {
             if ((flags & Fi.REMOTE_CQ_DATA) == 0) {
                 endpoint.immediates.dropStray(rail, len);
             } else if (len == 0) {
                 endpoint.immediates.notice(rail, len, data);
-            } else {
-                held = endpoint.immediates.eager(rail, EagerBuffer.this, len, data);
-            }
-            if (!held) {
-                endpoint.pools.eager.repost(EagerBuffer.this);
-            } else {
+            } else if (endpoint.immediates.eager(rail, EagerBuffer.this, len, data)) {
                 endpoint.pools.eager.held(EagerBuffer.this);
+                return false;
             }
+            return true;
         }
 
+        /** Posted again through the endpoint's eager buffers, which post nothing once closed. */
         @Override
-        protected void failed(RdmaException cause) {
-            if (endpoint.isClosed()) {
-                return;
-            }
-            if (cause.category() == ErrorCategory.REMOTE) {
-                // A peer's message too large for an eager buffer (FI_ETRUNC): counted, and posted again.
-                endpoint.immediates.dropTruncated(describe(), cause);
-                postOn(rail);
-                return;
-            }
-            System.getLogger(EagerBuffer.class.getName()).log(System.Logger.Level.WARNING,
-                    "{0} failed: {1}", describe(), cause.getMessage());
-            if (++failuresInARow <= KeptReceive.MAX_FAILURES_IN_A_ROW) {
-                postOn(rail);
-            }
+        void repost() {
+            endpoint.pools.eager.repost(EagerBuffer.this);
         }
 
         @Override

@@ -26,19 +26,28 @@ abstract class KeptReceive extends Operation {
     /** The engine's index of the rail it is posted on (data rails first, then control rails). */
     abstract int engineRail();
 
-    /** What arrived in it; it is posted again afterwards. */
-    abstract void arrived(long flags, long len, long data);
+    /**
+     * What arrived in it. Returns whether to post it again now: false when what arrived stays in
+     * it for later (an eager message whose receive is not posted yet).
+     */
+    abstract boolean arrived(long flags, long len, long data);
 
-    /** Posts it (again), through the queue of posts to no peer on its rail. */
-    final void repost() {
+    /** Posts it, through the queue of posts to no peer on its rail. */
+    final void submit() {
         endpoint.engine.submit(this, endpoint.peers.local(engineRail()));
+    }
+
+    /** Posts it again after an arrival or a failure; a pooled receive asks its pool first. */
+    void repost() {
+        submit();
     }
 
     @Override
     protected final void completed(int rail, long flags, long len, long data) {
         failuresInARow = 0;
-        arrived(flags, len, data);
-        repost();
+        if (arrived(flags, len, data)) {
+            repost();
+        }
     }
 
     @Override

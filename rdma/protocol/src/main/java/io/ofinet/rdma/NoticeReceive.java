@@ -35,7 +35,7 @@ final class NoticeReceive extends KeptReceive {
             for (int i = 0; i < PER_RAIL; i++) {
                 NoticeReceive receive = new NoticeReceive(endpoint, on, r, what);
                 endpoint.engine.register(receive);
-                receive.repost();
+                receive.submit();
             }
         }
     }
@@ -51,12 +51,13 @@ final class NoticeReceive extends KeptReceive {
     }
 
     @Override
-    void arrived(long flags, long len, long data) {
+    boolean arrived(long flags, long len, long data) {
         if ((flags & Fi.REMOTE_CQ_DATA) != 0) {
             endpoint.immediates.notice(rail, len, data);
         } else {
             endpoint.immediates.dropStray(rail, len);
         }
+        return true;
     }
 
     @Override
