@@ -34,11 +34,12 @@ interface DataPath extends HostMemory {
     }
 
     /**
-     * The address of a direct buffer's first byte (not its position's). Through JNA this is a JNI
-     * call that allocates; FFM reads it without either.
+     * The address of a direct buffer's first byte (not its position's): a JNI call of JNA's that
+     * allocates nothing, on either path. (FFM's {@code MemorySegment.ofBuffer} makes a segment
+     * that escape analysis removes only where the call is compiled inline.)
      */
     default long addressOf(java.nio.ByteBuffer direct) {
-        return com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(direct));
+        return JnaInvoker.directBufferAddress(direct);
     }
 
     @Override

@@ -31,6 +31,7 @@ final class JnaInvoker {
 
     private static final System.Logger LOG = System.getLogger(JnaInvoker.class.getName());
     private static final MethodHandle INVOKE_LONG = findInvokeLong();
+    private static final MethodHandle BUFFER_ADDRESS = findBufferAddress();
     private static final ThreadLocal<Frame> FRAME = ThreadLocal.withInitial(Frame::new);
 
     private final Function function;
@@ -133,13 +134,43 @@ final class JnaInvoker {
         }
     }
 
+    /**
+     * The address of a direct buffer's first byte (not its position's): JNA's JNI call {@code
+     * Native._getDirectBufferPointer}, reached like its dispatcher, which returns the address as a
+     * {@code long} where the public {@code Native.getDirectBufferPointer} wraps it in a new
+     * {@link Pointer}. Falls back to the public method, which allocates, where the lookup failed.
+     */
+    static long directBufferAddress(java.nio.Buffer direct) {
+        if (BUFFER_ADDRESS == null) {
+            return Pointer.nativeValue(Native.getDirectBufferPointer(direct));
+        }
+        try {
+            return (long) BUFFER_ADDRESS.invokeExact(direct);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException("JNA's buffer address call failed", e);
+        }
+    }
+
+    private static MethodHandle findBufferAddress() {
+        try {
+            return MethodHandles.privateLookupIn(Native.class, MethodHandles.lookup()).findStatic(Native.class,
+                    "_getDirectBufferPointer", MethodType.methodType(long.class, java.nio.Buffer.class));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.log(Level.INFO, "JNA''s buffer address call is not reachable ({0}); finding a direct buffer''s"
+                    + " address may allocate", e.toString());
+            return null;
+        }
+    }
+
     private static MethodHandle findInvokeLong() {
         try {
             MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Native.class, MethodHandles.lookup());
             return lookup.findStatic(Native.class, "invokeLong",
                     MethodType.methodType(long.class, Function.class, long.class, int.class, Object[].class));
         } catch (ReflectiveOperationException | RuntimeException e) {
-            LOG.log(Level.INFO, "JNA's dispatcher is not reachable ({0}); Java 17 data-path calls box"
+            LOG.log(Level.INFO, "JNA''s dispatcher is not reachable ({0}); Java 17 data-path calls box"
                     + " their arguments", e.toString());
             return null;
         }

@@ -45,12 +45,6 @@ final class FfmDataPath implements DataPath {
         return "ffm";
     }
 
-    @Override
-    public long addressOf(java.nio.ByteBuffer direct) {
-        // The segment starts at the buffer's position.
-        return MemorySegment.ofBuffer(direct).address() - direct.position();
-    }
-
     static MemorySegment function(long table, int offset, String what) {
         long address = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, table + offset);
         if (address == 0) {

@@ -59,8 +59,9 @@ class DataPathIT {
 
     /**
      * Rounds of {@code fi_recv}, {@code fi_senddata}, {@code fi_write} and {@code fi_cq_read}
-     * between two shm endpoints, and copies of host memory, counted with the JVM's per-thread
-     * allocation counter: the data path allocates nothing, on FFM and on JNA alike.
+     * between two shm endpoints, copies of host memory and the addresses of direct buffers,
+     * counted with the JVM's per-thread allocation counter: the data path allocates nothing, on
+     * FFM and on JNA alike.
      */
     @Test
     void postsCompletionReadsAndCopiesAllocateNothing() throws Exception {
@@ -87,6 +88,8 @@ class DataPathIT {
                 CompletionBatch batch = new CompletionBatch(4);
                 long keyB = mrB.key();
                 long[] count = new long[1];
+                ByteBuffer direct = ByteBuffer.allocateDirect(64);
+                long directAddress = NativeMemory.addressOf(direct);
                 ThrowingRound round = () -> {
                     while (b.recv(bufB, 64, mrB.descriptor(), Fi.ADDR_UNSPEC, 2) == Endpoint.AGAIN) {
                         cqB.read(batch, 4);
@@ -111,6 +114,9 @@ class DataPathIT {
                         done += n + m;
                     }
                     NativeMemory.host().copy(bufB, bufA + 32, 32);
+                    if (NativeMemory.addressOf(direct) != directAddress) {
+                        throw new IllegalStateException("a direct buffer's address changed");
+                    }
                     count[0]++;
                 };
                 for (int i = 0; i < 30_000; i++) {
