@@ -13,14 +13,14 @@ final class JnaDataPath implements DataPath {
     /** A pointer at address 0: {@code BASE.getLong(address)} reads at {@code address}. */
     private static final Pointer BASE = new Pointer(0);
 
+    /** libc's memmove, for copies between native regions. */
+    private static final JnaInvoker MEMMOVE =
+            new JnaInvoker(Pointer.nativeValue(NativeLibrary.getInstance("c").getFunction("memmove")));
+
     @Override
     public String name() {
         return "jna";
     }
-
-    /** libc's memmove, for copies between native regions. */
-    private static final JnaInvoker MEMMOVE =
-            new JnaInvoker(Pointer.nativeValue(NativeLibrary.getInstance("c").getFunction("memmove")));
 
     static JnaInvoker function(long table, int offset, String what) {
         long address = BASE.getLong(table + offset);

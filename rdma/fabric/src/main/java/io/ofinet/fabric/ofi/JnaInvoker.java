@@ -14,8 +14,10 @@ import java.lang.invoke.MethodType;
  * <p>{@link Function#invokeLong(Object[])} boxes every argument, copies the argument array and
  * converts each element before it reaches JNA's native dispatcher. Below it is JNA's own entry
  * {@code Native.invokeLong(Function, long fp, int callFlags, Object[] args)}, which reads each
- * argument in place. This class calls that entry directly, with arguments held in per-thread
- * {@link Slot}s: pointers whose address is set before each call, so nothing is boxed or copied.
+ * argument in place. This class calls that entry directly with a per-thread argument array:
+ * zero passes as null, small values as the JDK's cached {@code Long}s, anything else in a
+ * per-thread {@link Slot}, a pointer whose address is set before the call; nothing is boxed or
+ * copied.
  * Every argument of a libfabric data-path call is 64 bits wide (a pointer, {@code size_t},
  * {@code fi_addr_t} or {@code uint64_t}), so every argument passes as a pointer or a
  * {@code long}, which the x86-64 and AArch64 calling conventions pass alike.
@@ -43,9 +45,9 @@ final class JnaInvoker {
         this.function = Function.getFunction(new Pointer(address));
     }
 
-    /** Whether calls go to JNA's dispatcher directly, allocating nothing. */
+    /** Whether calls and buffer addresses go to JNA's native code directly, allocating nothing. */
     static boolean direct() {
-        return INVOKE_LONG != null;
+        return INVOKE_LONG != null && BUFFER_ADDRESS != null;
     }
 
     long call(long a0, long a1, long a2) {

@@ -35,6 +35,11 @@ class DataPathIT {
     }
 
     @Test
+    void jnasDispatcherIsReachedDirectlyOnTheClassPath() {
+        assertTrue(JnaInvoker.direct(), "JNA's Native.invokeLong is reachable: the JNA path does not box");
+    }
+
+    @Test
     void theModuleComesFromAMultiReleaseJarWhenFfmIsActive() {
         String location = OfiProvider.class.getProtectionDomain().getCodeSource().getLocation().toString();
         if (OfiProvider.dataPathName().equals("ffm")) {
