@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
+import io.ofinet.fabric.AddressVector;
 import io.ofinet.fabric.CompletionBatch;
+import io.ofinet.fabric.CompletionQueue;
 import io.ofinet.fabric.Domain;
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.Fabric;
@@ -72,80 +74,190 @@ class DataPathIT {
     void postsCompletionReadsAndCopiesAllocateNothing() throws Exception {
         com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        OfiProvider ofi = new OfiProvider();
-        long access = Fi.SEND | Fi.RECV | Fi.WRITE | Fi.REMOTE_WRITE;
-        long bufA = NativeMemory.allocate(64);
-        long bufB = NativeMemory.allocate(64);
-        Fabric fabric;
-        try (InfoList offers = ofi.getinfo(InfoHints.protocol().withProvider("shm"))) {
-            fabric = ofi.openFabric(offers.infos().get(0));
-        }
-        try (fabric; Domain domain = fabric.openDomain();
-                var cqA = domain.openCompletionQueue(64); var cqB = domain.openCompletionQueue(64);
-                var avA = domain.openAddressVector(2); var avB = domain.openAddressVector(2);
-                Endpoint a = domain.openEndpoint(cqA, avA); Endpoint b = domain.openEndpoint(cqB, avB)) {
-            a.enable();
-            b.enable();
-            long aToB = avA.insert(b.name());
-            avB.insert(a.name());
-            try (MemoryRegion mrA = domain.register(bufA, 64, access, 1, Fi.HMEM_SYSTEM);
-                    MemoryRegion mrB = domain.register(bufB, 64, access, 2, Fi.HMEM_SYSTEM)) {
-                CompletionBatch batch = new CompletionBatch(4);
-                long keyB = mrB.key();
-                long[] count = new long[1];
-                ByteBuffer direct = ByteBuffer.allocateDirect(64);
-                long directAddress = NativeMemory.addressOf(direct);
-                ThrowingRound round = () -> {
-                    while (b.recv(bufB, 64, mrB.descriptor(), Fi.ADDR_UNSPEC, 2) == Endpoint.AGAIN) {
-                        cqB.read(batch, 4);
-                        cqA.read(batch, 4);
-                    }
-                    while (a.senddata(bufA, 8, mrA.descriptor(), 7, aToB, 1) == Endpoint.AGAIN) {
-                        cqA.read(batch, 4);
-                        cqB.read(batch, 4);
-                    }
-                    while (a.write(bufA, 16, mrA.descriptor(), aToB, bufB + 16, keyB, 3) == Endpoint.AGAIN) {
-                        cqA.read(batch, 4);
-                        cqB.read(batch, 4);
-                    }
-                    // The send, the write and the receive: three completions, read from both queues.
-                    int done = 0;
-                    while (done < 3) {
-                        int n = cqA.read(batch, 4);
-                        int m = cqB.read(batch, 4);
-                        if (n < 0 || m < 0) {
-                            throw new IllegalStateException("an error completion in a round");
-                        }
-                        done += n + m;
-                    }
-                    NativeMemory.host().copy(bufB, bufA + 32, 32);
-                    if (NativeMemory.addressOf(direct) != directAddress) {
-                        throw new IllegalStateException("a direct buffer's address changed");
-                    }
-                    count[0]++;
-                };
-                for (int i = 0; i < 30_000; i++) {
-                    round.run(); // warm up: class loading, JIT compilation
+        try (Shm shm = new Shm(); Pair pair = new Pair(shm.domain, 1)) {
+            long[] count = new long[1];
+            ByteBuffer direct = ByteBuffer.allocateDirect(64);
+            long directAddress = NativeMemory.addressOf(direct);
+            ThrowingRound round = () -> {
+                pair.sendAndReceive(8, 7);
+                while (pair.a.write(pair.bufA, 16, pair.mrA.descriptor(), pair.aToB, pair.bufB + 16, pair.keyB, 3)
+                        == Endpoint.AGAIN) {
+                    pair.progress();
                 }
-                long thread = Thread.currentThread().getId();
-                long before = threads.getThreadAllocatedBytes(thread);
-                int rounds = 20_000;
-                for (int i = 0; i < rounds; i++) {
-                    round.run();
+                while (pair.cqA.read(pair.batch, 4) == 0) {
+                    pair.cqB.read(pair.batch, 4); // the write completes while its target is read too
                 }
-                long perRound = (threads.getThreadAllocatedBytes(thread) - before) / rounds;
-                assertEquals(50_000, count[0]);
-                assertTrue(perRound < 8, "the " + OfiProvider.dataPathName() + " data path allocated "
-                        + perRound + " bytes per round");
+                NativeMemory.host().copy(pair.bufB, pair.bufA + 32, 32);
+                if (NativeMemory.addressOf(direct) != directAddress) {
+                    throw new IllegalStateException("a direct buffer's address changed");
+                }
+                count[0]++;
+            };
+            for (int i = 0; i < 30_000; i++) {
+                round.run(); // warm up: class loading, JIT compilation
             }
-        } finally {
-            NativeMemory.free(bufA);
-            NativeMemory.free(bufB);
+            long thread = Thread.currentThread().getId();
+            long before = threads.getThreadAllocatedBytes(thread);
+            int rounds = 20_000;
+            for (int i = 0; i < rounds; i++) {
+                round.run();
+            }
+            long perRound = (threads.getThreadAllocatedBytes(thread) - before) / rounds;
+            assertEquals(50_000, count[0]);
+            assertTrue(perRound < 8, "the " + OfiProvider.dataPathName() + " data path allocated "
+                    + perRound + " bytes per round");
+        }
+    }
+
+    /**
+     * Two threads, each with its own pair of endpoints, post and read at once: each call's
+     * arguments stay its own (JNA's are set in per-thread arrays), so every message arrives with
+     * its own length, immediate data and bytes.
+     */
+    @Test
+    void threadsCallingAtOnceKeepTheirOwnArguments() throws Exception {
+        int rounds = 20_000;
+        try (Shm shm = new Shm(); Pair first = new Pair(shm.domain, 1);
+                Pair second = new Pair(shm.domain, 3)) {
+            Pair[] pairs = {first, second};
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+            try {
+                java.util.List<java.util.concurrent.Future<Integer>> results = new java.util.ArrayList<>();
+                for (int t = 0; t < 2; t++) {
+                    Pair pair = pairs[t];
+                    long length = 8 + 8 * t;
+                    long base = 1_000_000L * (t + 1);
+                    results.add(pool.submit(() -> {
+                        for (int r = 0; r < rounds; r++) {
+                            NativeMemory.putLong(pair.bufA, base + r);
+                            pair.sendAndReceive(length, base + r);
+                            if (pair.receivedLength != length || pair.receivedData != base + r
+                                    || NativeMemory.getLong(pair.bufB) != base + r) {
+                                throw new AssertionError("round " + r + " of the thread sending " + length
+                                        + " bytes with data " + (base + r) + " received " + pair.receivedLength
+                                        + " bytes, data " + pair.receivedData + ", first word "
+                                        + NativeMemory.getLong(pair.bufB));
+                            }
+                        }
+                        return rounds;
+                    }));
+                }
+                for (java.util.concurrent.Future<Integer> result : results) {
+                    assertEquals(rounds, result.get(60, java.util.concurrent.TimeUnit.SECONDS));
+                }
+            } finally {
+                pool.shutdownNow();
+            }
         }
     }
 
     /** A round that may throw what the provider throws. */
     private interface ThrowingRound {
         void run() throws FabricException;
+    }
+
+    /** A fabric and domain of the shm provider. */
+    private static final class Shm implements AutoCloseable {
+        final Fabric fabric;
+        final Domain domain;
+
+        Shm() throws FabricException {
+            OfiProvider ofi = new OfiProvider();
+            try (InfoList offers = ofi.getinfo(InfoHints.protocol().withProvider("shm"))) {
+                fabric = ofi.openFabric(offers.infos().get(0));
+            }
+            domain = fabric.openDomain();
+        }
+
+        @Override
+        public void close() throws FabricException {
+            domain.close();
+            fabric.close();
+        }
+    }
+
+    /** Two endpoints of one domain, a sending to b, each with its queue and a registered 64-byte buffer. */
+    private static final class Pair implements AutoCloseable {
+        final CompletionQueue cqA;
+        final CompletionQueue cqB;
+        final AddressVector avA;
+        final AddressVector avB;
+        final Endpoint a;
+        final Endpoint b;
+        final long bufA = NativeMemory.allocate(64);
+        final long bufB = NativeMemory.allocate(64);
+        final MemoryRegion mrA;
+        final MemoryRegion mrB;
+        final long aToB;
+        final long keyB;
+        final CompletionBatch batch = new CompletionBatch(4);
+        long receivedLength;
+        long receivedData;
+
+        /** Keys {@code firstKey} and the next for its two buffers: keys are unique in a domain. */
+        Pair(Domain domain, long firstKey) throws FabricException {
+            long access = Fi.SEND | Fi.RECV | Fi.WRITE | Fi.REMOTE_WRITE;
+            cqA = domain.openCompletionQueue(64);
+            cqB = domain.openCompletionQueue(64);
+            avA = domain.openAddressVector(2);
+            avB = domain.openAddressVector(2);
+            a = domain.openEndpoint(cqA, avA);
+            b = domain.openEndpoint(cqB, avB);
+            a.enable();
+            b.enable();
+            aToB = avA.insert(b.name());
+            avB.insert(a.name());
+            mrA = domain.register(bufA, 64, access, firstKey, Fi.HMEM_SYSTEM);
+            mrB = domain.register(bufB, 64, access, firstKey + 1, Fi.HMEM_SYSTEM);
+            keyB = mrB.key();
+        }
+
+        /** Reads both queues once (shm moves data while its queues are read). */
+        void progress() throws FabricException {
+            cqA.read(batch, 4);
+            cqB.read(batch, 4);
+        }
+
+        /** b posts a receive, a sends {@code length} bytes with {@code data}; both complete. */
+        void sendAndReceive(long length, long data) throws FabricException {
+            while (b.recv(bufB, 64, mrB.descriptor(), Fi.ADDR_UNSPEC, 2) == Endpoint.AGAIN) {
+                progress();
+            }
+            while (a.senddata(bufA, length, mrA.descriptor(), data, aToB, 1) == Endpoint.AGAIN) {
+                progress();
+            }
+            boolean sent = false;
+            boolean received = false;
+            while (!sent || !received) {
+                int n = cqA.read(batch, 4);
+                if (n < 0) {
+                    throw new IllegalStateException("an error completion of a send");
+                }
+                sent |= n > 0;
+                int m = cqB.read(batch, 4);
+                if (m < 0) {
+                    throw new IllegalStateException("an error completion of a receive");
+                }
+                if (m > 0) {
+                    received = true;
+                    receivedLength = batch.len(0);
+                    receivedData = batch.data(0);
+                }
+            }
+        }
+
+        @Override
+        public void close() throws FabricException {
+            mrA.close();
+            mrB.close();
+            b.close();
+            a.close();
+            avB.close();
+            avA.close();
+            cqB.close();
+            cqA.close();
+            NativeMemory.free(bufA);
+            NativeMemory.free(bufB);
+        }
     }
 }
