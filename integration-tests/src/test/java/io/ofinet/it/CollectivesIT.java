@@ -49,7 +49,7 @@ class CollectivesIT {
     @CsvSource({"2", "4"})
     void allgatherIsRightOnEveryRank(int ranks) throws Exception {
         String out = run("allgather", "--np", Integer.toString(ranks), SIZES, "--warmup", "1", "--iters", "2",
-                "--reps", "2", "--first-warmup", "100", "--timeout", "240");
+                "--reps", "2", "--untimed", "100", "--timeout", "240");
         // size, count, type, time, algbw, busbw, #wrong, disp(%)
         Matcher m = Pattern.compile("(\\d+)\\s+\\d+\\s+float\\s+[\\d.]+\\s+[\\d.]+\\s+[\\d.]+\\s+(\\d+)\\s+[\\d.]+$",
                 Pattern.MULTILINE).matcher(out);

@@ -37,7 +37,7 @@ class MpirunIT {
             command.add(1, "--allow-run-as-root");
         }
         command.addAll(List.of(ROOT.resolve("bin/ofinet-perf").toString(), "allreduce", "--rendezvous",
-                rendezvous.toString(), "--sizes", "1K,1M", "--first-warmup", "200", "--warmup", "5", "--iters", "20",
+                rendezvous.toString(), "--sizes", "1K,1M", "--untimed", "200", "--warmup", "5", "--iters", "20",
                 "--reps", "2"));
         Process p = new ProcessBuilder(command).directory(ROOT.toFile()).redirectErrorStream(true)
                 .redirectOutput(out.toFile()).start();

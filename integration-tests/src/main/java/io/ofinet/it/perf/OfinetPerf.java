@@ -70,9 +70,10 @@ public final class OfinetPerf implements Callable<Integer> {
             + " (default: ${DEFAULT-VALUE})")
     int warmup;
 
-    @Option(names = "--first-warmup", defaultValue = "10000", description = "untimed iterations before each size,"
-            + " at most 1 GiB, and for at least 1 s (default: ${DEFAULT-VALUE})")
-    int firstWarmup;
+    @Option(names = {"--untimed", "--first-warmup"}, defaultValue = "10000", description = "untimed iterations"
+            + " before each size, at most 1 GiB, and for at least 1 s (default: ${DEFAULT-VALUE}; --first-warmup is"
+            + " its older name)")
+    int untimed;
 
     @Option(names = {"-i", "--iters"}, description = "timed iterations per repetition, fewer for large sizes: at"
             + " most 256 MiB per repetition, at least 10 (default: as many as take about 50 ms, measured per size)")
@@ -85,7 +86,7 @@ public final class OfinetPerf implements Callable<Integer> {
     @Option(names = "--window", defaultValue = "16", description = "sendrecv: requests in flight (default: ${DEFAULT-VALUE})")
     int window;
 
-    @Option(names = "--jit-quiet", defaultValue = "500", description = "the untimed first pass goes on until the"
+    @Option(names = "--jit-quiet", defaultValue = "500", description = "each untimed pass goes on until the"
             + " JIT compilers of every rank have been idle this many ms (at most 30 s; 0: do not wait)"
             + " (default: ${DEFAULT-VALUE})")
     long jitQuietMs;
@@ -130,9 +131,9 @@ public final class OfinetPerf implements Callable<Integer> {
         if (np < 2) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--np must be at least 2");
         }
-        if (reps < 1 || (iters != null && iters < 1) || warmup < 0 || firstWarmup < 0) {
+        if (reps < 1 || (iters != null && iters < 1) || warmup < 0 || untimed < 0) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--reps and --iters must be at least 1,"
-                    + " --warmup and --first-warmup at least 0");
+                    + " --warmup and --untimed at least 0");
         }
         int[] launched = Rendezvous.fromLauncher(System.getenv());
         layoutGiven = layout != null;
@@ -204,7 +205,7 @@ public final class OfinetPerf implements Callable<Integer> {
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), OfinetPerf.class.getName(), test,
                 "--layout", layout.toString(), "--np", Integer.toString(np), "--warmup", Integer.toString(warmup),
-                "--reps", Integer.toString(reps), "--first-warmup", Integer.toString(firstWarmup), "--window", Integer.toString(window),
+                "--reps", Integer.toString(reps), "--untimed", Integer.toString(untimed), "--window", Integer.toString(window),
                 "--chunk", Long.toString(chunk), "--jit-quiet", Long.toString(jitQuietMs), "--rendezvous",
                 rendezvous.toString(), "--rank", Integer.toString(r), "--timeout", Integer.toString(timeoutSeconds)));
         for (long size : sizes()) {

@@ -12,10 +12,10 @@ import java.util.Locale;
 
 /**
  * The measurements of one rank. Before each size, an untimed pass of at least {@code
- * --first-warmup} iterations (10,000 by default; fewer for large sizes: at most 1 GiB moved) and
- * at least {@value #FIRST_WARMUP_NANOS} ns (rank 0's clock, which tells the others when to stop),
+ * --untimed} iterations (10,000 by default; fewer for large sizes: at most 1 GiB moved) and
+ * at least {@value #UNTIMED_MIN_NANOS} ns (rank 0's clock, which tells the others when to stop),
  * and until every rank's JIT compilers have been idle for {@code --jit-quiet} ms (at most {@value
- * #FIRST_WARMUP_MAX_NANOS} ns in all), takes the data path out of the interpreter, through the
+ * #UNTIMED_MAX_NANOS} ns in all), takes the data path out of the interpreter, through the
  * JIT's compilations, and the connections through set-up. On two cores a compiler still at work
  * steals a core from the data path for milliseconds at a time: the 1 MiB allreduce measured 2–4
  * times slower right after the old one-second warm-up than after six seconds; and sizes take different
@@ -26,10 +26,10 @@ import java.util.Locale;
  * them, (max - min) / median, in {@code disp(%)}.
  */
 final class PerfBench {
-    /** The untimed first pass lasts at least this long. */
-    static final long FIRST_WARMUP_NANOS = 1_000_000_000L;
+    /** The untimed pass before each size lasts at least this long. */
+    static final long UNTIMED_MIN_NANOS = 1_000_000_000L;
     /** ... and at most this long waiting for the JIT compilers to go quiet. */
-    static final long FIRST_WARMUP_MAX_NANOS = 30_000_000_000L;
+    static final long UNTIMED_MAX_NANOS = 30_000_000_000L;
     private static final long JIT_WARMUP_BYTES = 1L << 30;
     private static final long REPETITION_BYTES = 256L << 20;
     private static final int MIN_ITERATIONS = 10;
@@ -150,9 +150,9 @@ final class PerfBench {
         return flag.getLong(0);
     }
 
-    /** Iterations of the untimed first pass at {@code size}. */
+    /** Iterations of the untimed pass at {@code size}. */
     private int jitWarmup(long size) {
-        return (int) Math.min(options.firstWarmup, Math.max(MIN_ITERATIONS, JIT_WARMUP_BYTES / Math.max(1, size)));
+        return (int) Math.min(options.untimed, Math.max(MIN_ITERATIONS, JIT_WARMUP_BYTES / Math.max(1, size)));
     }
 
     /** Runs {@code iterations} of the test; returns microseconds per iteration (one way for pingpong). */
@@ -189,10 +189,10 @@ final class PerfBench {
     }
 
     /**
-     * The untimed first pass: rounds of the test until rank 0 has run {@link #jitWarmup} iterations
-     * and {@link #FIRST_WARMUP_NANOS}; after each round rank 0 broadcasts whether to go on.
+     * The untimed pass before a size: rounds of the test until rank 0 has run {@link #jitWarmup} iterations
+     * and {@link #UNTIMED_MIN_NANOS}; after each round rank 0 broadcasts whether to go on.
      */
-    private void firstWarmup(String t, long size, ByteBuffer a, ByteBuffer b, ByteBuffer out, long count,
+    private void untimedPass(String t, long size, ByteBuffer a, ByteBuffer b, ByteBuffer out, long count,
             ByteBuffer data, Handles.MrHandle mr) throws Exception {
         int round = Math.max(MIN_ITERATIONS, jitWarmup(size) / 10);
         long start = System.nanoTime();
@@ -204,8 +204,8 @@ final class PerfBench {
             done += round;
             long elapsed = System.nanoTime() - start;
             boolean compiling = busyRanks(!jit.quiet(System.nanoTime()), data, mr) > 0;
-            enough = rootsValue(done >= jitWarmup(size) && elapsed >= FIRST_WARMUP_NANOS
-                    && (!compiling || elapsed >= FIRST_WARMUP_MAX_NANOS) ? 1 : 0, data, mr) == 1;
+            enough = rootsValue(done >= jitWarmup(size) && elapsed >= UNTIMED_MIN_NANOS
+                    && (!compiling || elapsed >= UNTIMED_MAX_NANOS) ? 1 : 0, data, mr) == 1;
         }
     }
 
@@ -237,7 +237,7 @@ final class PerfBench {
         if (t.equals("check")) {
             wrong = check(size, data, mr);
         } else if (quiet) {
-            firstWarmup(t, size, a, b, out, count, data, mr);
+            untimedPass(t, size, a, b, out, count, data, mr);
             return;
         } else {
             timed(t, Math.min(options.warmup, maxIterations(size)), a, b, out, count, mr);
