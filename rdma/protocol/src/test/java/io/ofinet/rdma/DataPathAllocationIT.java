@@ -4,12 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.ofi.OfiProvider;
+import io.ofinet.fabric.testing.Allocations;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
-import io.ofinet.rdma.error.RdmaException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import java.lang.management.ManagementFactory;
 
 /**
  * The data path allocates nothing: rounds of irecv, isend and test between two endpoints over
@@ -21,7 +20,6 @@ class DataPathAllocationIT {
 
     @Test
     void sendReceiveAndTestAllocateNothing() throws Exception {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         try (HostBuffer src = new HostBuffer(4096).pattern(1);
                 HostBuffer dst = new HostBuffer(4096);
                 Device device = Device.open(new OfiProvider(), Layouts.device("shm", new String[] {"shm"}, ""))) {
@@ -40,30 +38,16 @@ class DataPathAllocationIT {
             int[] tags = {0};
             MrHandle[] mrs = {dstMr};
             long[] received = new long[1];
-            Runnable round = () -> {
-                try {
-                    RecvRequest r = recv.irecv(1, addresses, sizes, tags, mrs);
-                    SendRequest s = send.isend(src.address, 1024, 0, srcMr);
-                    boolean sent = false;
-                    boolean got = false;
-                    while (!sent || !got) {
-                        sent = sent || s.test(null);
-                        got = got || r.test(received);
-                    }
-                } catch (RdmaException e) {
-                    throw new IllegalStateException(e);
+            long perRound = Allocations.perRun(30_000, 20_000, () -> {
+                RecvRequest r = recv.irecv(1, addresses, sizes, tags, mrs);
+                SendRequest s = send.isend(src.address, 1024, 0, srcMr);
+                boolean sent = false;
+                boolean got = false;
+                while (!sent || !got) {
+                    sent = sent || s.test(null);
+                    got = got || r.test(received);
                 }
-            };
-            for (int i = 0; i < 30_000; i++) {
-                round.run(); // warm up: class loading, JIT compilation
-            }
-            long thread = Thread.currentThread().getId();
-            long before = threads.getThreadAllocatedBytes(thread);
-            int rounds = 20_000;
-            for (int i = 0; i < rounds; i++) {
-                round.run();
-            }
-            long perRound = (threads.getThreadAllocatedBytes(thread) - before) / rounds;
+            });
             assertEquals(1024, received[0]);
             assertTrue(perRound < 8, "the " + OfiProvider.dataPathName() + " data path allocated " + perRound
                     + " bytes per round");

@@ -51,76 +51,27 @@ final class JnaInvoker {
     }
 
     long call(long a0, long a1, long a2) {
-        Frame frame = FRAME.get();
-        Object[] args = frame.args(3);
-        frame.set(args, 0, a0);
-        frame.set(args, 1, a1);
-        frame.set(args, 2, a2);
-        return invoke(args);
+        return invoke(FRAME.get().fill(3, a0, a1, a2, 0, 0, 0, 0, 0, 0));
     }
 
     long call(long a0, long a1, long a2, long a3) {
-        Frame frame = FRAME.get();
-        Object[] args = frame.args(4);
-        frame.set(args, 0, a0);
-        frame.set(args, 1, a1);
-        frame.set(args, 2, a2);
-        frame.set(args, 3, a3);
-        return invoke(args);
+        return invoke(FRAME.get().fill(4, a0, a1, a2, a3, 0, 0, 0, 0, 0));
     }
 
     long call(long a0, long a1, long a2, long a3, long a4, long a5) {
-        Frame frame = FRAME.get();
-        Object[] args = frame.args(6);
-        frame.set(args, 0, a0);
-        frame.set(args, 1, a1);
-        frame.set(args, 2, a2);
-        frame.set(args, 3, a3);
-        frame.set(args, 4, a4);
-        frame.set(args, 5, a5);
-        return invoke(args);
+        return invoke(FRAME.get().fill(6, a0, a1, a2, a3, a4, a5, 0, 0, 0));
     }
 
     long call(long a0, long a1, long a2, long a3, long a4, long a5, long a6) {
-        Frame frame = FRAME.get();
-        Object[] args = frame.args(7);
-        frame.set(args, 0, a0);
-        frame.set(args, 1, a1);
-        frame.set(args, 2, a2);
-        frame.set(args, 3, a3);
-        frame.set(args, 4, a4);
-        frame.set(args, 5, a5);
-        frame.set(args, 6, a6);
-        return invoke(args);
+        return invoke(FRAME.get().fill(7, a0, a1, a2, a3, a4, a5, a6, 0, 0));
     }
 
     long call(long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7) {
-        Frame frame = FRAME.get();
-        Object[] args = frame.args(8);
-        frame.set(args, 0, a0);
-        frame.set(args, 1, a1);
-        frame.set(args, 2, a2);
-        frame.set(args, 3, a3);
-        frame.set(args, 4, a4);
-        frame.set(args, 5, a5);
-        frame.set(args, 6, a6);
-        frame.set(args, 7, a7);
-        return invoke(args);
+        return invoke(FRAME.get().fill(8, a0, a1, a2, a3, a4, a5, a6, a7, 0));
     }
 
     long call(long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7, long a8) {
-        Frame frame = FRAME.get();
-        Object[] args = frame.args(9);
-        frame.set(args, 0, a0);
-        frame.set(args, 1, a1);
-        frame.set(args, 2, a2);
-        frame.set(args, 3, a3);
-        frame.set(args, 4, a4);
-        frame.set(args, 5, a5);
-        frame.set(args, 6, a6);
-        frame.set(args, 7, a7);
-        frame.set(args, 8, a8);
-        return invoke(args);
+        return invoke(FRAME.get().fill(9, a0, a1, a2, a3, a4, a5, a6, a7, a8));
     }
 
     private long invoke(Object[] args) {
@@ -203,8 +154,33 @@ final class JnaInvoker {
             }
         }
 
-        Object[] args(int count) {
-            return byArity[count];
+        /** The array of {@code count} arguments, set to the first {@code count} values. */
+        @SuppressWarnings("fallthrough")
+        Object[] fill(int count, long a0, long a1, long a2, long a3, long a4, long a5, long a6, long a7,
+                long a8) {
+            Object[] args = byArity[count];
+            switch (count) { // each case falls through to the arguments before it
+                case 9:
+                    set(args, 8, a8);
+                case 8:
+                    set(args, 7, a7);
+                case 7:
+                    set(args, 6, a6);
+                case 6:
+                    set(args, 5, a5);
+                case 5:
+                    set(args, 4, a4);
+                case 4:
+                    set(args, 3, a3);
+                case 3:
+                    set(args, 2, a2);
+                case 2:
+                    set(args, 1, a1);
+                case 1:
+                    set(args, 0, a0);
+                default:
+                    return args;
+            }
         }
 
         /**

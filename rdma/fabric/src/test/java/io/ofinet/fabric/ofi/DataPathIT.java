@@ -16,7 +16,7 @@ import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.InfoHints;
 import io.ofinet.fabric.InfoList;
 import io.ofinet.fabric.MemoryRegion;
-import java.lang.management.ManagementFactory;
+import io.ofinet.fabric.testing.Allocations;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -72,13 +72,11 @@ class DataPathIT {
      */
     @Test
     void postsCompletionReadsAndCopiesAllocateNothing() throws Exception {
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         try (Shm shm = new Shm(); Pair pair = new Pair(shm.domain, 1)) {
             long[] count = new long[1];
             ByteBuffer direct = ByteBuffer.allocateDirect(64);
             long directAddress = NativeMemory.addressOf(direct);
-            ThrowingRound round = () -> {
+            long perRound = Allocations.perRun(30_000, 20_000, () -> {
                 pair.sendAndReceive(8, 7);
                 while (pair.a.write(pair.bufA, 16, pair.mrA.descriptor(), pair.aToB, pair.bufB + 16, pair.keyB, 3)
                         == Endpoint.AGAIN) {
@@ -92,17 +90,7 @@ class DataPathIT {
                     throw new IllegalStateException("a direct buffer's address changed");
                 }
                 count[0]++;
-            };
-            for (int i = 0; i < 30_000; i++) {
-                round.run(); // warm up: class loading, JIT compilation
-            }
-            long thread = Thread.currentThread().getId();
-            long before = threads.getThreadAllocatedBytes(thread);
-            int rounds = 20_000;
-            for (int i = 0; i < rounds; i++) {
-                round.run();
-            }
-            long perRound = (threads.getThreadAllocatedBytes(thread) - before) / rounds;
+            });
             assertEquals(50_000, count[0]);
             assertTrue(perRound < 8, "the " + OfiProvider.dataPathName() + " data path allocated "
                     + perRound + " bytes per round");
@@ -149,11 +137,6 @@ class DataPathIT {
                 pool.shutdownNow();
             }
         }
-    }
-
-    /** A round that may throw what the provider throws. */
-    private interface ThrowingRound {
-        void run() throws FabricException;
     }
 
     /** A fabric and domain of the shm provider. */
