@@ -27,12 +27,6 @@ interface DataPath extends HostMemory {
         return NativeMemory.allocate(bytes);
     }
 
-    /** memmove through JNA; the FFM path copies between segments instead. */
-    @Override
-    default void copy(long from, long to, long length) {
-        NativeMemory.copy(to, from, length);
-    }
-
     /**
      * The address of a direct buffer's first byte (not its position's): a JNI call of JNA's that
      * allocates nothing, on either path. (FFM's {@code MemorySegment.ofBuffer} makes a segment

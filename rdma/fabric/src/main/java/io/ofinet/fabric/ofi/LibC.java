@@ -18,8 +18,6 @@ interface LibC extends Library {
 
     void free(Pointer p);
 
-    Pointer memmove(Pointer dst, Pointer src, long n);
-
     /** {@code sigaction(2)}: {@code act} and {@code oldact} are opaque {@code struct sigaction} buffers or null. */
     int sigaction(int signum, Pointer act, Pointer oldact);
 }

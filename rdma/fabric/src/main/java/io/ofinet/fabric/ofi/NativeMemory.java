@@ -46,11 +46,9 @@ public final class NativeMemory {
         return DataPaths.current().addressOf(buffer);
     }
 
-    /** memmove: the ranges may overlap. */
+    /** memmove: the ranges may overlap. Through the active data path, which allocates nothing. */
     public static void copy(long dst, long src, long length) {
-        if (length > 0) {
-            LibC.INSTANCE.memmove(new Pointer(dst), new Pointer(src), length);
-        }
+        DataPaths.current().copy(src, dst, length);
     }
 
     public static byte getByte(long address) {
