@@ -11,9 +11,10 @@ import io.ofinet.rdma.progress.PeerQueue;
 
 /**
  * An entry of an endpoint's eager freelist ({@link EagerBuffers}): a buffer of {@code
- * eagerMaxSize} plus the header (or less, on shm), registered for the data rails (bound to the endpoint's data-rail
- * endpoints where registrations are endpoint-scoped), with the two operations made once for it:
- * a receive posted on one data rail, and a send of an eager message from it.
+ * eagerMaxSize} plus the header (on shm at most its inject size), registered for the data rails
+ * (bound to the endpoint's data-rail endpoints where registrations are endpoint-scoped), with the
+ * two operations made once for it: a receive posted on one data rail, and a send of an eager
+ * message from it.
  *
  * <p>A received eager message whose receive is not posted yet stays in its buffer (held) until
  * the receive comes; the buffer is posted again only then.

@@ -66,8 +66,8 @@ final class EagerBuffers {
     /**
      * Whether payloads too long for a header in the buffers go bare (docs/PROTOCOL.md, "Bare eager
      * messages"): where the buffers are capped below {@code eagerMaxSize} plus the header (shm's
-     * inject size), every data rail's CQ data has 8 bytes for the tag, and its provider names the
-     * sender of a message, which then vouches for it in place of the token.
+     * inject size) and every data rail's CQ data has 8 bytes for the tag. shm names the sender of
+     * every message, and its source then vouches for it in place of the token.
      */
     boolean bareAllowed() {
         return bareAllowed;
