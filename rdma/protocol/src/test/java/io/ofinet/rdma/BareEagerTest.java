@@ -45,6 +45,21 @@ class BareEagerTest extends TwoHostFixture {
     private record Pair(SendComm send, RecvComm recv) {
     }
 
+    /** A patterned source on a, a destination on b filled with 0x5A, both registered. */
+    private final class Slabs {
+        final HostBuffer src;
+        final HostBuffer dst = buffer(SLAB);
+        final MrHandle srcMr;
+        final MrHandle dstMr;
+
+        Slabs(int pattern) throws Exception {
+            src = buffer(SLAB).pattern(pattern);
+            srcMr = register(a, deviceA, src);
+            dstMr = register(b, deviceB, dst);
+            dst.fill((byte) 0x5A);
+        }
+    }
+
     @Test
     void theEagerLimitIsShmsInjectSizeAndLongerPayloadsGoBare() throws Exception {
         connect(1, 0);
@@ -63,11 +78,7 @@ class BareEagerTest extends TwoHostFixture {
     @ValueSource(booleans = {true, false})
     void payloadsUpToTheInjectSizeAreOneMessageEach(boolean sendsFirst) throws Exception {
         Pair p = connect(2, 3);
-        HostBuffer src = buffer(SLAB).pattern(5);
-        HostBuffer dst = buffer(SLAB);
-        MrHandle srcMr = register(a, deviceA, src);
-        MrHandle dstMr = register(b, deviceB, dst);
-        dst.fill((byte) 0x5A);
+        Slabs s = new Slabs(5);
         long[] sizes = {HEADED, HEADED + 1, 4095, 4096, 1, 4096, 0, 4090};
         List<SendRequest> sends = new ArrayList<>();
         List<RecvRequest> receives = new ArrayList<>();
@@ -76,10 +87,10 @@ class BareEagerTest extends TwoHostFixture {
             long offset = 0;
             for (int i = 0; i < sizes.length; i++) {
                 if ((phase == 0) == sendsFirst) {
-                    sends.add(p.send().isend(src.address + offset + i, sizes[i], 100 + i, srcMr));
+                    sends.add(p.send().isend(s.src.address + offset + i, sizes[i], 100 + i, s.srcMr));
                 } else {
-                    receives.add(p.recv().irecv(1, new long[] {dst.address + offset}, new long[] {4096},
-                            new int[] {100 + i}, new MrHandle[] {dstMr}));
+                    receives.add(p.recv().irecv(1, new long[] {s.dst.address + offset}, new long[] {4096},
+                            new int[] {100 + i}, new MrHandle[] {s.dstMr}));
                 }
                 offset += 4096 + 64;
             }
@@ -91,9 +102,9 @@ class BareEagerTest extends TwoHostFixture {
             await(sends.get(i), null);
             await(receives.get(i), got);
             assertEquals(sizes[i], got[0], "size of message " + i);
-            assertArrayEquals(src.bytes(offset + i, (int) sizes[i]), dst.bytes(offset, (int) sizes[i]), "message " + i);
+            assertArrayEquals(s.src.bytes(offset + i, (int) sizes[i]), s.dst.bytes(offset, (int) sizes[i]), "message " + i);
             for (long k = offset + sizes[i]; k < offset + 4096 + 64; k++) {
-                assertEquals(0x5A, dst.get(k), "message " + i + " wrote byte " + (k - offset));
+                assertEquals(0x5A, s.dst.get(k), "message " + i + " wrote byte " + (k - offset));
             }
             offset += 4096 + 64;
         }
@@ -101,11 +112,11 @@ class BareEagerTest extends TwoHostFixture {
         assertEquals(0, p.recv().inbox.held());
 
         // One byte more is a rendezvous: a control message, then a write.
-        RecvRequest r = p.recv().irecv(1, new long[] {dst.address}, new long[] {4097}, new int[] {1},
-                new MrHandle[] {dstMr});
-        await(p.send().isend(src.address, 4097, 1, srcMr), null);
+        RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {4097}, new int[] {1},
+                new MrHandle[] {s.dstMr});
+        await(p.send().isend(s.src.address, 4097, 1, s.srcMr), null);
         await(r, null);
-        assertArrayEquals(src.bytes(0, 4097), dst.bytes(0, 4097));
+        assertArrayEquals(s.src.bytes(0, 4097), s.dst.bytes(0, 4097));
         assertEquals(writes + 1, writes(), "4,097 bytes: one write");
     }
 
@@ -119,10 +130,7 @@ class BareEagerTest extends TwoHostFixture {
     @ValueSource(booleans = {true, false})
     void groupedReceivesMatchBareMessagesByTag(boolean sendsFirst) throws Exception {
         Pair p = connect(2, 5);
-        HostBuffer src = buffer(SLAB).pattern(9);
-        HostBuffer dst = buffer(SLAB);
-        MrHandle srcMr = register(a, deviceA, src);
-        MrHandle dstMr = register(b, deviceB, dst);
+        Slabs s = new Slabs(9);
         int[] tags = {7, 3, 7, 5};
         int[] sendTags = {5, 7, 3, 7};
         long[] sendSizes = {4096, 4081, 100, 4096};
@@ -131,14 +139,14 @@ class BareEagerTest extends TwoHostFixture {
         long[] capacities = new long[tags.length];
         MrHandle[] mrs = new MrHandle[tags.length];
         for (int i = 0; i < tags.length; i++) {
-            addresses[i] = dst.address + i * 8192L;
+            addresses[i] = s.dst.address + i * 8192L;
             capacities[i] = 4096;
-            mrs[i] = dstMr;
+            mrs[i] = s.dstMr;
         }
         RecvRequest r = sendsFirst ? null : p.recv().irecv(tags.length, addresses, capacities, tags, mrs);
         List<SendRequest> sends = new ArrayList<>();
         for (int k = 0; k < sendTags.length; k++) {
-            sends.add(p.send().isend(src.address + k * 5000L, sendSizes[k], sendTags[k], srcMr));
+            sends.add(p.send().isend(s.src.address + k * 5000L, sendSizes[k], sendTags[k], s.srcMr));
         }
         spin(10);
         if (sendsFirst) {
@@ -152,7 +160,7 @@ class BareEagerTest extends TwoHostFixture {
         for (int k = 0; k < sendTags.length; k++) {
             int i = lands[k];
             assertEquals(sendSizes[k], got[i], "buffer " + i);
-            assertArrayEquals(src.bytes(k * 5000L, (int) sendSizes[k]), dst.bytes(i * 8192L, (int) sendSizes[k]),
+            assertArrayEquals(s.src.bytes(k * 5000L, (int) sendSizes[k]), s.dst.bytes(i * 8192L, (int) sendSizes[k]),
                     "send " + k);
         }
     }
@@ -161,21 +169,17 @@ class BareEagerTest extends TwoHostFixture {
     @Test
     void aBareMessageLargerThanItsBufferFailsBothSidesAndWritesNothing() throws Exception {
         Pair p = connect(1, 0);
-        HostBuffer src = buffer(SLAB).pattern(3);
-        HostBuffer dst = buffer(SLAB);
-        MrHandle srcMr = register(a, deviceA, src);
-        MrHandle dstMr = register(b, deviceB, dst);
-        dst.fill((byte) 0x5A);
-        SendRequest send = p.send().isend(src.address, 4096, 1, srcMr);
+        Slabs s = new Slabs(3);
+        SendRequest send = p.send().isend(s.src.address, 4096, 1, s.srcMr);
         spin(10);
-        RecvRequest r = p.recv().irecv(1, new long[] {dst.address}, new long[] {4000}, new int[] {1},
-                new MrHandle[] {dstMr});
+        RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {4000}, new int[] {1},
+                new MrHandle[] {s.dstMr});
         RdmaException received = assertThrows(RdmaException.class, () -> await(r, new long[1]));
         assertEquals(ErrorCategory.INVALID_USAGE, received.category());
         assertEquals("irecv: the sender's message of 4096 bytes did not fit receive buffer 0 of 4000 bytes (tag 1);"
                 + " nothing was written", received.getMessage());
         for (int i = 0; i < 8192; i++) {
-            assertEquals(0x5A, dst.get(i), "byte " + i + " was written");
+            assertEquals(0x5A, s.dst.get(i), "byte " + i + " was written");
         }
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (p.send().liveness().dead == null && System.nanoTime() < deadline) {
@@ -183,7 +187,7 @@ class BareEagerTest extends TwoHostFixture {
         }
         RdmaException sent = assertThrows(RdmaException.class, () -> {
             await(send, null);
-            p.send().isend(src.address, 8, 1, srcMr);
+            p.send().isend(s.src.address, 8, 1, s.srcMr);
         });
         assertEquals("isend: the receiver reports that eager message 0 did not fit its receive buffer",
                 sent.getMessage());
@@ -198,13 +202,9 @@ class BareEagerTest extends TwoHostFixture {
     @Test
     void aBareMessageFromAnotherSourceIsDroppedNotCharged() throws Exception {
         Pair p = connect(1, 0);
-        HostBuffer src = buffer(SLAB).pattern(4);
-        HostBuffer dst = buffer(SLAB);
-        MrHandle srcMr = register(a, deviceA, src);
-        MrHandle dstMr = register(b, deviceB, dst);
-        dst.fill((byte) 0x5A);
-        RecvRequest r = p.recv().irecv(1, new long[] {dst.address}, new long[] {4096}, new int[] {42},
-                new MrHandle[] {dstMr});
+        Slabs s = new Slabs(4);
+        RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {4096}, new int[] {42},
+                new MrHandle[] {s.dstMr});
         try (Device third = Device.open(provider, Layouts.device("shm", new String[] {"mem0"}, ""))) {
             RdmaEndpoint hostile = third.openEndpoint();
             io.ofinet.fabric.Endpoint raw = hostile.railSet.dataEndpoint(0);
@@ -227,13 +227,13 @@ class BareEagerTest extends TwoHostFixture {
         assertEquals(1, b.immediates.forged(), "dropped by its source");
         assertFalse(r.done, "the forged message completed nothing");
         assertTrue(p.recv().liveness().dead == null, "the communicator is not charged");
-        assertEquals(0x5A, dst.get(0));
+        assertEquals(0x5A, s.dst.get(0));
 
-        await(p.send().isend(src.address, 4096, 42, srcMr), null);
+        await(p.send().isend(s.src.address, 4096, 42, s.srcMr), null);
         long[] got = new long[1];
         await(r, got);
         assertEquals(4096, got[0]);
-        assertArrayEquals(src.bytes(0, 4096), dst.bytes(0, 4096));
+        assertArrayEquals(s.src.bytes(0, 4096), s.dst.bytes(0, 4096));
     }
 
     /** The receiver's checks of a bare message, from its own peer's rail. */
