@@ -8,13 +8,13 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.progress.Operation;
 import io.ofinet.rdma.progress.PeerQueue;
+import io.ofinet.rdma.wire.EagerHeader;
 
 /**
  * An entry of an endpoint's eager freelist ({@link EagerBuffers}): a buffer of {@code
- * eagerMaxSize} plus the header (on shm at most its inject size), registered for the data rails
- * (bound to the endpoint's data-rail endpoints where registrations are endpoint-scoped), with the
- * two operations made once for it: a receive posted on one data rail, and a send of an eager
- * message from it.
+ * eagerMaxSize} plus the header, registered for the data rails (bound to the endpoint's data-rail
+ * endpoints where registrations are endpoint-scoped), with the two operations made once for it:
+ * a receive posted on one data rail, and a send of an eager message from it.
  *
  * <p>A received eager message whose receive is not posted yet stays in its buffer (held) until
  * the receive comes; the buffer is posted again only then.
@@ -31,6 +31,11 @@ final class EagerBuffer {
         this.address = address;
         this.mr = (MrHandle) block.handle();
         this.receive = new Receive();
+    }
+
+    /** Where the payload starts. */
+    long payload() {
+        return address + EagerHeader.BYTES;
     }
 
     /**

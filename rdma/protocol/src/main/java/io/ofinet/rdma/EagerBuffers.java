@@ -25,9 +25,7 @@ final class EagerBuffers {
     private static final int MAX_SENDING = 4096;
 
     private final RdmaEndpoint endpoint;
-    private final long bufferBytes;
     private final long payloadBytes;
-    private final boolean bareAllowed;
     private final int minPosted;
     private final int maxPosted;
     private final int[] posted;
@@ -36,13 +34,9 @@ final class EagerBuffers {
 
     EagerBuffers(RdmaEndpoint endpoint, DeviceParameters params) {
         this.endpoint = endpoint;
-        long eagerMax = params.eagerMaxSizeBytes();
-        // On shm a message above its inject size completes in order behind other peers' (see
-        // RailSet): buffers stay within it, and the payloads too long for a header there go bare.
-        long atOnce = endpoint.railSet.messagesCompleteAtOnceUpTo();
-        this.bufferBytes = Math.min(eagerMax + EagerHeader.BYTES, atOnce);
-        this.bareAllowed = atOnce != Long.MAX_VALUE && endpoint.railSet.wideImmediate();
-        this.payloadBytes = bareAllowed ? Math.min(eagerMax, bufferBytes) : bufferBytes - EagerHeader.BYTES;
+        // On shm a message above its inject size completes in order behind other peers' (see RailSet).
+        this.payloadBytes = Math.min(params.eagerMaxSizeBytes(),
+                endpoint.railSet.messagesCompleteAtOnceUpTo() - EagerHeader.BYTES);
         this.minPosted = (int) (long) params.get(Parameter.RDMA_MIN_POSTED_EAGER_BUFFERS);
         this.maxPosted = Math.max(minPosted, (int) (long) params.get(Parameter.RDMA_MAX_POSTED_EAGER_BUFFERS));
         this.posted = new int[endpoint.dataRails()];
@@ -53,29 +47,14 @@ final class EagerBuffers {
         return payloadBytes > 0 && minPosted > 0;
     }
 
-    /** The largest eager payload, with a header or bare. */
+    /** The largest eager payload. */
     long payloadBytes() {
         return payloadBytes;
     }
 
-    /** The largest eager payload that travels behind a header; longer ones, up to {@link #payloadBytes()}, go bare. */
-    long headedBytes() {
-        return bufferBytes - EagerHeader.BYTES;
-    }
-
-    /**
-     * Whether payloads too long for a header in the buffers go bare (docs/PROTOCOL.md, "Bare eager
-     * messages"): where the buffers are capped below {@code eagerMaxSize} plus the header (shm's
-     * inject size) and every data rail's CQ data has 8 bytes for the tag. shm names the sender of
-     * every message, and its source then vouches for it in place of the token.
-     */
-    boolean bareAllowed() {
-        return bareAllowed;
-    }
-
-    /** Bytes of a buffer: a header and payload, or a bare payload. */
+    /** Bytes of a buffer: header and payload. */
     long bufferBytes() {
-        return bufferBytes;
+        return payloadBytes + EagerHeader.BYTES;
     }
 
     /** Makes the freelist and posts the receives of every data rail. */

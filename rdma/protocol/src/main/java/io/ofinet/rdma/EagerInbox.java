@@ -24,9 +24,6 @@ final class EagerInbox {
     private final EagerHeader header = new EagerHeader();
     private final int[] heldSeq = new int[SendSequencer.CREDITS];
     private final long[] heldLength = new long[SendSequencer.CREDITS];
-    /** Per held message: bare, and then its tag (a headed message keeps its tag in its header). */
-    private final boolean[] heldBare = new boolean[SendSequencer.CREDITS];
-    private final int[] heldTag = new int[SendSequencer.CREDITS];
     private final EagerBuffer[] held = new EagerBuffer[SendSequencer.CREDITS];
     private int heldCount;
     private int creditsDue;
@@ -50,19 +47,14 @@ final class EagerInbox {
     }
 
     /**
-     * Decodes and checks message {@code seq} ({@code len} bytes in {@code buffer}): the header of a
-     * headed one, whose token {@link #carriesToken} found right; a bare one as eager data with tag
-     * {@code bareTag}. {@link #deliverChecked} then uses it.
+     * Decodes and checks the header of message {@code seq} ({@code len} bytes in {@code buffer}),
+     * whose token {@link #carriesToken} found right; {@link #deliverChecked} then uses it.
      */
-    void check(EagerBuffer buffer, long len, int seq, boolean bare, int bareTag) throws RdmaException {
-        if (bare) {
-            header.bare(len, seq, bareTag, maxPayload());
-        } else {
-            header.decode(endpoint.memory, buffer.address, len, seq, maxPayload());
-        }
+    void check(EagerBuffer buffer, long len, int seq) throws RdmaException {
+        header.decode(endpoint.memory, buffer.address, len, seq, maxPayload());
     }
 
-    /** Keeps message {@code seq}, just checked, whose receive is not posted yet. */
+    /** Keeps message {@code seq}, whose receive is not posted yet. */
     void hold(EagerBuffer buffer, long len, int seq) throws RdmaException {
         if (heldCount == held.length) {
             throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " arrived beyond the sender's "
@@ -70,8 +62,6 @@ final class EagerInbox {
         }
         heldSeq[heldCount] = seq;
         heldLength[heldCount] = len;
-        heldBare[heldCount] = header.isBare();
-        heldTag[heldCount] = header.tag();
         held[heldCount++] = buffer;
     }
 
@@ -86,9 +76,8 @@ final class EagerInbox {
      *
      * @return whether the buffer is held
      */
-    private boolean deliver(RecvRequest request, int seq, EagerBuffer buffer, long len, boolean bare, int bareTag)
-            throws RdmaException {
-        check(buffer, len, seq, bare, bareTag);
+    private boolean deliver(RecvRequest request, int seq, EagerBuffer buffer, long len) throws RdmaException {
+        header.decode(endpoint.memory, buffer.address, len, seq, maxPayload());
         return deliverChecked(request, seq, buffer, len);
     }
 
@@ -130,7 +119,7 @@ final class EagerInbox {
         }
         if (data) {
             if (size > 0) {
-                endpoint.memory.copy(buffer.address + header.payloadOffset(), request.address[i], size);
+                endpoint.memory.copy(buffer.payload(), request.address[i], size);
             }
             request.eagerFilled(i, size);
         } else {
@@ -157,10 +146,8 @@ final class EagerInbox {
             if (heldSeq[h] == seq) {
                 EagerBuffer buffer = held[h];
                 long len = heldLength[h];
-                boolean bare = heldBare[h];
-                int tag = heldTag[h];
                 remove(h);
-                if (!deliver(request, seq, buffer, len, bare, tag)) {
+                if (!deliver(request, seq, buffer, len)) {
                     endpoint.pools.eager.unhold(buffer);
                 }
                 return;
@@ -172,8 +159,6 @@ final class EagerInbox {
         heldCount--;
         heldSeq[h] = heldSeq[heldCount];
         heldLength[h] = heldLength[heldCount];
-        heldBare[h] = heldBare[heldCount];
-        heldTag[h] = heldTag[heldCount];
         held[h] = held[heldCount];
         held[heldCount] = null;
     }

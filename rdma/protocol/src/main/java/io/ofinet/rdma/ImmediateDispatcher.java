@@ -204,10 +204,9 @@ final class ImmediateDispatcher {
 
     /**
      * An eager message or intent arrived in {@code buffer} on data rail {@code rail}: {@code len}
-     * bytes with immediate data {@code data}. A headed one carries the communicator's token in its
-     * header (and, where CQ data has 8 bytes, in the upper half); a bare one carries its tag there
-     * instead, and only its source, where the provider names it, ties it to the peer. A message
-     * that breaks a rule fails the communicator it names, and only it.
+     * bytes with immediate data {@code data}. It carries the communicator's token in its header
+     * (and, where CQ data has 8 bytes, in the upper half); a header that breaks a rule fails the
+     * communicator it names, and only it.
      *
      * @return whether the buffer is held for a receive not yet posted
      */
@@ -217,30 +216,15 @@ final class ImmediateDispatcher {
             return false;
         }
         int word = (int) checked;
-        int form = Immediate.recvIndex(word);
-        boolean bare = form == Immediate.EAGER_BARE;
-        if (form != Immediate.EAGER_HEADED && !(bare && endpoint.pools.eager.bareAllowed())) {
-            malformed("dropping an eager message of {0} bytes in form {1} on rail {2}", len, form, rail);
-            return false;
-        }
         RecvComm recv = openRecv(Immediate.commId(word));
-        if (recv == null) {
+        if (recv == null || !fromItsPeer(recv, rail, data >>> 32, "eager message")) {
             return false;
         }
-        if (bare) {
-            if (!fromItsSource(recv, rail, "bare eager message")) {
-                return false;
-            }
-        } else {
-            if (!fromItsPeer(recv, rail, data >>> 32, "eager message")) {
-                return false;
-            }
-            if (!recv.inbox.carriesToken(buffer, len)) {
-                return forged(recv, "eager message", "its token in its header");
-            }
+        if (!recv.inbox.carriesToken(buffer, len)) {
+            return forged(recv, "eager message", "its token in its header");
         }
         try {
-            return recv.eagerArrived(buffer, len, Immediate.seq(word), bare, (int) (data >>> 32));
+            return recv.eagerArrived(buffer, len, Immediate.seq(word));
         } catch (RdmaException e) {
             recv.liveness().condemn(new RdmaException(ErrorCategory.REMOTE, "receive communicator " + recv.id() + ": "
                     + e.getMessage(), e));

@@ -280,15 +280,14 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /**
-     * Eager message or intent {@code seq} arrived in {@code buffer} ({@code len} bytes; bare, with
-     * tag {@code bareTag}, or headed): delivered to its receive, held until it is posted, or
-     * dropped when its receive has failed.
+     * Eager message or intent {@code seq} arrived in {@code buffer} ({@code len} bytes): delivered
+     * to its receive, held until it is posted, or dropped when its receive has failed.
      *
      * @return whether the buffer is held
      */
-    boolean eagerArrived(EagerBuffer buffer, long len, int seq, boolean bare, int bareTag) throws RdmaException {
+    boolean eagerArrived(EagerBuffer buffer, long len, int seq) throws RdmaException {
         liveness.heard(endpoint.stepNanos());
-        inbox.check(buffer, len, seq, bare, bareTag);
+        inbox.check(buffer, len, seq);
         MessageWindow.Status status = window.status(seq);
         if (status == MessageWindow.Status.IN_PROGRESS) {
             return inbox.deliverChecked(window.retrieve(seq), seq, buffer, len);

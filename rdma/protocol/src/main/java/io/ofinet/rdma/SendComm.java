@@ -64,8 +64,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         this.mailboxMr = mailboxMr;
         this.slotBytes = slotBytes;
         EagerBuffers eager = endpoint.pools.eager;
-        this.sequencer = eager != null && eager.enabled()
-                ? new SendSequencer(eager.payloadBytes(), eager.headedBytes()) : new SendSequencer(0, 0);
+        this.sequencer = new SendSequencer(eager != null && eager.enabled() ? eager.payloadBytes() : 0);
         for (int i = 0; i < MAX_REQUESTS; i++) {
             all[i] = new SendRequest(this);
             free.add(all[i]);

@@ -18,8 +18,8 @@ import java.util.ArrayDeque;
  * <p>The oldest queued send goes out as follows:
  * <ul>
  * <li>its control message has arrived: into the first buffer not yet taken whose tag matches —
- *     eagerly (with the buffer's index) when it is at most {@code eagerMaxSize} and fits behind a
- *     header, else in RDMA writes; refused when no buffer has the tag or it does not fit;
+ *     eagerly (with the buffer's index) when it is at most {@code eagerMaxSize}, else in RDMA
+ *     writes; refused when no buffer has the tag or it does not fit;
  *     <li>none has arrived, and it is at most {@code eagerMaxSize}: eagerly, to be matched by its
  *     tag at the receiver;
  * <li>none has arrived, and it is larger: an intent (its tag and size, matched by its tag) goes
@@ -38,8 +38,6 @@ final class SendSequencer {
     private static final int MASK = SEQS - 1;
 
     private final int eagerMax;
-    /** The largest eager message that can name its buffer: one with a header. */
-    private final int indexedMax;
     private final ControlMessage[] controls = new ControlMessage[Limits.WINDOW];
     /** Per mailbox slot: the sequence number of the control message there, or -1 when none is pending. */
     private final int[] controlSeq = new int[Limits.WINDOW];
@@ -58,13 +56,8 @@ final class SendSequencer {
     private int nextSeq;
     private int credits = CREDITS;
 
-    /**
-     * With the eager path up to {@code eagerMaxSize} bytes (0: off), of which messages up to {@code
-     * headedMaxSize} can carry a header naming their buffer (longer ones go bare, by tag).
-     */
-    SendSequencer(long eagerMaxSize, long headedMaxSize) {
+    SendSequencer(long eagerMaxSize) {
         this.eagerMax = (int) Math.min(eagerMaxSize, Integer.MAX_VALUE);
-        this.indexedMax = (int) Math.min(Math.min(headedMaxSize, eagerMaxSize), Integer.MAX_VALUE);
         for (int i = 0; i < Limits.WINDOW; i++) {
             controls[i] = new ControlMessage();
             controlSeq[i] = -1;
@@ -257,7 +250,7 @@ final class SendSequencer {
                 consumed[slot] |= 1 << i;
                 return advance(slot, t, u, control);
             }
-            if (indexedMax > 0 && request.size <= indexedMax && credits > 0) {
+            if (eagerMax > 0 && request.size <= eagerMax && credits > 0) {
                 if (!writes.eager(request, t, control.index(i), true)) {
                     return false;
                 }

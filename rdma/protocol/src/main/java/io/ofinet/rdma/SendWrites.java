@@ -75,35 +75,25 @@ final class SendWrites {
      * Sends message {@code seq} eagerly — its header and payload copied into an eager buffer, one
      * message to the receiver's data rail {@code seq mod rails} — or, when {@code withData} is
      * false, only its intent (the header). {@code index} is the receive buffer's, or {@link
-     * EagerHeader#BY_TAG}; a payload longer than {@link EagerBuffers#headedBytes()} goes bare, by
-     * tag only. An eager send is done at once (its payload is copied); the message's
+     * EagerHeader#BY_TAG}. An eager send is done at once (its payload is copied); the message's
      * failure to go out fails the communicator, through {@code eagerOwner}.
      */
     boolean eager(SendRequest request, int seq, int index, boolean withData) {
-        long payload = withData ? request.size : 0;
-        // A payload too long for a header in the buffer goes bare, matched by its tag (shm only).
-        boolean bare = payload > endpoint.pools.eager.headedBytes();
-        if (bare && index != EagerHeader.BY_TAG) {
-            throw new IllegalStateException("a bare eager message of " + payload + " bytes for buffer " + index);
-        }
         EagerBuffer buffer = endpoint.pools.eager.acquire();
         if (buffer == null) {
             return false;
         }
-        long header = bare ? 0 : EagerHeader.BYTES;
-        if (!bare) {
-            EagerHeader.encode(endpoint.memory, buffer.address, withData ? EagerHeader.KIND_EAGER
-                    : EagerHeader.KIND_INTENT, index, seq, request.tag, request.size, connection.peerToken());
-        }
+        long payload = withData ? request.size : 0;
+        EagerHeader.encode(endpoint.memory, buffer.address, withData ? EagerHeader.KIND_EAGER : EagerHeader.KIND_INTENT,
+                index, seq, request.tag, request.size, connection.peerToken());
         if (payload > 0) {
-            endpoint.memory.copy(request.address, buffer.address + header, payload);
+            endpoint.memory.copy(request.address, buffer.payload(), payload);
         }
         int rail = seq % endpoint.dataRails();
-        int word = Immediate.encode(Immediate.TYPE_DATA, 1, bare ? Immediate.EAGER_BARE : Immediate.EAGER_HEADED,
-                connection.peerCommId(), seq);
+        int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0, connection.peerCommId(), seq);
         request.seq = seq;
         request.bufferIndex = index == EagerHeader.BY_TAG ? 0 : index;
-        long data = endpoint.railSet.immediate(word, (bare ? request.tag : connection.peerToken()) & 0xffffffffL);
+        long data = endpoint.railSet.immediate(word, connection.peerToken() & 0xffffffffL);
         if (withData) {
             // The payload is copied out: the send is done now, and its message's fate is the
             // communicator's (a failure to deliver it fails the communicator).
@@ -112,7 +102,7 @@ final class SendWrites {
             endpoint.pools.counts.sent(request.size);
             eagerOwner.sent(request.size);
         }
-        buffer.send.start(rail, header + payload, data, connection.dataPeer(rail), connection.dataQueue(rail),
+        buffer.send.start(rail, EagerHeader.BYTES + payload, data, connection.dataPeer(rail), connection.dataQueue(rail),
                 eagerOwner);
         return true;
     }

@@ -40,7 +40,7 @@ import java.util.SplittableRandom;
  * communicator id the victim may have, of every kind, with impossible fields or without the right
  * token, and data segments for the victim's first communicators, which only their source tells
  * apart; to the victim's data rail eager messages for those communicators, with random headers or
- * well-formed ones without the token, bare ones with the honest stream's tag, and (but on shm) more messages too large for an eager buffer
+ * well-formed ones without the token, and (but on shm) more messages too large for an eager buffer
  * than the buffers posted there could fail in a row; then it exits with its connections pending.
  * It publishes how many arrivals it sent that the victim must count, and how many of those too
  * large it sent. The victim checks that the honest stream never stalled over 3 s, that its
@@ -331,17 +331,6 @@ public final class HostilePeer {
                     int length = EagerHeader.BYTES + random.nextInt(eagerBytes - EagerHeader.BYTES + 1);
                     data.send(eager, length, Immediate.encode(Immediate.TYPE_DATA, 1, 0, comm, seq)
                             | (long) random.nextInt() << 32);
-                    immediates++;
-                }
-            }
-            // Bare eager messages of 4,081 to 4,096 bytes with the honest stream's tag (0) where the
-            // token would go: on shm only their source tells them apart; elsewhere no bare message
-            // is taken at all (malformed).
-            for (int comm = 0; comm < 4; comm++) {
-                for (int seq = 0; seq < 16; seq++) {
-                    random.nextBytes(eager);
-                    data.send(eager, 4096 - random.nextInt(16), Immediate.encode(Immediate.TYPE_DATA, 1,
-                            Immediate.EAGER_BARE, comm, seq));
                     immediates++;
                 }
             }

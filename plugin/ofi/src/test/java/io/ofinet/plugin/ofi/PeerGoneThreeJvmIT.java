@@ -37,7 +37,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  * <p>On shm a stop that lands while leaf1 holds the hub's region lock, inside a send, leaves leaf2
  * spinning in its own sends to the hub until leaf1 runs again, and the hub condemns leaf2 for its
  * silence in the {@code timeout} rows (libfabric 1.17, docs/FABRIC.md, "A shm peer stopped inside
- * a send"). It was seen once; the rows keep their strict expectation.
+ * a send"); one that lands while leaf1 holds its own lock, inside its progress, leaves the hub
+ * spinning in its sends to leaf1 — for good when leaf1 is killed there. Both grow likelier the more
+ * of leaf1's time goes to copying what it receives: a faster eager path for 4 KiB messages on shm
+ * failed both 4 KiB shm rows in one run and was withdrawn. The rows keep their strict expectation.
  */
 @Timeout(600)
 class PeerGoneThreeJvmIT {

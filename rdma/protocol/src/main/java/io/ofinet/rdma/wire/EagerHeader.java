@@ -18,10 +18,7 @@ import io.ofinet.rdma.error.RdmaException;
  * 12  u32 token of the receive communicator
  * </pre>
  *
- * A bare eager message has no header: its payload is the whole message, and the immediate data
- * carries the tag in place of the token ({@link #bare}).
- *
- * <p>One instance decodes many headers; it holds the last one decoded.
+ * One instance decodes many headers; it holds the last one decoded.
  */
 public final class EagerHeader {
     public static final int BYTES = 16;
@@ -36,7 +33,6 @@ public final class EagerHeader {
     private int tag;
     private long size;
     private int token;
-    private boolean bare;
 
     /** Writes a header at {@code address}. */
     public static void encode(HostMemory memory, long address, int kind, int buffer, int seq, int tag, long size,
@@ -86,38 +82,7 @@ public final class EagerHeader {
         if (kind == KIND_INTENT && length != BYTES) {
             throw remote("an intent of " + length + " bytes carries a payload");
         }
-        bare = false;
         return this;
-    }
-
-    /**
-     * Takes a bare eager message of {@code length} bytes, sequence number {@code seq} and tag
-     * {@code tag} (both from its immediate data) as if decoded: eager data matched by tag.
-     *
-     * @throws RdmaException (remote) when it is empty or longer than {@code maxPayload}
-     */
-    public EagerHeader bare(long length, int seq, int tag, long maxPayload) throws RdmaException {
-        if (length < 1 || length > maxPayload) {
-            throw remote("a bare eager message of " + length + " bytes (1 to " + maxPayload + ")");
-        }
-        this.kind = KIND_EAGER;
-        this.buffer = BY_TAG;
-        this.seq = seq;
-        this.tag = tag;
-        this.size = length;
-        this.token = 0;
-        this.bare = true;
-        return this;
-    }
-
-    /** Whether the message is bare: no header, the tag from its immediate data. */
-    public boolean isBare() {
-        return bare;
-    }
-
-    /** Where the payload starts in the message: after the header, or at once when bare. */
-    public int payloadOffset() {
-        return bare ? 0 : BYTES;
     }
 
     private static RdmaException remote(String what) {

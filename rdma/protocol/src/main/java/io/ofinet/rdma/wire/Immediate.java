@@ -20,8 +20,6 @@ import io.ofinet.rdma.error.RdmaException;
  * that peers can tell each other they are alive. A keepalive's buffer-index field says which
  * communicator it is for and why: 0 the receiving side (alive), 1 the sending side (alive), 2 the
  * sending side (the receiver is closing: stop), 3 the receiving side (the sender has closed).
- * An eager message (a message of type data, not a write) has one segment, and its index says
- * whether a header precedes its payload ({@link #EAGER_HEADED}) or not ({@link #EAGER_BARE}).
  */
 public final class Immediate {
     public static final int TYPE_DATA = 0;
@@ -42,13 +40,6 @@ public final class Immediate {
     public static final int NO_TAG_TO_SENDER = 5;
     /** Keepalive side: to the send side, credits returned (their count where the sequence number goes). */
     public static final int CREDITS_TO_SENDER = 6;
-    /** Index of an eager message (a message of type data): its header is in front of the payload. */
-    public static final int EAGER_HEADED = 0;
-    /**
-     * Index of an eager message: bare, the payload alone, matched by the tag in the upper half of
-     * the CQ data (docs/PROTOCOL.md, "Bare eager messages").
-     */
-    public static final int EAGER_BARE = 1;
 
     /** Error reason, in the segment field of an error: the send did not fit the buffer. */
     public static final int ERROR_TRUNCATED = 1;

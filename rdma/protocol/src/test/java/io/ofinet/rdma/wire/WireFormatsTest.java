@@ -2,7 +2,6 @@ package io.ofinet.rdma.wire;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -160,33 +159,6 @@ class WireFormatsTest {
                 memory.write(at, b, 0, Math.min(len, 64));
                 new EagerHeader().decode(memory, at, len, 513, 8192);
             }, ErrorCategory.REMOTE);
-        } finally {
-            memory.free(at);
-        }
-    }
-
-    /** A bare eager message: the buffer-index field 1 says so, the tag rides where the token goes. */
-    @Test
-    void bareEagerMessageIsPinnedAndChecked() throws RdmaException {
-        int word = Immediate.encode(Immediate.TYPE_DATA, 1, Immediate.EAGER_BARE, 4095, 513);
-        assertEquals(0x00BFFE01, word, "type 0, one segment, index 1, communicator 4095, message 513");
-        assertEquals(0, Immediate.encode(Immediate.TYPE_DATA, 1, Immediate.EAGER_HEADED, 0, 0));
-        EagerHeader h = new EagerHeader().bare(4096, 513, 0xCAFE, 4096);
-        assertEquals(EagerHeader.KIND_EAGER, h.kind());
-        assertTrue(h.byTag() && h.isBare());
-        assertEquals(513, h.seq());
-        assertEquals(0xCAFE, h.tag());
-        assertEquals(4096, h.size());
-        assertEquals(0, h.payloadOffset());
-        assertThrows(RdmaException.class, () -> new EagerHeader().bare(0, 1, 1, 4096), "empty");
-        assertThrows(RdmaException.class, () -> new EagerHeader().bare(4097, 1, 1, 4096), "beyond the eager limit");
-        io.ofinet.fabric.HostMemory memory = io.ofinet.fabric.ofi.NativeMemory.host();
-        long at = memory.allocate(64);
-        try {
-            EagerHeader.encode(memory, at, EagerHeader.KIND_EAGER, EagerHeader.BY_TAG, 1, 9, 32, 1);
-            assertEquals(EagerHeader.BYTES, h.decode(memory, at, EagerHeader.BYTES + 32, 1, 8192).payloadOffset(),
-                    "the same instance, decoding a headed message after a bare one");
-            assertFalse(h.isBare());
         } finally {
             memory.free(at);
         }
