@@ -6,7 +6,7 @@ import io.ofinet.rdma.progress.Operation;
 
 /**
  * A receive an endpoint keeps posted (control-rail buffers, notice receives, eager buffers):
- * reposted after each arrival, unless what arrived stays in it for later, and after a peer's
+ * reposted after each arrival (at the start of the next step), unless what arrived stays in it for later, and after a peer's
  * message too large for it (FI_ETRUNC, dropped and counted as malformed), so that no peer can
  * leave the endpoint without posted receives; after any other failure up to {@link
  * #MAX_FAILURES_IN_A_ROW} in a row, past which the failure is the endpoint's own and reposting
@@ -44,11 +44,15 @@ abstract class KeptReceive extends Operation {
         submit();
     }
 
+    /**
+     * An arrival: handled now, and the receive posted again at the start of the endpoint's next
+     * step, off the path from the arrival to the {@code test} that sees it.
+     */
     @Override
     protected final void completed(int rail, long flags, long len, long data) {
         failuresInARow = 0;
         if (arrived(flags, len, data)) {
-            repost();
+            endpoint.repostNextStep(this);
         }
     }
 

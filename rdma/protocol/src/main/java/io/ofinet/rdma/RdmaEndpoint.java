@@ -10,6 +10,7 @@ import io.ofinet.mr.Use;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.ProgressEngine;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -181,9 +182,23 @@ public final class RdmaEndpoint implements AutoCloseable {
      * that time ({@link #stepNanos}): one clock read per step, none per arrival.
      */
     int readQueues() throws RdmaException {
+        for (KeptReceive receive = reposts.poll(); receive != null; receive = reposts.poll()) {
+            receive.repost();
+        }
         stepNanos = System.nanoTime();
         return engine.progress();
     }
+
+    /**
+     * Posts {@code receive} again at the start of the next step rather than now: an arrival's step
+     * then ends, and the {@code test} that waits for it returns, without the post in between.
+     */
+    void repostNextStep(KeptReceive receive) {
+        reposts.add(receive);
+    }
+
+    /** Kept receives whose arrival a step handled, posted again at the start of the next. */
+    private final ArrayDeque<KeptReceive> reposts = new ArrayDeque<>();
 
     /** When the current (or last) reading of the queues began: the time of what arrives in it. */
     long stepNanos() {
@@ -302,6 +317,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** Marks the endpoint closed; the caller holds it. */
     void markClosed() {
         closed = true;
+        reposts.clear();
         Watchdog.unwatch(this);
     }
 }

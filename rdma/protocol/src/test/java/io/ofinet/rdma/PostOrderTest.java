@@ -27,6 +27,52 @@ class PostOrderTest {
         postOrder("", null, "fi_senddata");
     }
 
+    /**
+     * The {@code test} that sees an eager message arrive posts nothing after reading the queue: the
+     * eager buffer goes back at the start of the endpoint's next step, before that step reads.
+     */
+    @Test
+    void theArrivalsTestReturnsBeforeItsBufferIsPostedAgain() throws Exception {
+        MemProvider provider = MemProvider.create();
+        try (Device deviceA = Device.open(provider, Layouts.mem(1, ""));
+                Device deviceB = Device.open(provider, Layouts.mem(1, ""));
+                HostBuffer src = new HostBuffer(64).pattern(5);
+                HostBuffer dst = new HostBuffer(64)) {
+            RdmaEndpoint a = deviceA.openEndpoint();
+            RdmaEndpoint b = deviceB.openEndpoint();
+            Object[] pair = ConnectionTest.establish(a, b, b.listen());
+            SendComm send = (SendComm) pair[0];
+            RecvComm recv = (RecvComm) pair[1];
+            MrHandle srcMr = a.registerUserBuffer(src.address, src.size);
+            MrHandle dstMr = b.registerUserBuffer(dst.address, dst.size);
+            for (int message = 0; message < 3; message++) {
+                Request received = recv.irecv(1, new long[] {dst.address}, new long[] {64}, new int[] {1},
+                        new MrHandle[] {dstMr});
+                Request sent = send.isend(src.address, 64, 1, srcMr);
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                List<String> arrival = List.of();
+                boolean done = false;
+                while (!done && System.nanoTime() < deadline) {
+                    provider.startRecordingCalls();
+                    done = received.test(null);
+                    arrival = provider.stopRecordingCalls();
+                }
+                assertTrue(done, "message " + message + " arrived");
+                assertEquals(List.of("fi_cq_read"), arrival.stream().distinct().toList(),
+                        "the step that delivered message " + message + " only read");
+                provider.startRecordingCalls();
+                b.progress();
+                List<String> next = provider.stopRecordingCalls();
+                assertEquals("fi_recv", next.get(0), "the next step posts the buffer first: " + next);
+                while (!sent.test(null) && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+            }
+            a.deregisterUserBuffer(srcMr);
+            b.deregisterUserBuffer(dstMr);
+        }
+    }
+
     private static void postOrder(String layout, String irecvFirst, String isendFirst) throws Exception {
         MemProvider provider = MemProvider.create();
         try (Device deviceA = Device.open(provider, Layouts.mem(1, layout));
