@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.error.RdmaException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -15,6 +16,50 @@ import org.junit.jupiter.api.Test;
  * on it, in order.
  */
 class PostOrderTest {
+
+    /**
+     * Two in-memory devices with an endpoint each, a connection from a to b, and a registered buffer
+     * of 4096 bytes on each side; closed in the order the plugin requires.
+     */
+    private static final class Link implements AutoCloseable {
+        final MemProvider provider = MemProvider.create();
+        final Device deviceA;
+        final Device deviceB;
+        final HostBuffer src = new HostBuffer(4096).pattern(5);
+        final HostBuffer dst = new HostBuffer(4096);
+        final RdmaEndpoint a;
+        final RdmaEndpoint b;
+        final SendComm send;
+        final RecvComm recv;
+        final MrHandle srcMr;
+        final MrHandle dstMr;
+
+        Link(String layout) throws Exception {
+            deviceA = Device.open(provider, Layouts.mem(1, layout));
+            deviceB = Device.open(provider, Layouts.mem(1, layout));
+            a = deviceA.openEndpoint();
+            b = deviceB.openEndpoint();
+            Object[] pair = ConnectionTest.establish(a, b, b.listen());
+            send = (SendComm) pair[0];
+            recv = (RecvComm) pair[1];
+            srcMr = a.registerUserBuffer(src.address, src.size);
+            dstMr = b.registerUserBuffer(dst.address, dst.size);
+        }
+
+        Request irecv(long bytes) throws Exception {
+            return recv.irecv(1, new long[] {dst.address}, new long[] {bytes}, new int[] {1}, new MrHandle[] {dstMr});
+        }
+
+        @Override
+        public void close() throws RdmaException {
+            a.deregisterUserBuffer(srcMr);
+            b.deregisterUserBuffer(dstMr);
+            dst.close();
+            src.close();
+            deviceB.close();
+            deviceA.close();
+        }
+    }
 
     @Test
     void irecvIsendAndIflushPostFirst() throws Exception {
@@ -33,63 +78,37 @@ class PostOrderTest {
      */
     @Test
     void theArrivalsTestReturnsBeforeItsBufferIsPostedAgain() throws Exception {
-        MemProvider provider = MemProvider.create();
-        try (Device deviceA = Device.open(provider, Layouts.mem(1, ""));
-                Device deviceB = Device.open(provider, Layouts.mem(1, ""));
-                HostBuffer src = new HostBuffer(64).pattern(5);
-                HostBuffer dst = new HostBuffer(64)) {
-            RdmaEndpoint a = deviceA.openEndpoint();
-            RdmaEndpoint b = deviceB.openEndpoint();
-            Object[] pair = ConnectionTest.establish(a, b, b.listen());
-            SendComm send = (SendComm) pair[0];
-            RecvComm recv = (RecvComm) pair[1];
-            MrHandle srcMr = a.registerUserBuffer(src.address, src.size);
-            MrHandle dstMr = b.registerUserBuffer(dst.address, dst.size);
+        try (Link link = new Link("")) {
             for (int message = 0; message < 3; message++) {
-                Request received = recv.irecv(1, new long[] {dst.address}, new long[] {64}, new int[] {1},
-                        new MrHandle[] {dstMr});
-                Request sent = send.isend(src.address, 64, 1, srcMr);
+                Request received = link.irecv(64);
+                Request sent = link.send.isend(link.src.address, 64, 1, link.srcMr);
                 long deadline = System.nanoTime() + 10_000_000_000L;
                 List<String> arrival = List.of();
                 boolean done = false;
                 while (!done && System.nanoTime() < deadline) {
-                    provider.startRecordingCalls();
+                    link.provider.startRecordingCalls();
                     done = received.test(null);
-                    arrival = provider.stopRecordingCalls();
+                    arrival = link.provider.stopRecordingCalls();
                 }
                 assertTrue(done, "message " + message + " arrived");
                 assertEquals(List.of("fi_cq_read"), arrival.stream().distinct().toList(),
                         "the step that delivered message " + message + " only read");
-                provider.startRecordingCalls();
-                b.progress();
-                List<String> next = provider.stopRecordingCalls();
+                link.provider.startRecordingCalls();
+                link.b.progress();
+                List<String> next = link.provider.stopRecordingCalls();
                 assertEquals("fi_recv", next.get(0), "the next step posts the buffer first: " + next);
                 while (!sent.test(null) && System.nanoTime() < deadline) {
                     Thread.onSpinWait();
                 }
             }
-            a.deregisterUserBuffer(srcMr);
-            b.deregisterUserBuffer(dstMr);
         }
     }
 
     private static void postOrder(String layout, String irecvFirst, String isendFirst) throws Exception {
-        MemProvider provider = MemProvider.create();
-        try (Device deviceA = Device.open(provider, Layouts.mem(1, layout));
-                Device deviceB = Device.open(provider, Layouts.mem(1, layout));
-                HostBuffer src = new HostBuffer(4096).pattern(5);
-                HostBuffer dst = new HostBuffer(4096)) {
-            RdmaEndpoint a = deviceA.openEndpoint();
-            RdmaEndpoint b = deviceB.openEndpoint();
-            Object[] pair = ConnectionTest.establish(a, b, b.listen());
-            SendComm send = (SendComm) pair[0];
-            RecvComm recv = (RecvComm) pair[1];
-            MrHandle srcMr = a.registerUserBuffer(src.address, src.size);
-            MrHandle dstMr = b.registerUserBuffer(dst.address, dst.size);
-
+        try (Link link = new Link(layout)) {
+            MemProvider provider = link.provider;
             provider.startRecordingCalls();
-            Request received = recv.irecv(1, new long[] {dst.address}, new long[] {4096}, new int[] {1},
-                    new MrHandle[] {dstMr});
+            Request received = link.irecv(4096);
             List<String> irecvCalls = provider.stopRecordingCalls();
             if (irecvFirst != null) {
                 assertEquals(irecvFirst, irecvCalls.get(0), "irecv's control message first: " + irecvCalls);
@@ -99,10 +118,10 @@ class PostOrderTest {
 
             // The sender learns of the receive when it reads its queues (the provider delivers then).
             for (int i = 0; i < 20; i++) {
-                a.progress();
+                link.a.progress();
             }
             provider.startRecordingCalls();
-            Request sent = send.isend(src.address, 4096, 1, srcMr);
+            Request sent = link.send.isend(link.src.address, 4096, 1, link.srcMr);
             List<String> isendCalls = provider.stopRecordingCalls();
             assertEquals(isendFirst, isendCalls.get(0), "isend's write first: " + isendCalls);
 
@@ -116,14 +135,13 @@ class PostOrderTest {
             assertTrue(sendDone && recvDone, "the message moved");
 
             provider.startRecordingCalls();
-            Request flushed = recv.iflush(1, new long[] {dst.address}, new long[] {4096}, new MrHandle[] {dstMr});
+            Request flushed = link.recv.iflush(1, new long[] {link.dst.address}, new long[] {4096},
+                    new MrHandle[] {link.dstMr});
             List<String> iflushCalls = provider.stopRecordingCalls();
             assertEquals("fi_read", iflushCalls.get(0), "iflush's read first: " + iflushCalls);
             while (!flushed.test(null) && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
-            a.deregisterUserBuffer(srcMr);
-            b.deregisterUserBuffer(dstMr);
         }
     }
 }
