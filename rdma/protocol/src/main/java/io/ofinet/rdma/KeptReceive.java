@@ -6,11 +6,11 @@ import io.ofinet.rdma.progress.Operation;
 
 /**
  * A receive an endpoint keeps posted (control-rail buffers, notice receives, eager buffers):
- * reposted after each arrival (at the start of the next step), unless what arrived stays in it for later, and after a peer's
- * message too large for it (FI_ETRUNC, dropped and counted as malformed), so that no peer can
- * leave the endpoint without posted receives; after any other failure up to {@link
- * #MAX_FAILURES_IN_A_ROW} in a row, past which the failure is the endpoint's own and reposting
- * would only repeat it.
+ * reposted after each arrival (at the start of the next step), unless what arrived stays in it
+ * for later, and after a peer's message too large for it (FI_ETRUNC, dropped and counted as
+ * malformed), so that no peer can leave the endpoint without posted receives; after any other
+ * failure up to {@link #MAX_FAILURES_IN_A_ROW} in a row, past which the failure is the endpoint's
+ * own and reposting would only repeat it.
  */
 abstract class KeptReceive extends Operation {
     /** Failures of one posted receive in a row after which it is not posted again. */

@@ -178,7 +178,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     /**
-     * Reads the queues once: the step's clock is read first, and what arrives in it is heard at
+     * Posts again the receives whose arrivals the last step handled ({@link #repostNextStep}), then
+     * reads the queues once: the step's clock is read first, and what arrives in it is heard at
      * that time ({@link #stepNanos}): one clock read per step, none per arrival.
      */
     int readQueues() throws RdmaException {
