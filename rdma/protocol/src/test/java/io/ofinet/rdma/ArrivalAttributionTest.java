@@ -1,0 +1,193 @@
+package io.ofinet.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.fabric.mem.MemProvider;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Arrivals that break a rule or come from the wrong peer, at an endpoint with two connections on
+ * the in-memory provider: each is charged to the communicator it can be traced to, or to none.
+ */
+@Timeout(30)
+class ArrivalAttributionTest {
+    private final List<Device> devices = new ArrayList<>();
+    private MemProvider provider;
+
+    private RdmaEndpoint endpoint() throws Exception {
+        Device d = Device.open(provider, Layouts.mem(1, ""));
+        devices.add(d);
+        return d.openEndpoint();
+    }
+
+    @AfterEach
+    void closeDevices() throws Exception {
+        // Closing succeeds only if every registration, endpoint and queue was released in order.
+        for (Device d : devices) {
+            d.close();
+            d.close();
+        }
+    }
+
+    /** Immediate data as a peer would send it: the word, and the upper half of 8-byte CQ data. */
+    private static long arrival(int type, int segments, int index, int comm, int seq, long upper) {
+        return upper << 32 | (io.ofinet.rdma.wire.Immediate.encode(type, segments, index, comm, seq) & 0xffffffffL);
+    }
+
+    /** Endpoints a and c, each connected to endpoint b, on one in-memory rail: {send, recv} each. */
+    private RdmaEndpoint a;
+    private RdmaEndpoint b;
+    private RdmaEndpoint c;
+    private Object[] pairA;
+    private Object[] pairC;
+
+    @BeforeEach
+    void connectTrio() throws Exception {
+        provider = MemProvider.builder().domains(1).build();
+        a = endpoint();
+        c = endpoint();
+        b = endpoint();
+        ListenComm listen = b.listen();
+        pairA = ConnectionTest.establish(a, b, listen);
+        pairC = ConnectionTest.establish(c, b, listen);
+    }
+
+    @Test
+    void arrivalsThatBreakARuleFailOnlyTheCommunicatorTheyCanBeTracedTo() throws Exception {
+        RecvComm fromA = (RecvComm) pairA[1];
+        SendComm toBFromA = (SendComm) pairA[0];
+        int data = io.ofinet.rdma.wire.Immediate.TYPE_DATA;
+        int error = io.ofinet.rdma.wire.Immediate.TYPE_ERROR;
+        int keepalive = io.ofinet.rdma.wire.Immediate.TYPE_KEEPALIVE;
+        long wrongToken = ~fromA.token() & 0xffffffffL;
+        b.lock();
+        try {
+            // 16 segments on a device of one data rail: names nothing that can be trusted.
+            b.immediates.remoteData(0, 0, 0, arrival(data, 16, 0, fromA.id(), 0, 0) & 0xffffffffL);
+            assertEquals(1, b.immediates.malformed());
+            // A segment for a communicator that does not exist: dropped and counted.
+            b.immediates.remoteData(0, 0, 64, arrival(data, 1, 0, 4000, 0, 64));
+            // A segment for a receive fromA never posted: a segment carries its length where a token
+            // would go, so its sender cannot be told; dropped and counted, not charged to fromA.
+            b.immediates.remoteData(0, 0, 64, arrival(data, 1, 0, fromA.id(), 0, 64));
+            // A refusal, a close notice and a keepalive naming fromA without its token: not from its peer.
+            b.immediates.remoteData(0, 0, 0, arrival(error, 1, 0, fromA.id(), 0, wrongToken));
+            b.immediates.remoteData(0, 0, 0, arrival(keepalive, 1, io.ofinet.rdma.wire.Immediate.SENDER_CLOSED,
+                    fromA.id(), 0, wrongToken));
+            b.immediates.remoteData(0, 0, 0, arrival(keepalive, 1, io.ofinet.rdma.wire.Immediate.KEEPALIVE_TO_RECEIVER,
+                    fromA.id(), 0, wrongToken));
+        } finally {
+            b.unlock();
+        }
+        b.progress(); // nothing is thrown out of progress
+        assertFalse(fromA.senderClose.said(), "a forged close notice closed the connection");
+        try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(4096)) {
+            io.ofinet.mr.MrHandle mrB = b.registerUserBuffer(buf.address, 2048);
+            io.ofinet.mr.MrHandle mrA = a.registerUserBuffer(buf.address + 2048, 1024);
+            // fromA still works: the forged and unattributable arrivals were charged to nobody.
+            transfer(fromA, toBFromA, buf.address, mrB, buf.address + 2048, mrA);
+            // A refusal with fromA's token for a receive never posted: fromA's peer broke the protocol.
+            b.lock();
+            try {
+                b.immediates.remoteData(0, 0, 0, arrival(error, 1, 0, fromA.id(), 9, fromA.token() & 0xffffffffL));
+            } finally {
+                b.unlock();
+            }
+            RdmaException e = assertThrows(RdmaException.class, () -> fromA.irecv(1, new long[] {buf.address},
+                    new long[] {64}, new int[] {0}, new io.ofinet.mr.MrHandle[] {mrB}));
+            assertEquals(ErrorCategory.REMOTE, e.category());
+            assertTrue(e.getMessage().startsWith("receive communicator " + fromA.id() + ": "), e.getMessage());
+            // The other connection on the endpoint is untouched.
+            io.ofinet.mr.MrHandle mrC = c.registerUserBuffer(buf.address + 3072, 1024);
+            transfer((RecvComm) pairC[1], (SendComm) pairC[0], buf.address, mrB, buf.address + 3072, mrC);
+            EndpointStatistics stats = b.statistics();
+            assertEquals(2, stats.droppedMalformed(), stats.toString());
+            assertEquals(1, stats.droppedUnknownComm(), stats.toString());
+            assertEquals(3, stats.droppedForged(), stats.toString());
+            assertEquals(new CommStatistics(1, 64, 3, 1), fromA.statistics(), "what was dropped in fromA's name");
+            assertEquals(2, stats.messagesReceived(), stats.toString());
+            assertEquals(128, stats.bytesReceived(), stats.toString());
+            assertEquals(1, c.statistics().messagesSent());
+            assertEquals(64, c.statistics().bytesSent());
+            mrC.close();
+            mrA.close();
+            mrB.close();
+        }
+    }
+
+    @Test
+    void aDataSegmentFromAnotherPeerIsDroppedWhereTheProviderNamesSources() throws Exception {
+        RecvComm fromA = (RecvComm) pairA[1];
+        try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(4096)) {
+            io.ofinet.mr.MrHandle mrB = b.registerUserBuffer(buf.address, 2048);
+            io.ofinet.mr.MrHandle mrA = a.registerUserBuffer(buf.address + 2048, 1024);
+            RecvRequest r = fromA.irecv(1, new long[] {buf.address}, new long[] {64}, new int[] {0},
+                    new io.ofinet.mr.MrHandle[] {mrB});
+            // c, connected to b too, announces receive 0 of fromA as done with a zero-byte segment,
+            // as a zero-byte send would: its sender is c, and the provider says so.
+            io.ofinet.fabric.Endpoint raw = c.railSet.controlEndpoint(0);
+            long target = c.railSet.av(1).insert(b.railSet.controlEndpoint(0).name());
+            assertEquals(io.ofinet.fabric.Endpoint.POSTED, raw.senddata(0, 0, 0,
+                    arrival(io.ofinet.rdma.wire.Immediate.TYPE_DATA, 1, 0, fromA.id(), 0, 0), target, 0));
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (b.statistics().droppedForged() == 0) {
+                assertTrue(System.nanoTime() < deadline, "the forged segment was not counted");
+                c.progress();
+                assertFalse(r.test(null), "a segment from another peer completed the receive");
+            }
+            // The real send completes it, with its data.
+            NativeMemoryPattern.fill(buf.address + 2048, 64);
+            SendRequest s = ((SendComm) pairA[0]).isend(buf.address + 2048, 64, 0, mrA);
+            long[] sizes = new long[1];
+            boolean got = false;
+            boolean sent = false;
+            while (!got || !sent) {
+                assertTrue(System.nanoTime() < deadline + 5_000_000_000L, "no transfer");
+                got = got || r.test(sizes);
+                sent = sent || s.test(null);
+            }
+            assertEquals(64, sizes[0]);
+            assertArrayEquals(buf.bytes(2048, 64), buf.bytes(0, 64));
+            mrA.close();
+            mrB.close();
+        }
+    }
+
+    /** Fills test memory with a recognisable pattern. */
+    private static final class NativeMemoryPattern {
+        static void fill(long address, int n) {
+            for (int i = 0; i < n; i++) {
+                io.ofinet.fabric.ofi.NativeMemory.putByte(address + i, (byte) (i * 13 + 5));
+            }
+        }
+    }
+
+    /** 64 bytes from {@code srcAddress} through {@code send} into {@code dstAddress} through {@code recv}. */
+    private static void transfer(RecvComm recv, SendComm send, long dstAddress, io.ofinet.mr.MrHandle dstMr,
+            long srcAddress, io.ofinet.mr.MrHandle srcMr) throws Exception {
+        RecvRequest r = recv.irecv(1, new long[] {dstAddress}, new long[] {64}, new int[] {0},
+                new io.ofinet.mr.MrHandle[] {dstMr});
+        SendRequest s = send.isend(srcAddress, 64, 0, srcMr);
+        long[] sizes = new long[1];
+        boolean sent = false;
+        boolean got = false;
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!got || !sent) {
+            assertTrue(System.nanoTime() < deadline, "no transfer within 10 s");
+            got = got || r.test(sizes);
+            sent = sent || s.test(null);
+        }
+        assertEquals(64, sizes[0]);
+    }
+}
