@@ -15,19 +15,19 @@ import java.util.HexFormat;
  * {@code HostilePeer victim|honest|hostile DIR PROVIDER DOMAIN}.
  *
  * <p>The victim and the honest peer stream messages both ways in lock step (8 B, 4 KiB and 64 KiB
- * in turn), each verifying every byte, the victim with canary bytes on both sides of its
- * registered receive buffer. The victim accepts only the honest connection. The hostile process
- * ({@link HostileProcess}), on a bare libfabric endpoint of the same provider, sends to the
- * victim's control rail malformed, truncated, random and (but on shm) oversized handshake
- * messages, a flood of CONNECTs it never uses, and zero-byte messages and control messages with immediate data that name every
- * communicator id the victim may have, of every kind, with impossible fields or without the right
- * token, and data segments for the victim's first communicators, which only their source tells
- * apart; to the victim's data rail eager messages for those communicators, with random headers or
- * well-formed ones without the token, and (but on shm) more messages too large for an eager buffer
- * than the buffers posted there could fail in a row; then it exits with its connections pending.
- * It publishes how many arrivals it sent that the victim must count, and how many of those too
- * large it sent. The victim checks that the honest stream never stalled over 3 s, that its
- * canaries are intact, that every such arrival was dropped and counted — as forged, for no
+ * in turn), each verifying every byte, the victim with canary bytes on both sides of its registered
+ * receive buffer. The victim accepts only the honest connection. The hostile process ({@link
+ * HostileProcess}), on a bare libfabric endpoint of the same provider, sends to the victim's
+ * control rail malformed, truncated, random and (but on shm) oversized handshake messages, a flood
+ * of CONNECTs it never uses, and zero-byte messages and control messages with immediate data that
+ * name every communicator id the victim may have, of every kind, with impossible fields or without
+ * the right token, and data segments for the victim's first communicators, which only their source
+ * tells apart; to the victim's data rail eager messages for those communicators, with random
+ * headers or well-formed ones without the token, and (but on shm) more messages too large for an
+ * eager buffer than the buffers posted there could fail in a row; then it exits with its
+ * connections pending. It publishes how many arrivals it sent that the victim must count, and how
+ * many of those too large it sent. The victim checks that the honest stream never stalled over 3 s,
+ * that its canaries are intact, that every such arrival was dropped and counted — as forged, for no
  * communicator, or malformed — exactly once (of those too large: at most all), and that the flood
  * met {@code maxPendingConnections}. Exit status 0: all held.
  */
