@@ -33,6 +33,12 @@ final class PerfBench {
     private static final long JIT_WARMUP_BYTES = 1L << 30;
     private static final long REPETITION_BYTES = 256L << 20;
     private static final int MIN_ITERATIONS = 10;
+    /**
+     * The alignment of the buffers measured, as in the C programs compared with ({@code fi_window},
+     * {@code fi_pingpong}): on some CPUs the kernel's socket copies run several times slower for
+     * some alignments of source and destination within 64 bytes (docs/PERFORMANCE.md).
+     */
+    private static final int PAGE = 4096;
     /** A repetition's length when {@code --iters} is not given. */
     static final long REPETITION_NANOS = 50_000_000L;
     private static final int CALIBRATION_ITERATIONS = 100;
@@ -60,7 +66,8 @@ final class PerfBench {
         long largest = sizes.stream().mapToLong(Long::longValue).max().orElse(0);
         int n = ring.size();
         long bytes = Math.max(64, options.test.equals("allgather") ? largest * n : largest);
-        ByteBuffer data = ByteBuffer.allocateDirect((int) (2 * bytes + 64));
+        int capacity = (int) (2 * bytes + 64);
+        ByteBuffer data = ByteBuffer.allocateDirect(capacity + 2 * PAGE).alignedSlice(PAGE).slice(0, capacity);
         Handles.MrHandle mr = ring.register(data);
         try {
             if (root()) {
