@@ -1,0 +1,201 @@
+package io.ofinet.rdma.progress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+
+import io.ofinet.fabric.CompletionBatch;
+import io.ofinet.fabric.CompletionQueue;
+import io.ofinet.fabric.Endpoint;
+import io.ofinet.rdma.error.ErrorCategory;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Posts a provider refuses ({@code -FI_EAGAIN}): queued per peer in order, retried with back-off,
+ * and a refusing peer condemned after the bound, or sooner on evidence, without delaying others.
+ */
+class RefusedPostsTest {
+    private static final long TIMEOUT_NANOS = 10_000_000_000L;
+    private final List<String> log = new ArrayList<>();
+    private final PeerQueue peer = new PeerQueue("peer 1");
+
+    @Test
+    void refusedPostsWaitAndAreRetriedInOrderBeforeNewWorkToTheSamePeer() throws Exception {
+        CompletionQueue cq = mock(CompletionQueue.class);
+        when(cq.read(any(), anyInt())).thenReturn(0);
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        ScriptedOp first = new ScriptedOp("first", log, Endpoint.AGAIN, Endpoint.AGAIN, Endpoint.POSTED);
+        ScriptedOp second = new ScriptedOp("second", log, Endpoint.POSTED);
+        ScriptedOp third = new ScriptedOp("third", log, Endpoint.POSTED);
+        for (ScriptedOp op : List.of(first, second, third)) {
+            engine.register(op);
+        }
+        engine.submit(first, peer);
+        engine.submit(second, peer); // must not overtake first
+        assertEquals(2, engine.pending());
+        engine.progress(); // first refused again: nothing behind it is tried
+        assertEquals(List.of("post first again", "post first again"), log);
+        engine.submit(third, peer);
+        engine.progress();
+        assertEquals(List.of("post first again", "post first again", "post first", "post second", "post third"), log);
+        assertEquals(0, engine.pending());
+        assertEquals(2, engine.refusedPosts(), "each refusal counted once, at the first post and at the retry");
+    }
+
+    @Test
+    void postsRefusedWithNothingInFlightAreARefusedReconnectOnlyWhereConnectionsAreMadeOnDemand() throws Exception {
+        CompletionQueue cq = mock(CompletionQueue.class);
+        when(cq.read(any(), anyInt())).thenReturn(0);
+        long evidence = 50_000_000L;
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        PeerQueue rxm = new PeerQueue("127.0.0.1:5 on control rail 0", true, evidence);
+        PeerQueue plain = new PeerQueue("fi_shm://7:0:1 on control rail 0", true, 0);
+        PeerQueue fresh = new PeerQueue("127.0.0.1:6 on control rail 0", true, evidence);
+        for (PeerQueue q : List.of(rxm, plain)) {
+            // A first post is accepted: there was a connection. Later ones are all refused.
+            ScriptedOp first = new ScriptedOp("first", log, Endpoint.POSTED);
+            engine.register(first);
+            engine.submit(first, q);
+            completeAll(engine, cq, first);
+            ScriptedOp probe = new ScriptedOp("probe", log, Endpoint.AGAIN);
+            engine.register(probe);
+            engine.submit(probe, q);
+        }
+        ScriptedOp neverAccepted = new ScriptedOp("connect", log, Endpoint.AGAIN);
+        engine.register(neverAccepted);
+        engine.submit(neverAccepted, fresh);
+        long until = System.nanoTime() + 6 * evidence;
+        while (System.nanoTime() < until) {
+            engine.progress();
+        }
+        assertTrue(rxm.condemned() != null, "rxm: refused with nothing in flight for longer than the evidence bound");
+        assertTrue(rxm.condemned().getMessage().contains("with nothing in flight to it: its address refuses"
+                + " connections"), rxm.condemned().getMessage());
+        assertEquals(null, plain.condemned(), "elsewhere refusals are only refusals, bounded by the timeout");
+        assertEquals(null, fresh.condemned(), "a first connection that is slow to come is no evidence");
+    }
+
+    @Test
+    void postsRefusedWhileEarlierOnesAreInFlightAreNoEvidence() throws Exception {
+        CompletionQueue cq = mock(CompletionQueue.class);
+        when(cq.read(any(), anyInt())).thenReturn(0);
+        long evidence = 20_000_000L;
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        PeerQueue stopped = new PeerQueue("127.0.0.1:5 on data rail 0", true, evidence);
+        ScriptedOp stuck = new ScriptedOp("stuck", log, Endpoint.POSTED);
+        ScriptedOp refused = new ScriptedOp("refused", log, Endpoint.AGAIN);
+        engine.register(stuck);
+        engine.register(refused);
+        engine.submit(stuck, stopped);
+        engine.submit(refused, stopped);
+        long until = System.nanoTime() + 5 * evidence;
+        while (System.nanoTime() < until) {
+            engine.progress();
+        }
+        assertEquals(1, stopped.inFlight());
+        assertEquals(null, stopped.condemned(), "a peer that does not take our writes is slow, not gone");
+    }
+
+    @Test
+    void aRefusingPeerDelaysOnlyItsOwnPosts() throws Exception {
+        CompletionQueue cq = mock(CompletionQueue.class);
+        when(cq.read(any(), anyInt())).thenReturn(0);
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        PeerQueue other = new PeerQueue("peer 2");
+        ScriptedOp dead = new ScriptedOp("to-dead", log, Endpoint.AGAIN);
+        ScriptedOp deadLater = new ScriptedOp("to-dead-later", log, Endpoint.POSTED);
+        ScriptedOp healthy = new ScriptedOp("to-healthy", log, Endpoint.POSTED);
+        for (ScriptedOp op : List.of(dead, deadLater, healthy)) {
+            engine.register(op);
+        }
+        engine.submit(dead, peer);
+        engine.submit(deadLater, peer); // waits behind the refused post to its own peer
+        engine.submit(healthy, other); // goes out at once
+        assertEquals(List.of("post to-dead again", "post to-healthy"), log);
+        assertEquals(2, engine.pending());
+        assertEquals(2, peer.pending());
+        assertEquals(0, other.pending());
+        assertEquals(1, peer.refusals());
+    }
+
+    @Test
+    void retriesToARefusingPeerBackOffAndItIsCondemnedAfterTheBound() throws Exception {
+        CompletionQueue cq = mock(CompletionQueue.class);
+        when(cq.read(any(), anyInt())).thenReturn(0);
+        long bound = 200_000_000L;
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, bound, (r, f, l, d) -> { });
+        List<String> told = new ArrayList<>();
+        peer.listen(cause -> told.add(cause.getMessage()));
+        ScriptedOp refused = new ScriptedOp("refused", log, Endpoint.AGAIN);
+        ScriptedOp behind = new ScriptedOp("behind", log, Endpoint.POSTED);
+        engine.register(refused);
+        engine.register(behind);
+        engine.submit(refused, peer);
+        engine.submit(behind, peer);
+        long start = System.nanoTime();
+        int steps = 0;
+        while (peer.condemned() == null) {
+            engine.progress();
+            steps++;
+            assertTrue(System.nanoTime() - start < 5 * bound, "not condemned within 5 × the bound");
+        }
+        long posts = refused.posts;
+        // Back-off: after the first millisecond of refusals, retries come at most every refusal-time / 8,
+        // so over the bound far fewer posts are tried than steps are taken.
+        assertTrue(posts < steps / 10, posts + " posts in " + steps + " steps: retries do not back off");
+        assertEquals(ErrorCategory.REMOTE, peer.condemned().category());
+        assertTrue(peer.condemned().getMessage().startsWith("peer peer 1 refused every post (-FI_EAGAIN) for"),
+                peer.condemned().getMessage());
+        assertTrue(log.contains("failed refused: " + peer.condemned().getMessage()), log.toString());
+        assertTrue(log.contains("failed behind: " + peer.condemned().getMessage()), log.toString());
+        assertEquals(List.of(peer.condemned().getMessage()), told);
+        assertEquals(0, engine.pending());
+        // Later posts to a condemned peer fail at once, without reaching the provider.
+        ScriptedOp late = new ScriptedOp("late", log, Endpoint.POSTED);
+        engine.register(late);
+        engine.submit(late, peer);
+        assertEquals(0, late.posts);
+        assertEquals("failed late: " + peer.condemned().getMessage(), log.get(log.size() - 1));
+    }
+
+    @Test
+    void anAcceptedPostRestartsTheRefusalClock() throws Exception {
+        CompletionQueue cq = mock(CompletionQueue.class);
+        when(cq.read(any(), anyInt())).thenReturn(0);
+        long bound = 50_000_000L;
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, bound, (r, f, l, d) -> { });
+        // A peer that accepts one post in three: slow, never silent, never condemned.
+        List<ScriptedOp> ops = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            ScriptedOp op = new ScriptedOp("op" + i, log, Endpoint.AGAIN, Endpoint.AGAIN, Endpoint.POSTED);
+            engine.register(op);
+            ops.add(op);
+            engine.submit(op, peer);
+        }
+        long deadline = System.nanoTime() + 20 * bound;
+        while (engine.pending() > 0 && System.nanoTime() < deadline) {
+            engine.progress();
+            Thread.sleep(1);
+        }
+        assertEquals(0, engine.pending());
+        assertEquals(null, peer.condemned());
+    }
+
+    /** Makes the queue report one completion for each of {@code ops}, then reads it. */
+    private static void completeAll(ProgressEngine engine, CompletionQueue cq, ScriptedOp... ops) throws Exception {
+        when(cq.read(any(), anyInt())).thenAnswer(call -> {
+            CompletionBatch batch = call.getArgument(0);
+            for (int i = 0; i < ops.length; i++) {
+                batch.set(i, ops[i].context(), 0, 0, 0, 0);
+            }
+            batch.setCount(ops.length);
+            return ops.length;
+        }).thenReturn(0);
+        engine.progress();
+    }
+}
