@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 public final class Collectives {
     private final Ring ring;
     private final PipelinedAllreduce pipelined;
+    private final FloatSum sum = new FloatSum();
 
     public Collectives(Ring ring) {
         this(ring, PipelinedAllreduce.CHUNK_BYTES);
@@ -19,7 +20,7 @@ public final class Collectives {
     /** @param chunkBytes the allreduce's largest message ({@link PipelinedAllreduce}) */
     public Collectives(Ring ring, long chunkBytes) {
         this.ring = ring;
-        this.pipelined = new PipelinedAllreduce(ring, chunkBytes);
+        this.pipelined = new PipelinedAllreduce(ring, chunkBytes, sum);
     }
 
     /** Bytes of block {@code i} of {@code count} elements split into {@code parts}. */
@@ -73,7 +74,7 @@ public final class Collectives {
             ByteBuffer target = block(data, count, n, recvBlock);
             ByteBuffer in = tmp.duplicate().clear().limit(target.capacity()).slice();
             ring.step(block(data, count, n, sendBlock), in, mr);
-            PipelinedAllreduce.add(target, in);
+            sum.add(target, in);
         }
     }
 

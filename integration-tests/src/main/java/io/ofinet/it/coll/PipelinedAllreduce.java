@@ -4,7 +4,6 @@ import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.NetException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.FloatBuffer;
 
 /**
  * The ring allreduce (reduce-scatter, then allgather: 2(n − 1) steps, each sending one block to the
@@ -31,13 +30,15 @@ final class PipelinedAllreduce {
 
     private final Ring ring;
     private final long chunkBytes;
+    private final FloatSum sum;
 
-    PipelinedAllreduce(Ring ring, long chunkBytes) {
+    PipelinedAllreduce(Ring ring, long chunkBytes, FloatSum sum) {
         if (chunkBytes < 4) {
             throw new IllegalArgumentException("a chunk holds one float32 at least: " + chunkBytes + " bytes");
         }
         this.ring = ring;
         this.chunkBytes = chunkBytes;
+        this.sum = sum;
     }
 
     /** Sums {@code data} (count float32 elements, native byte order) over all ranks, in place; {@code tmp} holds a block. */
@@ -91,7 +92,7 @@ final class PipelinedAllreduce {
                     int s = k / chunks;
                     if (s < n - 1) {
                         int block = recvBlock(s, r, n);
-                        add(chunkOf(data, count, n, block, chunks, k % chunks),
+                        sum.add(chunkOf(data, count, n, block, chunks, k % chunks),
                                 tmpChunk(tmp, count, n, block, chunks, k % chunks));
                     }
                     received[k] = true;
@@ -175,14 +176,5 @@ final class PipelinedAllreduce {
         long to = start + Collectives.blockStart(elements, chunks, j + 1);
         return buffer.duplicate().clear().position((int) (from * 4)).limit((int) (to * 4)).slice()
                 .order(ByteOrder.nativeOrder());
-    }
-
-    /** {@code target += in}, element by element, as float32 in native byte order. */
-    static void add(ByteBuffer target, ByteBuffer in) {
-        FloatBuffer t = target.order(ByteOrder.nativeOrder()).asFloatBuffer();
-        FloatBuffer x = in.order(ByteOrder.nativeOrder()).asFloatBuffer();
-        for (int i = 0, e = t.limit(); i < e; i++) {
-            t.put(i, t.get(i) + x.get(i));
-        }
     }
 }
