@@ -23,12 +23,21 @@ class RefusedPostsTest {
     private static final long TIMEOUT_NANOS = 10_000_000_000L;
     private final List<String> log = new ArrayList<>();
     private final PeerQueue peer = new PeerQueue("peer 1");
+    /** A completion queue with nothing to report, unless a case says otherwise ({@link #completeAll}). */
+    private final CompletionQueue cq = mock(CompletionQueue.class);
+
+    RefusedPostsTest() throws Exception {
+        when(cq.read(any(), anyInt())).thenReturn(0);
+    }
+
+    /** An engine on {@link #cq} that condemns a peer refusing every post for {@code boundNanos}. */
+    private ProgressEngine engine(long boundNanos) {
+        return new ProgressEngine(List.of(cq), 4, boundNanos, (r, f, l, d) -> { });
+    }
 
     @Test
     void refusedPostsWaitAndAreRetriedInOrderBeforeNewWorkToTheSamePeer() throws Exception {
-        CompletionQueue cq = mock(CompletionQueue.class);
-        when(cq.read(any(), anyInt())).thenReturn(0);
-        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        ProgressEngine engine = engine(TIMEOUT_NANOS);
         ScriptedOp first = new ScriptedOp("first", log, Endpoint.AGAIN, Endpoint.AGAIN, Endpoint.POSTED);
         ScriptedOp second = new ScriptedOp("second", log, Endpoint.POSTED);
         ScriptedOp third = new ScriptedOp("third", log, Endpoint.POSTED);
@@ -49,10 +58,8 @@ class RefusedPostsTest {
 
     @Test
     void postsRefusedWithNothingInFlightAreARefusedReconnectOnlyWhereConnectionsAreMadeOnDemand() throws Exception {
-        CompletionQueue cq = mock(CompletionQueue.class);
-        when(cq.read(any(), anyInt())).thenReturn(0);
         long evidence = 50_000_000L;
-        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        ProgressEngine engine = engine(TIMEOUT_NANOS);
         PeerQueue rxm = new PeerQueue("127.0.0.1:5 on control rail 0", true, evidence);
         PeerQueue plain = new PeerQueue("fi_shm://7:0:1 on control rail 0", true, 0);
         PeerQueue fresh = new PeerQueue("127.0.0.1:6 on control rail 0", true, evidence);
@@ -61,7 +68,7 @@ class RefusedPostsTest {
             ScriptedOp first = new ScriptedOp("first", log, Endpoint.POSTED);
             engine.register(first);
             engine.submit(first, q);
-            completeAll(engine, cq, first);
+            completeAll(engine, first);
             ScriptedOp probe = new ScriptedOp("probe", log, Endpoint.AGAIN);
             engine.register(probe);
             engine.submit(probe, q);
@@ -82,10 +89,8 @@ class RefusedPostsTest {
 
     @Test
     void postsRefusedWhileEarlierOnesAreInFlightAreNoEvidence() throws Exception {
-        CompletionQueue cq = mock(CompletionQueue.class);
-        when(cq.read(any(), anyInt())).thenReturn(0);
         long evidence = 20_000_000L;
-        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        ProgressEngine engine = engine(TIMEOUT_NANOS);
         PeerQueue stopped = new PeerQueue("127.0.0.1:5 on data rail 0", true, evidence);
         ScriptedOp stuck = new ScriptedOp("stuck", log, Endpoint.POSTED);
         ScriptedOp refused = new ScriptedOp("refused", log, Endpoint.AGAIN);
@@ -103,9 +108,7 @@ class RefusedPostsTest {
 
     @Test
     void aRefusingPeerDelaysOnlyItsOwnPosts() throws Exception {
-        CompletionQueue cq = mock(CompletionQueue.class);
-        when(cq.read(any(), anyInt())).thenReturn(0);
-        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        ProgressEngine engine = engine(TIMEOUT_NANOS);
         PeerQueue other = new PeerQueue("peer 2");
         ScriptedOp dead = new ScriptedOp("to-dead", log, Endpoint.AGAIN);
         ScriptedOp deadLater = new ScriptedOp("to-dead-later", log, Endpoint.POSTED);
@@ -125,10 +128,8 @@ class RefusedPostsTest {
 
     @Test
     void retriesToARefusingPeerBackOffAndItIsCondemnedAfterTheBound() throws Exception {
-        CompletionQueue cq = mock(CompletionQueue.class);
-        when(cq.read(any(), anyInt())).thenReturn(0);
         long bound = 200_000_000L;
-        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, bound, (r, f, l, d) -> { });
+        ProgressEngine engine = engine(bound);
         List<String> told = new ArrayList<>();
         peer.listen(cause -> told.add(cause.getMessage()));
         ScriptedOp refused = new ScriptedOp("refused", log, Endpoint.AGAIN);
@@ -165,10 +166,8 @@ class RefusedPostsTest {
 
     @Test
     void anAcceptedPostRestartsTheRefusalClock() throws Exception {
-        CompletionQueue cq = mock(CompletionQueue.class);
-        when(cq.read(any(), anyInt())).thenReturn(0);
         long bound = 50_000_000L;
-        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, bound, (r, f, l, d) -> { });
+        ProgressEngine engine = engine(bound);
         // A peer that accepts one post in three: slow, never silent, never condemned.
         List<ScriptedOp> ops = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
@@ -187,7 +186,7 @@ class RefusedPostsTest {
     }
 
     /** Makes the queue report one completion for each of {@code ops}, then reads it. */
-    private static void completeAll(ProgressEngine engine, CompletionQueue cq, ScriptedOp... ops) throws Exception {
+    private void completeAll(ProgressEngine engine, ScriptedOp... ops) throws Exception {
         when(cq.read(any(), anyInt())).thenAnswer(call -> {
             CompletionBatch batch = call.getArgument(0);
             for (int i = 0; i < ops.length; i++) {
