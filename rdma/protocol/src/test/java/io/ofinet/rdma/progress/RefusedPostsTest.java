@@ -94,10 +94,7 @@ class RefusedPostsTest {
         PeerQueue stopped = new PeerQueue("127.0.0.1:5 on data rail 0", true, evidence);
         ScriptedOp stuck = new ScriptedOp("stuck", log, Endpoint.POSTED);
         ScriptedOp refused = new ScriptedOp("refused", log, Endpoint.AGAIN);
-        engine.register(stuck);
-        engine.register(refused);
-        engine.submit(stuck, stopped);
-        engine.submit(refused, stopped);
+        submit(engine, stopped, stuck, refused);
         long until = System.nanoTime() + 5 * evidence;
         while (System.nanoTime() < until) {
             engine.progress();
@@ -134,10 +131,7 @@ class RefusedPostsTest {
         peer.listen(cause -> told.add(cause.getMessage()));
         ScriptedOp refused = new ScriptedOp("refused", log, Endpoint.AGAIN);
         ScriptedOp behind = new ScriptedOp("behind", log, Endpoint.POSTED);
-        engine.register(refused);
-        engine.register(behind);
-        engine.submit(refused, peer);
-        engine.submit(behind, peer);
+        submit(engine, peer, refused, behind);
         long start = System.nanoTime();
         int steps = 0;
         while (peer.condemned() == null) {
@@ -183,6 +177,14 @@ class RefusedPostsTest {
         }
         assertEquals(0, engine.pending());
         assertEquals(null, peer.condemned());
+    }
+
+    /** Registers each of {@code ops} with the engine and submits it to {@code queue}, in order. */
+    private static void submit(ProgressEngine engine, PeerQueue queue, ScriptedOp... ops) {
+        for (ScriptedOp op : ops) {
+            engine.register(op);
+            engine.submit(op, queue);
+        }
     }
 
     /** Makes the queue report one completion for each of {@code ops}, then reads it. */
