@@ -35,15 +35,31 @@ class PostOrderTest {
         final MrHandle dstMr;
 
         Link(String layout) throws Exception {
-            deviceA = Device.open(provider, Layouts.mem(1, layout));
-            deviceB = Device.open(provider, Layouts.mem(1, layout));
-            a = deviceA.openEndpoint();
-            b = deviceB.openEndpoint();
-            Object[] pair = ConnectionTest.establish(a, b, b.listen());
-            send = (SendComm) pair[0];
-            recv = (RecvComm) pair[1];
-            srcMr = a.registerUserBuffer(src.address, src.size);
-            dstMr = b.registerUserBuffer(dst.address, dst.size);
+            Device openedA = null;
+            Device openedB = null;
+            try {
+                deviceA = openedA = Device.open(provider, Layouts.mem(1, layout));
+                deviceB = openedB = Device.open(provider, Layouts.mem(1, layout));
+                a = deviceA.openEndpoint();
+                b = deviceB.openEndpoint();
+                Object[] pair = ConnectionTest.establish(a, b, b.listen());
+                send = (SendComm) pair[0];
+                recv = (RecvComm) pair[1];
+                srcMr = a.registerUserBuffer(src.address, src.size);
+                dstMr = b.registerUserBuffer(dst.address, dst.size);
+            } catch (Exception | Error e) {
+                // Half set up: close what was opened (a device takes its endpoints and registrations
+                // with it), then free the buffers no registration holds any longer.
+                if (openedB != null) {
+                    openedB.close();
+                }
+                if (openedA != null) {
+                    openedA.close();
+                }
+                dst.close();
+                src.close();
+                throw e;
+            }
         }
 
         Request irecv(long bytes) throws Exception {
