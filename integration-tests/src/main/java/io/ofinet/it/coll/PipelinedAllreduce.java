@@ -4,6 +4,7 @@ import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.NetException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * The ring allreduce (reduce-scatter, then allgather: 2(n − 1) steps, each sending one block to the
@@ -16,6 +17,7 @@ import java.nio.ByteOrder;
  * as the plugin's matching requires, at most {@link #WINDOW} of each outstanding. A receive into a
  * chunk waits until that chunk's earlier sends have completed (the allgather overwrites what the
  * reduce-scatter sent) and, into {@code tmp}, until the chunk received there before is reduced.
+ * Not thread-safe: a run keeps its state in the instance.
  */
 final class PipelinedAllreduce {
     /**
@@ -32,6 +34,24 @@ final class PipelinedAllreduce {
     private final long chunkBytes;
     private final FloatSum sum;
 
+    // The state of the run in progress: grown as needed and reused, so that a run allocates no arrays.
+    private Handles.Request[] sends = new Handles.Request[0];
+    private Handles.Request[] recvs = new Handles.Request[0];
+    private boolean[] sent = new boolean[0];
+    private boolean[] received = new boolean[0];
+    private ByteBuffer data;
+    private ByteBuffer tmp;
+    private Handles.MrHandle mr;
+    private long count;
+    private int chunks;
+    private int total;
+    private int firstTag;
+    private int nextSend;
+    private int nextRecv;
+    private int sendsOut;
+    private int recvsOut;
+    private int done;
+
     PipelinedAllreduce(Ring ring, long chunkBytes, FloatSum sum) {
         if (chunkBytes < 4) {
             throw new IllegalArgumentException("a chunk holds one float32 at least: " + chunkBytes + " bytes");
@@ -44,83 +64,127 @@ final class PipelinedAllreduce {
     /** Sums {@code data} (count float32 elements, native byte order) over all ranks, in place; {@code tmp} holds a block. */
     void run(ByteBuffer data, long count, ByteBuffer tmp, Handles.MrHandle mr) throws NetException {
         int n = ring.size();
-        int r = ring.rank();
         long largestBlock = Collectives.blockStart(count, n, 1) * 4;
-        int chunks = (int) Math.max(1, Math.min(MAX_CHUNKS, (largestBlock + chunkBytes - 1) / chunkBytes));
-        int steps = 2 * (n - 1);
-        int total = steps * chunks;
-        int firstTag = ring.reserveTags(total);
-        Handles.Request[] sends = new Handles.Request[total];
-        Handles.Request[] recvs = new Handles.Request[total];
-        boolean[] sent = new boolean[total];
-        boolean[] received = new boolean[total];
-        int nextSend = 0;
-        int nextRecv = 0;
-        int sendsOut = 0;
-        int recvsOut = 0;
-        int done = 0;
+        chunks = (int) Math.max(1, Math.min(MAX_CHUNKS, (largestBlock + chunkBytes - 1) / chunkBytes));
+        total = 2 * (n - 1) * chunks;
+        if (sends.length < total) {
+            sends = new Handles.Request[total];
+            recvs = new Handles.Request[total];
+            sent = new boolean[total];
+            received = new boolean[total];
+        }
+        Arrays.fill(sent, 0, total, false);
+        Arrays.fill(received, 0, total, false);
+        this.data = data;
+        this.tmp = tmp;
+        this.mr = mr;
+        this.count = count;
+        firstTag = ring.reserveTags(total);
+        nextSend = 0;
+        nextRecv = 0;
+        sendsOut = 0;
+        recvsOut = 0;
+        done = 0;
         Backoff backoff = ring.backoff();
         backoff.reset();
-        while (done < 2 * total) {
-            boolean progressed = false;
-            while (nextRecv < total && recvsOut < WINDOW && recvReady(nextRecv, chunks, n, sent, received)) {
-                int s = nextRecv / chunks;
-                int j = nextRecv % chunks;
-                ByteBuffer in = s < n - 1 ? tmpChunk(tmp, count, n, recvBlock(s, r, n), chunks, j)
-                        : chunkOf(data, count, n, recvBlock(s, r, n), chunks, j);
-                Handles.Request q = ring.irecv(in, firstTag + nextRecv, mr);
-                if (q == null) {
-                    break;
+        try {
+            while (done < 2 * total) {
+                boolean progressed = testSends();
+                progressed |= postRecvs();
+                progressed |= postSends();
+                progressed |= testRecvs();
+                if (progressed) {
+                    backoff.reset();
+                } else {
+                    backoff.idle();
                 }
-                recvs[nextRecv++] = q;
-                recvsOut++;
+            }
+        } finally {
+            this.data = null;
+            this.tmp = null;
+            this.mr = null;
+            Arrays.fill(sends, 0, total, null);
+            Arrays.fill(recvs, 0, total, null);
+        }
+    }
+
+    /** Posts the receives that may go now, in order. */
+    private boolean postRecvs() throws NetException {
+        int n = ring.size();
+        boolean progressed = false;
+        while (nextRecv < total && recvsOut < WINDOW && recvReady(nextRecv, chunks, n, sent, received)) {
+            int s = nextRecv / chunks;
+            int block = recvBlock(s, ring.rank(), n);
+            int j = nextRecv % chunks;
+            ByteBuffer in = s < n - 1 ? tmpChunk(tmp, count, n, block, chunks, j)
+                    : chunkOf(data, count, n, block, chunks, j);
+            Handles.Request q = ring.irecv(in, firstTag + nextRecv, mr);
+            if (q == null) {
+                break;
+            }
+            recvs[nextRecv++] = q;
+            recvsOut++;
+            progressed = true;
+        }
+        return progressed;
+    }
+
+    /** Posts the sends whose chunks are ready (received and reduced at the step before), in order. */
+    private boolean postSends() throws NetException {
+        int n = ring.size();
+        boolean progressed = false;
+        while (nextSend < total && sendsOut < WINDOW && (nextSend < chunks || received[nextSend - chunks])) {
+            int block = sendBlock(nextSend / chunks, ring.rank(), n);
+            ByteBuffer out = chunkOf(data, count, n, block, chunks, nextSend % chunks);
+            Handles.Request q = ring.isend(out, firstTag + nextSend, mr);
+            if (q == null) {
+                break;
+            }
+            sends[nextSend++] = q;
+            sendsOut++;
+            progressed = true;
+        }
+        return progressed;
+    }
+
+    private boolean testSends() throws NetException {
+        boolean progressed = false;
+        for (int k = nextSend - sendsOut; k < nextSend; k++) {
+            if (!sent[k] && ring.test(sends[k])) {
+                sent[k] = true;
+                sends[k] = null;
                 progressed = true;
-            }
-            while (nextSend < total && sendsOut < WINDOW && (nextSend < chunks || received[nextSend - chunks])) {
-                int s = nextSend / chunks;
-                Handles.Request q = ring.isend(chunkOf(data, count, n, sendBlock(s, r, n), chunks, nextSend % chunks),
-                        firstTag + nextSend, mr);
-                if (q == null) {
-                    break;
-                }
-                sends[nextSend++] = q;
-                sendsOut++;
-                progressed = true;
-            }
-            for (int k = nextRecv - recvsOut; k < nextRecv; k++) {
-                if (!received[k] && ring.test(recvs[k])) {
-                    int s = k / chunks;
-                    if (s < n - 1) {
-                        int block = recvBlock(s, r, n);
-                        sum.add(chunkOf(data, count, n, block, chunks, k % chunks),
-                                tmpChunk(tmp, count, n, block, chunks, k % chunks));
-                    }
-                    received[k] = true;
-                    recvs[k] = null;
-                    progressed = true;
-                    done++;
-                }
-            }
-            while (recvsOut > 0 && received[nextRecv - recvsOut]) {
-                recvsOut--;
-            }
-            for (int k = nextSend - sendsOut; k < nextSend; k++) {
-                if (!sent[k] && ring.test(sends[k])) {
-                    sent[k] = true;
-                    sends[k] = null;
-                    progressed = true;
-                    done++;
-                }
-            }
-            while (sendsOut > 0 && sent[nextSend - sendsOut]) {
-                sendsOut--;
-            }
-            if (progressed) {
-                backoff.reset();
-            } else {
-                backoff.idle();
+                done++;
             }
         }
+        while (sendsOut > 0 && sent[nextSend - sendsOut]) {
+            sendsOut--;
+        }
+        return progressed;
+    }
+
+    /** Tests the outstanding receives, and reduces what a reduce-scatter step brought. */
+    private boolean testRecvs() throws NetException {
+        int n = ring.size();
+        boolean progressed = false;
+        for (int k = nextRecv - recvsOut; k < nextRecv; k++) {
+            if (!received[k] && ring.test(recvs[k])) {
+                recvs[k] = null;
+                int s = k / chunks;
+                if (s < n - 1) {
+                    int block = recvBlock(s, ring.rank(), n);
+                    sum.add(chunkOf(data, count, n, block, chunks, k % chunks),
+                            tmpChunk(tmp, count, n, block, chunks, k % chunks));
+                }
+                received[k] = true;
+                progressed = true;
+                done++;
+            }
+        }
+        while (recvsOut > 0 && received[nextRecv - recvsOut]) {
+            recvsOut--;
+        }
+        return progressed;
     }
 
     /**
