@@ -2,28 +2,45 @@
 # bin/ofinet-compare allreduce: ofinet's ring allreduce (ofinet-perf allreduce, over the NetPlugin
 # API on tcp;ofi_rxm) against Open MPI's MPI_Allreduce over btl tcp,self (bin/lib/mpi_allreduce.c,
 # built with mpicc), 2 ranks on loopback, float32 sums. Three rounds, the C program first in each;
-# the table shows the median busbw of each (nccl-tests' busbw: size / time * 2 (n - 1) / n) and
-# their ratio, ofinet ÷ MPI (above 1: ofinet faster).
+# the table shows the median busbw of each (nccl-tests' busbw: size / time * 2 (n - 1) / n), their
+# ratio, ofinet ÷ MPI (above 1: ofinet faster), and the paired ratio: the median of each round's own
+# ratio, which the machine's phases move less (docs/PERFORMANCE.md).
+#   --rounds N       N rounds instead of three
 #   --baseline DIR   also another ofinet checkout, run in every round after this one
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 ofinet_ensure_deps
 baseline=""
-if [ "${1:-}" = --baseline ]; then
-    baseline=$(cd "$2" && pwd)
-    baseline_cp=$(bash -c 'source "$1/bin/lib/common.sh"; ofinet_build_if_needed integration-tests; ofinet_classpath integration-tests' _ "$baseline")
-fi
+rounds=3
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --baseline)
+            baseline=$(cd "$2" && pwd)
+            baseline_cp=$(bash -c 'source "$1/bin/lib/common.sh"; ofinet_build_if_needed integration-tests; ofinet_classpath integration-tests' _ "$baseline")
+            shift 2 ;;
+        --rounds) rounds=$2; shift 2 ;;
+        *) echo "compare-allreduce: unknown argument $1 (--rounds N, --baseline DIR)" >&2; exit 2 ;;
+    esac
+done
 "$OFINET_ROOT/bin/install-deps" libopenmpi-dev
 sizes=(1048576 2097152 4194304 8388608)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# The median over the rounds of FILE_A's line i divided by FILE_B's line i ("-" if a run gave no figure).
+paired() {
+    if [ "$(grep -c . "$1")" -ne "$rounds" ] || [ "$(grep -c . "$2")" -ne "$rounds" ]; then
+        printf -- "-"
+        return
+    fi
+    paste -d ' ' "$1" "$2" | awk '{printf "%.4f\n", $1 / $2}' | median | awk '{printf "%.2f", $1}'
+}
 
 mpicc -O2 -o "$work/mpi_allreduce" "$OFINET_ROOT/bin/lib/mpi_allreduce.c"
 as_root=()
 [ "$(id -u)" -ne 0 ] || as_root=(--allow-run-as-root)
 cp=$(ofinet_build_if_needed integration-tests; ofinet_classpath integration-tests)
-for round in 1 2 3; do
+for round in $(seq "$rounds"); do
     timeout 300 mpirun "${as_root[@]}" -np 2 --oversubscribe --bind-to none --mca btl tcp,self \
         --mca btl_tcp_if_include lo "$work/mpi_allreduce" "${sizes[@]}" > "$work/mpi.txt"
     while read -r size _ busbw; do echo "$busbw" >> "$work/mpi_$size"; done < "$work/mpi.txt"
@@ -34,16 +51,18 @@ for round in 1 2 3; do
         tail -n +2 "$work/$tag.csv" | while IFS=, read -r _ _ _ size _ _ _ _ busbw _; do echo "$busbw" >> "$work/${tag}_$size"; done
     done
 done
-echo "== allreduce, 2 ranks, tcp on loopback (medians of 3 runs; MPI_Allreduce first in each round${baseline:+, then this tree, then the baseline})"
-printf "%-10s %18s %18s %8s" "size" "MPI busbw GB/s" "ofinet busbw GB/s" "ratio"
-[ -z "$baseline" ] && echo || printf " %18s %8s\n" "baseline GB/s" "ratio"
+echo "== allreduce, 2 ranks, tcp on loopback (medians of $rounds runs; MPI_Allreduce first in each round${baseline:+, then this tree, then the baseline})"
+printf "%-10s %18s %18s %8s %8s" "size" "MPI busbw GB/s" "ofinet busbw GB/s" "ratio" "paired"
+[ -z "$baseline" ] && echo || printf " %18s %8s %8s\n" "baseline GB/s" "ratio" "paired"
 for s in "${sizes[@]}"; do
     m=$(median < "$work/mpi_$s"); o=$(median < "$work/o_$s")
-    printf "%-10s %18s %18s %8.2f" "$s" "$m" "$o" "$(awk -v a="$o" -v b="$m" 'BEGIN {print a / b}')"
+    printf "%-10s %18s %18s %8.2f %8s" "$s" "$m" "$o" "$(awk -v a="$o" -v b="$m" 'BEGIN {print a / b}')" \
+        "$(paired "$work/o_$s" "$work/mpi_$s")"
     if [ -z "$baseline" ]; then
         echo
     else
         b=$(median < "$work/b_$s")
-        printf " %18s %8.2f\n" "$b" "$(awk -v a="$b" -v b="$m" 'BEGIN {print a / b}')"
+        printf " %18s %8.2f %8s\n" "$b" "$(awk -v a="$b" -v b="$m" 'BEGIN {print a / b}')" \
+            "$(paired "$work/b_$s" "$work/mpi_$s")"
     fi
 done
