@@ -1,7 +1,7 @@
 /*
  * The C baseline of `bin/ofinet-compare allreduce`: MPI_Allreduce (float sum) timed as
  * nccl-tests times it, for each size given in bytes. Rank 0 prints "size time_us busbw_gbs",
- * where busbw = size / time * 2 (n - 1) / n.
+ * where busbw = size / time * 2 (n - 1) / n. The buffers start on a page, as ofinet-perf's do.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -15,7 +15,11 @@ int main(int argc, char **argv) {
     for (int a = 1; a < argc; a++) {
         long bytes = atol(argv[a]);
         int count = (int) (bytes / sizeof(float));
-        float *in = malloc(bytes), *out = malloc(bytes);
+        float *in = NULL, *out = NULL;
+        if (posix_memalign((void **) &in, 4096, bytes) != 0 || posix_memalign((void **) &out, 4096, bytes) != 0) {
+            fprintf(stderr, "rank %d: no memory for %ld bytes\n", rank, bytes);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
         for (int i = 0; i < count; i++) {
             in[i] = (float) (rank + i % 7);
         }
