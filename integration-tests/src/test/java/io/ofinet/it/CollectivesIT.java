@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The collective engine, which compiles against the plugin API only and finds ofinet through
- * ServiceLoader, across 2 and 4 JVMs over real tcp;ofi_rxm on loopback: every collective at 0 B,
+ * ServiceLoader, across 2, 3 and 4 JVMs over real tcp;ofi_rxm on loopback: every collective at 0 B,
  * 4 B, 4 KiB, 1 MiB and 8 MiB, verified on every rank. ofinet-perf starts the ranks; the test
  * starts ofinet-perf with a time bound and kills what is left.
  */
@@ -48,8 +48,26 @@ class CollectivesIT {
     @ParameterizedTest
     @CsvSource({"2", "4"})
     void allgatherIsRightOnEveryRank(int ranks) throws Exception {
-        String out = run("allgather", "--np", Integer.toString(ranks), SIZES, "--warmup", "1", "--iters", "2",
-                "--reps", "2", "--untimed", "100", "--timeout", "240");
+        assertEveryRowRight(timedRun("allgather", ranks));
+    }
+
+    /**
+     * A ring step, every rank sending to the next and receiving from the previous at once: each
+     * rank must hold the previous rank's values (with three ranks, next and previous differ).
+     */
+    @ParameterizedTest
+    @CsvSource({"2", "3"})
+    void exchangeDeliversThePreviousRanksBytes(int ranks) throws Exception {
+        assertEveryRowRight(timedRun("exchange", ranks));
+    }
+
+    /** A short timed run of {@code test} at every size; a rank whose check fails makes it exit non-zero. */
+    private static String timedRun(String test, int ranks) throws Exception {
+        return run(test, "--np", Integer.toString(ranks), SIZES, "--warmup", "1", "--iters", "2", "--reps", "2",
+                "--untimed", "100", "--timeout", "240");
+    }
+
+    private static void assertEveryRowRight(String out) {
         // size, count, type, time, algbw, busbw, #wrong, disp(%)
         Matcher m = Pattern.compile("(\\d+)\\s+\\d+\\s+float\\s+[\\d.]+\\s+[\\d.]+\\s+[\\d.]+\\s+(\\d+)\\s+[\\d.]+$",
                 Pattern.MULTILINE).matcher(out);

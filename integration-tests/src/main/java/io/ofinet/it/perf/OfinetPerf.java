@@ -32,12 +32,13 @@ import picocli.CommandLine.Parameters;
 @Command(name = "ofinet-perf", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Measures ofinet over the NetPlugin API, nccl-tests style.%n"
                 + "Tests: pingpong (one-way latency, RTT/2), sendrecv (bandwidth with a window of requests),"
-                + " allreduce and allgather (ring, float32, across --np processes), check (every collective,"
-                + " verified).")
+                + " exchange (each rank sends to the next and receives from the previous at once: one step of"
+                + " the ring), allreduce and allgather (ring, float32, across --np processes), check (every"
+                + " collective, verified).")
 public final class OfinetPerf implements Callable<Integer> {
 
-    @Parameters(index = "0", defaultValue = "pingpong", description = "pingpong, sendrecv, allreduce, allgather or"
-            + " check (default: ${DEFAULT-VALUE})")
+    @Parameters(index = "0", defaultValue = "pingpong", description = "pingpong, sendrecv, exchange, allreduce,"
+            + " allgather or check (default: ${DEFAULT-VALUE})")
     String test;
 
     @Option(names = "--provider", defaultValue = "tcp;ofi_rxm",
@@ -121,9 +122,9 @@ public final class OfinetPerf implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!List.of("pingpong", "sendrecv", "allreduce", "allgather", "check").contains(test)) {
+        if (!List.of("pingpong", "sendrecv", "exchange", "allreduce", "allgather", "check").contains(test)) {
             throw new CommandLine.ParameterException(new CommandLine(this), "unknown test " + test
-                    + "; choose pingpong, sendrecv, allreduce, allgather or check");
+                    + "; choose pingpong, sendrecv, exchange, allreduce, allgather or check");
         }
         if (test.equals("pingpong") || test.equals("sendrecv")) {
             np = 2;

@@ -181,6 +181,11 @@ final class PerfBench {
                 return (System.nanoTime() - start) / 1e3 / iterations / 2;
             }
             case "sendrecv" -> ring.stream(a, mr, iterations, options.window, r == 0);
+            case "exchange" -> {
+                for (int i = 0; i < iterations; i++) {
+                    ring.step(a, b, mr);
+                }
+            }
             case "allreduce" -> {
                 for (int i = 0; i < iterations; i++) {
                     coll.allreduce(a, count, b, mr);
@@ -279,6 +284,15 @@ final class PerfBench {
                         for (long i = 0; i < count; i++) {
                             wrong += a.getFloat((int) (i * 4)) == value(0, i) ? 0 : 1;
                         }
+                    }
+                }
+                case "exchange" -> {
+                    factor = 1;
+                    fill(a, r, count);
+                    ring.step(a, b, mr);
+                    int previous = (r + n - 1) % n;
+                    for (long i = 0; i < count; i++) {
+                        wrong += b.getFloat((int) (i * 4)) == value(previous, i) ? 0 : 1;
                     }
                 }
                 case "allreduce" -> {
