@@ -77,7 +77,7 @@ for s in "${sizes[@]}"; do
     fi
 done
 echo "== exchange, 2 ranks: one step of the ring, each rank sending the size and receiving as much at once"
-echo "   (medians of $rounds runs; MPI_Sendrecv after MPI_Allreduce in each round, ofinet-perf exchange last)"
+echo "   (medians of $rounds runs; MPI_Sendrecv after MPI_Allreduce in each round, this tree's ofinet-perf exchange last)"
 printf "%-10s %18s %18s %8s %8s\n" "size" "MPI GB/s" "ofinet GB/s" "ratio" "paired"
 for s in "${halves[@]}"; do
     m=$(median < "$work/mpix_$s"); o=$(median < "$work/ox_$s")
