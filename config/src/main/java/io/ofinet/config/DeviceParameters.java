@@ -62,6 +62,10 @@ public final class DeviceParameters {
         return get(Parameter.EAGER_MAX_SIZE);
     }
 
+    public long intentDelayNanos() {
+        return get(Parameter.INTENT_DELAY_US) * 1000;
+    }
+
     public long minStripeSizeBytes() {
         return get(Parameter.MIN_STRIPE_SIZE);
     }

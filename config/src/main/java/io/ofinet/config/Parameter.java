@@ -30,6 +30,17 @@ public final class Parameter<T> {
             "largest message sent eagerly, before the receiver's control message arrives");
 
     /**
+     * How long a send larger than {@code eagerMaxSize} that finds no control message waits at the
+     * head of its queue for one before it sends its intent. Only a receive that sends no control
+     * message (its buffers all take eager messages) needs the intent, to refuse the send; every
+     * other receive's control message arrives, and the send goes without one.
+     */
+    public static final Parameter<Long> INTENT_DELAY_US = new Parameter<>("intentDelayUs", ValueType.LONG,
+            1000L, "us", 0, 60_000_000L,
+            "how long a send larger than eagerMaxSize waits for its receive's control message before it"
+                    + " announces itself with an intent; 0: at once");
+
+    /**
      * Smallest stripe when a message is split over data rails. A multiple of 128 so that every
      * stripe but the last starts on a 128-byte boundary, as the scheduler rounds stripes to 128.
      */
@@ -149,7 +160,7 @@ public final class Parameter<T> {
             + " connection by their token only, and data segments not at all");
 
     /** Every parameter, in report order. */
-    public static final List<Parameter<?>> ALL = List.of(MR_SCOPE, EAGER_MAX_SIZE, MIN_STRIPE_SIZE,
+    public static final List<Parameter<?>> ALL = List.of(MR_SCOPE, EAGER_MAX_SIZE, INTENT_DELAY_US, MIN_STRIPE_SIZE,
             SCHED_MAX_SMALL_RR_SIZE, CQ_READ_COUNT, RDMA_MIN_POSTED_CONTROL_BUFFERS,
             RDMA_MAX_POSTED_CONTROL_BUFFERS, RDMA_MIN_POSTED_EAGER_BUFFERS,
             RDMA_MAX_POSTED_EAGER_BUFFERS, MR_KEY_SIZE, MR_CACHE_DISABLE, MR_CACHE_MAX_ENTRIES,

@@ -64,7 +64,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         this.mailboxMr = mailboxMr;
         this.slotBytes = slotBytes;
         EagerBuffers eager = endpoint.pools.eager;
-        this.sequencer = new SendSequencer(eager != null && eager.enabled() ? eager.payloadBytes() : 0);
+        this.sequencer = new SendSequencer(eager != null && eager.enabled() ? eager.payloadBytes() : 0,
+                endpoint.params.intentDelayNanos());
         for (int i = 0; i < MAX_REQUESTS; i++) {
             all[i] = new SendRequest(this);
             free.add(all[i]);

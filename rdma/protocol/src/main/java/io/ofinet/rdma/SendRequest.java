@@ -17,6 +17,9 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     int bufferIndex;
     /** Its intent went out: it waits, at the head of the queue, for its control message. */
     boolean intentSent;
+    /** Whether {@link #intentDueNanos} is set: the send has waited at the head for its control message. */
+    boolean intentTimed;
+    long intentDueNanos;
 
     SendRequest(SendComm comm) {
         this.comm = comm;
@@ -29,6 +32,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         this.mr = handle;
         this.writesPostedNanos = 0;
         this.intentSent = false;
+        this.intentTimed = false;
         begin(0);
     }
 

@@ -22,8 +22,9 @@ import java.util.ArrayDeque;
  *     writes; refused when no buffer has the tag or it does not fit;
  *     <li>none has arrived, and it is at most {@code eagerMaxSize}: eagerly, to be matched by its
  *     tag at the receiver;
- * <li>none has arrived, and it is larger: an intent (its tag and size, matched by its tag) goes
- *     out, and the send waits for the control message. Later sends wait behind it.
+ * <li>none has arrived, and it is larger: it waits for the control message, and later sends wait
+ *     behind it. When none has come within {@code intentDelayUs}, its intent (its tag and size,
+ *     matched by its tag) goes out, for a receive that sends no control message to refuse it.
  * </ul>
  * So within a receive the sends matched by tag come first, in sequence order, and both sides give
  * each the first untaken buffer with its tag in that order; sends after the control message
@@ -38,6 +39,8 @@ final class SendSequencer {
     private static final int MASK = SEQS - 1;
 
     private final int eagerMax;
+    /** How long a send larger than {@link #eagerMax} waits at the head for its control message before its intent goes. */
+    private final long intentDelayNanos;
     private final ControlMessage[] controls = new ControlMessage[Limits.WINDOW];
     /** Per mailbox slot: the sequence number of the control message there, or -1 when none is pending. */
     private final int[] controlSeq = new int[Limits.WINDOW];
@@ -56,8 +59,9 @@ final class SendSequencer {
     private int nextSeq;
     private int credits = CREDITS;
 
-    SendSequencer(long eagerMaxSize) {
+    SendSequencer(long eagerMaxSize, long intentDelayNanos) {
         this.eagerMax = (int) Math.min(eagerMaxSize, Integer.MAX_VALUE);
+        this.intentDelayNanos = intentDelayNanos;
         for (int i = 0; i < Limits.WINDOW; i++) {
             controls[i] = new ControlMessage();
             controlSeq[i] = -1;
@@ -201,6 +205,9 @@ final class SendSequencer {
             return false;
         }
         boolean eager = request.size <= eagerMax;
+        if (!eager && !intentDue(request)) {
+            return false;
+        }
         if (!writes.eager(request, t, EagerHeader.BY_TAG, eager)) {
             return false;
         }
@@ -209,6 +216,23 @@ final class SendSequencer {
         byTagSize[t] = request.size;
         request.intentSent = !eager;
         return true;
+    }
+
+    /**
+     * Whether the intent of {@code request}, the head, may go out: once it has waited {@link
+     * #intentDelayNanos} for its control message (intentDelayUs).
+     */
+    private boolean intentDue(SendRequest request) {
+        if (intentDelayNanos == 0) {
+            return true;
+        }
+        long now = System.nanoTime();
+        if (!request.intentTimed) {
+            request.intentTimed = true;
+            request.intentDueNanos = now + intentDelayNanos;
+            return false;
+        }
+        return now - request.intentDueNanos >= 0;
     }
 
     /**

@@ -250,6 +250,57 @@ class EagerPathTest extends TwoHostFixture {
     }
 
     /**
+     * A send larger than {@code eagerMaxSize} posted before its receive waits {@code intentDelayUs}
+     * for the receive's control message before it sends its intent: within the delay the receiver
+     * holds nothing, and the send goes on the control message. With a delay of 0 the intent goes at
+     * once and is held until the receive is posted.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {60_000_000, 0})
+    void aLargeSendBeforeItsReceiveSendsNoIntentWithinTheDelay(long delayUs) throws Exception {
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "\"intentDelayUs\": " + delayUs);
+        Slabs s = new Slabs();
+        s.dst.fill((byte) 0x5A);
+        SendRequest send = p.send().isend(s.src.address, 20000, 3, s.srcMr);
+        spin(20);
+        assertEquals(delayUs == 0 ? 1 : 0, p.recv().inbox.held(), "intents held by the receiver");
+        long[] got = new long[1];
+        RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {30000}, new int[] {3},
+                new MrHandle[] {s.dstMr});
+        await(send, null);
+        await(r, got);
+        assertEquals(20000, got[0]);
+        assertArrayEquals(s.src.bytes(0, 20000), s.dst.bytes(0, 20000));
+        assertEquals(0x5A, s.dst.get(20000), "nothing written past the message");
+        assertEquals(0, p.recv().inbox.held());
+    }
+
+    /**
+     * A send too large for a receive that sends no control message (its buffer takes an eager
+     * message whole) is refused on both sides once its intent has gone, {@code intentDelayUs} after
+     * it reached the head of its queue; nothing is written.
+     */
+    @Test
+    void aSendTooLargeForASmallReceiveIsRefusedAfterTheIntentDelay() throws Exception {
+        long delayMs = 50;
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "\"intentDelayUs\": " + delayMs * 1000);
+        Slabs s = new Slabs();
+        s.dst.fill((byte) 0x5A);
+        RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {4096}, new int[] {1},
+                new MrHandle[] {s.dstMr});
+        long start = System.nanoTime();
+        SendRequest send = p.send().isend(s.src.address, 20000, 1, s.srcMr);
+        RdmaException sent = assertThrows(RdmaException.class, () -> await(send, null));
+        long waitedMs = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(ErrorCategory.INVALID_USAGE, sent.category());
+        assertTrue(waitedMs >= delayMs, "refused after " + waitedMs + " ms, before the intent could go");
+        assertEquals(ErrorCategory.INVALID_USAGE, assertThrows(RdmaException.class, () -> await(r, null)).category());
+        for (int i = 0; i < 4096 + CANARY; i++) {
+            assertEquals(0x5A, s.dst.get(i), "byte " + i + " was written");
+        }
+    }
+
+    /**
      * A sender whose receives are not posted holds at most its credits of the receiver's eager
      * buffers; the rails stay posted, another communicator of the same endpoints moves on, and the
      * first one's messages all arrive, in order, once its receives come.
