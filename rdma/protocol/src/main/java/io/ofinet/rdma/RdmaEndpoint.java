@@ -211,6 +211,11 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** A send communicator waits for a control message or credits (at the last step). */
     private boolean awaitingControl;
 
+    /** A send communicator waits for a control message or credits since the last step: the next reads the control rails. */
+    void expectControl() {
+        awaitingControl = true;
+    }
+
     /** A listening communicator; its handle goes to the peers that connect. */
     public ListenComm listen() throws RdmaException {
         return whileOpen(handshake::listen);

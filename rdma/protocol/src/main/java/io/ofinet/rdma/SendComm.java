@@ -241,8 +241,12 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             request.start(address, size, tag, mr);
             queue.add(request);
             // This communicator posts what it can first; then one step of the endpoint (completion
-            // queues included) follows, never precedes, the post.
+            // queues included) follows, never precedes, the post. When the send waits for its control
+            // message, that step reads the control rails, where the message may be already.
             progress();
+            if (awaitsControl()) {
+                endpoint.expectControl();
+            }
             endpoint.progressLocked();
             return request;
         } finally {

@@ -276,6 +276,28 @@ class EagerPathTest extends TwoHostFixture {
     }
 
     /**
+     * A large send whose control message arrived while its endpoint was not progressing goes out
+     * within {@code isend}: the send waits for its control message, so the step after the post reads
+     * the control rails (which a step otherwise reads only every 16th time).
+     */
+    @Test
+    void aLargeSendMeetsItsControlMessageWithinIsend() throws Exception {
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "");
+        Slabs s = new Slabs();
+        for (int i = 0; i < 20; i++) {
+            RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {20000}, new int[] {i},
+                    new MrHandle[] {s.dstMr});
+            long before = a.pools.counts.writesPosted() + a.pools.counts.writesNoticed();
+            SendRequest send = p.send().isend(s.src.address, 20000, i, s.srcMr);
+            assertEquals(before + 1, a.pools.counts.writesPosted() + a.pools.counts.writesNoticed(),
+                    "send " + i + ": its write went out within isend");
+            await(send, null);
+            await(r, null);
+            assertArrayEquals(s.src.bytes(0, 20000), s.dst.bytes(0, 20000));
+        }
+    }
+
+    /**
      * A send too large for a receive that sends no control message (its buffer takes an eager
      * message whole) is refused on both sides once its intent has gone, {@code intentDelayUs} after
      * it reached the head of its queue; nothing is written.
