@@ -14,15 +14,17 @@ import java.util.Arrays;
  * and no step waits for the whole of the one before.
  *
  * <p>Sends and receives are posted in the same order on every rank — step by step, chunk by chunk —
- * as the plugin's matching requires, at most {@link #WINDOW} of each outstanding. A receive into
- * {@code tmp} waits until the chunk received there before is reduced; every other receive is posted
- * as soon as the window allows, so that its announcement reaches the sender before the sender's data
- * is ready rather than after. That includes an allgather receive into a chunk this rank still
- * sends in the reduce-scatter, which is safe by the ring's causality: the fully reduced chunk can
- * only come back once the next rank has received this rank's send of it in full, and the plugin
- * reads a send's buffer only until its data has been delivered. On tcp on loopback, two ranks, this
- * took the 1 MiB allreduce from 360 to 310 µs (docs/PERFORMANCE.md, "Allreduce: receives posted
- * early"). Not thread-safe: a run keeps its state in the instance.
+ * as the plugin's matching requires, at most {@link #WINDOW} of each outstanding. Receive k goes
+ * out once send k − 1 has: posting a receive sends its announcement, which takes as long as the
+ * write that the peer's announcement lets go, and the write should not wait behind it. A receive
+ * into {@code tmp} also waits until the chunk received there before is reduced; every other receive
+ * is posted as soon as that order and the window allow, so that its announcement reaches the sender
+ * before the sender's data is ready rather than after. That includes an allgather receive into a
+ * chunk this rank still sends in the reduce-scatter, which is safe by the ring's causality: the
+ * fully reduced chunk can only come back once the next rank has received this rank's send of it in
+ * full, and the plugin reads a send's buffer only until its data has been delivered. On tcp on
+ * loopback, two ranks, this took the 1 MiB allreduce from 360 to 310 µs (docs/PERFORMANCE.md,
+ * "Allreduce: receives posted early"). Not thread-safe: a run keeps its state in the instance.
  */
 final class PipelinedAllreduce {
     /**
@@ -94,9 +96,12 @@ final class PipelinedAllreduce {
         backoff.reset();
         try {
             while (done < 2 * total) {
-                boolean progressed = testSends();
-                progressed |= postRecvs();
+                // A receive goes out only after the send before it (postRecvs), so that announcing
+                // receives never delays a write; the ones the new sends let go follow them at once.
+                boolean progressed = postRecvs();
                 progressed |= postSends();
+                progressed |= postRecvs();
+                progressed |= testSends();
                 progressed |= testRecvs();
                 if (progressed) {
                     backoff.reset();
@@ -113,11 +118,16 @@ final class PipelinedAllreduce {
         }
     }
 
-    /** Posts the receives that may go now, in order. */
+    /**
+     * Posts the receives that may go now, in order: receive k once send k − 1 has been posted. Its
+     * announcement (the control message) takes as long to post as the data write the peer's
+     * announcement lets go, so the write comes first.
+     */
     private boolean postRecvs() throws NetException {
         int n = ring.size();
         boolean progressed = false;
-        while (nextRecv < total && recvsOut < WINDOW && recvReady(nextRecv, chunks, n, received)) {
+        while (nextRecv < total && recvsOut < WINDOW && nextRecv <= nextSend
+                && recvReady(nextRecv, chunks, n, received)) {
             int s = nextRecv / chunks;
             int block = recvBlock(s, ring.rank(), n);
             int j = nextRecv % chunks;

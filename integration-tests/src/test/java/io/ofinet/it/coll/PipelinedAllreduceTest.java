@@ -40,6 +40,29 @@ class PipelinedAllreduceTest {
     }
 
     /**
+     * Receive k goes out only after send k − 1, so that announcing receives ahead never delays the
+     * write the peer's announcement lets go; with blocks whole and in chunks, on two and three ranks.
+     */
+    @Test
+    void aReceiveIsPostedOnlyAfterTheSendBeforeIt() throws Exception {
+        for (int ranks : new int[] {2, 3}) {
+            for (long chunkBytes : new long[] {PipelinedAllreduce.CHUNK_BYTES, 256}) {
+                List<String> log = allreduce(ranks, chunkBytes);
+                int chunks = (int) Math.min(PipelinedAllreduce.MAX_CHUNKS,
+                        (Collectives.blockStartOf(COUNT, ranks, 1) * 4 + chunkBytes - 1) / chunkBytes);
+                for (int r = 0; r < ranks; r++) {
+                    for (int k = 1; k < 2 * (ranks - 1) * chunks; k++) {
+                        int send = indexOf(log, "r" + r + " isend " + (k - 1));
+                        int posted = indexOf(log, "r" + r + " irecv " + k);
+                        assertTrue(send < posted, ranks + " ranks, " + chunkBytes + "-byte chunks, rank " + r
+                                + ", receive " + k + ": " + log);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
      * A reduce-scatter receive into tmp waits for the reduction of the chunk received there before,
      * with blocks whole and cut into more chunks than the window holds.
      */
