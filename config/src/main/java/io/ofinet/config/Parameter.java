@@ -160,8 +160,8 @@ public final class Parameter<T> {
             + " connection by their token only, and data segments not at all");
 
     /** Every parameter, in report order. */
-    public static final List<Parameter<?>> ALL = List.of(MR_SCOPE, EAGER_MAX_SIZE, INTENT_DELAY_US, MIN_STRIPE_SIZE,
-            SCHED_MAX_SMALL_RR_SIZE, CQ_READ_COUNT, RDMA_MIN_POSTED_CONTROL_BUFFERS,
+    public static final List<Parameter<?>> ALL = List.of(MR_SCOPE, EAGER_MAX_SIZE, INTENT_DELAY_US,
+            MIN_STRIPE_SIZE, SCHED_MAX_SMALL_RR_SIZE, CQ_READ_COUNT, RDMA_MIN_POSTED_CONTROL_BUFFERS,
             RDMA_MAX_POSTED_CONTROL_BUFFERS, RDMA_MIN_POSTED_EAGER_BUFFERS,
             RDMA_MAX_POSTED_EAGER_BUFFERS, MR_KEY_SIZE, MR_CACHE_DISABLE, MR_CACHE_MAX_ENTRIES,
             MR_CACHE_MAX_BYTES, CONNECTION_TIMEOUT_MS, MAX_PENDING_CONNECTIONS, PEER_TIMEOUT_MS, POST_RETRY_TIMEOUT_MS,

@@ -49,8 +49,8 @@ class LayoutValidationTest {
     void unknownFieldIsRejectedWithPathAndKnownFields() {
         rejects(device("\"eagerMaxSizee\": 10"), "test.json: devices[0].eagerMaxSizee: unknown field;"
                 + " known fields here are connectionTimeoutMs, controlRails, cqReadCount, dataRails,"
-                + " description, eagerMaxSize, gdrFlushDisable, intentDelayUs, maxPendingConnections, minStripeSize,"
-                + " mrCacheDisable, mrCacheMaxBytes, mrCacheMaxEntries, mrKeySize, mrScope, name,"
+                + " description, eagerMaxSize, gdrFlushDisable, intentDelayUs, maxPendingConnections,"
+                + " minStripeSize, mrCacheDisable, mrCacheMaxBytes, mrCacheMaxEntries, mrKeySize, mrScope, name,"
                 + " peerProcessCheckDisable, peerTimeoutMs, postRetryTimeoutMs,"
                 + " rdmaMaxPostedControlBuffers, rdmaMaxPostedEagerBuffers,"
                 + " rdmaMinPostedControlBuffers, rdmaMinPostedEagerBuffers, schedMaxSmallRrSize, sourceCheckDisable, writeNotice");

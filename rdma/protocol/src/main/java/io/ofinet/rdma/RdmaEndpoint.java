@@ -211,7 +211,10 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** A send communicator waits for a control message or credits (at the last step). */
     private boolean awaitingControl;
 
-    /** A send communicator waits for a control message or credits since the last step: the next reads the control rails. */
+    /**
+     * A send communicator has begun to wait for a control message or credits since the last step:
+     * the next step reads the control rails.
+     */
     void expectControl() {
         awaitingControl = true;
     }

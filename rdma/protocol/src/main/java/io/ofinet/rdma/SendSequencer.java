@@ -39,7 +39,7 @@ final class SendSequencer {
     private static final int MASK = SEQS - 1;
 
     private final int eagerMax;
-    /** How long a send larger than {@link #eagerMax} waits at the head for its control message before its intent goes. */
+    /** How long a send larger than {@link #eagerMax} waits at the head for its control message before its intent. */
     private final long intentDelayNanos;
     private final ControlMessage[] controls = new ControlMessage[Limits.WINDOW];
     /** Per mailbox slot: the sequence number of the control message there, or -1 when none is pending. */

@@ -316,7 +316,8 @@ class EagerPathTest extends TwoHostFixture {
         long waitedMs = (System.nanoTime() - start) / 1_000_000;
         assertEquals(ErrorCategory.INVALID_USAGE, sent.category());
         assertTrue(waitedMs >= delayMs, "refused after " + waitedMs + " ms, before the intent could go");
-        assertEquals(ErrorCategory.INVALID_USAGE, assertThrows(RdmaException.class, () -> await(r, null)).category());
+        RdmaException received = assertThrows(RdmaException.class, () -> await(r, null));
+        assertEquals(ErrorCategory.INVALID_USAGE, received.category());
         for (int i = 0; i < 4096 + CANARY; i++) {
             assertEquals(0x5A, s.dst.get(i), "byte " + i + " was written");
         }
