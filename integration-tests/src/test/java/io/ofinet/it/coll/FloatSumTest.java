@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class FloatSumTest {
-    private final FloatSum sum = new FloatSum();
-
-    @Test
-    void addsEveryElementAcrossTileBoundariesAndNothingElse() {
+    @ParameterizedTest(name = "fused: {0}")
+    @ValueSource(booleans = {true, false})
+    void addsEveryElementAcrossTileBoundariesAndNothingElse(boolean fused) {
+        FloatSum sum = new FloatSum(fused);
         for (int elements : new int[] {0, 1, FloatSum.TILE - 1, FloatSum.TILE, FloatSum.TILE + 1, 5 * FloatSum.TILE + 7}) {
             // Element i of the target buffer holds 1000 + i, of the addends' buffer i / 4. The target
             // region starts at element 2, the addends' at element 3; both end short of their buffers.
@@ -26,11 +28,17 @@ class FloatSumTest {
         }
     }
 
-    @Test
-    void fewerAddendsThanSumsIsRefused() {
+    @ParameterizedTest(name = "fused: {0}")
+    @ValueSource(booleans = {true, false})
+    void fewerAddendsThanSumsIsRefused(boolean fused) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> sum.add(filled(4, i -> i), filled(3, i -> i)));
+                () -> new FloatSum(fused).add(filled(4, i -> i), filled(3, i -> i)));
         assertEquals("3 addends for 4 sums", e.getMessage());
+    }
+
+    @Test
+    void theFusedWayIsTheDefaultFromTheReleaseMeasuredFast() {
+        assertEquals(Runtime.version().feature() >= FloatSum.FUSED_FROM ? "fused" : "tiled", new FloatSum().toString());
     }
 
     private static ByteBuffer filled(int elements, java.util.function.IntToDoubleFunction value) {
