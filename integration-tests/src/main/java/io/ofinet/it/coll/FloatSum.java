@@ -6,16 +6,16 @@ import java.nio.FloatBuffer;
 
 /**
  * {@code target += in} over float32 in native byte order, through a small heap tile. HotSpot's C2
- * vectorizes a loop that stores to a {@code float[]} but not one that stores to a direct buffer
- * it reads another direct buffer beside, since the two may alias. Two ways use that:
+ * vectorizes a loop that stores to a {@code float[]}, but not one that stores to a direct buffer
+ * while it reads another, since the two may alias. Two ways use that:
  * <ul>
  * <li><b>fused</b>: read both buffers, store each sum in the tile, then put the tile back with one
- * bulk put (512 KiB: 19 µs on JDK 25, but 100 µs on JDK 17, which does not vectorize it);
+ * bulk put (512 KiB: 21 µs on JDK 25, but 100 µs on JDK 17, which does not vectorize it);
  * <li><b>tiled</b>: bulk-get both buffers into two tiles, add them there, bulk-put the sums back
- * (31–33 µs on both).
+ * (32–34 µs on both).
  * </ul>
- * The loop over the direct buffers alone takes 46 µs, C 12.5 ({@code bin/ofinet-bench FloatSum};
- * docs/PERFORMANCE.md). One instance per thread.
+ * The plain loop over the direct buffers takes 46 µs, C 15 ({@code bin/ofinet-bench FloatSum};
+ * docs/PERFORMANCE.md, "The reduction, summed as it is read"). One instance per thread.
  */
 final class FloatSum {
     static final int TILE = 1024;
