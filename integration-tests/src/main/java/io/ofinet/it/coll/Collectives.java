@@ -17,10 +17,27 @@ public final class Collectives {
         this(ring, PipelinedAllreduce.CHUNK_BYTES);
     }
 
+    /**
+     * The allreduce's head on {@code tcp;ofi_rxm}: each block's first 8 KiB, a send of its own ahead
+     * of the rest, which the plugin sends at once as an eager message (its {@code eagerMaxSize} there)
+     * while the rest waits for the receiver's announcement. Measured faster on tcp, and much slower
+     * on shm (docs/PERFORMANCE.md, "The first bytes of a block sent at once").
+     */
+    public static final long HEAD_BYTES_ON_TCP = 8192;
+
     /** @param chunkBytes the allreduce's largest message ({@link PipelinedAllreduce}) */
     public Collectives(Ring ring, long chunkBytes) {
+        this(ring, chunkBytes, 0);
+    }
+
+    /**
+     * @param chunkBytes the allreduce's largest message ({@link PipelinedAllreduce})
+     * @param headBytes the first part of each of the allreduce's blocks, sent ahead of the rest
+     *     ({@link #HEAD_BYTES_ON_TCP}); 0: none
+     */
+    public Collectives(Ring ring, long chunkBytes, long headBytes) {
         this.ring = ring;
-        this.pipelined = new PipelinedAllreduce(ring, chunkBytes, sum);
+        this.pipelined = new PipelinedAllreduce(ring, chunkBytes, headBytes, sum);
     }
 
     /** Bytes of block {@code i} of {@code count} elements split into {@code parts}. */

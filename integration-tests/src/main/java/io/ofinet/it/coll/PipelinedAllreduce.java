@@ -24,7 +24,14 @@ import java.util.Arrays;
  * fully reduced chunk can only come back once the next rank has received this rank's send of it in
  * full, and the plugin reads a send's buffer only until its data has been delivered. On tcp on
  * loopback, two ranks, this took the 1 MiB allreduce from 360 to 310 µs (docs/PERFORMANCE.md,
- * "Allreduce: receives posted early"). Not thread-safe: a run keeps its state in the instance.
+ * "Allreduce: receives posted early").
+ *
+ * <p>A block may also have a <b>head</b>: its first {@code headBytes}, a part of its own before the
+ * chunks. A head no larger than the plugin's eager size goes out at once, while the rest waits for
+ * the receiver's announcement; the receive after a head is posted before the head's send, so that
+ * its announcement is not delayed by it. On tcp this measured faster, on shm much slower
+ * ({@link Collectives#HEAD_BYTES_ON_TCP}). Blocks no larger than {@link #HEAD_SPAN} heads get none.
+ * Not thread-safe: a run keeps its state in the instance.
  */
 final class PipelinedAllreduce {
     /**
@@ -34,11 +41,14 @@ final class PipelinedAllreduce {
      */
     static final long CHUNK_BYTES = 4L << 20;
     static final int MAX_CHUNKS = 16;
+    /** Blocks get a head only when larger than this many heads. */
+    static final int HEAD_SPAN = 4;
     /** Sends and receives outstanding, each. */
     static final int WINDOW = 8;
 
     private final Ring ring;
     private final long chunkBytes;
+    private final long headBytes;
     private final FloatSum sum;
 
     // The state of the run in progress: grown as needed and reused, so that a run allocates no arrays.
@@ -50,7 +60,11 @@ final class PipelinedAllreduce {
     private ByteBuffer tmp;
     private Handles.MrHandle mr;
     private long count;
+    /** Chunks each block is cut into after its head, and the parts of a block in all: with its head when it has one. */
     private int chunks;
+    private int parts;
+    /** Elements of each block's head, or 0 when blocks have none. */
+    private long head;
     private int total;
     private int firstTag;
     private int nextSend;
@@ -59,12 +73,16 @@ final class PipelinedAllreduce {
     private int recvsOut;
     private int done;
 
-    PipelinedAllreduce(Ring ring, long chunkBytes, FloatSum sum) {
+    PipelinedAllreduce(Ring ring, long chunkBytes, long headBytes, FloatSum sum) {
         if (chunkBytes < 4) {
             throw new IllegalArgumentException("a chunk holds one float32 at least: " + chunkBytes + " bytes");
         }
+        if (headBytes < 0 || headBytes % 4 != 0) {
+            throw new IllegalArgumentException("a head holds whole float32s: " + headBytes + " bytes");
+        }
         this.ring = ring;
         this.chunkBytes = chunkBytes;
+        this.headBytes = headBytes;
         this.sum = sum;
     }
 
@@ -72,8 +90,11 @@ final class PipelinedAllreduce {
     void run(ByteBuffer data, long count, ByteBuffer tmp, Handles.MrHandle mr) throws NetException {
         int n = ring.size();
         long largestBlock = Collectives.blockStart(count, n, 1) * 4;
-        chunks = (int) Math.max(1, Math.min(MAX_CHUNKS, (largestBlock + chunkBytes - 1) / chunkBytes));
-        total = 2 * (n - 1) * chunks;
+        long smallestBlock = (count - Collectives.blockStart(count, n, n - 1)) * 4;
+        head = headBytes > 0 && smallestBlock > HEAD_SPAN * headBytes ? headBytes / 4 : 0;
+        chunks = (int) Math.max(1, Math.min(MAX_CHUNKS, (largestBlock - head * 4 + chunkBytes - 1) / chunkBytes));
+        parts = chunks + (head > 0 ? 1 : 0);
+        total = 2 * (n - 1) * parts;
         if (sends.length < total) {
             sends = new Handles.Request[total];
             recvs = new Handles.Request[total];
@@ -121,18 +142,18 @@ final class PipelinedAllreduce {
     /**
      * Posts the receives that may go now, in order: receive k once send k − 1 has been posted. Its
      * announcement (the control message) takes as long to post as the data write the peer's
-     * announcement lets go, so the write comes first.
+     * announcement lets go, so the write comes first. The receive after a head goes before the
+     * head's send: the head is sent without an announcement, and the rest's should not wait for it.
      */
     private boolean postRecvs() throws NetException {
         int n = ring.size();
         boolean progressed = false;
-        while (nextRecv < total && recvsOut < WINDOW && nextRecv <= nextSend
-                && recvReady(nextRecv, chunks, n, received)) {
-            int s = nextRecv / chunks;
+        while (nextRecv < total && recvsOut < WINDOW && nextRecv <= nextSend + (afterHead(nextRecv) ? 1 : 0)
+                && recvReady(nextRecv, parts, n, received)) {
+            int s = nextRecv / parts;
             int block = recvBlock(s, ring.rank(), n);
-            int j = nextRecv % chunks;
-            ByteBuffer in = s < n - 1 ? tmpChunk(tmp, count, n, block, chunks, j)
-                    : chunkOf(data, count, n, block, chunks, j);
+            int j = nextRecv % parts;
+            ByteBuffer in = s < n - 1 ? tmpPart(block, j) : part(data, block, j);
             Handles.Request q = ring.irecv(in, firstTag + nextRecv, mr);
             if (q == null) {
                 break;
@@ -144,13 +165,22 @@ final class PipelinedAllreduce {
         return progressed;
     }
 
-    /** Posts the sends whose chunks are ready (received and reduced at the step before), in order. */
+    /** Whether part {@code k} follows a head: its receive's announcement goes out before the head's send. */
+    private boolean afterHead(int k) {
+        return head > 0 && k % parts == 1;
+    }
+
+    /**
+     * Posts the sends whose chunks are ready (received and reduced at the step before), in order; a
+     * head once the receive after it is posted.
+     */
     private boolean postSends() throws NetException {
         int n = ring.size();
         boolean progressed = false;
-        while (nextSend < total && sendsOut < WINDOW && (nextSend < chunks || received[nextSend - chunks])) {
-            int block = sendBlock(nextSend / chunks, ring.rank(), n);
-            ByteBuffer out = chunkOf(data, count, n, block, chunks, nextSend % chunks);
+        while (nextSend < total && sendsOut < WINDOW && (nextSend < parts || received[nextSend - parts])
+                && (!afterHead(nextSend + 1) || nextRecv > nextSend + 1)) {
+            int block = sendBlock(nextSend / parts, ring.rank(), n);
+            ByteBuffer out = part(data, block, nextSend % parts);
             Handles.Request q = ring.isend(out, firstTag + nextSend, mr);
             if (q == null) {
                 break;
@@ -185,11 +215,10 @@ final class PipelinedAllreduce {
         for (int k = nextRecv - recvsOut; k < nextRecv; k++) {
             if (!received[k] && ring.test(recvs[k])) {
                 recvs[k] = null;
-                int s = k / chunks;
+                int s = k / parts;
                 if (s < n - 1) {
                     int block = recvBlock(s, ring.rank(), n);
-                    sum.add(chunkOf(data, count, n, block, chunks, k % chunks),
-                            tmpChunk(tmp, count, n, block, chunks, k % chunks));
+                    sum.add(part(data, block, k % parts), tmpPart(block, k % parts));
                 }
                 received[k] = true;
                 progressed = true;
@@ -206,9 +235,9 @@ final class PipelinedAllreduce {
      * Whether receive {@code k} may be posted: always, but for a reduce-scatter step after the
      * first, whose chunk in {@code tmp} must have been reduced from the receive there before.
      */
-    private static boolean recvReady(int k, int chunks, int n, boolean[] received) {
-        int s = k / chunks;
-        return s == 0 || s >= n - 1 || received[k - chunks];
+    private static boolean recvReady(int k, int parts, int n, boolean[] received) {
+        int s = k / parts;
+        return s == 0 || s >= n - 1 || received[k - parts];
     }
 
     /** The block rank {@code r} sends at step {@code s}: reduce-scatter steps first, then allgather ones. */
@@ -221,31 +250,37 @@ final class PipelinedAllreduce {
         return s < n - 1 ? Math.floorMod(r - s - 2, n) : Math.floorMod(r - (s - (n - 1)) - 1, n);
     }
 
-    /** Chunk {@code j} of block {@code block} of {@code count} elements split over {@code n}. */
-    private static ByteBuffer chunkOf(ByteBuffer buffer, long count, int n, int block, int chunks, int j) {
+    /** Part {@code j} of block {@code block} of {@link #data}-like {@code buffer}: its head, or a chunk after it. */
+    private ByteBuffer part(ByteBuffer buffer, int block, int j) {
+        int n = ring.size();
         long start = Collectives.blockStart(count, n, block);
         long elements = Collectives.blockStart(count, n, block + 1) - start;
-        return chunkOf(buffer, start, elements, chunks, j);
+        return slice(buffer, start + partStart(elements, j), start + partStart(elements, j + 1));
     }
 
     /**
-     * Where chunk {@code j} of block {@code block} is received in {@code tmp}: at chunk {@code j}'s
-     * place in the largest block, so that chunk {@code j} of every block has the same place and no
-     * other chunk's (blocks differ by an element, and so would their chunks' places).
+     * Where part {@code j} of block {@code block} is received in {@code tmp}: at part {@code j}'s
+     * place in the largest block, so that part {@code j} of every block has the same place and no
+     * other part's (blocks differ by an element, and so would their parts' places).
      */
-    private static ByteBuffer tmpChunk(ByteBuffer tmp, long count, int n, int block, int chunks, int j) {
+    private ByteBuffer tmpPart(int block, int j) {
+        int n = ring.size();
         long largest = Collectives.blockStart(count, n, 1);
         long elements = Collectives.blockStart(count, n, block + 1) - Collectives.blockStart(count, n, block);
-        long from = Collectives.blockStart(largest, chunks, j);
-        long length = Collectives.blockStart(elements, chunks, j + 1) - Collectives.blockStart(elements, chunks, j);
-        return tmp.duplicate().clear().position((int) (from * 4)).limit((int) ((from + length) * 4)).slice()
-                .order(ByteOrder.nativeOrder());
+        long from = partStart(largest, j);
+        return slice(tmp, from, from + partStart(elements, j + 1) - partStart(elements, j));
     }
 
-    /** Chunk {@code j} of the {@code elements} elements from element {@code start} of {@code buffer}. */
-    private static ByteBuffer chunkOf(ByteBuffer buffer, long start, long elements, int chunks, int j) {
-        long from = start + Collectives.blockStart(elements, chunks, j);
-        long to = start + Collectives.blockStart(elements, chunks, j + 1);
+    /** Where part {@code j} of a block of {@code elements} starts: the head first, then the chunks, equal but for an element. */
+    private long partStart(long elements, int j) {
+        if (head == 0) {
+            return Collectives.blockStart(elements, chunks, j);
+        }
+        return j == 0 ? 0 : head + Collectives.blockStart(elements - head, chunks, j - 1);
+    }
+
+    /** Elements {@code from} to {@code to} of {@code buffer}, in native byte order. */
+    private static ByteBuffer slice(ByteBuffer buffer, long from, long to) {
         return buffer.duplicate().clear().position((int) (from * 4)).limit((int) (to * 4)).slice()
                 .order(ByteOrder.nativeOrder());
     }

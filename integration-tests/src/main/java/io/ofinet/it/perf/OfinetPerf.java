@@ -96,6 +96,11 @@ public final class OfinetPerf implements Callable<Integer> {
             + " message of the pipelined ring; blocks are cut into chunks of at most this size (default: 4M)")
     long chunk;
 
+    @Option(names = "--head", converter = Sizes.class, description = "allreduce: the first part of each block,"
+            + " sent as a message of its own ahead of the rest; 0: none (default: 8K on tcp;ofi_rxm without"
+            + " --layout, else 0)")
+    Long head;
+
     @Option(names = "--csv", description = "also write the results to this CSV file")
     Path csv;
 
@@ -135,6 +140,10 @@ public final class OfinetPerf implements Callable<Integer> {
         if (reps < 1 || (iters != null && iters < 1) || warmup < 0 || untimed < 0) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--reps and --iters must be at least 1,"
                     + " --warmup and --untimed at least 0");
+        }
+        if (head != null && (head < 0 || head % 4 != 0)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--head must hold whole float32s: "
+                    + head + " bytes");
         }
         int[] launched = Rendezvous.fromLauncher(System.getenv());
         layoutGiven = layout != null;
@@ -186,6 +195,14 @@ public final class OfinetPerf implements Callable<Integer> {
         }
     }
 
+    /** The allreduce's head: as given, else {@link Collectives#HEAD_BYTES_ON_TCP} on tcp, where it measured faster. */
+    private long headBytes() {
+        if (head != null) {
+            return head;
+        }
+        return !layoutGiven && provider.startsWith("tcp") ? Collectives.HEAD_BYTES_ON_TCP : 0;
+    }
+
     /** A one-rail layout on loopback for a provider. */
     static Path writeLayout(String providerName) throws IOException {
         String domain = providerName.equals("shm") ? "shm" : "lo";
@@ -207,7 +224,7 @@ public final class OfinetPerf implements Callable<Integer> {
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), OfinetPerf.class.getName(), test,
                 "--layout", layout.toString(), "--np", Integer.toString(np), "--warmup", Integer.toString(warmup),
                 "--reps", Integer.toString(reps), "--untimed", Integer.toString(untimed), "--window", Integer.toString(window),
-                "--chunk", Long.toString(chunk), "--jit-quiet", Long.toString(jitQuietMs), "--rendezvous",
+                "--chunk", Long.toString(chunk), "--head", Long.toString(headBytes()), "--jit-quiet", Long.toString(jitQuietMs), "--rendezvous",
                 rendezvous.toString(), "--rank", Integer.toString(r), "--timeout", Integer.toString(timeoutSeconds)));
         for (long size : sizes()) {
             command.add("--sizes=" + size);
@@ -246,7 +263,7 @@ public final class OfinetPerf implements Callable<Integer> {
         net.init();
         PerfBench bench;
         try (Ring ring = new Ring(net, rv, 0)) {
-            bench = new PerfBench(this, ring, new Collectives(ring, chunk));
+            bench = new PerfBench(this, ring, new Collectives(ring, chunk, headBytes()));
             bench.run();
             if (stats && rv.rank() == 0) {
                 System.out.println("# statistics of device 0, rank 0:");

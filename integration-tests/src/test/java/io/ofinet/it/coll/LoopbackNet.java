@@ -25,15 +25,24 @@ final class LoopbackNet implements NetPlugin {
         private final Map<Integer, ArrayDeque<Req>> sends = new HashMap<>();
         private final Map<Integer, ArrayDeque<Req>> recvs = new HashMap<>();
         private final List<String> log = new ArrayList<>();
+        /** Bytes of each post, by its log entry. */
+        private final Map<String, Integer> bytes = new HashMap<>();
 
         synchronized List<String> log() {
             return List.copyOf(log);
         }
 
+        /** The bytes of the post logged as {@code entry} ("r0 isend 3"), or null. */
+        synchronized Integer bytes(String entry) {
+            return bytes.get(entry);
+        }
+
         private synchronized void post(Req request) {
             ArrayDeque<Req> mine = queue(request.send ? sends : recvs, request.channel);
             ArrayDeque<Req> theirs = queue(request.send ? recvs : sends, request.channel);
-            log.add("r" + request.rank + (request.send ? " isend " : " irecv ") + request.tag);
+            String entry = "r" + request.rank + (request.send ? " isend " : " irecv ") + request.tag;
+            log.add(entry);
+            bytes.put(entry, request.buffer.remaining());
             if (theirs.isEmpty()) {
                 mine.add(request);
             } else {

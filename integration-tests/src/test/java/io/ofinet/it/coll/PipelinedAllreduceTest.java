@@ -84,10 +84,53 @@ class PipelinedAllreduceTest {
         }
     }
 
+    /**
+     * With a head, each step sends the block's first bytes on their own, then the rest; the receive
+     * of the rest goes out before the head's send, and the sums come out right; on two to four ranks,
+     * blocks whole and in chunks.
+     */
+    @Test
+    void aHeadGoesFirstOnItsOwnAndTheReceiveAfterItBeforeItsSend() throws Exception {
+        int headBytes = 64;
+        for (int ranks : new int[] {2, 3, 4}) {
+            for (long chunkBytes : new long[] {PipelinedAllreduce.CHUNK_BYTES, 256}) {
+                LoopbackNet.Wire wire = new LoopbackNet.Wire();
+                List<String> log = allreduce(wire, ranks, chunkBytes, headBytes);
+                long block = Collectives.blockStartOf(COUNT, ranks, 1) * 4;
+                int chunks = (int) Math.min(PipelinedAllreduce.MAX_CHUNKS, (block - headBytes + chunkBytes - 1) / chunkBytes);
+                int parts = chunks + 1;
+                String where = ranks + " ranks, " + chunkBytes + "-byte chunks";
+                for (int r = 0; r < ranks; r++) {
+                    for (int s = 0; s < 2 * (ranks - 1); s++) {
+                        int k = s * parts;
+                        assertEquals(headBytes, wire.bytes("r" + r + " isend " + k), where + ", rank " + r + ", step " + s);
+                        assertEquals(headBytes, wire.bytes("r" + r + " irecv " + k), where + ", rank " + r + ", step " + s);
+                        assertTrue(wire.bytes("r" + r + " isend " + (k + 1)) > headBytes, where + ", step " + s);
+                        assertTrue(indexOf(log, "r" + r + " irecv " + (k + 1)) < indexOf(log, "r" + r + " isend " + k),
+                                where + ", rank " + r + ", step " + s + ": " + log);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Blocks no larger than {@link PipelinedAllreduce#HEAD_SPAN} heads are sent without one. */
+    @Test
+    void aSmallBlockHasNoHead() throws Exception {
+        LoopbackNet.Wire wire = new LoopbackNet.Wire();
+        long block = Collectives.blockStartOf(COUNT, 2, 1) * 4;
+        allreduce(wire, 2, PipelinedAllreduce.CHUNK_BYTES, block / PipelinedAllreduce.HEAD_SPAN / 4 * 4 + 4);
+        assertEquals((int) block, wire.bytes("r0 isend 0"));
+        assertEquals(null, wire.bytes("r0 isend 2"), "two steps of one message each");
+    }
+
     /** One allreduce of {@link #COUNT} floats on {@code ranks} threads: checks every rank's sums, returns the log. */
     private List<String> allreduce(int ranks, long chunkBytes) throws Exception {
-        LoopbackNet.Wire wire = new LoopbackNet.Wire();
-        Path rendezvous = dir.resolve(ranks + "-" + chunkBytes);
+        return allreduce(new LoopbackNet.Wire(), ranks, chunkBytes, 0);
+    }
+
+    private List<String> allreduce(LoopbackNet.Wire wire, int ranks, long chunkBytes, long headBytes) throws Exception {
+        Path rendezvous = dir.resolve(ranks + "-" + chunkBytes + "-" + headBytes);
         ExecutorService threads = Executors.newFixedThreadPool(ranks);
         try {
             List<Future<ByteBuffer>> results = new ArrayList<>();
@@ -102,7 +145,7 @@ class PipelinedAllreduceTest {
                         }
                         ByteBuffer tmp = ByteBuffer.allocateDirect(COUNT * 4).order(ByteOrder.nativeOrder());
                         Handles.MrHandle mr = ring.register(data);
-                        new Collectives(ring, chunkBytes).allreduce(data, COUNT, tmp, mr);
+                        new Collectives(ring, chunkBytes, headBytes).allreduce(data, COUNT, tmp, mr);
                         return data;
                     }
                 }));
