@@ -60,8 +60,9 @@ final class PipelinedAllreduce {
     private ByteBuffer tmp;
     private Handles.MrHandle mr;
     private long count;
-    /** Chunks each block is cut into after its head, and the parts of a block in all: with its head when it has one. */
+    /** Chunks each block is cut into after its head. */
     private int chunks;
+    /** Parts of a block in all: its chunks, and its head when it has one. */
     private int parts;
     /** Elements of each block's head, or 0 when blocks have none. */
     private long head;
@@ -250,7 +251,7 @@ final class PipelinedAllreduce {
         return s < n - 1 ? Math.floorMod(r - s - 2, n) : Math.floorMod(r - (s - (n - 1)) - 1, n);
     }
 
-    /** Part {@code j} of block {@code block} of {@link #data}-like {@code buffer}: its head, or a chunk after it. */
+    /** Part {@code j} of block {@code block} in {@code buffer}, laid out as the data: its head, or a chunk after it. */
     private ByteBuffer part(ByteBuffer buffer, int block, int j) {
         int n = ring.size();
         long start = Collectives.blockStart(count, n, block);
@@ -271,7 +272,10 @@ final class PipelinedAllreduce {
         return slice(tmp, from, from + partStart(elements, j + 1) - partStart(elements, j));
     }
 
-    /** Where part {@code j} of a block of {@code elements} starts: the head first, then the chunks, equal but for an element. */
+    /**
+     * Where part {@code j} of a block of {@code elements} starts: the head first, then the chunks,
+     * equal but for an element.
+     */
     private long partStart(long elements, int j) {
         if (head == 0) {
             return Collectives.blockStart(elements, chunks, j);

@@ -224,8 +224,9 @@ public final class OfinetPerf implements Callable<Integer> {
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), OfinetPerf.class.getName(), test,
                 "--layout", layout.toString(), "--np", Integer.toString(np), "--warmup", Integer.toString(warmup),
                 "--reps", Integer.toString(reps), "--untimed", Integer.toString(untimed), "--window", Integer.toString(window),
-                "--chunk", Long.toString(chunk), "--head", Long.toString(headBytes()), "--jit-quiet", Long.toString(jitQuietMs), "--rendezvous",
-                rendezvous.toString(), "--rank", Integer.toString(r), "--timeout", Integer.toString(timeoutSeconds)));
+                "--chunk", Long.toString(chunk), "--head", Long.toString(headBytes()), "--jit-quiet",
+                Long.toString(jitQuietMs), "--rendezvous", rendezvous.toString(), "--rank", Integer.toString(r),
+                "--timeout", Integer.toString(timeoutSeconds)));
         for (long size : sizes()) {
             command.add("--sizes=" + size);
         }

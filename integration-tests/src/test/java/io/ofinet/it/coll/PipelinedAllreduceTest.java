@@ -97,17 +97,19 @@ class PipelinedAllreduceTest {
                 LoopbackNet.Wire wire = new LoopbackNet.Wire();
                 List<String> log = allreduce(wire, ranks, chunkBytes, headBytes);
                 long block = Collectives.blockStartOf(COUNT, ranks, 1) * 4;
-                int chunks = (int) Math.min(PipelinedAllreduce.MAX_CHUNKS, (block - headBytes + chunkBytes - 1) / chunkBytes);
+                int chunks = (int) Math.min(PipelinedAllreduce.MAX_CHUNKS,
+                        (block - headBytes + chunkBytes - 1) / chunkBytes);
                 int parts = chunks + 1;
                 String where = ranks + " ranks, " + chunkBytes + "-byte chunks";
                 for (int r = 0; r < ranks; r++) {
                     for (int s = 0; s < 2 * (ranks - 1); s++) {
                         int k = s * parts;
-                        assertEquals(headBytes, wire.bytes("r" + r + " isend " + k), where + ", rank " + r + ", step " + s);
-                        assertEquals(headBytes, wire.bytes("r" + r + " irecv " + k), where + ", rank " + r + ", step " + s);
-                        assertTrue(wire.bytes("r" + r + " isend " + (k + 1)) > headBytes, where + ", step " + s);
+                        String at = where + ", rank " + r + ", step " + s;
+                        assertEquals(headBytes, wire.bytes("r" + r + " isend " + k), at);
+                        assertEquals(headBytes, wire.bytes("r" + r + " irecv " + k), at);
+                        assertTrue(wire.bytes("r" + r + " isend " + (k + 1)) > headBytes, at);
                         assertTrue(indexOf(log, "r" + r + " irecv " + (k + 1)) < indexOf(log, "r" + r + " isend " + k),
-                                where + ", rank " + r + ", step " + s + ": " + log);
+                                at + ": " + log);
                     }
                 }
             }
