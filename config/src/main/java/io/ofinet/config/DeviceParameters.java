@@ -58,6 +58,10 @@ public final class DeviceParameters {
         return get(Parameter.WRITE_NOTICE);
     }
 
+    public EagerHead eagerHead() {
+        return get(Parameter.EAGER_HEAD);
+    }
+
     public long eagerMaxSizeBytes() {
         return get(Parameter.EAGER_MAX_SIZE);
     }

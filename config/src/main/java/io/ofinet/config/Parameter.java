@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * A device-wide parameter: its layout name, environment and system-property names, type,
@@ -15,7 +16,7 @@ import java.util.Optional;
  * OFINET_EAGER_MAX_SIZE} in the environment and {@code ofinet.eagerMaxSize} as a system
  * property. The defaults are that plugin's.
  *
- * @param <T> the value type: {@link Long}, {@link Boolean}, {@link MrScope} or {@link WriteNotice}
+ * @param <T> the value type: {@link Long}, {@link Boolean}, {@link MrScope}, {@link WriteNotice} or {@link EagerHead}
  */
 public final class Parameter<T> {
 
@@ -151,6 +152,15 @@ public final class Parameter<T> {
                     + " immediate (fi_writedata), or message (fi_write, then a zero-byte message)");
 
     /**
+     * Whether a send larger than {@code eagerMaxSize} that finds no control message sends its first
+     * {@code eagerMaxSize} bytes at once; see {@link EagerHead}.
+     */
+    public static final Parameter<EagerHead> EAGER_HEAD = new Parameter<>("eagerHead", ValueType.EAGER_HEAD,
+            EagerHead.AUTO, "", Long.MIN_VALUE, Long.MAX_VALUE,
+            "whether a send larger than eagerMaxSize that finds no control message sends its first"
+                    + " eagerMaxSize bytes at once: auto (on tcp), on, or off");
+
+    /**
      * Turns off asking providers for the source of what arrives (FI_SOURCE), which ties data
      * segments to their connection where the provider reports sources right (docs/PROTOCOL.md,
      * "What a peer can forge").
@@ -165,7 +175,7 @@ public final class Parameter<T> {
             RDMA_MAX_POSTED_CONTROL_BUFFERS, RDMA_MIN_POSTED_EAGER_BUFFERS,
             RDMA_MAX_POSTED_EAGER_BUFFERS, MR_KEY_SIZE, MR_CACHE_DISABLE, MR_CACHE_MAX_ENTRIES,
             MR_CACHE_MAX_BYTES, CONNECTION_TIMEOUT_MS, MAX_PENDING_CONNECTIONS, PEER_TIMEOUT_MS, POST_RETRY_TIMEOUT_MS,
-            PEER_PROCESS_CHECK_DISABLE, GDR_FLUSH_DISABLE, WRITE_NOTICE, SOURCE_CHECK_DISABLE);
+            PEER_PROCESS_CHECK_DISABLE, GDR_FLUSH_DISABLE, WRITE_NOTICE, EAGER_HEAD, SOURCE_CHECK_DISABLE);
 
     private final String name;
     private final ValueType<T> type;
@@ -281,10 +291,7 @@ public final class Parameter<T> {
 
     /** Formats a value as a layout would write it. */
     public String format(Object value) {
-        if (value instanceof MrScope scope) {
-            return scope.jsonName();
-        }
-        return value instanceof WriteNotice notice ? notice.jsonName() : String.valueOf(value);
+        return value instanceof Enum<?> choice ? choice.name().toLowerCase(Locale.ROOT) : String.valueOf(value);
     }
 
     private T checked(T value) {
@@ -356,35 +363,27 @@ public final class Parameter<T> {
             }
         };
 
-        static final ValueType<MrScope> MR_SCOPE = new ValueType<>("a string") {
-            @Override
-            MrScope fromJson(JsonNode node) {
-                if (!node.isTextual()) {
-                    throw wrongType(node);
+        static final ValueType<MrScope> MR_SCOPE = choice(MrScope::parse);
+        static final ValueType<WriteNotice> WRITE_NOTICE = choice(WriteNotice::parse);
+        static final ValueType<EagerHead> EAGER_HEAD = choice(EagerHead::parse);
+
+        /** One of an enumeration's names, in lower case in a layout, in any case in the environment. */
+        private static <E> ValueType<E> choice(Function<String, E> parse) {
+            return new ValueType<>("a string") {
+                @Override
+                E fromJson(JsonNode node) {
+                    if (!node.isTextual()) {
+                        throw wrongType(node);
+                    }
+                    return parse.apply(node.textValue());
                 }
-                return MrScope.parse(node.textValue());
-            }
 
-            @Override
-            MrScope fromText(String text) {
-                return MrScope.parse(text.toLowerCase(Locale.ROOT));
-            }
-        };
-
-        static final ValueType<WriteNotice> WRITE_NOTICE = new ValueType<>("a string") {
-            @Override
-            WriteNotice fromJson(JsonNode node) {
-                if (!node.isTextual()) {
-                    throw wrongType(node);
+                @Override
+                E fromText(String text) {
+                    return parse.apply(text.toLowerCase(Locale.ROOT));
                 }
-                return WriteNotice.parse(node.textValue());
-            }
-
-            @Override
-            WriteNotice fromText(String text) {
-                return WriteNotice.parse(text.toLowerCase(Locale.ROOT));
-            }
-        };
+            };
+        }
 
         final String description;
 

@@ -32,6 +32,7 @@ class LayoutValidationTest {
         assertEquals(4, dev.parameters().cqReadCount());
         assertEquals(2, dev.parameters().mrKeySizeBytes());
         assertEquals(MrScope.AUTO, dev.parameters().mrScope());
+        assertEquals(EagerHead.AUTO, dev.parameters().eagerHead());
         assertEquals(Source.DEFAULT, dev.parameters().setting(Parameter.EAGER_MAX_SIZE).source());
     }
 
@@ -49,7 +50,7 @@ class LayoutValidationTest {
     void unknownFieldIsRejectedWithPathAndKnownFields() {
         rejects(device("\"eagerMaxSizee\": 10"), "test.json: devices[0].eagerMaxSizee: unknown field;"
                 + " known fields here are connectionTimeoutMs, controlRails, cqReadCount, dataRails,"
-                + " description, eagerMaxSize, gdrFlushDisable, intentDelayUs, maxPendingConnections,"
+                + " description, eagerHead, eagerMaxSize, gdrFlushDisable, intentDelayUs, maxPendingConnections,"
                 + " minStripeSize, mrCacheDisable, mrCacheMaxBytes, mrCacheMaxEntries, mrKeySize, mrScope, name,"
                 + " peerProcessCheckDisable, peerTimeoutMs, postRetryTimeoutMs,"
                 + " rdmaMaxPostedControlBuffers, rdmaMaxPostedEagerBuffers,"
@@ -70,6 +71,8 @@ class LayoutValidationTest {
         "\"mrCacheDisable\": 1          | devices[0].mrCacheDisable: expected a boolean, found an integer",
         "\"mrScope\": 3                 | devices[0].mrScope: expected a string, found an integer",
         "\"mrScope\": \"global\"        | devices[0].mrScope: expected one of auto, domain, endpoint, found \"global\"",
+        "\"eagerHead\": true          | devices[0].eagerHead: expected a string, found a boolean",
+        "\"eagerHead\": \"yes\"         | devices[0].eagerHead: expected one of auto, on, off, found \"yes\"",
         "\"name\": 7                    | devices[0].name: expected a string, found an integer",
         "\"controlRails\": {}           | devices[0].controlRails: expected an array, found an object",
     })

@@ -33,13 +33,14 @@ class OverrideTest {
     void environmentOverridesFileAndRecordsItsSource() throws ConfigException {
         RailLayout layout = parse(device("\"cqReadCount\": 8, \"eagerMaxSize\": 1024"),
                 env(Map.of("OFINET_CQ_READ_COUNT", "16", "OFINET_MR_SCOPE", "Domain",
-                        "OFINET_MR_CACHE_DISABLE", "1")));
+                        "OFINET_MR_CACHE_DISABLE", "1", "OFINET_EAGER_HEAD", "Off")));
         DeviceParameters p = layout.devices().get(0).parameters();
         assertEquals(16, p.cqReadCount());
         assertEquals(new Setting<>(Parameter.CQ_READ_COUNT, 16L, Source.ENVIRONMENT, "OFINET_CQ_READ_COUNT"),
                 p.setting(Parameter.CQ_READ_COUNT));
         assertEquals(MrScope.DOMAIN, p.mrScope());
         assertEquals(true, p.mrCacheDisabled());
+        assertEquals(EagerHead.OFF, p.eagerHead());
         assertEquals(new Setting<>(Parameter.EAGER_MAX_SIZE, 1024L, Source.FILE, "devices[0].eagerMaxSize"),
                 p.setting(Parameter.EAGER_MAX_SIZE));
         assertEquals(Source.DEFAULT, p.setting(Parameter.MIN_STRIPE_SIZE).source());

@@ -1,0 +1,33 @@
+package io.ofinet.config;
+
+import java.util.Locale;
+
+/**
+ * Whether a send larger than {@code eagerMaxSize} that finds no control message of its receive
+ * sends its first {@code eagerMaxSize} bytes at once, in an eager message ahead of the writes of
+ * the rest (docs/PROTOCOL.md, "Heads").
+ *
+ * <p>{@link #AUTO}: on where every data rail is {@code tcp}, where it measured faster (the data
+ * moves while the control message travels), off elsewhere (on {@code shm} an engine-level head
+ * made the allreduce a third slower). {@link #ON}, {@link #OFF}: on or off everywhere.
+ */
+public enum EagerHead {
+    AUTO,
+    ON,
+    OFF;
+
+    /** The name used in layouts and in the environment. */
+    public String jsonName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Parses a layout or environment value; the message of the exception lists the choices. */
+    static EagerHead parse(String text) {
+        for (EagerHead head : values()) {
+            if (head.jsonName().equals(text)) {
+                return head;
+            }
+        }
+        throw new IllegalArgumentException("expected one of auto, on, off, found \"" + text + "\"");
+    }
+}
