@@ -7,7 +7,7 @@ import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
 
 /**
- * A receive communicator's eager messages and intents (docs/PROTOCOL.md, "Eager messages"): those
+ * A receive communicator's eager messages, intents and heads (docs/PROTOCOL.md, "Eager messages"): those
  * whose receive is posted are matched and copied out at once; those that came first stay in their
  * buffers (held) until their receive is posted, at most {@link SendSequencer#CREDITS} of them. A
  * message matched by tag waits for the earlier ones of its receive matched by tag, since both sides
@@ -122,6 +122,10 @@ final class EagerInbox {
                 endpoint.memory.copy(buffer.payload(), request.address[i], size);
             }
             request.eagerFilled(i, size);
+        } else if (header.kind() == EagerHeader.KIND_HEAD) {
+            // At most eagerMaxSize bytes, fewer than the send's size, which fits the buffer (decode, above).
+            endpoint.memory.copy(buffer.payload(), request.address[i], header.payload());
+            request.head(i, header.payload());
         } else {
             request.taken |= 1 << i;
         }

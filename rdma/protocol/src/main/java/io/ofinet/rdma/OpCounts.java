@@ -13,6 +13,7 @@ public final class OpCounts {
     long bytesSent;
     long messagesReceived;
     long bytesReceived;
+    private long heads;
 
     void sent(long bytes) {
         messagesSent++;
@@ -22,6 +23,15 @@ public final class OpCounts {
     void received(long bytes) {
         messagesReceived++;
         bytesReceived += bytes;
+    }
+
+    void headSent() {
+        heads++;
+    }
+
+    /** Large sends whose first bytes went out at once, ahead of their control message (eagerHead). */
+    public long headsSent() {
+        return heads;
     }
 
     void posted(RmaOp.Kind kind) {

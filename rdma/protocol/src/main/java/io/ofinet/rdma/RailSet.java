@@ -1,5 +1,6 @@
 package io.ofinet.rdma;
 
+import io.ofinet.config.EagerHead;
 import io.ofinet.config.WriteNotice;
 import io.ofinet.fabric.AddressVector;
 import io.ofinet.fabric.CompletionQueue;
@@ -13,6 +14,7 @@ import io.ofinet.mr.MrException;
 import io.ofinet.mr.Rails;
 import io.ofinet.mr.Registrar;
 import io.ofinet.rdma.progress.ProgressEngine;
+import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -110,6 +112,20 @@ final class RailSet {
      */
     long messagesCompleteAtOnceUpTo() {
         return providers().stream().anyMatch("shm"::equals) ? SHM_INJECT_BYTES : Long.MAX_VALUE;
+    }
+
+    /**
+     * Whether large sends that find no control message send their heads ({@link EagerHead}): as
+     * set, or by default where every data rail is {@code tcp}. Never with as many data rails as a
+     * write's immediate data counts segments, as the head is one more.
+     */
+    boolean sendsHeads(EagerHead setting) {
+        boolean on = switch (setting) {
+            case ON -> true;
+            case OFF -> false;
+            case AUTO -> providers().stream().allMatch(p -> p.startsWith("tcp"));
+        };
+        return on && dataRails < Limits.MAX_DATA_RAILS;
     }
 
     /**

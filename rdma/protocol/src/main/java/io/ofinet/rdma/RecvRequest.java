@@ -52,25 +52,43 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         }
     }
 
-    /** A segment of buffer {@code i}: {@code bytes} long, one of {@code segments}. */
+    /** A written segment of buffer {@code i}: {@code bytes} long, one of {@code segments}. */
     void segment(int i, int segments, long bytes) throws RdmaException {
         if ((eagerFilled & (1 << i)) != 0) {
             throw new RdmaException(ErrorCategory.REMOTE, "receive " + seq + " buffer " + i + ": a written segment for a"
                     + " buffer an eager message filled");
         }
-        taken |= 1 << i;
         if (segmentsExpected[i] == 0) {
             segmentsExpected[i] = segments;
-        } else if (segmentsExpected[i] != segments || segmentsArrived[i] >= segments) {
+        }
+        if (segmentsExpected[i] != segments || segmentsArrived[i] >= segments) {
             throw new RdmaException(ErrorCategory.REMOTE, "receive " + seq + " buffer " + i + ": inconsistent segments ("
                     + segments + " announced, " + segmentsExpected[i] + " before, " + segmentsArrived[i] + " arrived)");
         }
+        landed(i, bytes);
+    }
+
+    /**
+     * Buffer {@code i} took the head of a send, {@code bytes} bytes copied in already: one of its
+     * segments, whose count the writes of the rest carry.
+     */
+    void head(int i, long bytes) throws RdmaException {
+        if (segmentsExpected[i] != 0 && segmentsArrived[i] >= segmentsExpected[i]) {
+            throw new RdmaException(ErrorCategory.REMOTE, "receive " + seq + " buffer " + i + ": a head after all "
+                    + segmentsExpected[i] + " announced segments");
+        }
+        landed(i, bytes);
+    }
+
+    /** A segment of {@code bytes} arrived in buffer {@code i}: the buffer is done once it has all. */
+    private void landed(int i, long bytes) throws RdmaException {
+        taken |= 1 << i;
         received[i] += bytes;
         if (received[i] > capacity[i]) {
             throw new RdmaException(ErrorCategory.REMOTE, "receive " + seq + " buffer " + i + ": the peer reports "
                     + received[i] + " bytes for a " + capacity[i] + "-byte buffer");
         }
-        if (++segmentsArrived[i] == segments) {
+        if (++segmentsArrived[i] == segmentsExpected[i]) {
             bufferDone();
             partialSinceNanos = partialBuffers() ? System.nanoTime() : 0;
         } else {
@@ -86,10 +104,10 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         bufferDone();
     }
 
-    /** Whether a buffer has some of its segments but not all. */
+    /** Whether a buffer has some of its segments but not all (or a head, and the writes not yet). */
     boolean partialBuffers() {
         for (int i = 0; i < buffers; i++) {
-            if (segmentsArrived[i] > 0 && segmentsArrived[i] < segmentsExpected[i]) {
+            if (segmentsArrived[i] > 0 && segmentsArrived[i] != segmentsExpected[i]) {
                 return true;
             }
         }

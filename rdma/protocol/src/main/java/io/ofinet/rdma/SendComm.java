@@ -65,7 +65,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         this.slotBytes = slotBytes;
         EagerBuffers eager = endpoint.pools.eager;
         this.sequencer = new SendSequencer(eager != null && eager.enabled() ? eager.payloadBytes() : 0,
-                endpoint.params.intentDelayNanos());
+                endpoint.params.intentDelayNanos(), endpoint.railSet.sendsHeads(endpoint.params.eagerHead()));
         for (int i = 0; i < MAX_REQUESTS; i++) {
             all[i] = new SendRequest(this);
             free.add(all[i]);

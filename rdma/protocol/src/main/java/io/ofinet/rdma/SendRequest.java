@@ -15,8 +15,10 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     long writesPostedNanos;
     int seq;
     int bufferIndex;
-    /** Its intent went out: it waits, at the head of the queue, for its control message. */
+    /** Its intent or its head went out: it waits, at the head of the queue, for its control message. */
     boolean intentSent;
+    /** Bytes its head carried (0: no head): the writes carry the rest. */
+    long headBytes;
     /** Whether {@link #intentDueNanos} is set: the send has waited at the head for its control message. */
     boolean intentTimed;
     long intentDueNanos;
@@ -32,6 +34,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         this.mr = handle;
         this.writesPostedNanos = 0;
         this.intentSent = false;
+        this.headBytes = 0;
         this.intentTimed = false;
         begin(0);
     }

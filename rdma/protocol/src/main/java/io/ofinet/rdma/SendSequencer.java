@@ -23,8 +23,11 @@ import java.util.ArrayDeque;
  *     <li>none has arrived, and it is at most {@code eagerMaxSize}: eagerly, to be matched by its
  *     tag at the receiver;
  * <li>none has arrived, and it is larger: it waits for the control message, and later sends wait
- *     behind it. When none has come within {@code intentDelayUs}, its intent (its tag and size,
- *     matched by its tag) goes out, for a receive that sends no control message to refuse it.
+ *     behind it. With heads on (eagerHead) and no send behind it, its first {@code eagerMaxSize}
+ *     bytes go out at once with its tag and size (its head), and the writes of the rest follow the
+ *     control message. Else, when none has come within {@code intentDelayUs}, its intent (its tag
+ *     and size, matched by its tag) goes out, for a receive that sends no control message to
+ *     refuse it. A head serves as the intent too.
  * </ul>
  * So within a receive the sends matched by tag come first, in sequence order, and both sides give
  * each the first untaken buffer with its tag in that order; sends after the control message
@@ -39,6 +42,8 @@ final class SendSequencer {
     private static final int MASK = SEQS - 1;
 
     private final int eagerMax;
+    /** Whether a larger send that finds no control message and no send behind it sends its head (eagerHead). */
+    private final boolean heads;
     /** How long a send larger than {@link #eagerMax} waits at the head for its control message before its intent. */
     private final long intentDelayNanos;
     private final ControlMessage[] controls = new ControlMessage[Limits.WINDOW];
@@ -59,8 +64,9 @@ final class SendSequencer {
     private int nextSeq;
     private int credits = CREDITS;
 
-    SendSequencer(long eagerMaxSize, long intentDelayNanos) {
+    SendSequencer(long eagerMaxSize, long intentDelayNanos, boolean heads) {
         this.eagerMax = (int) Math.min(eagerMaxSize, Integer.MAX_VALUE);
+        this.heads = heads && eagerMax > 0;
         this.intentDelayNanos = intentDelayNanos;
         for (int i = 0; i < Limits.WINDOW; i++) {
             controls[i] = new ControlMessage();
@@ -179,7 +185,7 @@ final class SendSequencer {
             int t = nextSeq;
             int slot = covering(t);
             if (slot < 0) {
-                if (!byTag(request, t, writes)) {
+                if (!byTag(request, t, writes, queue.size() == 1)) {
                     return;
                 }
                 if (request.intentSent) {
@@ -193,8 +199,13 @@ final class SendSequencer {
         }
     }
 
-    /** The head goes out matched by tag: eagerly, or as an intent. False when it must wait. */
-    private boolean byTag(SendRequest request, int t, SendWrites writes) {
+    /**
+     * The head goes out matched by tag: eagerly; or, when larger, with its first {@link #eagerMax}
+     * bytes at once if heads are on and no send waits behind it ({@code alone}: in a stream of
+     * sends the receiver's control messages are on their way, and heads would only add copies),
+     * else as an intent once that is due. False when it must wait.
+     */
+    private boolean byTag(SendRequest request, int t, SendWrites writes, boolean alone) {
         if (request.intentSent) {
             return true;
         }
@@ -205,10 +216,12 @@ final class SendSequencer {
             return false;
         }
         boolean eager = request.size <= eagerMax;
-        if (!eager && !intentDue(request)) {
+        boolean head = !eager && heads && alone && !request.intentTimed;
+        if (!eager && !head && !intentDue(request)) {
             return false;
         }
-        if (!writes.eager(request, t, EagerHeader.BY_TAG, eager)) {
+        int kind = eager ? EagerHeader.KIND_EAGER : head ? EagerHeader.KIND_HEAD : EagerHeader.KIND_INTENT;
+        if (!writes.eager(request, t, EagerHeader.BY_TAG, kind, head ? eagerMax : 0)) {
             return false;
         }
         credits--;
@@ -275,7 +288,7 @@ final class SendSequencer {
                 return advance(slot, t, u, control);
             }
             if (eagerMax > 0 && request.size <= eagerMax && credits > 0) {
-                if (!writes.eager(request, t, control.index(i), true)) {
+                if (!writes.eager(request, t, control.index(i), EagerHeader.KIND_EAGER, 0)) {
                     return false;
                 }
                 credits--;

@@ -72,20 +72,23 @@ final class SendWrites {
     }
 
     /**
-     * Sends message {@code seq} eagerly — its header and payload copied into an eager buffer, one
-     * message to the receiver's data rail {@code seq mod rails} — or, when {@code withData} is
-     * false, only its intent (the header). {@code index} is the receive buffer's, or {@link
+     * Sends message {@code seq} as an eager message of {@code kind} ({@link EagerHeader}) — its
+     * header, and the payload copied into an eager buffer, one message to the receiver's data rail
+     * {@code seq mod rails}: the whole send ({@link EagerHeader#KIND_EAGER}), nothing ({@link
+     * EagerHeader#KIND_INTENT}), or its first {@code headBytes} ({@link EagerHeader#KIND_HEAD}, the
+     * rest written later past them). {@code index} is the receive buffer's, or {@link
      * EagerHeader#BY_TAG}. An eager send is done at once (its payload is copied); the message's
      * failure to go out fails the communicator, through {@code eagerOwner}.
      */
-    boolean eager(SendRequest request, int seq, int index, boolean withData) {
+    boolean eager(SendRequest request, int seq, int index, int kind, long headBytes) {
         EagerBuffer buffer = endpoint.pools.eager.acquire();
         if (buffer == null) {
             return false;
         }
-        long payload = withData ? request.size : 0;
-        EagerHeader.encode(endpoint.memory, buffer.address, withData ? EagerHeader.KIND_EAGER : EagerHeader.KIND_INTENT,
-                index, seq, request.tag, request.size, connection.peerToken());
+        boolean whole = kind == EagerHeader.KIND_EAGER;
+        long payload = whole ? request.size : kind == EagerHeader.KIND_HEAD ? headBytes : 0;
+        EagerHeader.encode(endpoint.memory, buffer.address, kind, index, seq, request.tag, request.size,
+                connection.peerToken());
         if (payload > 0) {
             endpoint.memory.copy(request.address, buffer.payload(), payload);
         }
@@ -93,8 +96,12 @@ final class SendWrites {
         int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0, connection.peerCommId(), seq);
         request.seq = seq;
         request.bufferIndex = index == EagerHeader.BY_TAG ? 0 : index;
+        request.headBytes = kind == EagerHeader.KIND_HEAD ? headBytes : 0;
+        if (request.headBytes > 0) {
+            endpoint.pools.counts.headSent();
+        }
         long data = endpoint.railSet.immediate(word, connection.peerToken() & 0xffffffffL);
-        if (withData) {
+        if (whole) {
             // The payload is copied out: the send is done now, and its message's fate is the
             // communicator's (a failure to deliver it fails the communicator).
             request.pendingOps = 0;
@@ -110,7 +117,9 @@ final class SendWrites {
     /**
      * Writes a send in stripes into buffer {@code i} of the receive {@code seq} announced by
      * {@code control}, as the scheduler splits it over the data rails; a zero-byte send is a
-     * zero-byte message with the same immediate data to the receiver's first control rail.
+     * zero-byte message with the same immediate data to the receiver's first control rail. Of a
+     * send whose head went out, the rest is written past the head, and the head counts as one more
+     * of the buffer's segments.
      */
     boolean write(SendRequest request, ControlMessage control, int i, int seq) {
         request.seq = seq;
@@ -126,22 +135,24 @@ final class SendWrites {
                     control.index(i), connection.peerCommId(), seq), request);
             return true;
         }
-        scheduler.schedule(request.size, schedule);
+        long skip = request.headBytes;
+        scheduler.schedule(request.size - skip, schedule);
         int stripes = schedule.stripes();
         if (!endpoint.pools.acquireOps(ops, stripes)) {
             return false;
         }
+        int segments = stripes + (skip > 0 ? 1 : 0);
         request.pendingOps = stripes;
         for (int s = 0; s < stripes; s++) {
             int rail = schedule.rail(s);
-            long offset = schedule.offset(s);
+            long offset = skip + schedule.offset(s);
             long length = schedule.length(s);
             RmaOp op = ops[s].write(endpoint.railSet.dataEndpoint(rail), rail, RmaOp.WRITE_ON_DATA_RAIL[rail], request,
                     endpoint.railSet.noticeFor(length));
             op.buf = request.address + offset;
             op.len = length;
             op.desc = request.mr.descriptor(RailKind.DATA, rail);
-            op.data = endpoint.railSet.immediate(Immediate.encode(Immediate.TYPE_DATA, stripes, control.index(i),
+            op.data = endpoint.railSet.immediate(Immediate.encode(Immediate.TYPE_DATA, segments, control.index(i),
                     connection.peerCommId(), seq), length);
             op.peer = connection.dataPeer(rail);
             op.remote = control.address(i) + offset;

@@ -15,17 +15,20 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The data path allocates nothing: rounds of irecv, isend and test between two endpoints over
  * real shm, counted with the JVM's per-thread allocation counter, on whichever data path the JVM
  * runs (FFM on JDK 22+, JNA on Java 17): an eager message (1 KiB) and a rendezvous (4 KiB, above
- * shm's eager limit of 4,080 bytes: the receive's control message, then a write).
+ * shm's eager limit of 4,080 bytes: the receive's control message, then a write), and with heads
+ * on a 16 KiB send whose head goes before its control message arrives.
  */
 @Timeout(120)
 class DataPathAllocationIT {
 
     @ParameterizedTest
-    @ValueSource(ints = {1024, 4096})
+    @ValueSource(ints = {1024, 4096, 16384})
     void sendReceiveAndTestAllocateNothing(int bytes) throws Exception {
-        try (HostBuffer src = new HostBuffer(4096).pattern(1);
-                HostBuffer dst = new HostBuffer(4096);
-                Device device = Device.open(new OfiProvider(), Layouts.device("shm", new String[] {"shm"}, ""))) {
+        boolean heads = bytes > 4096;
+        try (HostBuffer src = new HostBuffer(bytes).pattern(1);
+                HostBuffer dst = new HostBuffer(bytes);
+                Device device = Device.open(new OfiProvider(), Layouts.device("shm", new String[] {"shm"},
+                        heads ? "\"eagerHead\": \"on\"" : ""))) {
             // Two endpoints of one device, closed sender first: shm peers in one process share
             // their regions, and progress on one after the other has closed would touch unmapped
             // memory inside the provider (docs/FABRIC.md).
@@ -37,7 +40,7 @@ class DataPathAllocationIT {
             MrHandle srcMr = a.registerUserBuffer(src.address, src.size);
             MrHandle dstMr = b.registerUserBuffer(dst.address, dst.size);
             long[] addresses = {dst.address};
-            long[] sizes = {4096};
+            long[] sizes = {bytes};
             int[] tags = {0};
             MrHandle[] mrs = {dstMr};
             long[] received = new long[1];
@@ -52,6 +55,7 @@ class DataPathAllocationIT {
                 }
             });
             assertEquals(bytes, received[0]);
+            assertEquals(heads, a.pools.counts.headsSent() > 0, "heads sent: " + a.pools.counts.headsSent());
             assertTrue(perRound < 8, "the " + OfiProvider.dataPathName() + " data path allocated " + perRound
                     + " bytes per round of " + bytes + " bytes");
             srcMr.close();

@@ -7,14 +7,16 @@ import io.ofinet.rdma.error.RdmaException;
 /**
  * The 16-byte header in front of an eager message (docs/PROTOCOL.md, "Eager messages"): a send of
  * at most {@code eagerMaxSize} bytes that goes out whole into a receive buffer the receiver keeps
- * posted, or the intent of a larger send that waits for its control message. Little-endian:
+ * posted, the intent of a larger send that waits for its control message, or a larger send's
+ * head: its first bytes, ahead of the writes of the rest ("Heads"). Little-endian:
  *
  * <pre>
- *  0  u8  kind: 1 eager data (the payload follows), 2 intent (no payload)
+ *  0  u8  kind: 1 eager data (the payload follows), 2 intent (no payload), 3 head (the send's
+ *         first bytes follow)
  *  1  u8  buffer index 0..7, chosen by the sender from the control message; 0xFF: matched by tag
  *  2  u16 message sequence number (equals the immediate data's)
  *  4  u32 tag
- *  8  u32 size: the payload's (eager), the announced send's (intent)
+ *  8  u32 size: the payload's (eager), the announced send's (intent, head)
  * 12  u32 token of the receive communicator
  * </pre>
  *
@@ -24,6 +26,7 @@ public final class EagerHeader {
     public static final int BYTES = 16;
     public static final int KIND_EAGER = 1;
     public static final int KIND_INTENT = 2;
+    public static final int KIND_HEAD = 3;
     /** The buffer index of a message matched by its tag. */
     public static final int BY_TAG = 0xFF;
 
@@ -32,6 +35,7 @@ public final class EagerHeader {
     private int seq;
     private int tag;
     private long size;
+    private long payload;
     private int token;
 
     /** Writes a header at {@code address}. */
@@ -66,7 +70,8 @@ public final class EagerHeader {
         tag = memory.getInt(address + 4);
         size = memory.getInt(address + 8) & 0xffffffffL;
         token = memory.getInt(address + 12);
-        if (kind != KIND_EAGER && kind != KIND_INTENT) {
+        payload = length - BYTES;
+        if (kind != KIND_EAGER && kind != KIND_INTENT && kind != KIND_HEAD) {
             throw remote("eager message kind " + kind);
         }
         if (buffer != BY_TAG && buffer >= Limits.MAX_RECVS) {
@@ -81,6 +86,10 @@ public final class EagerHeader {
         }
         if (kind == KIND_INTENT && length != BYTES) {
             throw remote("an intent of " + length + " bytes carries a payload");
+        }
+        if (kind == KIND_HEAD && (length == BYTES || length - BYTES > maxPayload || length - BYTES >= size)) {
+            throw remote("a head of " + (length - BYTES) + " bytes for a send of " + size + " (a head carries 1 to "
+                    + maxPayload + " bytes, fewer than its send)");
         }
         return this;
     }
@@ -107,6 +116,11 @@ public final class EagerHeader {
 
     public int tag() {
         return tag;
+    }
+
+    /** The bytes after the header: the payload of eager data, the first bytes of the send of a head. */
+    public long payload() {
+        return payload;
     }
 
     public long size() {

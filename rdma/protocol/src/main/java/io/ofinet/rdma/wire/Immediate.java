@@ -8,7 +8,7 @@ import io.ofinet.rdma.error.RdmaException;
  *
  * <pre>
  *  31..30 type (0 data segment, 1 control message, 2 error: the send was refused, 3 keepalive)
- *  29..26 segments - 1 (1..16: one per data rail at most); for an error, the reason - 1
+ *  29..26 segments - 1 (1..16: one per data rail at most, and the send's head); for an error, the reason - 1
  *         (1 truncated, 2 no buffer has the tag, 3 the writes did not complete)
  *  25..23 receive buffer index (0..7: a grouped receive has 8 buffers at most)
  *  22..10 communicator id (13 bits: 8192 communicators per endpoint)
@@ -82,8 +82,8 @@ public final class Immediate {
     }
 
     /**
-     * Checks what a peer sent: a data write in more segments than there are data rails, an error
-     * with an unknown reason, or a keepalive for neither side, is a remote error.
+     * Checks what a peer sent: a data write in more segments than there are data rails and a head,
+     * an error with an unknown reason, or a keepalive for neither side, is a remote error.
      */
     public static int check(long data, int dataRails) throws RdmaException {
         if (data < 0 || data > 0xffffffffL) {
@@ -99,7 +99,7 @@ public final class Immediate {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
                     + ": unknown error reason " + segments(d));
         }
-        if (type(d) != TYPE_ERROR && segments(d) > dataRails) {
+        if (type(d) != TYPE_ERROR && segments(d) > dataRails + 1) {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
                     + ": " + segments(d) + " segments on " + dataRails + " data rails");
         }

@@ -155,6 +155,18 @@ class WireFormatsTest {
                     "an intent announces a size above eagerMaxSize");
             assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 1, 1, 8192),
                     "an intent with a payload");
+            EagerHeader.encode(memory, at, EagerHeader.KIND_HEAD, EagerHeader.BY_TAG, 1, 9, 20000, 1);
+            EagerHeader head = new EagerHeader().decode(memory, at, EagerHeader.BYTES + 8192, 1, 8192);
+            assertEquals(20000, head.size(), "a head announces its send's size");
+            assertEquals(8192, head.payload(), "and carries its first bytes");
+            assertEquals("a head of 8193 bytes for a send of 20000 (a head carries 1 to 8192 bytes, fewer than its"
+                    + " send)", assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at,
+                    EagerHeader.BYTES + 8193, 1, 8192)).getMessage());
+            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES, 1, 8192),
+                    "a head without bytes");
+            EagerHeader.encode(memory, at, EagerHeader.KIND_HEAD, EagerHeader.BY_TAG, 1, 9, 4096, 1);
+            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 4096, 1,
+                    8192), "a head as large as its send");
             fuzz(java.util.Arrays.copyOf(out, out.length), (b, len) -> {
                 memory.write(at, b, 0, Math.min(len, 64));
                 new EagerHeader().decode(memory, at, len, 513, 8192);
@@ -179,6 +191,8 @@ class WireFormatsTest {
         assertEquals(Immediate.TYPE_KEEPALIVE, Immediate.type(Immediate.check(0xC0800000L, 16)), "keepalive to a sender");
         assertThrows(RdmaException.class, () -> Immediate.check(0xC3800000L, 16), "keepalive for side 7");
         assertThrows(RdmaException.class, () -> Immediate.check(Immediate.encode(0, 4, 0, 0, 0), 2), "4 segments, 2 rails");
+        assertEquals(3, Immediate.segments(Immediate.check(Immediate.encode(0, 3, 0, 0, 0), 2)),
+                "2 stripes and a head");
         assertThrows(RdmaException.class, () -> Immediate.check(1L << 32, 2));
         // An error's segment field is its reason, whatever the rail count.
         assertEquals(Immediate.ERROR_NO_TAG, Immediate.segments(Immediate.check(
