@@ -62,6 +62,10 @@ public final class DeviceParameters {
         return get(Parameter.EAGER_HEAD);
     }
 
+    public long eagerHeadMinSizeBytes() {
+        return get(Parameter.EAGER_HEAD_MIN_SIZE);
+    }
+
     public long eagerMaxSizeBytes() {
         return get(Parameter.EAGER_MAX_SIZE);
     }

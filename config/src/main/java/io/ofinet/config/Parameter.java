@@ -151,14 +151,15 @@ public final class Parameter<T> {
             "how a write's target learns of it: auto (message on tcp, immediate elsewhere),"
                     + " immediate (fi_writedata), or message (fi_write, then a zero-byte message)");
 
-    /**
-     * Whether a send larger than {@code eagerMaxSize} that finds no control message sends its first
-     * {@code eagerMaxSize} bytes at once; see {@link EagerHead}.
-     */
+    /** Whether a large send that finds no control message sends its head at once; see {@link EagerHead}. */
     public static final Parameter<EagerHead> EAGER_HEAD = new Parameter<>("eagerHead", ValueType.EAGER_HEAD,
             EagerHead.AUTO, "", Long.MIN_VALUE, Long.MAX_VALUE,
-            "whether a send larger than eagerMaxSize that finds no control message sends its first"
+            "whether a send of at least eagerHeadMinSize that finds no control message sends its first"
                     + " eagerMaxSize bytes at once: auto (on tcp), on, or off");
+
+    /** Smallest send that sends a head (eagerHead); below it heads measured slower on tcp. */
+    public static final Parameter<Long> EAGER_HEAD_MIN_SIZE = bytes("eagerHeadMinSize", 524288, 1,
+            "smallest send that sends its head when it finds no control message (eagerHead)");
 
     /**
      * Turns off asking providers for the source of what arrives (FI_SOURCE), which ties data
@@ -175,7 +176,8 @@ public final class Parameter<T> {
             RDMA_MAX_POSTED_CONTROL_BUFFERS, RDMA_MIN_POSTED_EAGER_BUFFERS,
             RDMA_MAX_POSTED_EAGER_BUFFERS, MR_KEY_SIZE, MR_CACHE_DISABLE, MR_CACHE_MAX_ENTRIES,
             MR_CACHE_MAX_BYTES, CONNECTION_TIMEOUT_MS, MAX_PENDING_CONNECTIONS, PEER_TIMEOUT_MS, POST_RETRY_TIMEOUT_MS,
-            PEER_PROCESS_CHECK_DISABLE, GDR_FLUSH_DISABLE, WRITE_NOTICE, EAGER_HEAD, SOURCE_CHECK_DISABLE);
+            PEER_PROCESS_CHECK_DISABLE, GDR_FLUSH_DISABLE, WRITE_NOTICE, EAGER_HEAD, EAGER_HEAD_MIN_SIZE,
+            SOURCE_CHECK_DISABLE);
 
     private final String name;
     private final ValueType<T> type;

@@ -33,6 +33,7 @@ class LayoutValidationTest {
         assertEquals(2, dev.parameters().mrKeySizeBytes());
         assertEquals(MrScope.AUTO, dev.parameters().mrScope());
         assertEquals(EagerHead.AUTO, dev.parameters().eagerHead());
+        assertEquals(512 * 1024, dev.parameters().eagerHeadMinSizeBytes());
         assertEquals(Source.DEFAULT, dev.parameters().setting(Parameter.EAGER_MAX_SIZE).source());
     }
 
@@ -50,7 +51,7 @@ class LayoutValidationTest {
     void unknownFieldIsRejectedWithPathAndKnownFields() {
         rejects(device("\"eagerMaxSizee\": 10"), "test.json: devices[0].eagerMaxSizee: unknown field;"
                 + " known fields here are connectionTimeoutMs, controlRails, cqReadCount, dataRails,"
-                + " description, eagerHead, eagerMaxSize, gdrFlushDisable, intentDelayUs, maxPendingConnections,"
+                + " description, eagerHead, eagerHeadMinSize, eagerMaxSize, gdrFlushDisable, intentDelayUs, maxPendingConnections,"
                 + " minStripeSize, mrCacheDisable, mrCacheMaxBytes, mrCacheMaxEntries, mrKeySize, mrScope, name,"
                 + " peerProcessCheckDisable, peerTimeoutMs, postRetryTimeoutMs,"
                 + " rdmaMaxPostedControlBuffers, rdmaMaxPostedEagerBuffers,"

@@ -64,8 +64,10 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         this.mailboxMr = mailboxMr;
         this.slotBytes = slotBytes;
         EagerBuffers eager = endpoint.pools.eager;
-        this.sequencer = new SendSequencer(eager != null && eager.enabled() ? eager.payloadBytes() : 0,
-                endpoint.params.intentDelayNanos(), endpoint.railSet.sendsHeads(endpoint.params.eagerHead()));
+        long eagerMax = eager != null && eager.enabled() ? eager.payloadBytes() : 0;
+        long headMin = endpoint.railSet.sendsHeads(endpoint.params.eagerHead())
+                ? Math.max(endpoint.params.eagerHeadMinSizeBytes(), eagerMax + 1) : Long.MAX_VALUE;
+        this.sequencer = new SendSequencer(eagerMax, endpoint.params.intentDelayNanos(), headMin);
         for (int i = 0; i < MAX_REQUESTS; i++) {
             all[i] = new SendRequest(this);
             free.add(all[i]);

@@ -23,9 +23,9 @@ import java.util.ArrayDeque;
  *     <li>none has arrived, and it is at most {@code eagerMaxSize}: eagerly, to be matched by its
  *     tag at the receiver;
  * <li>none has arrived, and it is larger: it waits for the control message, and later sends wait
- *     behind it. With heads on (eagerHead) and no send behind it, its first {@code eagerMaxSize}
- *     bytes go out at once with its tag and size (its head), and the writes of the rest follow the
- *     control message. Else, when none has come within {@code intentDelayUs}, its intent (its tag
+ *     behind it. With heads on (eagerHead), at least {@code eagerHeadMinSize} and no send behind
+ *     it, its first {@code eagerMaxSize} bytes go out at once with its tag and size (its head),
+ *     and the writes of the rest follow the control message. Else, when none has come within {@code intentDelayUs}, its intent (its tag
  *     and size, matched by its tag) goes out, for a receive that sends no control message to
  *     refuse it. A head serves as the intent too.
  * </ul>
@@ -42,8 +42,11 @@ final class SendSequencer {
     private static final int MASK = SEQS - 1;
 
     private final int eagerMax;
-    /** Whether a larger send that finds no control message and no send behind it sends its head (eagerHead). */
-    private final boolean heads;
+    /**
+     * The smallest send that sends its head when it finds no control message and no send behind it
+     * (eagerHeadMinSize), or {@link Long#MAX_VALUE}: heads off (eagerHead).
+     */
+    private final long headMin;
     /** How long a send larger than {@link #eagerMax} waits at the head for its control message before its intent. */
     private final long intentDelayNanos;
     private final ControlMessage[] controls = new ControlMessage[Limits.WINDOW];
@@ -64,9 +67,9 @@ final class SendSequencer {
     private int nextSeq;
     private int credits = CREDITS;
 
-    SendSequencer(long eagerMaxSize, long intentDelayNanos, boolean heads) {
+    SendSequencer(long eagerMaxSize, long intentDelayNanos, long headMinSize) {
         this.eagerMax = (int) Math.min(eagerMaxSize, Integer.MAX_VALUE);
-        this.heads = heads && eagerMax > 0;
+        this.headMin = eagerMax > 0 ? headMinSize : Long.MAX_VALUE;
         this.intentDelayNanos = intentDelayNanos;
         for (int i = 0; i < Limits.WINDOW; i++) {
             controls[i] = new ControlMessage();
@@ -201,9 +204,9 @@ final class SendSequencer {
 
     /**
      * The head goes out matched by tag: eagerly; or, when larger, with its first {@link #eagerMax}
-     * bytes at once if heads are on and no send waits behind it ({@code alone}: in a stream of
-     * sends the receiver's control messages are on their way, and heads would only add copies),
-     * else as an intent once that is due. False when it must wait.
+     * bytes at once if it is at least {@link #headMin} and no send waits behind it ({@code alone}:
+     * in a stream of sends the receiver's control messages are on their way, and heads would only
+     * add copies), else as an intent once that is due. False when it must wait.
      */
     private boolean byTag(SendRequest request, int t, SendWrites writes, boolean alone) {
         if (request.intentSent) {
@@ -216,7 +219,7 @@ final class SendSequencer {
             return false;
         }
         boolean eager = request.size <= eagerMax;
-        boolean head = !eager && heads && alone && !request.intentTimed;
+        boolean head = !eager && request.size >= headMin && alone && !request.intentTimed;
         if (!eager && !head && !intentDue(request)) {
             return false;
         }

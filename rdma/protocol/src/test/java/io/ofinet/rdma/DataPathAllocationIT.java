@@ -28,7 +28,7 @@ class DataPathAllocationIT {
         try (HostBuffer src = new HostBuffer(bytes).pattern(1);
                 HostBuffer dst = new HostBuffer(bytes);
                 Device device = Device.open(new OfiProvider(), Layouts.device("shm", new String[] {"shm"},
-                        heads ? "\"eagerHead\": \"on\"" : ""))) {
+                        heads ? "\"eagerHead\": \"on\", \"eagerHeadMinSize\": 8192" : ""))) {
             // Two endpoints of one device, closed sender first: shm peers in one process share
             // their regions, and progress on one after the other has closed would touch unmapped
             // memory inside the provider (docs/FABRIC.md).

@@ -26,7 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class HeadPathTest extends TwoHostFixture {
     private static final int CANARY = 64;
     private static final int SLAB = 320 * 1024;
-    private static final String HEADS_ON = "\"eagerHead\": \"on\", \"intentDelayUs\": 60000000";
+    private static final String HEADS_ON = "\"eagerHead\": \"on\", \"eagerHeadMinSize\": 16384,"
+            + " \"intentDelayUs\": 60000000";
 
     private SendComm send;
     private RecvComm recv;
@@ -59,7 +60,8 @@ class HeadPathTest extends TwoHostFixture {
     @ValueSource(strings = {"on", "off"})
     void aHeadWaitsForItsReceiveAndTheRestIsWrittenPastIt(String heads) throws Exception {
         connect(MemProvider.builder().domains(2).outOfOrderCompletions(3).build(), 2,
-                "\"eagerHead\": \"" + heads + "\", \"intentDelayUs\": 60000000, \"minStripeSize\": 8192");
+                "\"eagerHead\": \"" + heads + "\", \"eagerHeadMinSize\": 16384, \"intentDelayUs\": 60000000,"
+                        + " \"minStripeSize\": 8192");
         dst.fill((byte) 0x5A);
         long before = a.pools.counts.headsSent();
         SendRequest s = send.isend(src.address + 5, 100_000, 4, srcMr);
@@ -80,7 +82,7 @@ class HeadPathTest extends TwoHostFixture {
     /**
      * Only a send with no send behind it sends a head: of a burst of large sends before their
      * receives, the first does (it is alone when posted), and the others wait behind it for their
-     * control messages.
+     * control messages. A send below {@code eagerHeadMinSize} sends none.
      */
     @Test
     void aBurstOfSendsSendsOneHead() throws Exception {
@@ -107,6 +109,13 @@ class HeadPathTest extends TwoHostFixture {
         RecvRequest r = irecv(30_000, 9);
         await(alone, null);
         await(r, null);
+        SendRequest small = send.isend(src.address, 16_383, 10, srcMr);
+        spin(5);
+        assertEquals(2, a.pools.counts.headsSent(), "a send below eagerHeadMinSize sends none");
+        RecvRequest r2 = irecv(30_000, 10);
+        await(small, null);
+        await(r2, null);
+        assertArrayEquals(src.bytes(0, 16_383), dst.bytes(0, 16_383));
     }
 
     /**
@@ -148,7 +157,7 @@ class HeadPathTest extends TwoHostFixture {
     void headsEagerAndWrittenSendsInRandomOrder(long seed) throws Exception {
         MemProvider.Builder builder = MemProvider.builder().domains(2).outOfOrderCompletions(seed);
         connect(seed == 1 ? builder.endpointMr().build() : builder.build(), 2,
-                "\"eagerHead\": \"on\", \"minStripeSize\": 8192");
+                "\"eagerHead\": \"on\", \"eagerHeadMinSize\": 16384, \"minStripeSize\": 8192");
         Random random = new Random(seed);
         long[] choices = {0, 100, 8192, 8193, 20000, 65536, 150_000};
         int messages = 600;

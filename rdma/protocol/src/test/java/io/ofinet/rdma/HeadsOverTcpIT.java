@@ -17,12 +17,14 @@ import org.junit.jupiter.api.Timeout;
  * Heads over real {@code tcp;ofi_rxm} on loopback, where they are on by default (docs/PROTOCOL.md,
  * "Heads"): two communicators share a pair of endpoints and send large messages before their
  * receives are posted, so that each sends its head; the messages arrive whole, a head too large
- * for its receive fails that send and receive only, and its communicator and the other go on.
+ * for its receive fails that send and receive only, and its communicator and the other go on
+ * (with sends below {@code eagerHeadMinSize}, which send none).
  */
 @Timeout(120)
 class HeadsOverTcpIT {
     private static final int CANARY = 64;
-    private static final int MESSAGE = 200_000;
+    /** Above eagerHeadMinSize (512 KiB by default) in every round. */
+    private static final int MESSAGE = 600_000;
 
     private RdmaEndpoint a;
     private RdmaEndpoint b;
@@ -73,7 +75,7 @@ class HeadsOverTcpIT {
             dst.fill((byte) 0x5A);
             RecvRequest small = recvs[0].irecv(1, new long[] {dst.address}, new long[] {50_000}, new int[] {1},
                     new MrHandle[] {dstMr});
-            SendRequest large = sends[0].isend(src.address, 100_000, 1, srcMr);
+            SendRequest large = sends[0].isend(src.address, MESSAGE, 1, srcMr);
             RdmaException sent = assertThrows(RdmaException.class, () -> await(large, null));
             assertEquals(ErrorCategory.INVALID_USAGE, sent.category(), sent.getMessage());
             RdmaException received = assertThrows(RdmaException.class, () -> await(small, null));
@@ -81,14 +83,16 @@ class HeadsOverTcpIT {
             for (int i = 0; i < 50_000 + CANARY; i++) {
                 assertEquals(0x5A, dst.get(i), "byte " + i + " was written");
             }
+            long headsBefore = a.pools.counts.headsSent();
             for (int c = 0; c < 2; c++) {
-                SendRequest s = sends[c].isend(src.address, MESSAGE, 2, srcMr);
+                SendRequest s = sends[c].isend(src.address, 300_000, 2, srcMr);
                 RecvRequest r = recvs[c].irecv(1, new long[] {dst.address + c * MESSAGE}, new long[] {MESSAGE},
                         new int[] {2}, new MrHandle[] {dstMr});
                 await(s, null);
                 await(r, null);
-                assertArrayEquals(src.bytes(0, MESSAGE), dst.bytes(c * MESSAGE, MESSAGE), "communicator " + c);
+                assertArrayEquals(src.bytes(0, 300_000), dst.bytes(c * MESSAGE, 300_000), "communicator " + c);
             }
+            assertEquals(headsBefore, a.pools.counts.headsSent(), "sends below eagerHeadMinSize send no head");
             assertTrue(a.pools.counts.headsSent() >= 80, "heads sent: " + a.pools.counts.headsSent());
             srcMr.close();
             dstMr.close();
