@@ -53,7 +53,7 @@ class HeadPathTest extends TwoHostFixture {
 
     /**
      * With heads on, a large send posted before its receive leaves its head held at the receiver
-     * (with them off, nothing: the existing intent delay is a minute); once the receive is posted,
+     * (with them off, nothing: the intent delay here is a minute); once the receive is posted,
      * the head and the written rest make up the message, and nothing lands past it.
      */
     @ParameterizedTest

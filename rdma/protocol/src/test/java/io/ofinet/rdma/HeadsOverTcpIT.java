@@ -21,13 +21,10 @@ import org.junit.jupiter.api.Timeout;
  * (with sends below {@code eagerHeadMinSize}, which send none).
  */
 @Timeout(120)
-class HeadsOverTcpIT {
+class HeadsOverTcpIT extends TwoHostFixture {
     private static final int CANARY = 64;
     /** Above eagerHeadMinSize (512 KiB by default) in every round. */
     private static final int MESSAGE = 600_000;
-
-    private RdmaEndpoint a;
-    private RdmaEndpoint b;
 
     @Test
     void largeSendsBeforeTheirReceivesSendHeadsAndArriveWhole() throws Exception {
@@ -99,17 +96,6 @@ class HeadsOverTcpIT {
             for (int c = 0; c < 2; c++) {
                 sends[c].close();
                 recvs[c].close();
-            }
-        }
-    }
-
-    private void await(Request request, long[] sizes) throws Exception {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!request.test(sizes)) {
-            a.progress();
-            b.progress();
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("request not done within 20 s");
             }
         }
     }
