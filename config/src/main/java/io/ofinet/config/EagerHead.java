@@ -20,14 +20,4 @@ public enum EagerHead {
     public String jsonName() {
         return name().toLowerCase(Locale.ROOT);
     }
-
-    /** Parses a layout or environment value; the message of the exception lists the choices. */
-    static EagerHead parse(String text) {
-        for (EagerHead head : values()) {
-            if (head.jsonName().equals(text)) {
-                return head;
-            }
-        }
-        throw new IllegalArgumentException("expected one of auto, on, off, found \"" + text + "\"");
-    }
 }

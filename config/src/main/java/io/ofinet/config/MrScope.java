@@ -19,15 +19,4 @@ public enum MrScope {
     public String jsonName() {
         return name().toLowerCase(Locale.ROOT);
     }
-
-    /** Parses a layout or environment value; the message of the exception lists the choices. */
-    static MrScope parse(String text) {
-        for (MrScope scope : values()) {
-            if (scope.jsonName().equals(text)) {
-                return scope;
-            }
-        }
-        throw new IllegalArgumentException(
-                "expected one of auto, domain, endpoint, found \"" + text + "\"");
-    }
 }

@@ -3,9 +3,7 @@ package io.ofinet.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
  * A device-wide parameter: its layout name, environment and system-property names, type,
@@ -315,91 +313,5 @@ public final class Parameter<T> {
     @Override
     public String toString() {
         return name;
-    }
-
-    /** How values of one type are read from JSON and from text. */
-    private abstract static class ValueType<T> {
-        static final ValueType<Long> LONG = new ValueType<>("an integer") {
-            @Override
-            Long fromJson(JsonNode node) {
-                if (!node.isIntegralNumber()) {
-                    throw wrongType(node);
-                }
-                if (!node.canConvertToLong()) {
-                    throw new IllegalArgumentException("integer out of range: " + node.asText());
-                }
-                return node.longValue();
-            }
-
-            @Override
-            Long fromText(String text) {
-                try {
-                    return Long.parseLong(text);
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException(
-                            "expected an integer, found \"" + text + "\"", e);
-                }
-            }
-        };
-
-        static final ValueType<Boolean> BOOLEAN = new ValueType<>("a boolean") {
-            @Override
-            Boolean fromJson(JsonNode node) {
-                if (!node.isBoolean()) {
-                    throw wrongType(node);
-                }
-                return node.booleanValue();
-            }
-
-            @Override
-            Boolean fromText(String text) {
-                switch (text.toLowerCase(Locale.ROOT)) {
-                    case "1": case "true": case "yes": case "on":
-                        return true;
-                    case "0": case "false": case "no": case "off":
-                        return false;
-                    default:
-                        throw new IllegalArgumentException(
-                                "expected a boolean (true/false, 1/0), found \"" + text + "\"");
-                }
-            }
-        };
-
-        static final ValueType<MrScope> MR_SCOPE = choice(MrScope::parse);
-        static final ValueType<WriteNotice> WRITE_NOTICE = choice(WriteNotice::parse);
-        static final ValueType<EagerHead> EAGER_HEAD = choice(EagerHead::parse);
-
-        /** One of an enumeration's names, in lower case in a layout, in any case in the environment. */
-        private static <E> ValueType<E> choice(Function<String, E> parse) {
-            return new ValueType<>("a string") {
-                @Override
-                E fromJson(JsonNode node) {
-                    if (!node.isTextual()) {
-                        throw wrongType(node);
-                    }
-                    return parse.apply(node.textValue());
-                }
-
-                @Override
-                E fromText(String text) {
-                    return parse.apply(text.toLowerCase(Locale.ROOT));
-                }
-            };
-        }
-
-        final String description;
-
-        ValueType(String description) {
-            this.description = Objects.requireNonNull(description);
-        }
-
-        abstract T fromJson(JsonNode node);
-
-        abstract T fromText(String text);
-
-        IllegalArgumentException wrongType(JsonNode node) {
-            return new IllegalArgumentException(
-                    "expected " + description + ", found " + JsonNodes.describe(node));
-        }
     }
 }

@@ -25,14 +25,4 @@ public enum WriteNotice {
     public String jsonName() {
         return name().toLowerCase(Locale.ROOT);
     }
-
-    /** Parses a layout or environment value; the message of the exception lists the choices. */
-    static WriteNotice parse(String text) {
-        for (WriteNotice notice : values()) {
-            if (notice.jsonName().equals(text)) {
-                return notice;
-            }
-        }
-        throw new IllegalArgumentException("expected one of auto, immediate, message, found \"" + text + "\"");
-    }
 }

@@ -1,0 +1,104 @@
+package io.ofinet.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.StringJoiner;
+
+/** How values of one type are read from JSON and from text. */
+abstract class ValueType<T> {
+    static final ValueType<Long> LONG = new ValueType<>("an integer") {
+        @Override
+        Long fromJson(JsonNode node) {
+            if (!node.isIntegralNumber()) {
+                throw wrongType(node);
+            }
+            if (!node.canConvertToLong()) {
+                throw new IllegalArgumentException("integer out of range: " + node.asText());
+            }
+            return node.longValue();
+        }
+
+        @Override
+        Long fromText(String text) {
+            try {
+                return Long.parseLong(text);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(
+                        "expected an integer, found \"" + text + "\"", e);
+            }
+        }
+    };
+
+    static final ValueType<Boolean> BOOLEAN = new ValueType<>("a boolean") {
+        @Override
+        Boolean fromJson(JsonNode node) {
+            if (!node.isBoolean()) {
+                throw wrongType(node);
+            }
+            return node.booleanValue();
+        }
+
+        @Override
+        Boolean fromText(String text) {
+            switch (text.toLowerCase(Locale.ROOT)) {
+                case "1": case "true": case "yes": case "on":
+                    return true;
+                case "0": case "false": case "no": case "off":
+                    return false;
+                default:
+                    throw new IllegalArgumentException(
+                            "expected a boolean (true/false, 1/0), found \"" + text + "\"");
+            }
+        }
+    };
+
+    static final ValueType<MrScope> MR_SCOPE = choice(MrScope.values());
+    static final ValueType<WriteNotice> WRITE_NOTICE = choice(WriteNotice.values());
+    static final ValueType<EagerHead> EAGER_HEAD = choice(EagerHead.values());
+
+    /** One of an enumeration's names, in lower case in a layout, in any case in the environment. */
+    private static <E extends Enum<E>> ValueType<E> choice(E[] values) {
+        return new ValueType<>("a string") {
+            @Override
+            E fromJson(JsonNode node) {
+                if (!node.isTextual()) {
+                    throw wrongType(node);
+                }
+                return parse(node.textValue());
+            }
+
+            @Override
+            E fromText(String text) {
+                return parse(text.toLowerCase(Locale.ROOT));
+            }
+
+            private E parse(String text) {
+                StringJoiner names = new StringJoiner(", ");
+                for (E value : values) {
+                    String name = value.name().toLowerCase(Locale.ROOT);
+                    if (name.equals(text)) {
+                        return value;
+                    }
+                    names.add(name);
+                }
+                throw new IllegalArgumentException("expected one of " + names + ", found \"" + text + "\"");
+            }
+        };
+    }
+
+    final String description;
+
+    ValueType(String description) {
+        this.description = Objects.requireNonNull(description);
+    }
+
+    abstract T fromJson(JsonNode node);
+
+    abstract T fromText(String text);
+
+    IllegalArgumentException wrongType(JsonNode node) {
+        return new IllegalArgumentException(
+                "expected " + description + ", found " + JsonNodes.describe(node));
+    }
+}
