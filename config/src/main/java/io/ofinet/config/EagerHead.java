@@ -1,9 +1,7 @@
 package io.ofinet.config;
 
-import java.util.Locale;
-
 /**
- * Whether a send larger than {@code eagerMaxSize} that finds no control message of its receive
+ * Whether a send of at least {@code eagerHeadMinSize} that finds no control message of its receive
  * sends its first {@code eagerMaxSize} bytes at once, in an eager message ahead of the writes of
  * the rest (docs/PROTOCOL.md, "Heads").
  *
@@ -14,10 +12,5 @@ import java.util.Locale;
 public enum EagerHead {
     AUTO,
     ON,
-    OFF;
-
-    /** The name used in layouts and in the environment. */
-    public String jsonName() {
-        return name().toLowerCase(Locale.ROOT);
-    }
+    OFF
 }
