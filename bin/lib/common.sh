@@ -62,9 +62,22 @@ ofinet_classpath() {
 # --enable-native-access for JDKs that know it (JNA and FFM load native code; without the flag
 # JDK 24+ prints a warning).
 ofinet_native_access() {
+    if [ "$(ofinet_java_release)" -ge 21 ] 2>/dev/null; then
+        echo "--enable-native-access=ALL-UNNAMED"
+    fi
+}
+
+# The running java's feature release (17, 25, ...).
+ofinet_java_release() {
     local v
     v=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
-    if [ "${v%%.*}" -ge 21 ] 2>/dev/null; then
-        echo "--enable-native-access=ALL-UNNAMED"
+    echo "${v%%.*}"
+}
+
+# The Vector API for the collectives' sum on JDK 25+ (an incubator module, so the JVM prints a
+# warning that it is in use; see integration-tests/.../FloatSum.java).
+ofinet_vector_module() {
+    if [ "$(ofinet_java_release)" -ge 25 ] 2>/dev/null; then
+        echo "--add-modules=jdk.incubator.vector"
     fi
 }

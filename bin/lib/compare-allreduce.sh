@@ -53,7 +53,8 @@ for round in $(seq "$rounds"); do
     while read -r size _ algbw; do echo "$algbw" >> "$work/mpix_$size"; done < "$work/mpi.txt"
     for tag in o ${baseline:+b}; do
         tcp=$([ "$tag" = o ] && echo "$cp" || echo "$baseline_cp")
-        java $(ofinet_native_access) -cp "$tcp" io.ofinet.it.perf.OfinetPerf allreduce -n 2 --provider "tcp;ofi_rxm" \
+        java $(ofinet_native_access) $(ofinet_vector_module) -cp "$tcp" \
+            io.ofinet.it.perf.OfinetPerf allreduce -n 2 --provider "tcp;ofi_rxm" \
             --sizes="$(IFS=,; echo "${sizes[*]}")" --reps 1 --csv "$work/$tag.csv" > /dev/null 2>&1
         tail -n +2 "$work/$tag.csv" | while IFS=, read -r _ _ _ size _ _ _ _ busbw _; do echo "$busbw" >> "$work/${tag}_$size"; done
     done

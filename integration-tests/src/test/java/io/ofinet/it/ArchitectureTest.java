@@ -145,8 +145,14 @@ class ArchitectureTest {
             }
         }
     }
-    private static final Pattern NATIVE_IMPORT =
-            Pattern.compile("^import\\s+(static\\s+)?(com\\.sun\\.jna|java\\.lang\\.foreign)", Pattern.MULTILINE);
+    /**
+     * Native code: JNA, and FFM's foreign calls and raw addresses (its restricted methods). A memory
+     * segment over a Java buffer, as the Vector API reads and writes one, touches none.
+     */
+    private static final Pattern NATIVE_IMPORT = Pattern.compile(
+            "^import\\s+(static\\s+)?(com\\.sun\\.jna|java\\.lang\\.foreign\\.(Linker|SymbolLookup|FunctionDescriptor"
+                    + "|AddressLayout|Arena)\\b|java\\.lang\\.foreign\\.\\*)"
+                    + "|\\.reinterpret\\(|MemorySegment\\.ofAddress\\(", Pattern.MULTILINE);
 
     private static List<Path> mainSources() throws IOException {
         try (Stream<Path> files = Files.walk(ROOT)) {

@@ -21,14 +21,25 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Timeout(400)
 class CollectivesIT {
     private static final String SIZES = "--sizes=0,4,4096,1000004,1048576,8388608";
+    private static final boolean VECTOR_SUM = Runtime.version().feature() >= 25;
 
+    /**
+     * Runs ofinet-perf as bin/ofinet-perf does: on Java 25+ with the Vector API, which every rank's
+     * sum then uses (rank 0's header says so).
+     */
     private static String run(String... args) throws Exception {
-        try (ChildJvm perf = new ChildJvm.Spec(OfinetPerf.class).args(args).bound(Duration.ofSeconds(300)).start()) {
+        ChildJvm.Spec spec = new ChildJvm.Spec(OfinetPerf.class).args(args).bound(Duration.ofSeconds(300));
+        if (VECTOR_SUM) {
+            spec.jvmArgs("--add-modules=jdk.incubator.vector");
+        }
+        try (ChildJvm perf = spec.start()) {
             int status = perf.waitFor();
             assertEquals(0, status, perf.output());
+            assertTrue(perf.output().contains(", sum " + (VECTOR_SUM ? "vector" : "tiled") + ";"), perf.output());
             return perf.output();
         }
     }
+
 
     /** With 64 KiB chunks the allreduce cuts every block above 64 KiB and pipelines the pieces. */
     @ParameterizedTest

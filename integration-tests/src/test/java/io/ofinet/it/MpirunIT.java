@@ -46,6 +46,9 @@ class MpirunIT {
             String text = Files.readString(out, StandardCharsets.UTF_8);
             assertEquals(0, p.exitValue(), text);
             assertTrue(text.contains("# ofinet-perf allreduce, " + ranks + " ranks"), text);
+            if (Runtime.version().feature() >= 25) {
+                assertTrue(text.contains(", sum vector;"), "bin/ofinet-perf sums through the Vector API: " + text);
+            }
             for (String size : List.of("1024", "1048576")) {
                 Matcher row = Pattern.compile("(?m)^ +" + size + " +\\d+ +float +[0-9.]+ +[0-9.]+ +[0-9.]+ +(\\d+) ")
                         .matcher(text);

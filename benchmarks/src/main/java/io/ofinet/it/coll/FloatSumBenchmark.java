@@ -20,14 +20,15 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The collectives' reduction, {@code target += in} over float32 in direct buffers: {@link FloatSum}
- * both ways, the plain loop over the buffers, and the C loop ({@code ofinet_sum.c}). 512 KiB is the
- * block a 1 MiB allreduce of two ranks sums.
+ * every way, the plain loop over the buffers, and the C loop ({@code ofinet_sum.c}). 512 KiB is the
+ * block a 1 MiB allreduce of two ranks sums. The fork adds the Vector API's module, which the
+ * vector way needs (on JDK 25+).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(1)
+@Fork(value = 1, jvmArgsAppend = "--add-modules=jdk.incubator.vector")
 public class FloatSumBenchmark {
 
     /** Two direct buffers of {@code bytes}; the target's values stay far from overflow and subnormals. */
@@ -49,16 +50,16 @@ public class FloatSumBenchmark {
         }
     }
 
-    /** One {@link FloatSum}, fused or tiled. */
+    /** One {@link FloatSum}: vector, fused or tiled. */
     @State(Scope.Thread)
     public static class Way {
-        @Param({"fused", "tiled"})
+        @Param({"vector", "fused", "tiled"})
         public String way;
         FloatSum sum;
 
         @Setup(Level.Trial)
         public void choose() {
-            sum = new FloatSum(way.equals("fused"));
+            sum = new FloatSum(FloatSum.Way.valueOf(way.toUpperCase(java.util.Locale.ROOT)));
         }
     }
 

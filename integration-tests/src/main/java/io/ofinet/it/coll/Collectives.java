@@ -40,6 +40,11 @@ public final class Collectives {
         this.pipelined = new PipelinedAllreduce(ring, chunkBytes, headBytes, sum);
     }
 
+    /** How this engine sums: {@code vector}, {@code fused} or {@code tiled} ({@link FloatSum}). */
+    public String sumWay() {
+        return sum.toString();
+    }
+
     /** Bytes of block {@code i} of {@code count} elements split into {@code parts}. */
     static long blockStart(long count, int parts, int i) {
         return count / parts * i + Math.min(i, count % parts);

@@ -5,49 +5,78 @@ import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 
 /**
- * {@code target += in} over float32 in native byte order, through a small heap tile. HotSpot's C2
- * vectorizes a loop that stores to a {@code float[]}, but not one that stores to a direct buffer
- * while it reads another, since the two may alias. Two ways use that:
+ * {@code target += in} over float32 in native byte order, one of three ways (512 KiB, JDK 25:
+ * {@code bin/ofinet-bench FloatSum}; docs/PERFORMANCE.md, "The reduction through the Vector API"):
  * <ul>
- * <li><b>fused</b>: read both buffers, store each sum in the tile, then put the tile back with one
- * bulk put (512 KiB: 21 µs on JDK 25, but 100 µs on JDK 17, which does not vectorize it);
+ * <li><b>vector</b>: the Vector API, straight into the target ({@link VectorSum}; 14–15 µs, as fast
+ * as C's 15). Java 25+ started with {@code --add-modules=jdk.incubator.vector} only.
+ * <li><b>fused</b>: read both buffers, store each sum in a heap tile of {@value #TILE} floats, then
+ * put the tile back with one bulk put (21–22 µs on JDK 25, 100 µs on JDK 17). HotSpot's C2 vectorizes
+ * a loop that stores to a {@code float[]}, but not one that stores to a direct buffer while it
+ * reads another, since the two may alias.
  * <li><b>tiled</b>: bulk-get both buffers into two tiles, add them there, bulk-put the sums back
  * (32–34 µs on both).
  * </ul>
- * The plain loop over the direct buffers takes 46 µs, C 15 ({@code bin/ofinet-bench FloatSum};
- * docs/PERFORMANCE.md, "The reduction, summed as it is read"). One instance per thread.
+ * The plain loop over the direct buffers takes 46 µs. One instance per thread.
  */
 final class FloatSum {
     static final int TILE = 1024;
-    /** The Java release from which the fused way is the default: the first one measured fast. */
+    /** The Java release from which the fused way is faster than the tiled one: the first one measured fast. */
     static final int FUSED_FROM = 25;
 
-    private final boolean fused;
+    /** How the sum is taken. */
+    enum Way {
+        VECTOR, FUSED, TILED;
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    private final Way way;
     private final float[] sums = new float[TILE];
     private final float[] addends = new float[TILE];
 
-    /** The way measured faster on the running Java release. */
+    /** The way measured fastest of those this JVM has. */
     FloatSum() {
-        this(Runtime.version().feature() >= FUSED_FROM);
+        this(best());
     }
 
-    /** @param fused the fused way if true, else the tiled one */
-    FloatSum(boolean fused) {
-        this.fused = fused;
+    /**
+     * @throws UnsupportedOperationException for the vector way in a JVM without the Vector API,
+     *     saying what it needs
+     */
+    FloatSum(Way way) {
+        if (way == Way.VECTOR && VectorSum.unavailable() != null) {
+            throw new UnsupportedOperationException(VectorSum.unavailable());
+        }
+        this.way = way;
+    }
+
+    /** The way {@link #FloatSum()} takes in this JVM. */
+    static Way best() {
+        if (VectorSum.unavailable() == null) {
+            return Way.VECTOR;
+        }
+        return Runtime.version().feature() >= FUSED_FROM ? Way.FUSED : Way.TILED;
     }
 
     /** Adds {@code in} to {@code target}, element by element, from both buffers' positions to their limits. */
     void add(ByteBuffer target, ByteBuffer in) {
-        FloatBuffer t = target.duplicate().order(ByteOrder.nativeOrder()).asFloatBuffer();
-        FloatBuffer x = in.duplicate().order(ByteOrder.nativeOrder()).asFloatBuffer();
-        if (x.remaining() < t.remaining()) {
-            throw new IllegalArgumentException(x.remaining() + " addends for " + t.remaining() + " sums");
+        int n = target.remaining() / 4;
+        if (in.remaining() / 4 < n) {
+            throw new IllegalArgumentException(in.remaining() / 4 + " addends for " + n + " sums");
         }
-        if (fused) {
-            addFused(t, x, t.remaining());
-        } else {
-            addTiled(t, x, t.remaining());
+        switch (way) {
+            case VECTOR -> VectorSum.add(target, in);
+            case FUSED -> addFused(floats(target), floats(in), n);
+            case TILED -> addTiled(floats(target), floats(in), n);
         }
+    }
+
+    private static FloatBuffer floats(ByteBuffer b) {
+        return b.duplicate().order(ByteOrder.nativeOrder()).asFloatBuffer();
     }
 
     private void addFused(FloatBuffer t, FloatBuffer x, int n) {
@@ -77,6 +106,6 @@ final class FloatSum {
 
     @Override
     public String toString() {
-        return fused ? "fused" : "tiled";
+        return way.toString();
     }
 }

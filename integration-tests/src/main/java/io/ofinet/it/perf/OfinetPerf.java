@@ -9,6 +9,7 @@ import io.ofinet.plugin.NetPlugins;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.module.ModuleFinder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -215,11 +216,26 @@ public final class OfinetPerf implements Callable<Integer> {
         return file;
     }
 
+    /** The Java release from which the collectives can sum through the Vector API, and its module. */
+    static final int VECTOR_SUM_FROM = 25;
+    static final String VECTOR_MODULE = "jdk.incubator.vector";
+
+    /** Whether the test sums: the allreduce, and check's reduce-scatter and allreduce. */
+    private boolean sums() {
+        return test.equals("allreduce") || test.equals("check");
+    }
+
     private Process startRank(int r) throws IOException {
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         List<String> command = new ArrayList<>(List.of(java));
         if (Runtime.version().feature() >= 21) {
             command.add("--enable-native-access=ALL-UNNAMED");
+        }
+        if (sums() && Runtime.version().feature() >= VECTOR_SUM_FROM
+                && ModuleFinder.ofSystem().find(VECTOR_MODULE).isPresent()) {
+            // The collectives' fastest sum (the module is an incubator one: the JVM prints a warning,
+            // which the rank logs leave out).
+            command.add("--add-modules=" + VECTOR_MODULE);
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), OfinetPerf.class.getName(), test,
                 "--layout", layout.toString(), "--np", Integer.toString(np), "--warmup", Integer.toString(warmup),
