@@ -40,7 +40,6 @@ class CollectivesIT {
         }
     }
 
-
     /** With 64 KiB chunks the allreduce cuts every block above 64 KiB and pipelines the pieces. */
     @ParameterizedTest
     @CsvSource({"2, 4M", "4, 4M", "3, 64K", "4, 64K"})

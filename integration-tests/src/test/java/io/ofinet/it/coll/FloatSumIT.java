@@ -3,10 +3,13 @@ package io.ofinet.it.coll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.ofinet.fabric.testing.ChildJvm;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -29,6 +32,31 @@ class FloatSumIT {
             assertEquals(VectorSum.unavailable(), e.getMessage());
         }
         assertEquals(FloatSum.best().toString(), new FloatSum().toString());
+    }
+
+    /** A JVM started without the module, as a framework's would be: the fused way, and a refusal that says why. */
+    @Test
+    void withoutTheModuleTheFusedWayIsTakenAndTheVectorWayRefusedSayingWhy() throws Exception {
+        assumeTrue(Runtime.version().feature() >= 25, "the vector way exists from Java 25");
+        try (ChildJvm child = new ChildJvm.Spec(Probe.class).bound(Duration.ofSeconds(60)).start()) {
+            assertEquals(0, child.waitFor(), child.output());
+            assertTrue(child.output().contains("best: fused"), child.output());
+            assertTrue(child.output().contains("refused: the Vector API way needs the JVM option"
+                    + " --add-modules=jdk.incubator.vector"), child.output());
+        }
+    }
+
+    /** Prints which way a JVM takes, and what asking for the vector way says there. */
+    public static final class Probe {
+        public static void main(String[] args) {
+            System.out.println("best: " + FloatSum.best());
+            try {
+                new FloatSum(FloatSum.Way.VECTOR);
+                System.out.println("vector way accepted");
+            } catch (UnsupportedOperationException e) {
+                System.out.println("refused: " + e.getMessage());
+            }
+        }
     }
 
     @ParameterizedTest
