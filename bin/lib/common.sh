@@ -74,10 +74,11 @@ ofinet_java_release() {
     echo "${v%%.*}"
 }
 
-# The Vector API for the collectives' sum on JDK 25+ (an incubator module, so the JVM prints a
-# warning that it is in use; see integration-tests/.../FloatSum.java).
+# The Vector API for the collectives' sum on JDK 25+ where the JDK has it (an incubator module, so
+# the JVM prints a warning that it is in use; see integration-tests/.../FloatSum.java).
 ofinet_vector_module() {
-    if [ "$(ofinet_java_release)" -ge 25 ] 2>/dev/null; then
+    if [ "$(ofinet_java_release)" -ge 25 ] 2>/dev/null \
+            && java --list-modules 2>/dev/null | grep -q '^jdk\.incubator\.vector@'; then
         echo "--add-modules=jdk.incubator.vector"
     fi
 }
