@@ -62,23 +62,20 @@ ofinet_classpath() {
 # --enable-native-access for JDKs that know it (JNA and FFM load native code; without the flag
 # JDK 24+ prints a warning).
 ofinet_native_access() {
-    if [ "$(ofinet_java_release)" -ge 21 ] 2>/dev/null; then
-        echo "--enable-native-access=ALL-UNNAMED"
-    fi
-}
-
-# The running java's feature release (17, 25, ...).
-ofinet_java_release() {
     local v
     v=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p')
-    echo "${v%%.*}"
+    if [ "${v%%.*}" -ge 21 ] 2>/dev/null; then
+        echo "--enable-native-access=ALL-UNNAMED"
+    fi
 }
 
 # The Vector API for the collectives' sum on JDK 25+ where the JDK has it (an incubator module, so
 # the JVM prints a warning that it is in use; see integration-tests/.../FloatSum.java).
 ofinet_vector_module() {
-    if [ "$(ofinet_java_release)" -ge 25 ] 2>/dev/null \
-            && java --list-modules 2>/dev/null | grep -q '^jdk\.incubator\.vector@'; then
+    local modules release
+    modules=$(java --list-modules 2>/dev/null)
+    release=$(sed -n 's/^java\.base@\([0-9]*\).*/\1/p' <<< "$modules")
+    if [ "$release" -ge 25 ] 2>/dev/null && grep -q '^jdk\.incubator\.vector@' <<< "$modules"; then
         echo "--add-modules=jdk.incubator.vector"
     fi
 }
