@@ -9,7 +9,6 @@ import io.ofinet.plugin.NetPlugins;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.lang.module.ModuleFinder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -216,9 +215,8 @@ public final class OfinetPerf implements Callable<Integer> {
         return file;
     }
 
-    /** The Java release from which the collectives can sum through the Vector API, and its module. */
-    static final int VECTOR_SUM_FROM = 25;
-    static final String VECTOR_MODULE = "jdk.incubator.vector";
+    /** The module of the Vector API, through which the collectives sum on Java 25+. */
+    private static final String VECTOR_MODULE = "jdk.incubator.vector";
 
     /** Whether the test sums: the allreduce, and check's reduce-scatter and allreduce. */
     private boolean sums() {
@@ -231,10 +229,10 @@ public final class OfinetPerf implements Callable<Integer> {
         if (Runtime.version().feature() >= 21) {
             command.add("--enable-native-access=ALL-UNNAMED");
         }
-        if (sums() && Runtime.version().feature() >= VECTOR_SUM_FROM
-                && ModuleFinder.ofSystem().find(VECTOR_MODULE).isPresent()) {
-            // The collectives' fastest sum (the module is an incubator one: the JVM prints a warning,
-            // which the rank logs leave out).
+        if (sums() && ModuleLayer.boot().findModule(VECTOR_MODULE).isPresent()) {
+            // The ranks sum as this one does: through the Vector API when this JVM has its module
+            // (bin/ofinet-perf adds it on JDK 25+). It is an incubator module: the JVM prints a
+            // warning, which the rank logs leave out.
             command.add("--add-modules=" + VECTOR_MODULE);
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), OfinetPerf.class.getName(), test,
