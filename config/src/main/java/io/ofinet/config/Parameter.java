@@ -19,8 +19,7 @@ import java.util.Optional;
 public final class Parameter<T> {
 
     /** Registration scope; see {@link MrScope}. */
-    public static final Parameter<MrScope> MR_SCOPE = new Parameter<>("mrScope", ValueType.MR_SCOPE,
-            MrScope.AUTO, "", Long.MIN_VALUE, Long.MAX_VALUE,
+    public static final Parameter<MrScope> MR_SCOPE = choice("mrScope", ValueType.MR_SCOPE, MrScope.AUTO,
             "where registrations live: auto (endpoint scope when the provider requires"
                     + " FI_MR_ENDPOINT), domain, or endpoint");
 
@@ -144,15 +143,13 @@ public final class Parameter<T> {
             + " provider's evidence or peerTimeoutMs)");
 
     /** How the target of an RDMA write learns of it; see {@link WriteNotice}. */
-    public static final Parameter<WriteNotice> WRITE_NOTICE = new Parameter<>("writeNotice", ValueType.WRITE_NOTICE,
-            WriteNotice.AUTO, "", Long.MIN_VALUE, Long.MAX_VALUE,
-            "how a write's target learns of it: auto (message on tcp, immediate elsewhere),"
+    public static final Parameter<WriteNotice> WRITE_NOTICE = choice("writeNotice", ValueType.WRITE_NOTICE,
+            WriteNotice.AUTO, "how a write's target learns of it: auto (message on tcp, immediate elsewhere),"
                     + " immediate (fi_writedata), or message (fi_write, then a zero-byte message)");
 
     /** Whether a large send that finds no control message sends its head at once; see {@link EagerHead}. */
-    public static final Parameter<EagerHead> EAGER_HEAD = new Parameter<>("eagerHead", ValueType.EAGER_HEAD,
-            EagerHead.AUTO, "", Long.MIN_VALUE, Long.MAX_VALUE,
-            "whether a send of at least eagerHeadMinSize that finds no control message sends its first"
+    public static final Parameter<EagerHead> EAGER_HEAD = choice("eagerHead", ValueType.EAGER_HEAD,
+            EagerHead.AUTO, "whether a send of at least eagerHeadMinSize that finds no control message sends its first"
                     + " eagerMaxSize bytes at once: auto (on tcp), on, or off");
 
     /** Smallest send that sends a head (eagerHead); below it heads measured slower on tcp. */
@@ -210,6 +207,11 @@ public final class Parameter<T> {
     private static Parameter<Long> count(String name, long defaultValue, long min, long max,
             String description) {
         return new Parameter<>(name, ValueType.LONG, defaultValue, "", min, max, description);
+    }
+
+    private static <E extends Enum<E>> Parameter<E> choice(String name, ValueType<E> type, E defaultValue,
+            String description) {
+        return new Parameter<>(name, type, defaultValue, "", Long.MIN_VALUE, Long.MAX_VALUE, description);
     }
 
     private static Parameter<Boolean> flag(String name, boolean defaultValue, String description) {
