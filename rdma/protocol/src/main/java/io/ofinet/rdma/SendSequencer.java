@@ -25,9 +25,9 @@ import java.util.ArrayDeque;
  * <li>none has arrived, and it is larger: it waits for the control message, and later sends wait
  *     behind it. With heads on (eagerHead), at least {@code eagerHeadMinSize} and no send behind
  *     it, its first {@code eagerMaxSize} bytes go out at once with its tag and size (its head),
- *     and the writes of the rest follow the control message. Else, when none has come within {@code intentDelayUs}, its intent (its tag
- *     and size, matched by its tag) goes out, for a receive that sends no control message to
- *     refuse it. A head serves as the intent too.
+ *     and the writes of the rest follow the control message. Else, when none has come within
+ *     {@code intentDelayUs}, its intent (its tag and size, matched by its tag) goes out, for a
+ *     receive that sends no control message to refuse it. A head serves as the intent too.
  * </ul>
  * So within a receive the sends matched by tag come first, in sequence order, and both sides give
  * each the first untaken buffer with its tag in that order; sends after the control message
