@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# bin/ofinet-compare allreduce: ofinet's ring allreduce (ofinet-perf allreduce, over the NetPlugin
+# bin/ofinet-compare allreduce: ofinet's allreduce (ofinet-perf allreduce, over the NetPlugin
 # API on tcp;ofi_rxm) against Open MPI's MPI_Allreduce over btl tcp,self (bin/lib/mpi_allreduce.c,
 # built with mpicc), 2 ranks on loopback, float32 sums. Three rounds, the C program first in each;
 # the table shows the median busbw of each (nccl-tests' busbw: size / time * 2 (n - 1) / n), their
 # ratio, ofinet ÷ MPI (above 1: ofinet faster), and the paired ratio: the median of each round's own
 # ratio, which the machine's phases move less (docs/PERFORMANCE.md). A second table does the same for
-# the exchange, one step of the ring at half each size (MPI_Sendrecv against ofinet-perf exchange):
-# with 2 ranks an allreduce is two such steps and a sum between them, so the two tables tell how much
-# of a difference lies in the transfers.
+# the exchange (MPI_Sendrecv against ofinet-perf exchange) at the sizes of the allreduce's steps: with
+# 2 ranks an allreduce of up to 2 MiB is one exchange of the whole buffer and a sum, a larger one two
+# ring steps of half its size with a sum between them, so the two tables tell how much of a
+# difference lies in the transfers.
 #   --rounds N       N rounds instead of three
 #   --baseline DIR   also another ofinet checkout, run in every round after this one
 set -euo pipefail
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
 done
 "$OFINET_ROOT/bin/install-deps" libopenmpi-dev
 sizes=(1048576 2097152 4194304 8388608)
-halves=(524288 1048576 2097152 4194304)
+steps=(1048576 2097152 4194304)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -49,7 +50,7 @@ for round in $(seq "$rounds"); do
         --mca btl_tcp_if_include lo "$work/mpi_allreduce" "${sizes[@]}" > "$work/mpi.txt"
     while read -r size _ busbw; do echo "$busbw" >> "$work/mpi_$size"; done < "$work/mpi.txt"
     timeout 300 mpirun "${as_root[@]}" -np 2 --oversubscribe --bind-to none --mca btl tcp,self \
-        --mca btl_tcp_if_include lo "$work/mpi_allreduce" -x "${halves[@]}" > "$work/mpi.txt"
+        --mca btl_tcp_if_include lo "$work/mpi_allreduce" -x "${steps[@]}" > "$work/mpi.txt"
     while read -r size _ algbw; do echo "$algbw" >> "$work/mpix_$size"; done < "$work/mpi.txt"
     for tag in o ${baseline:+b}; do
         tcp=$([ "$tag" = o ] && echo "$cp" || echo "$baseline_cp")
@@ -59,7 +60,7 @@ for round in $(seq "$rounds"); do
         tail -n +2 "$work/$tag.csv" | while IFS=, read -r _ _ _ size _ _ _ _ busbw _; do echo "$busbw" >> "$work/${tag}_$size"; done
     done
     java $(ofinet_native_access) -cp "$cp" io.ofinet.it.perf.OfinetPerf exchange -n 2 --provider "tcp;ofi_rxm" \
-        --sizes="$(IFS=,; echo "${halves[*]}")" --reps 1 --csv "$work/x.csv" > /dev/null 2>&1
+        --sizes="$(IFS=,; echo "${steps[*]}")" --reps 1 --csv "$work/x.csv" > /dev/null 2>&1
     tail -n +2 "$work/x.csv" | while IFS=, read -r _ _ _ size _ _ _ algbw _; do echo "$algbw" >> "$work/ox_$size"; done
 done
 echo "== allreduce, 2 ranks, tcp on loopback (medians of $rounds runs; MPI_Allreduce first in each round${baseline:+, then this tree, then the baseline})"
@@ -77,10 +78,10 @@ for s in "${sizes[@]}"; do
             "$(paired "$work/b_$s" "$work/mpi_$s")"
     fi
 done
-echo "== exchange, 2 ranks: one step of the ring, each rank sending the size and receiving as much at once"
+echo "== exchange, 2 ranks: one step of the allreduce, each rank sending the size and receiving as much at once"
 echo "   (medians of $rounds runs; MPI_Sendrecv after MPI_Allreduce in each round, this tree's ofinet-perf exchange last)"
 printf "%-10s %18s %18s %8s %8s\n" "size" "MPI GB/s" "ofinet GB/s" "ratio" "paired"
-for s in "${halves[@]}"; do
+for s in "${steps[@]}"; do
     m=$(median < "$work/mpix_$s"); o=$(median < "$work/ox_$s")
     printf "%-10s %18s %18s %8.2f %8s\n" "$s" "$m" "$o" "$(awk -v a="$o" -v b="$m" 'BEGIN {print a / b}')" \
         "$(paired "$work/ox_$s" "$work/mpix_$s")"

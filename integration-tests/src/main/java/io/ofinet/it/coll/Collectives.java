@@ -9,8 +9,18 @@ import java.nio.ByteBuffer;
  * calls the same collective with the same sizes, in the same order.
  */
 public final class Collectives {
+    /**
+     * With two ranks, allreduces of up to this many bytes are one exchange of the whole buffer and a
+     * sum ({@link ExchangeAllreduce}); larger ones, and every allreduce of more ranks, take the
+     * pipelined ring. On tcp on loopback and on shm the exchange measured faster up to 2 MiB and
+     * the ring from 4 MiB (docs/PERFORMANCE.md, "The two-rank allreduce in one exchange").
+     */
+    public static final long EXCHANGE_MAX_BYTES = 2L << 20;
+
     private final Ring ring;
     private final PipelinedAllreduce pipelined;
+    private final ExchangeAllreduce exchange;
+    private final long exchangeMaxBytes;
     private final FloatSum sum = new FloatSum();
 
     public Collectives(Ring ring) {
@@ -36,8 +46,30 @@ public final class Collectives {
      *     ({@link #HEAD_BYTES_ON_TCP}); 0: none
      */
     public Collectives(Ring ring, long chunkBytes, long headBytes) {
+        this(ring, chunkBytes, headBytes, EXCHANGE_MAX_BYTES);
+    }
+
+    /**
+     * @param chunkBytes the pipelined ring's largest message ({@link PipelinedAllreduce})
+     * @param headBytes the first part of each of the ring's blocks, sent ahead of the rest
+     *     ({@link #HEAD_BYTES_ON_TCP}); 0: none
+     * @param exchangeMaxBytes with two ranks, the largest allreduce made of one exchange
+     *     ({@link #EXCHANGE_MAX_BYTES}); 0: every allreduce takes the ring
+     */
+    public Collectives(Ring ring, long chunkBytes, long headBytes, long exchangeMaxBytes) {
+        if (exchangeMaxBytes < 0) {
+            throw new IllegalArgumentException("the exchange's largest allreduce is negative: " + exchangeMaxBytes);
+        }
         this.ring = ring;
         this.pipelined = new PipelinedAllreduce(ring, chunkBytes, headBytes, sum);
+        this.exchange = ring.size() == 2 ? new ExchangeAllreduce(ring, sum) : null;
+        this.exchangeMaxBytes = exchangeMaxBytes;
+    }
+
+    /** How this engine runs an allreduce: {@code ring}, or by exchange up to a size and the ring above it. */
+    public String allreduceWay() {
+        return exchange != null && exchangeMaxBytes > 0 ? "exchange up to " + exchangeMaxBytes + " B, ring above"
+                : "ring";
     }
 
     /** How this engine sums: {@code vector}, {@code fused} or {@code tiled} ({@link FloatSum}). */
@@ -101,11 +133,33 @@ public final class Collectives {
     }
 
     /**
-     * Sums {@code data} (count elements) over all ranks, in place: ring reduce-scatter, then
-     * allgather, in chunks pipelined across the steps ({@link PipelinedAllreduce}).
+     * Sums {@code data} (count elements) over all ranks, in place: with two ranks and up to
+     * {@code exchangeMaxBytes}, one exchange of the whole buffer ({@link ExchangeAllreduce}); else
+     * ring reduce-scatter, then allgather, in chunks pipelined across the steps ({@link
+     * PipelinedAllreduce}). {@code tmp} holds {@link #allreduceTmpBytes(long)} bytes at least.
+     *
+     * @throws IllegalArgumentException when {@code tmp} is smaller than that
      */
     public void allreduce(ByteBuffer data, long count, ByteBuffer tmp, Handles.MrHandle mr) throws NetException {
-        pipelined.run(data, count, tmp, mr);
+        long needed = allreduceTmpBytes(count);
+        if (tmp.capacity() < needed) {
+            throw new IllegalArgumentException("the allreduce of " + count + " elements on " + ring.size()
+                    + " ranks needs " + needed + " bytes of tmp, not " + tmp.capacity());
+        }
+        if (inOneExchange(count)) {
+            exchange.run(data, count, tmp, mr);
+        } else {
+            pipelined.run(data, count, tmp, mr);
+        }
+    }
+
+    /** The bytes of {@code tmp} an allreduce of {@code count} elements needs: all in one exchange, else a block. */
+    public long allreduceTmpBytes(long count) {
+        return (inOneExchange(count) ? count : blockStart(count, ring.size(), 1)) * 4;
+    }
+
+    private boolean inOneExchange(long count) {
+        return exchange != null && count * 4 <= exchangeMaxBytes;
     }
 
     /** The first element of block {@code i} of {@code count} elements split into {@code parts}. */

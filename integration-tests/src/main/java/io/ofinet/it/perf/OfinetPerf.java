@@ -96,6 +96,11 @@ public final class OfinetPerf implements Callable<Integer> {
             + " message of the pipelined ring; blocks are cut into chunks of at most this size (default: 4M)")
     long chunk;
 
+    @Option(names = "--exchange-max", defaultValue = "2M", converter = Sizes.class, description = "allreduce with"
+            + " two ranks: up to this size, one exchange of the whole buffer and a sum; above it, the pipelined"
+            + " ring; 0: always the ring (default: 2M)")
+    long exchangeMax;
+
     @Option(names = "--head", converter = Sizes.class, description = "allreduce: the first part of each block,"
             + " sent as a message of its own ahead of the rest; 0: none (default: 8K on tcp;ofi_rxm without"
             + " --layout, else 0)")
@@ -140,6 +145,10 @@ public final class OfinetPerf implements Callable<Integer> {
         if (reps < 1 || (iters != null && iters < 1) || warmup < 0 || untimed < 0) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--reps and --iters must be at least 1,"
                     + " --warmup and --untimed at least 0");
+        }
+        if (exchangeMax < 0) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--exchange-max must be at least 0: "
+                    + exchangeMax);
         }
         if (head != null && (head < 0 || head % 4 != 0)) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--head must hold whole float32s: "
@@ -238,7 +247,8 @@ public final class OfinetPerf implements Callable<Integer> {
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), OfinetPerf.class.getName(), test,
                 "--layout", layout.toString(), "--np", Integer.toString(np), "--warmup", Integer.toString(warmup),
                 "--reps", Integer.toString(reps), "--untimed", Integer.toString(untimed), "--window", Integer.toString(window),
-                "--chunk", Long.toString(chunk), "--head", Long.toString(headBytes()), "--jit-quiet",
+                "--chunk", Long.toString(chunk), "--head", Long.toString(headBytes()), "--exchange-max",
+                Long.toString(exchangeMax), "--jit-quiet",
                 Long.toString(jitQuietMs), "--rendezvous", rendezvous.toString(), "--rank", Integer.toString(r),
                 "--timeout", Integer.toString(timeoutSeconds)));
         for (long size : sizes()) {
@@ -278,7 +288,7 @@ public final class OfinetPerf implements Callable<Integer> {
         net.init();
         PerfBench bench;
         try (Ring ring = new Ring(net, rv, 0)) {
-            bench = new PerfBench(this, ring, new Collectives(ring, chunk, headBytes()));
+            bench = new PerfBench(this, ring, new Collectives(ring, chunk, headBytes(), exchangeMax));
             bench.run();
             if (stats && rv.rank() == 0) {
                 System.out.println("# statistics of device 0, rank 0:");

@@ -71,9 +71,9 @@ final class PerfBench {
         Handles.MrHandle mr = ring.register(data);
         try {
             if (root()) {
-                System.out.printf(Locale.ROOT, "# ofinet-perf %s, %d ranks, layout %s, sum %s; results checked after"
-                        + " the timed iterations (#wrong: rank 0's count; any rank's mismatch fails the run)%n",
-                        options.test, n, options.layout, coll.sumWay());
+                System.out.printf(Locale.ROOT, "# ofinet-perf %s, %d ranks, layout %s, allreduce %s, sum %s; results"
+                        + " checked after the timed iterations (#wrong: rank 0's count; any rank's mismatch fails the"
+                        + " run)%n", options.test, n, options.layout, coll.allreduceWay(), coll.sumWay());
                 if (!options.test.equals("check")) {
                     System.out.printf(Locale.ROOT, "# time: median of %d repetitions of %s (at most 256 MiB each),"
                             + " after, for each size, an untimed pass (at least 1 s, until the JIT compilers of every"

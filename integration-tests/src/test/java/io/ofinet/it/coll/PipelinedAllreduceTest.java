@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The order in which the pipelined allreduce posts, over {@link LoopbackNet}: ranks are threads, and
  * a send completes only once its receive is posted and one side has tested. The results are checked
- * on every rank.
+ * on every rank. Two ranks take the ring here too: the exchange ({@link ExchangeAllreduceTest}) is off.
  */
 @Timeout(60)
 class PipelinedAllreduceTest {
@@ -147,7 +147,7 @@ class PipelinedAllreduceTest {
                         }
                         ByteBuffer tmp = ByteBuffer.allocateDirect(COUNT * 4).order(ByteOrder.nativeOrder());
                         Handles.MrHandle mr = ring.register(data);
-                        new Collectives(ring, chunkBytes, headBytes).allreduce(data, COUNT, tmp, mr);
+                        new Collectives(ring, chunkBytes, headBytes, 0).allreduce(data, COUNT, tmp, mr);
                         return data;
                     }
                 }));
