@@ -6,7 +6,7 @@
 # ratio, ofinet ÷ MPI (above 1: ofinet faster), and the paired ratio: the median of each round's own
 # ratio, which the machine's phases move less (docs/PERFORMANCE.md). A second table does the same for
 # the exchange (MPI_Sendrecv against ofinet-perf exchange) at the sizes of the allreduce's steps: with
-# 2 ranks an allreduce of up to 2 MiB is one exchange of the whole buffer and a sum, a larger one two
+# 2 ranks an allreduce of up to 1 MiB is one exchange of the whole buffer and a sum, a larger one two
 # ring steps of half its size with a sum between them, so the two tables tell how much of a
 # difference lies in the transfers.
 #   --rounds N       N rounds instead of three

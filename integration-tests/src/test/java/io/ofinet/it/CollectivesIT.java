@@ -42,15 +42,15 @@ class CollectivesIT {
 
     /**
      * With 64 KiB chunks the allreduce cuts every block above 64 KiB and pipelines the pieces. Two
-     * ranks make allreduces of up to 2 MiB in one exchange, and larger ones, or all of them with
+     * ranks make allreduces of up to 1 MiB in one exchange, and larger ones, or all of them with
      * {@code --exchange-max 0}, on the ring.
      */
     @ParameterizedTest
-    @CsvSource({"2, 4M, 2M", "2, 64K, 0", "4, 4M, 2M", "3, 64K, 2M", "4, 64K, 2M"})
+    @CsvSource({"2, 4M, 1M", "2, 64K, 0", "4, 4M, 1M", "3, 64K, 1M", "4, 64K, 1M"})
     void everyCollectiveIsRightOnEveryRank(int ranks, String chunk, String exchangeMax) throws Exception {
         String out = run("check", "--np", Integer.toString(ranks), SIZES, "--chunk", chunk, "--exchange-max",
                 exchangeMax, "--timeout", "240");
-        String way = ranks == 2 && !exchangeMax.equals("0") ? "exchange up to 2097152 B, ring above" : "ring";
+        String way = ranks == 2 && !exchangeMax.equals("0") ? "exchange up to 1048576 B, ring above" : "ring";
         assertTrue(out.contains(", allreduce " + way + ", sum "), out);
         Matcher m = Pattern.compile("rank (\\d+): sendrecv, broadcast, reduce-scatter, allreduce of (\\d+) B: (\\d+) wrong")
                 .matcher(out);

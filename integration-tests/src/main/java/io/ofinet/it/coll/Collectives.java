@@ -12,10 +12,11 @@ public final class Collectives {
     /**
      * With two ranks, allreduces of up to this many bytes are one exchange of the whole buffer and a
      * sum ({@link ExchangeAllreduce}); larger ones, and every allreduce of more ranks, take the
-     * pipelined ring. On tcp on loopback and on shm the exchange measured faster up to 2 MiB and
-     * the ring from 4 MiB (docs/PERFORMANCE.md, "The two-rank allreduce in one exchange").
+     * pipelined ring. On tcp on loopback the exchange measured faster up to 1 MiB and the ring from
+     * 2 MiB; on shm the exchange was faster at 256 KiB and even at 1 and 2 MiB (docs/PERFORMANCE.md,
+     * "The two-rank allreduce in one exchange").
      */
-    public static final long EXCHANGE_MAX_BYTES = 2L << 20;
+    public static final long EXCHANGE_MAX_BYTES = 1L << 20;
 
     private final Ring ring;
     private final PipelinedAllreduce pipelined;

@@ -96,9 +96,9 @@ public final class OfinetPerf implements Callable<Integer> {
             + " message of the pipelined ring; blocks are cut into chunks of at most this size (default: 4M)")
     long chunk;
 
-    @Option(names = "--exchange-max", defaultValue = "2M", converter = Sizes.class, description = "allreduce with"
+    @Option(names = "--exchange-max", defaultValue = "1M", converter = Sizes.class, description = "allreduce with"
             + " two ranks: up to this size, one exchange of the whole buffer and a sum; above it, the pipelined"
-            + " ring; 0: always the ring (default: 2M)")
+            + " ring; 0: always the ring (default: 1M)")
     long exchangeMax;
 
     @Option(names = "--head", converter = Sizes.class, description = "allreduce: the first part of each block,"

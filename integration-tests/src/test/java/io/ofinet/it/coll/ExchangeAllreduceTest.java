@@ -85,7 +85,7 @@ class ExchangeAllreduceTest {
     @Test
     void theWayIsNamed() throws Exception {
         allreduce(new LoopbackNet.Wire(), 1, Collectives.EXCHANGE_MAX_BYTES, 4, 1);
-        assertEquals("exchange up to 2097152 B, ring above", way);
+        assertEquals("exchange up to 1048576 B, ring above", way);
         allreduce(new LoopbackNet.Wire(), 1, 0, 4, 1);
         assertEquals("ring", way);
     }
