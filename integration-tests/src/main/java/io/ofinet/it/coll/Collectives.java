@@ -3,6 +3,7 @@ package io.ofinet.it.coll;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.NetException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * Ring collectives on float32 data in registered direct buffers (native byte order). Every rank
@@ -11,8 +12,7 @@ import java.nio.ByteBuffer;
 public final class Collectives {
     /**
      * With two ranks, allreduces of up to this many bytes are one exchange of the whole buffer and a
-     * sum ({@link ExchangeAllreduce}); larger ones, and every allreduce of more ranks, take the
-     * pipelined ring. On tcp on loopback the exchange measured faster up to 1 MiB and the ring from
+     * sum; larger ones, and every allreduce of more ranks, take the pipelined ring. On tcp on loopback the exchange measured faster up to 1 MiB and the ring from
      * 2 MiB; on shm the exchange was faster at 256 KiB and even at 1 and 2 MiB (docs/PERFORMANCE.md,
      * "The two-rank allreduce in one exchange").
      */
@@ -20,7 +20,6 @@ public final class Collectives {
 
     private final Ring ring;
     private final PipelinedAllreduce pipelined;
-    private final ExchangeAllreduce exchange;
     private final long exchangeMaxBytes;
     private final FloatSum sum = new FloatSum();
 
@@ -63,13 +62,12 @@ public final class Collectives {
         }
         this.ring = ring;
         this.pipelined = new PipelinedAllreduce(ring, chunkBytes, headBytes, sum);
-        this.exchange = ring.size() == 2 ? new ExchangeAllreduce(ring, sum) : null;
         this.exchangeMaxBytes = exchangeMaxBytes;
     }
 
     /** How this engine runs an allreduce: {@code ring}, or by exchange up to a size and the ring above it. */
     public String allreduceWay() {
-        return exchange != null && exchangeMaxBytes > 0 ? "exchange up to " + exchangeMaxBytes + " B, ring above"
+        return ring.size() == 2 && exchangeMaxBytes > 0 ? "exchange up to " + exchangeMaxBytes + " B, ring above"
                 : "ring";
     }
 
@@ -135,8 +133,8 @@ public final class Collectives {
 
     /**
      * Sums {@code data} (count elements) over all ranks, in place: with two ranks and up to
-     * {@code exchangeMaxBytes}, one exchange of the whole buffer ({@link ExchangeAllreduce}); else
-     * ring reduce-scatter, then allgather, in chunks pipelined across the steps ({@link
+     * {@code exchangeMaxBytes}, in one exchange ({@code exchangeAllreduce}); else ring
+     * reduce-scatter, then allgather, in chunks pipelined across the steps ({@link
      * PipelinedAllreduce}). {@code tmp} holds {@link #allreduceTmpBytes(long)} bytes at least.
      *
      * @throws IllegalArgumentException when {@code tmp} is smaller than that
@@ -148,7 +146,7 @@ public final class Collectives {
                     + " ranks needs " + needed + " bytes of tmp, not " + tmp.capacity());
         }
         if (inOneExchange(count)) {
-            exchange.run(data, count, tmp, mr);
+            exchangeAllreduce(data, count, tmp, mr);
         } else {
             pipelined.run(data, count, tmp, mr);
         }
@@ -160,7 +158,24 @@ public final class Collectives {
     }
 
     private boolean inOneExchange(long count) {
-        return exchange != null && count * 4 <= exchangeMaxBytes;
+        return ring.size() == 2 && count * 4 <= exchangeMaxBytes;
+    }
+
+    /**
+     * The allreduce of two ranks in one step: each sends its whole buffer to the other, receives the
+     * other's into {@code tmp}, and adds it to its own. The ring moves the same bytes in two steps of
+     * half the size with a sum between them; one message each way measured faster up to 1 MiB, and
+     * steadier, and two each way, to overlap a sum with a transfer, slower than either
+     * (docs/PERFORMANCE.md, "The two-rank allreduce in one exchange"). The step posts the receive
+     * first, so that its announcement is on its way before the peer's send looks for it, and returns
+     * once the send has completed as well: the sum writes into the buffer the send reads.
+     */
+    private void exchangeAllreduce(ByteBuffer data, long count, ByteBuffer tmp, Handles.MrHandle mr)
+            throws NetException {
+        ByteBuffer out = block(data, count, 1, 0).order(ByteOrder.nativeOrder());
+        ByteBuffer in = block(tmp, count, 1, 0).order(ByteOrder.nativeOrder());
+        ring.step(out, in, mr);
+        sum.add(out, in);
     }
 
     /** The first element of block {@code i} of {@code count} elements split into {@code parts}. */

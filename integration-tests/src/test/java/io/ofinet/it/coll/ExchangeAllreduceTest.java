@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The two-rank allreduce in one exchange, over {@link LoopbackNet} (ranks are threads; a matched
+ * The two-rank allreduce in one exchange ({@link Collectives#allreduce}), over {@link LoopbackNet} (ranks are threads; a matched
  * pair completes, and its bytes are copied, at the first test of either): which allreduces take it,
  * the order of its posts, and the sums on both ranks.
  */
