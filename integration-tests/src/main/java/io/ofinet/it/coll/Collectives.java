@@ -6,15 +6,17 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Ring collectives on float32 data in registered direct buffers (native byte order). Every rank
- * calls the same collective with the same sizes, in the same order.
+ * Collectives on a ring, on float32 data in registered direct buffers (native byte order); with two
+ * ranks a small allreduce is one exchange instead. Every rank calls the same collective with the
+ * same sizes, in the same order.
  */
 public final class Collectives {
     /**
      * With two ranks, allreduces of up to this many bytes are one exchange of the whole buffer and a
-     * sum; larger ones, and every allreduce of more ranks, take the pipelined ring. On tcp on loopback the exchange measured faster up to 1 MiB and the ring from
-     * 2 MiB; on shm the exchange was faster at 256 KiB and even at 1 and 2 MiB (docs/PERFORMANCE.md,
-     * "The two-rank allreduce in one exchange").
+     * sum; larger ones, and every allreduce of more ranks, take the pipelined ring. On tcp on
+     * loopback the exchange measured faster up to 1 MiB and the ring from 2 MiB; on shm the exchange
+     * was faster at 256 KiB and even at 1 and 2 MiB (docs/PERFORMANCE.md, "The two-rank allreduce in
+     * one exchange").
      */
     public static final long EXCHANGE_MAX_BYTES = 1L << 20;
 
@@ -158,7 +160,7 @@ public final class Collectives {
     }
 
     private boolean inOneExchange(long count) {
-        return ring.size() == 2 && count * 4 <= exchangeMaxBytes;
+        return ring.size() == 2 && exchangeMaxBytes > 0 && count * 4 <= exchangeMaxBytes;
     }
 
     /**

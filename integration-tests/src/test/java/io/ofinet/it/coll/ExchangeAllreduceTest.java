@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The two-rank allreduce in one exchange ({@link Collectives#allreduce}), over {@link LoopbackNet} (ranks are threads; a matched
- * pair completes, and its bytes are copied, at the first test of either): which allreduces take it,
- * the order of its posts, and the sums on both ranks.
+ * The two-rank allreduce in one exchange ({@link Collectives#allreduce}), over {@link LoopbackNet}
+ * (ranks are threads; a matched pair completes, and its bytes are copied, at the first test of
+ * either): which allreduces take it, the order of its posts, and the sums on both ranks.
  */
 @Timeout(60)
 class ExchangeAllreduceTest {
@@ -41,7 +41,7 @@ class ExchangeAllreduceTest {
     void bothRanksEndWithTheSumsRunAfterRun() throws Exception {
         for (int count : new int[] {0, 1, 7, 1000, 4099}) {
             LoopbackNet.Wire wire = new LoopbackNet.Wire();
-            allreduce(wire, count, count * 4L, count * 4L, 50);
+            allreduce(wire, count, Math.max(4, count * 4L), count * 4L, 50);
         }
     }
 
@@ -82,12 +82,15 @@ class ExchangeAllreduceTest {
         assertTrue(wire.log().isEmpty(), wire.log().toString());
     }
 
+    /** The header line's name for the way; with the exchange off even an empty allreduce takes the ring. */
     @Test
     void theWayIsNamed() throws Exception {
         allreduce(new LoopbackNet.Wire(), 1, Collectives.EXCHANGE_MAX_BYTES, 4, 1);
         assertEquals("exchange up to 1048576 B, ring above", way);
-        allreduce(new LoopbackNet.Wire(), 1, 0, 4, 1);
+        LoopbackNet.Wire wire = new LoopbackNet.Wire();
+        allreduce(wire, 0, 0, 0, 1);
         assertEquals("ring", way);
+        assertEquals(0, wire.bytes("r0 isend 1"), "the ring's second step: " + wire.log());
     }
 
     /**
