@@ -16,16 +16,23 @@ import java.util.concurrent.TimeUnit;
 /**
  * A child JVM running a main class on this JVM's class path, with a hard time bound. Closing it
  * kills it and everything it started, whatever state it is in; so does the bound running out.
- * Output goes to a file, kept for failure messages.
+ * Output goes to a file, kept for failure messages. A JVM that crashes writes its crash report
+ * beside that file, not into its working directory (often a test's temporary one, deleted after the
+ * test), and {@link #output()} ends with the report's summary and stacks.
  */
 public final class ChildJvm implements AutoCloseable {
+    /** Lines of a crash report that {@link #output()} appends at most: its summary and the crashing thread's stacks. */
+    private static final int CRASH_REPORT_LINES = 80;
+
     private final Process process;
     private final Path output;
+    private final Path crashReport;
     private final long deadlineNanos;
 
-    private ChildJvm(Process process, Path output, Duration bound) {
+    private ChildJvm(Process process, Path output, Path crashReport, Duration bound) {
         this.process = process;
         this.output = output;
+        this.crashReport = crashReport;
         this.deadlineNanos = System.nanoTime() + bound.toNanos();
     }
 
@@ -96,12 +103,14 @@ public final class ChildJvm implements AutoCloseable {
                 // JNA and FFM load native code: allowed explicitly, so the child prints no warning.
                 command.add("--enable-native-access=ALL-UNNAMED");
             }
+            Path output = Files.createTempFile("ofinet-child-", ".log");
+            Path crashReport = output.resolveSibling(output.getFileName() + ".hs_err");
+            command.add("-XX:ErrorFile=" + crashReport);
             command.addAll(jvmArgs);
             command.add("-cp");
             command.add(System.getProperty("java.class.path"));
             command.add(mainClass);
             command.addAll(args);
-            Path output = Files.createTempFile("ofinet-child-", ".log");
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(output.toFile());
             if (directory != null) {
@@ -109,7 +118,7 @@ public final class ChildJvm implements AutoCloseable {
             }
             pb.environment().putAll(env);
             unsetEnv.forEach(pb.environment()::remove);
-            return new ChildJvm(pb.start(), output, bound);
+            return new ChildJvm(pb.start(), output, crashReport, bound);
         }
     }
 
@@ -163,12 +172,22 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
-    /** Everything the child printed so far. */
+    /** Everything the child printed so far, and the start of its crash report when it crashed. */
     public String output() {
+        String printed;
         try {
-            return Files.readString(output, StandardCharsets.UTF_8);
+            printed = Files.readString(output, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            return "(output unreadable: " + e + ")";
+            printed = "(output unreadable: " + e + ")";
+        }
+        if (!Files.exists(crashReport)) {
+            return printed;
+        }
+        try (var lines = Files.lines(crashReport, StandardCharsets.ISO_8859_1)) {
+            return printed + "\n--- the first " + CRASH_REPORT_LINES + " lines of " + crashReport + " ---\n"
+                    + String.join("\n", lines.limit(CRASH_REPORT_LINES).toList()) + "\n";
+        } catch (IOException e) {
+            return printed + "\n(crash report " + crashReport + " unreadable: " + e + ")\n";
         }
     }
 
