@@ -69,8 +69,7 @@ public final class Collectives {
 
     /** How this engine runs an allreduce: {@code ring}, or by exchange up to a size and the ring above it. */
     public String allreduceWay() {
-        return ring.size() == 2 && exchangeMaxBytes > 0 ? "exchange up to " + exchangeMaxBytes + " B, ring above"
-                : "ring";
+        return exchanges() ? "exchange up to " + exchangeMaxBytes + " B, ring above" : "ring";
     }
 
     /** How this engine sums: {@code vector}, {@code fused} or {@code tiled} ({@link FloatSum}). */
@@ -159,8 +158,13 @@ public final class Collectives {
         return (inOneExchange(count) ? count : blockStart(count, ring.size(), 1)) * 4;
     }
 
+    /** Whether allreduces up to {@code exchangeMaxBytes} go by exchange: with two ranks, and the exchange on. */
+    private boolean exchanges() {
+        return ring.size() == 2 && exchangeMaxBytes > 0;
+    }
+
     private boolean inOneExchange(long count) {
-        return ring.size() == 2 && exchangeMaxBytes > 0 && count * 4 <= exchangeMaxBytes;
+        return exchanges() && count * 4 <= exchangeMaxBytes;
     }
 
     /**
