@@ -149,13 +149,12 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
      * Earlier ones complete as their data arrives.
      */
     void senderClosed(int firstUnserved, int rail) {
-        if (!senderClose.arrived(rail)) {
+        if (!senderClose.arrived(rail, firstUnserved)) {
             return;
         }
         RdmaException cause = null;
         for (RecvRequest request : all) {
-            if (request.inUse && !request.finished() && ((request.seq + request.buffers - 1 - firstUnserved)
-                    & ((1 << Limits.SEQ_BITS) - 1)) < Limits.WINDOW) {
+            if (request.inUse && !request.finished() && senderClose.unserved(request.seq, request.buffers)) {
                 if (cause == null) {
                     cause = new RdmaException(ErrorCategory.REMOTE, "receive communicator " + id
                             + ": the sender closed the connection before sending the message");
@@ -223,7 +222,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         if (liveness.dead != null) {
             throw liveness.dead;
         }
-        if (senderClose.said()) {
+        if (senderClose.unserved(recvSeq, count)) {
             // Nothing will come for it: it fails at its test, as the receives posted before did.
             if (free.isEmpty()) {
                 return null;
@@ -243,6 +242,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         for (int i = 0; i < count; i++) {
             announce |= sizes[i] > eagerMax;
         }
+        // A sender that closed sent what it sent to this receive eagerly: nobody reads an announcement.
+        announce &= !senderClose.said();
         if (announce && !announcer.reserve()) {
             return null;
         }

@@ -1,5 +1,7 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.wire.Limits;
+
 /**
  * What a receive communicator knows of its sender's close (docs/PROTOCOL.md, "Closing"): whether
  * the sender said it writes no more, and on which data rails that confirmation arrived behind its
@@ -11,19 +13,36 @@ final class SenderClose {
     private boolean said;
     /** The data rails on which the confirmation arrived, as bits. */
     private int confirmedRails;
+    /** The first message the sender did not send; those before it it sent. */
+    private int firstUnserved;
 
     SenderClose(RdmaEndpoint endpoint) {
         this.endpoint = endpoint;
     }
 
-    /** The confirmation arrived on engine rail {@code rail}; true the first time the sender says it. */
-    boolean arrived(int rail) {
+    /**
+     * The confirmation arrived on engine rail {@code rail}, naming {@code unserved} the first
+     * message the sender did not send; true the first time the sender says it.
+     */
+    boolean arrived(int rail, int unserved) {
         if (rail < endpoint.dataRails()) {
             confirmedRails |= 1 << rail;
         }
         boolean first = !said;
+        if (first) {
+            firstUnserved = unserved;
+        }
         said = true;
         return first;
+    }
+
+    /**
+     * Whether the sender said it closed without sending all that receive {@code seq} of {@code
+     * buffers} buffers waits for: its last message is the first unserved one or later (in the window).
+     * A receive before it completes as its messages arrive, even one posted after the close.
+     */
+    boolean unserved(int seq, int buffers) {
+        return said && ((seq + buffers - 1 - firstUnserved) & ((1 << Limits.SEQ_BITS) - 1)) < Limits.WINDOW;
     }
 
     /** Whether the sender said it writes no more. */

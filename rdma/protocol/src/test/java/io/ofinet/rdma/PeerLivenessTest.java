@@ -1,5 +1,6 @@
 package io.ofinet.rdma;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -193,6 +194,78 @@ class PeerLivenessTest {
         RecvRequest late = post(recv, b);
         RdmaException later = assertThrows(RdmaException.class, () -> late.test(null));
         assertEquals("irecv: the sender closed the connection", later.getMessage());
+    }
+
+    @Test
+    void aMessageSentBeforeTheSenderClosedReachesAReceivePostedAfterTheClose() throws Exception {
+        Pair p = pair();
+        RdmaEndpoint a = p.a();
+        RdmaEndpoint b = p.b();
+        SendComm send = p.send();
+        RecvComm recv = p.recv();
+        HostBuffer src = buffer().pattern(3);
+        MrHandle srcMr = registered(a, src);
+        // Eager sends: each is done at once, its message on its way to the receiver.
+        for (int i = 0; i < 2; i++) {
+            SendRequest s = send.isend(src.address + 100 * i, 40 + i, 1, srcMr);
+            while (!s.test(null)) {
+                a.progress();
+            }
+        }
+        send.close();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (!recv.senderClose.said()) {
+            assertTrue(System.nanoTime() < deadline, "the sender's close did not arrive");
+            b.progress();
+        }
+        HostBuffer dst = buffer();
+        MrHandle dstMr = registered(b, dst);
+        long[] sizes = new long[1];
+        for (int i = 0; i < 2; i++) {
+            RecvRequest r = recv.irecv(1, new long[] {dst.address + 100 * i}, new long[] {100}, new int[] {1},
+                    new MrHandle[] {dstMr});
+            while (!r.test(sizes)) {
+                assertTrue(System.nanoTime() < deadline, "message " + i + " did not arrive");
+                b.progress();
+            }
+            assertEquals(40 + i, sizes[0]);
+            assertArrayEquals(src.bytes(100 * i, 40 + i), dst.bytes(100 * i, 40 + i), "message " + i);
+        }
+        RecvRequest beyond = post(recv, b);
+        RdmaException e = assertThrows(RdmaException.class, () -> beyond.test(null));
+        assertEquals("irecv: the sender closed the connection", e.getMessage());
+    }
+
+    @Test
+    void aReceivePostedAfterTheSenderClosedMidSendFailsRatherThanWaits() throws Exception {
+        Pair p = pair();
+        RdmaEndpoint a = p.a();
+        RdmaEndpoint b = p.b();
+        SendComm send = p.send();
+        RecvComm recv = p.recv();
+        HostBuffer src = new HostBuffer(64 << 10);
+        buffers.add(src);
+        // Too large to go eagerly: with no receive announced it sends an intent after intentDelayUs.
+        SendRequest s = send.isend(src.address, 64 << 10, 1, registered(a, src));
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (recv.inbox.held() == 0) {
+            assertTrue(System.nanoTime() < deadline, "the intent did not arrive");
+            a.progress();
+            b.progress();
+        }
+        send.close();
+        assertNotNull(s);
+        while (!recv.senderClose.said()) {
+            assertTrue(System.nanoTime() < deadline, "the sender's close did not arrive");
+            b.progress();
+        }
+        HostBuffer dst = new HostBuffer(64 << 10);
+        buffers.add(dst);
+        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {dst.size}, new int[] {1},
+                new MrHandle[] {registered(b, dst)});
+        RdmaException e = failureOf(r);
+        // The intent's message is not among those the close says were sent.
+        assertEquals("irecv: the sender closed the connection", e.getMessage());
     }
 
     @Test
