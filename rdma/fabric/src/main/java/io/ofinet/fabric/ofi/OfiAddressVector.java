@@ -3,6 +3,7 @@ package io.ofinet.fabric.ofi;
 import com.sun.jna.Function;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
+import java.lang.ref.Reference;
 import io.ofinet.fabric.AddressVector;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FiErrno;
@@ -38,8 +39,13 @@ final class OfiAddressVector implements AddressVector {
         Memory addr = Ops.scratch(Math.max(1, address.length));
         addr.write(0, address, 0, address.length);
         Memory out = Ops.scratch(8);
-        int rc = op(NativeOffsets.OPS_AV_INSERT, "fi_av_insert").invokeInt(new Object[] {av,
-            Pointer.nativeValue(addr), 1L, Pointer.nativeValue(out), 0L, 0L});
+        int rc;
+        try {
+            rc = op(NativeOffsets.OPS_AV_INSERT, "fi_av_insert").invokeInt(new Object[] {av,
+                Pointer.nativeValue(addr), 1L, Pointer.nativeValue(out), 0L, 0L});
+        } finally {
+            Reference.reachabilityFence(addr);
+        }
         if (rc != 1) {
             throw Ops.error("fi_av_insert", domain.provider(), rc < 0 ? rc : -FiErrno.FI_EINVAL);
         }
@@ -50,8 +56,12 @@ final class OfiAddressVector implements AddressVector {
     public synchronized void remove(long fiAddr) throws FabricException {
         Memory addr = Ops.scratch(8);
         addr.setLong(0, fiAddr);
-        Ops.check("fi_av_remove", domain.provider(), op(NativeOffsets.OPS_AV_REMOVE, "fi_av_remove")
-                .invokeInt(new Object[] {av, Pointer.nativeValue(addr), 1L, 0L}));
+        try {
+            Ops.check("fi_av_remove", domain.provider(), op(NativeOffsets.OPS_AV_REMOVE, "fi_av_remove")
+                    .invokeInt(new Object[] {av, Pointer.nativeValue(addr), 1L, 0L}));
+        } finally {
+            Reference.reachabilityFence(addr);
+        }
     }
 
     @Override
@@ -67,6 +77,7 @@ final class OfiAddressVector implements AddressVector {
             if (rc == 0 && actual <= size) {
                 return addr.getByteArray(0, (int) actual);
             }
+            Reference.reachabilityFence(addr); // written by the call on every path
             if (rc < 0 && rc != -FiErrno.FI_ETOOSMALL) {
                 throw Ops.error("fi_av_lookup", domain.provider(), rc);
             }

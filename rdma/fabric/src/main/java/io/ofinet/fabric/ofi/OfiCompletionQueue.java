@@ -3,6 +3,7 @@ package io.ofinet.fabric.ofi;
 import com.sun.jna.Function;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
+import java.lang.ref.Reference;
 import io.ofinet.fabric.CompletionBatch;
 import io.ofinet.fabric.CompletionError;
 import io.ofinet.fabric.CompletionQueue;
@@ -95,9 +96,13 @@ final class OfiCompletionQueue implements CompletionQueue {
             Function strerror = Ops.fn(Ops.getLong(cq + NativeOffsets.CQ_OPS), NativeOffsets.OPS_CQ_STRERROR,
                     "fi_cq_strerror", domain.provider());
             Memory buf = Ops.scratch(256);
-            Pointer text = strerror.invokePointer(new Object[] {cq, providerErrno,
-                path.getLong(errorEntry + NativeOffsets.CQERR_ERR_DATA), Pointer.nativeValue(buf), 256L});
-            return text == null ? "" : text.getString(0);
+            try {
+                Pointer text = strerror.invokePointer(new Object[] {cq, providerErrno,
+                    path.getLong(errorEntry + NativeOffsets.CQERR_ERR_DATA), Pointer.nativeValue(buf), 256L});
+                return text == null ? "" : text.getString(0); // the text may be in buf
+            } finally {
+                Reference.reachabilityFence(buf);
+            }
         } catch (FabricException e) {
             return "";
         }

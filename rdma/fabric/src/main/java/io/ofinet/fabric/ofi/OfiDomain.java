@@ -2,6 +2,7 @@ package io.ofinet.fabric.ofi;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
+import java.lang.ref.Reference;
 import io.ofinet.fabric.AddressVector;
 import io.ofinet.fabric.CompletionQueue;
 import io.ofinet.fabric.Domain;
@@ -54,8 +55,12 @@ final class OfiDomain implements Domain {
         attr.setInt(NativeOffsets.CQ_ATTR_FORMAT, NativeOffsets.CQ_FORMAT_DATA);
         attr.setInt(NativeOffsets.CQ_ATTR_WAIT_OBJ, 0); // FI_WAIT_NONE: ofinet polls
         Memory out = Ops.scratch(8);
-        Ops.check("fi_cq_open", provider(), Ops.fn(domainOps(), NativeOffsets.OPS_DOMAIN_CQ_OPEN, "fi_cq_open", provider())
-                .invokeInt(new Object[] {domain, Pointer.nativeValue(attr), Pointer.nativeValue(out), 0L}));
+        try {
+            Ops.check("fi_cq_open", provider(), Ops.fn(domainOps(), NativeOffsets.OPS_DOMAIN_CQ_OPEN, "fi_cq_open",
+                    provider()).invokeInt(new Object[] {domain, Pointer.nativeValue(attr), Pointer.nativeValue(out), 0L}));
+        } finally {
+            Reference.reachabilityFence(attr);
+        }
         NativeUsage.opened();
         OfiCompletionQueue cq = new OfiCompletionQueue(this, out.getLong(0));
         children.add(cq);
@@ -69,8 +74,12 @@ final class OfiDomain implements Domain {
         attr.setInt(NativeOffsets.AV_ATTR_TYPE, 0); // FI_AV_UNSPEC: the provider's preferred kind
         attr.setLong(NativeOffsets.AV_ATTR_COUNT, count);
         Memory out = Ops.scratch(8);
-        Ops.check("fi_av_open", provider(), Ops.fn(domainOps(), NativeOffsets.OPS_DOMAIN_AV_OPEN, "fi_av_open", provider())
-                .invokeInt(new Object[] {domain, Pointer.nativeValue(attr), Pointer.nativeValue(out), 0L}));
+        try {
+            Ops.check("fi_av_open", provider(), Ops.fn(domainOps(), NativeOffsets.OPS_DOMAIN_AV_OPEN, "fi_av_open",
+                    provider()).invokeInt(new Object[] {domain, Pointer.nativeValue(attr), Pointer.nativeValue(out), 0L}));
+        } finally {
+            Reference.reachabilityFence(attr);
+        }
         NativeUsage.opened();
         OfiAddressVector av = new OfiAddressVector(this, out.getLong(0));
         children.add(av);
@@ -146,8 +155,14 @@ final class OfiDomain implements Domain {
         Memory out = Ops.scratch(8);
         long mrOps = Ops.getLong(domain + NativeOffsets.DOMAIN_MR);
         String call = "fi_mr_regattr(key " + requestedKey + ", " + length + " bytes)";
-        Ops.check(call, provider(), Ops.fn(mrOps, NativeOffsets.OPS_MR_REGATTR, "fi_mr_regattr", provider())
-                .invokeInt(new Object[] {domain, Pointer.nativeValue(attr), 0L, Pointer.nativeValue(out)}));
+        try {
+            Ops.check(call, provider(), Ops.fn(mrOps, NativeOffsets.OPS_MR_REGATTR, "fi_mr_regattr", provider())
+                    .invokeInt(new Object[] {domain, Pointer.nativeValue(attr), 0L, Pointer.nativeValue(out)}));
+        } finally {
+            // libfabric reads both during the call; without these a collection may free them first.
+            Reference.reachabilityFence(iov);
+            Reference.reachabilityFence(attr);
+        }
         NativeUsage.opened();
         OfiMemoryRegion mr = new OfiMemoryRegion(this, out.getLong(0), address, length);
         children.add(mr);

@@ -2,6 +2,7 @@ package io.ofinet.fabric.ofi;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
+import java.lang.ref.Reference;
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FabricInfo;
@@ -83,9 +84,14 @@ final class OfiEndpoint implements Endpoint {
         Memory addr = Ops.scratch(256);
         Memory len = Ops.scratch(8);
         len.setLong(0, 256);
-        Ops.check("fi_getname", domain.provider(), Ops.fn(cm, NativeOffsets.OPS_CM_GETNAME, "fi_getname",
-                domain.provider()).invokeInt(new Object[] {ep, Pointer.nativeValue(addr), Pointer.nativeValue(len)}));
-        return addr.getByteArray(0, (int) len.getLong(0));
+        try {
+            Ops.check("fi_getname", domain.provider(), Ops.fn(cm, NativeOffsets.OPS_CM_GETNAME, "fi_getname",
+                    domain.provider()).invokeInt(new Object[] {ep, Pointer.nativeValue(addr), Pointer.nativeValue(len)}));
+            return addr.getByteArray(0, (int) len.getLong(0));
+        } finally {
+            Reference.reachabilityFence(addr); // written by the call, also where it fails
+            Reference.reachabilityFence(len);
+        }
     }
 
     /** 0 and -FI_EAGAIN are results; anything else negative is a failure of the call. */

@@ -58,7 +58,12 @@ final class Ops {
         return new FabricException(call + " (provider " + provider + ")", errno, OfiLibrary.strerror(errno));
     }
 
-    /** Native scratch memory of {@code size} zeroed bytes, freed when unreachable. */
+    /**
+     * Native scratch memory of {@code size} zeroed bytes, freed when unreachable. A caller that
+     * hands its address to native code as a number keeps it reachable until the call has returned
+     * ({@link java.lang.ref.Reference#reachabilityFence}): compiled code may let an object go at its
+     * last use in Java, and a collection during the call would free the memory under libfabric.
+     */
     static Memory scratch(long size) {
         Memory memory = new Memory(size);
         memory.clear();
