@@ -214,10 +214,7 @@ class PeerLivenessTest {
         }
         send.close();
         long deadline = System.nanoTime() + 5_000_000_000L;
-        while (!recv.senderClose.said()) {
-            assertTrue(System.nanoTime() < deadline, "the sender's close did not arrive");
-            b.progress();
-        }
+        awaitSenderClose(recv, b, deadline);
         HostBuffer dst = buffer();
         MrHandle dstMr = registered(b, dst);
         long[] sizes = new long[1];
@@ -247,6 +244,7 @@ class PeerLivenessTest {
         buffers.add(src);
         // Too large to go eagerly: with no receive announced it sends an intent after intentDelayUs.
         SendRequest s = send.isend(src.address, 64 << 10, 1, registered(a, src));
+        assertNotNull(s);
         long deadline = System.nanoTime() + 5_000_000_000L;
         while (recv.inbox.held() == 0) {
             assertTrue(System.nanoTime() < deadline, "the intent did not arrive");
@@ -254,11 +252,7 @@ class PeerLivenessTest {
             b.progress();
         }
         send.close();
-        assertNotNull(s);
-        while (!recv.senderClose.said()) {
-            assertTrue(System.nanoTime() < deadline, "the sender's close did not arrive");
-            b.progress();
-        }
+        awaitSenderClose(recv, b, deadline);
         HostBuffer dst = new HostBuffer(64 << 10);
         buffers.add(dst);
         RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {dst.size}, new int[] {1},
@@ -266,6 +260,14 @@ class PeerLivenessTest {
         RdmaException e = failureOf(r);
         // The intent's message is not among those the close says were sent.
         assertEquals("irecv: the sender closed the connection", e.getMessage());
+    }
+
+    /** Drives the receiver until it has seen its sender's close notice. */
+    private static void awaitSenderClose(RecvComm recv, RdmaEndpoint receiver, long deadline) throws Exception {
+        while (!recv.senderClose.said()) {
+            assertTrue(System.nanoTime() < deadline, "the sender's close did not arrive");
+            receiver.progress();
+        }
     }
 
     @Test
