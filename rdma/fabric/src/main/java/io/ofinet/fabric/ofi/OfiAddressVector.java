@@ -3,11 +3,11 @@ package io.ofinet.fabric.ofi;
 import com.sun.jna.Function;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
-import java.lang.ref.Reference;
 import io.ofinet.fabric.AddressVector;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FiErrno;
 import io.ofinet.fabric.ResourceTracker;
+import java.lang.ref.Reference;
 
 /** A libfabric address vector. */
 final class OfiAddressVector implements AddressVector {

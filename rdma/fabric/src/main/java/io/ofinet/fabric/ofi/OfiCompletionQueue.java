@@ -3,13 +3,13 @@ package io.ofinet.fabric.ofi;
 import com.sun.jna.Function;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
-import java.lang.ref.Reference;
 import io.ofinet.fabric.CompletionBatch;
 import io.ofinet.fabric.CompletionError;
 import io.ofinet.fabric.CompletionQueue;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FiErrno;
 import io.ofinet.fabric.ResourceTracker;
+import java.lang.ref.Reference;
 
 /** A libfabric completion queue of FI_CQ_FORMAT_DATA entries, read into preallocated memory. */
 final class OfiCompletionQueue implements CompletionQueue {

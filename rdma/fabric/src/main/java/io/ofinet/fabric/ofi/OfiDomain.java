@@ -2,7 +2,6 @@ package io.ofinet.fabric.ofi;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
-import java.lang.ref.Reference;
 import io.ofinet.fabric.AddressVector;
 import io.ofinet.fabric.CompletionQueue;
 import io.ofinet.fabric.Domain;
@@ -13,6 +12,7 @@ import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.MemoryRegion;
 import io.ofinet.fabric.ResourceTracker;
 import java.lang.System.Logger.Level;
+import java.lang.ref.Reference;
 
 /** An open libfabric domain. */
 final class OfiDomain implements Domain {

@@ -2,12 +2,12 @@ package io.ofinet.fabric.ofi;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
-import java.lang.ref.Reference;
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FabricInfo;
 import io.ofinet.fabric.FiErrno;
 import io.ofinet.fabric.ResourceTracker;
+import java.lang.ref.Reference;
 
 /**
  * A libfabric RDM endpoint. Posts go through the {@link DataPath} with this endpoint's function
