@@ -323,7 +323,15 @@ final class ImmediateDispatcher {
         SendComm send = endpoint.comms.send(comm);
         if (send == null || send.closed) {
             unknownComm++;
-            LOG.log(Level.WARNING, "dropping a control message for send communicator {0}", comm);
+            SendComm closed = send != null ? send : endpoint.duties.quarantined(comm);
+            if (closed != null && (!endpoint.railSet.wideImmediate() || upper == (closed.token() & 0xffffffffL))) {
+                // A normal close: a receive announces itself unless its message is held already,
+                // and the message may have gone eagerly before its sender closed.
+                LOG.log(Level.DEBUG, "dropping a control message for send communicator {0}: closed", comm);
+            } else {
+                LOG.log(Level.WARNING, "dropping a control message for send communicator {0}: there is none",
+                        comm);
+            }
             return;
         }
         if (!fromItsPeer(send, rail, upper, "control message")) {

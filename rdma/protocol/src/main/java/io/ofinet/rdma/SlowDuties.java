@@ -101,6 +101,16 @@ final class SlowDuties {
         quarantine.add(comm);
     }
 
+    /** The closed send communicator {@code id} whose mailbox is still kept, or null. */
+    SendComm quarantined(int id) {
+        for (SendComm comm : quarantine) {
+            if (comm.id() == id) {
+                return comm;
+            }
+        }
+        return null;
+    }
+
     /** Releases quarantined mailboxes older than the peer timeout. */
     void release(long now) {
         while (!quarantine.isEmpty() && now - quarantine.peek().closedNanos > quarantineNanos) {

@@ -164,6 +164,76 @@ class ArrivalAttributionTest {
         }
     }
 
+    /**
+     * A receive of a buffer larger than eagerMaxSize announces itself unless its message is held
+     * already. When that message went eagerly and its sender closed before the announcement
+     * arrived, the announcement finds a closed communicator: a normal close, so it is dropped and
+     * counted without a warning.
+     */
+    @Test
+    void anAnnouncementThatArrivesAfterItsSenderClosedIsDroppedWithoutAWarning() throws Exception {
+        SendComm send = (SendComm) pairA[0];
+        RecvComm recv = (RecvComm) pairA[1];
+        List<java.util.logging.LogRecord> warnings = new ArrayList<>();
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(ImmediateDispatcher.class.getName());
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                if (record.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
+                    warnings.add(record);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(handler);
+        try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(1 << 17)) {
+            io.ofinet.mr.MrHandle mrA = a.registerUserBuffer(buf.address, 64);
+            io.ofinet.mr.MrHandle mrB = b.registerUserBuffer(buf.address + 65536, 65536);
+            NativeMemoryPattern.fill(buf.address, 64);
+            SendRequest s = send.isend(buf.address, 64, 0, mrA);
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!s.test(null)) {
+                assertTrue(System.nanoTime() < deadline, "the eager send was not done");
+            }
+            send.close();
+            // Posted before b has read anything: the message is not held yet, so it announces.
+            RecvRequest r = recv.irecv(1, new long[] {buf.address + 65536}, new long[] {65536}, new int[] {0},
+                    new io.ofinet.mr.MrHandle[] {mrB});
+            long[] sizes = new long[1];
+            while (!r.test(sizes)) {
+                assertTrue(System.nanoTime() < deadline, "the message did not arrive");
+            }
+            assertEquals(64, sizes[0]);
+            assertArrayEquals(buf.bytes(0, 64), buf.bytes(65536, 64));
+            while (a.statistics().droppedUnknownComm() == 0) {
+                assertTrue(System.nanoTime() < deadline, "the announcement did not reach the closed communicator");
+                a.progress();
+            }
+            assertEquals(List.of(), warnings.stream().map(java.util.logging.LogRecord::getMessage).toList());
+            // One for a communicator that never was is still worth a warning.
+            a.lock();
+            try {
+                a.immediates.remoteData(1, 0, 0,
+                        arrival(io.ofinet.rdma.wire.Immediate.TYPE_CONTROL, 1, 0, 4000, 0, 0));
+            } finally {
+                a.unlock();
+            }
+            assertEquals(List.of("dropping a control message for send communicator {0}: there is none"),
+                    warnings.stream().map(java.util.logging.LogRecord::getMessage).toList());
+            mrA.close();
+            mrB.close();
+        } finally {
+            log.removeHandler(handler);
+        }
+    }
+
     /** Fills test memory with a recognisable pattern. */
     private static final class NativeMemoryPattern {
         static void fill(long address, int n) {
