@@ -329,7 +329,7 @@ final class ImmediateDispatcher {
                 // and the message may have gone eagerly before its sender closed.
                 LOG.log(Level.DEBUG, "dropping a control message for send communicator {0}: closed", comm);
             } else {
-                LOG.log(Level.WARNING, "dropping a control message for send communicator {0}: there is none",
+                LOG.log(Level.WARNING, "dropping a control message for send communicator {0}, which is not open",
                         comm);
             }
             return;

@@ -231,7 +231,7 @@ class ArrivalAttributionTest {
             } finally {
                 a.unlock();
             }
-            assertEquals(List.of("dropping a control message for send communicator {0}: there is none"),
+            assertEquals(List.of("dropping a control message for send communicator {0}, which is not open"),
                     warnings.stream().map(LogRecord::getMessage).toList());
             mrA.close();
             mrB.close();
