@@ -121,10 +121,15 @@ final class ImmediateDispatcher {
      * names sources right). If not, it is dropped and counted.
      */
     private boolean fromItsPeer(PeerLiveness.Peered comm, int rail, long upper, String what) {
-        if (endpoint.railSet.wideImmediate() && upper != (comm.token() & 0xffffffffL)) {
+        if (!carriesToken(comm, upper)) {
             return forged(comm, what, "its token");
         }
         return fromItsSource(comm, rail, what);
+    }
+
+    /** Whether {@code upper}, the upper half of 8-byte CQ data, is {@code comm}'s token; true where it is narrower. */
+    private boolean carriesToken(PeerLiveness.Peered comm, long upper) {
+        return !endpoint.railSet.wideImmediate() || upper == (comm.token() & 0xffffffffL);
     }
 
     /** Whether the provider names {@code comm}'s peer as the source, or names none; if not, counted. */
@@ -324,7 +329,7 @@ final class ImmediateDispatcher {
         if (send == null || send.closed) {
             unknownComm++;
             SendComm closed = send != null ? send : endpoint.duties.quarantined(comm);
-            if (closed != null && (!endpoint.railSet.wideImmediate() || upper == (closed.token() & 0xffffffffL))) {
+            if (closed != null && carriesToken(closed, upper)) {
                 // A normal close: a receive announces itself unless its message is held already,
                 // and the message may have gone eagerly before its sender closed.
                 LOG.log(Level.DEBUG, "dropping a control message for send communicator {0}: closed", comm);
