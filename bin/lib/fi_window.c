@@ -11,6 +11,11 @@
  *   write-msg  fi_write, then, once it has completed at the writer, a zero-byte fi_senddata
  *              to the same peer on the same endpoint. On shm a write without remote CQ data
  *              takes the provider's fast path (the writer copies with process_vm_writev).
+ *   rendezvous the shape of ofinet's protocol on tcp, for comparison rather than as a floor: the
+ *              reader announces each write it awaits by a 48-byte message on a second endpoint
+ *              (a control rail), WINDOW at first and one more for each write it has seen; the
+ *              writer writes against an announcement, fi_write with a zero-byte fi_senddata
+ *              posted right behind it on the same endpoint.
  *
  * Addresses and the buffer's address and key travel over a TCP socket on 127.0.0.1:PORT.
  *
@@ -39,18 +44,21 @@
 
 #define CHECK(call) do { long rc_ = (long) (call); if (rc_) die(#call, rc_); } while (0)
 #define NOTICE_RECEIVES 256
+#define ANNOUNCEMENT_SIZE 48
 
 struct peer_info {
 	uint64_t addr_len;
 	char addr[128];
+	uint64_t ctrl_addr_len;
+	char ctrl_addr[128];
 	uint64_t buf;
 	uint64_t key;
 };
 
 static struct fid_fabric *fabric;
 static struct fid_domain *domain;
-static struct fid_ep *ep;
-static struct fid_cq *cq;
+static struct fid_ep *ep, *ctrl_ep;
+static struct fid_cq *cq, *ctrl_cq;
 static struct fid_av *av;
 static struct fi_info *info;
 
@@ -106,7 +114,17 @@ static void oob_exchange(int fd, struct peer_info *mine, struct peer_info *their
 	}
 }
 
-static void open_fabric(const char *provider)
+static void open_endpoint(struct fid_ep **e, struct fid_cq **q)
+{
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA, .size = 4096 };
+	CHECK(fi_cq_open(domain, &cq_attr, q, NULL));
+	CHECK(fi_endpoint(domain, info, e, NULL));
+	CHECK(fi_ep_bind(*e, &(*q)->fid, FI_TRANSMIT | FI_RECV));
+	CHECK(fi_ep_bind(*e, &av->fid, 0));
+	CHECK(fi_enable(*e));
+}
+
+static void open_fabric(const char *provider, int control)
 {
 	struct fi_info *hints = fi_allocinfo();
 	hints->ep_attr->type = FI_EP_RDM;
@@ -120,43 +138,175 @@ static void open_fabric(const char *provider)
 	fi_freeinfo(hints);
 	CHECK(fi_fabric(info->fabric_attr, &fabric, NULL));
 	CHECK(fi_domain(fabric, info, &domain, NULL));
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA, .size = 4096 };
-	CHECK(fi_cq_open(domain, &cq_attr, &cq, NULL));
 	struct fi_av_attr av_attr = { .type = FI_AV_TABLE, .count = 4 };
 	CHECK(fi_av_open(domain, &av_attr, &av, NULL));
-	CHECK(fi_endpoint(domain, info, &ep, NULL));
-	CHECK(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV));
-	CHECK(fi_ep_bind(ep, &av->fid, 0));
-	CHECK(fi_enable(ep));
+	open_endpoint(&ep, &cq);
+	if (control)
+		open_endpoint(&ctrl_ep, &ctrl_cq);
 }
 
-static struct fid_mr *register_buffer(void *buf, size_t len, uint64_t access, uint64_t key)
+static struct fid_mr *register_buffer(void *buf, size_t len, uint64_t access, uint64_t key, struct fid_ep *on)
 {
 	struct fid_mr *mr;
 	CHECK(fi_mr_reg(domain, buf, len, access, 0, key, info->domain_attr->mr_mode & FI_MR_ENDPOINT
 			? FI_MR_ENDPOINT : 0, &mr, NULL));
 	if (info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
-		CHECK(fi_mr_bind(mr, &ep->fid, 0));
+		CHECK(fi_mr_bind(mr, &on->fid, 0));
 		CHECK(fi_mr_enable(mr));
 	}
 	return mr;
 }
 
-/* Reads one completion; returns its flags, or 0 when the queue was empty. */
-static uint64_t poll_cq(struct fi_cq_data_entry *entry)
+/* Reads one completion of queue q; returns its flags, or 0 when the queue was empty. */
+static uint64_t poll_queue(struct fid_cq *q, struct fi_cq_data_entry *entry)
 {
-	ssize_t rc = fi_cq_read(cq, entry, 1);
+	ssize_t rc = fi_cq_read(q, entry, 1);
 	if (rc == 1)
 		return entry->flags | 1;
 	if (rc == -FI_EAGAIN)
 		return 0;
 	if (rc == -FI_EAVAIL) {
 		struct fi_cq_err_entry err = { 0 };
-		fi_cq_readerr(cq, &err, 0);
-		die(fi_cq_strerror(cq, err.prov_errno, err.err_data, NULL, 0), -err.err);
+		fi_cq_readerr(q, &err, 0);
+		die(fi_cq_strerror(q, err.prov_errno, err.err_data, NULL, 0), -err.err);
 	}
 	die("fi_cq_read", rc);
 	return 0;
+}
+
+static uint64_t poll_cq(struct fi_cq_data_entry *entry)
+{
+	return poll_queue(cq, entry);
+}
+
+/* What both sides of the rendezvous scheme use. */
+struct rendezvous {
+	char *buf, *small, *ctrl_small;
+	void *desc, *small_desc, *ctrl_desc;
+	size_t size;
+	long window, warmup, iters;
+	fi_addr_t peer, peer_ctrl;
+	struct peer_info *theirs;
+};
+
+static struct fi_context *ring_context(long n)
+{
+	static struct fi_context ring[1024];
+	return &ring[n % 1024];
+}
+
+/* Reaps the control endpoint's completions; returns the announcements that arrived. */
+static long reap_control(struct rendezvous *r)
+{
+	struct fi_cq_data_entry entry;
+	long arrived = 0;
+	uint64_t flags;
+	while ((flags = poll_queue(ctrl_cq, &entry))) {
+		if (flags & FI_RECV) {
+			arrived++;
+			CHECK(fi_recv(ctrl_ep, r->ctrl_small, 64, r->ctrl_desc, FI_ADDR_UNSPEC, entry.op_context));
+		}
+	}
+	return arrived;
+}
+
+/* The reader: announces each write it awaits, counts the notices, answers each phase. */
+static void rendezvous_reader(struct rendezvous *r, struct fi_context *contexts)
+{
+	struct fi_cq_data_entry entry;
+	for (long i = 0; i < NOTICE_RECEIVES; i++)
+		CHECK(fi_recv(ep, r->small, 64, r->small_desc, FI_ADDR_UNSPEC, &contexts[i]));
+	long total = r->warmup + r->iters, announced = 0, seen = 0;
+	long phase_end[2] = { r->warmup, total };
+	for (int phase = 0; phase < 2; phase++) {
+		while (seen < phase_end[phase]) {
+			while (announced < total && announced < seen + r->window) {
+				ssize_t rc = fi_senddata(ctrl_ep, r->ctrl_small, ANNOUNCEMENT_SIZE, r->ctrl_desc, announced,
+							 r->peer_ctrl, ring_context(announced));
+				if (rc == -FI_EAGAIN)
+					break;
+				CHECK(rc);
+				announced++;
+			}
+			reap_control(r);
+			uint64_t flags = poll_cq(&entry);
+			if (flags & FI_RECV) {
+				seen++;
+				CHECK(fi_recv(ep, r->small, 64, r->small_desc, FI_ADDR_UNSPEC, entry.op_context));
+			}
+		}
+		ssize_t rc;
+		while ((rc = fi_senddata(ep, r->small, 0, r->small_desc, phase, r->peer, &contexts[NOTICE_RECEIVES]))
+		       == -FI_EAGAIN)
+			poll_cq(&entry);
+		CHECK(rc);
+	}
+}
+
+/*
+ * The writer: a write and its notice, right behind it, against each announcement; a slot is free
+ * again when both have completed. Returns the timed phase's microseconds.
+ */
+static double rendezvous_writer(struct rendezvous *r, struct fi_context *contexts, struct fi_context *notices)
+{
+	struct fi_cq_data_entry entry, scratch;
+	for (long i = 0; i < NOTICE_RECEIVES; i++)
+		CHECK(fi_recv(ctrl_ep, r->ctrl_small, 64, r->ctrl_desc, FI_ADDR_UNSPEC, ring_context(i)));
+	int *awaiting = calloc(r->window, sizeof(int));
+	long *next_free = calloc(r->window, sizeof(long));
+	long free_count = r->window, pending = 0, posted = 0, answers = 0;
+	long phase_end[2] = { r->warmup, r->warmup + r->iters };
+	for (long i = 0; i < r->window; i++)
+		next_free[i] = i;
+	double start = 0;
+	for (int phase = 0; phase < 2; phase++) {
+		if (phase == 1)
+			start = now_us();
+		while (answers <= phase) {
+			pending += reap_control(r);
+			while (pending > 0 && posted < phase_end[phase] && free_count > 0) {
+				long slot = next_free[free_count - 1];
+				ssize_t rc = fi_write(ep, r->buf, r->size, r->desc, r->peer, r->theirs->buf,
+						      r->theirs->key, &contexts[slot]);
+				if (rc == -FI_EAGAIN)
+					break;
+				CHECK(rc);
+				while ((rc = fi_senddata(ep, r->small + 128, 0, r->small_desc, posted, r->peer,
+							 &notices[slot])) == -FI_EAGAIN)
+					fi_cq_read(cq, &scratch, 0);
+				CHECK(rc);
+				awaiting[slot] = 2;
+				free_count--;
+				pending--;
+				posted++;
+			}
+			uint64_t flags = poll_cq(&entry);
+			if (!flags)
+				continue;
+			if (flags & FI_RECV) {
+				answers++;
+				continue;
+			}
+			struct fi_context *c = entry.op_context;
+			long slot = c >= notices && c < notices + r->window ? c - notices : c - contexts;
+			if (--awaiting[slot] == 0)
+				next_free[free_count++] = slot;
+		}
+	}
+	double elapsed = now_us() - start;
+	/* What is left here are local completions. */
+	for (double until = now_us() + 1e6; free_count < r->window && now_us() < until;) {
+		uint64_t flags = poll_cq(&entry);
+		if (flags && !(flags & FI_RECV)) {
+			struct fi_context *c = entry.op_context;
+			long slot = c >= notices && c < notices + r->window ? c - notices : c - contexts;
+			if (--awaiting[slot] == 0)
+				free_count++;
+		}
+	}
+	free(awaiting);
+	free(next_free);
+	return elapsed;
 }
 
 int main(int argc, char **argv)
@@ -177,39 +327,66 @@ int main(int argc, char **argv)
 		case 'c': writer = 1; break;
 		default:
 			fprintf(stderr, "usage: fi_window -p PROVIDER -s SIZE -w WINDOW -n ITERS -W WARMUP"
-				" -m writedata|write-msg -P PORT [-c]\n");
+				" -m writedata|write-msg|rendezvous -P PORT [-c]\n");
 			return 2;
 		}
 	}
-	int notice_msg = strcmp(scheme, "write-msg") == 0;
-	if (!notice_msg && strcmp(scheme, "writedata"))
-		die("unknown scheme (writedata, write-msg)", -FI_EINVAL);
+	int notice_msg = strcmp(scheme, "write-msg") == 0, rdv = strcmp(scheme, "rendezvous") == 0;
+	if (!notice_msg && !rdv && strcmp(scheme, "writedata"))
+		die("unknown scheme (writedata, write-msg, rendezvous)", -FI_EINVAL);
 	if (window < 1 || window > 1024)
 		die("window out of range 1..1024", -FI_EINVAL);
 
-	open_fabric(provider);
+	open_fabric(provider, rdv);
 	size_t region = size;
 	char *buf = aligned_alloc(4096, (region + 4095) / 4096 * 4096);
 	memset(buf, writer ? 'w' : 'r', region);
 	struct fid_mr *mr = register_buffer(buf, region, writer ? FI_WRITE | FI_SEND | FI_RECV : FI_REMOTE_WRITE
-					    | FI_SEND | FI_RECV, 1);
+					    | FI_SEND | FI_RECV, 1, ep);
 	char *small = aligned_alloc(4096, 4096);
-	struct fid_mr *small_mr = register_buffer(small, 4096, FI_SEND | FI_RECV, 2);
+	struct fid_mr *small_mr = register_buffer(small, 4096, FI_SEND | FI_RECV, 2, ep);
 	void *desc = fi_mr_desc(mr), *small_desc = fi_mr_desc(small_mr);
+	char *ctrl_small = aligned_alloc(4096, 4096);
+	struct fid_mr *ctrl_mr = rdv ? register_buffer(ctrl_small, 4096, FI_SEND | FI_RECV, 3, ctrl_ep) : NULL;
 
-	struct peer_info mine = { .addr_len = sizeof(mine.addr) }, theirs;
+	struct peer_info mine = { .addr_len = sizeof(mine.addr), .ctrl_addr_len = sizeof(mine.ctrl_addr) }, theirs;
 	CHECK(fi_getname(&ep->fid, mine.addr, &mine.addr_len));
+	if (rdv)
+		CHECK(fi_getname(&ctrl_ep->fid, mine.ctrl_addr, &mine.ctrl_addr_len));
 	mine.buf = info->domain_attr->mr_mode & FI_MR_VIRT_ADDR ? (uint64_t) (uintptr_t) buf : 0;
 	mine.key = fi_mr_key(mr);
 	int fd = oob_connect(port, writer);
 	oob_exchange(fd, &mine, &theirs);
-	fi_addr_t peer;
+	fi_addr_t peer, peer_ctrl = FI_ADDR_UNSPEC;
 	if (fi_av_insert(av, theirs.addr, 1, &peer, 0, NULL) != 1)
+		die("fi_av_insert", -FI_EADDRNOTAVAIL);
+	if (rdv && fi_av_insert(av, theirs.ctrl_addr, 1, &peer_ctrl, 0, NULL) != 1)
 		die("fi_av_insert", -FI_EADDRNOTAVAIL);
 
 	struct fi_cq_data_entry entry, scratch;
-	static struct fi_context contexts[NOTICE_RECEIVES + 1024 + 2];
-	if (!writer) {
+	static struct fi_context contexts[NOTICE_RECEIVES + 1024 + 2], notices[1024];
+	struct rendezvous r = {
+		.buf = buf, .small = small, .ctrl_small = ctrl_small, .desc = desc, .small_desc = small_desc,
+		.ctrl_desc = rdv ? fi_mr_desc(ctrl_mr) : NULL, .size = size, .window = window, .warmup = warmup,
+		.iters = iters, .peer = peer, .peer_ctrl = peer_ctrl, .theirs = &theirs,
+	};
+	if (rdv && writer) {
+		CHECK(fi_recv(ep, small, 64, small_desc, FI_ADDR_UNSPEC, &contexts[NOTICE_RECEIVES + 1024]));
+		CHECK(fi_recv(ep, small + 64, 64, small_desc, FI_ADDR_UNSPEC, &contexts[NOTICE_RECEIVES + 1025]));
+		double elapsed = rendezvous_writer(&r, contexts, notices);
+		printf("%zu %ld %ld %.2f %.1f\n", size, window, iters, elapsed, (double) size * iters / elapsed);
+		if (write(fd, "x", 1) != 1)
+			die("write", -errno);
+	} else if (rdv) {
+		rendezvous_reader(&r, contexts);
+		char byte;
+		if (read(fd, &byte, 1) < 0)
+			die("read", -errno);
+		for (int i = 0; i < 1000; i++) {
+			fi_cq_read(cq, &entry, 1);
+			fi_cq_read(ctrl_cq, &entry, 1);
+		}
+	} else if (!writer) {
 		/* The reader: count the writes' notices per phase and answer each phase. */
 		long receives = notice_msg ? NOTICE_RECEIVES : 0;
 		for (long i = 0; i < receives; i++)
@@ -306,6 +483,11 @@ int main(int argc, char **argv)
 	close(fd);
 	CHECK(fi_close(&mr->fid));
 	CHECK(fi_close(&small_mr->fid));
+	if (rdv) {
+		CHECK(fi_close(&ctrl_mr->fid));
+		CHECK(fi_close(&ctrl_ep->fid));
+		CHECK(fi_close(&ctrl_cq->fid));
+	}
 	CHECK(fi_close(&ep->fid));
 	CHECK(fi_close(&av->fid));
 	CHECK(fi_close(&cq->fid));
