@@ -189,6 +189,10 @@ struct rendezvous {
 	struct peer_info *theirs;
 };
 
+/*
+ * Contexts in rotation: the reader's announcements, of which at most WINDOW are ahead of the
+ * writes it has seen, and the writer's posted control receives.
+ */
 static struct fi_context *ring_context(long n)
 {
 	static struct fi_context ring[1024];
