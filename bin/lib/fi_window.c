@@ -179,6 +179,22 @@ static uint64_t poll_cq(struct fi_cq_data_entry *entry)
 	return poll_queue(cq, entry);
 }
 
+/*
+ * The writer's read of one completion: counts it if it is the reader's answer to a phase, and
+ * returns whether it was one of the writer's own operations.
+ */
+static int writer_completion(struct fi_cq_data_entry *entry, long *answers)
+{
+	uint64_t flags = poll_cq(entry);
+	if (!flags)
+		return 0;
+	if (flags & FI_RECV) {
+		(*answers)++;
+		return 0;
+	}
+	return 1;
+}
+
 /* What both sides of the rendezvous scheme use. */
 struct rendezvous {
 	char *buf, *small, *ctrl_small;
@@ -284,13 +300,8 @@ static double rendezvous_writer(struct rendezvous *r, struct fi_context *context
 				pending--;
 				posted++;
 			}
-			uint64_t flags = poll_cq(&entry);
-			if (!flags)
+			if (!writer_completion(&entry, &answers))
 				continue;
-			if (flags & FI_RECV) {
-				answers++;
-				continue;
-			}
 			struct fi_context *c = entry.op_context;
 			long slot = c >= notices && c < notices + r->window ? c - notices : c - contexts;
 			if (--awaiting[slot] == 0)
@@ -451,13 +462,8 @@ int main(int argc, char **argv)
 					posted++;
 					outstanding++;
 				}
-				uint64_t flags = poll_cq(&entry);
-				if (!flags)
+				if (!writer_completion(&entry, &answers))
 					continue;
-				if (flags & FI_RECV) {
-					answers++;
-					continue;
-				}
 				long slot = (struct fi_context *) entry.op_context - contexts;
 				if (notice_msg && !noticing[slot]) {
 					ssize_t rc;
