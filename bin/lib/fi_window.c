@@ -195,6 +195,35 @@ static int writer_completion(struct fi_cq_data_entry *entry, long *answers)
 	return 1;
 }
 
+/* The writer's receives for the reader's answers, one after each phase. */
+static void post_answer_receives(char *small, void *small_desc, struct fi_context *contexts)
+{
+	CHECK(fi_recv(ep, small, 64, small_desc, FI_ADDR_UNSPEC, &contexts[0]));
+	CHECK(fi_recv(ep, small + 64, 64, small_desc, FI_ADDR_UNSPEC, &contexts[1]));
+}
+
+/* The writer's figure, printed; then the reader may close. */
+static void report(int fd, size_t size, long window, long iters, double elapsed)
+{
+	printf("%zu %ld %ld %.2f %.1f\n", size, window, iters, elapsed, (double) size * iters / elapsed);
+	if (write(fd, "x", 1) != 1)
+		die("write", -errno);
+}
+
+/* The reader, done: lets the last answer leave before the endpoints close. */
+static void reader_finish(int fd)
+{
+	struct fi_cq_data_entry entry;
+	char byte;
+	if (read(fd, &byte, 1) < 0)
+		die("read", -errno);
+	for (int i = 0; i < 1000; i++) {
+		fi_cq_read(cq, &entry, 1);
+		if (ctrl_cq)
+			fi_cq_read(ctrl_cq, &entry, 1);
+	}
+}
+
 /* What both sides of the rendezvous scheme use. */
 struct rendezvous {
 	char *buf, *small, *ctrl_small;
@@ -386,21 +415,11 @@ int main(int argc, char **argv)
 		.iters = iters, .peer = peer, .peer_ctrl = peer_ctrl, .theirs = &theirs,
 	};
 	if (rdv && writer) {
-		CHECK(fi_recv(ep, small, 64, small_desc, FI_ADDR_UNSPEC, &contexts[NOTICE_RECEIVES + 1024]));
-		CHECK(fi_recv(ep, small + 64, 64, small_desc, FI_ADDR_UNSPEC, &contexts[NOTICE_RECEIVES + 1025]));
-		double elapsed = rendezvous_writer(&r, contexts, notices);
-		printf("%zu %ld %ld %.2f %.1f\n", size, window, iters, elapsed, (double) size * iters / elapsed);
-		if (write(fd, "x", 1) != 1)
-			die("write", -errno);
+		post_answer_receives(small, small_desc, &contexts[NOTICE_RECEIVES + 1024]);
+		report(fd, size, window, iters, rendezvous_writer(&r, contexts, notices));
 	} else if (rdv) {
 		rendezvous_reader(&r, contexts);
-		char byte;
-		if (read(fd, &byte, 1) < 0)
-			die("read", -errno);
-		for (int i = 0; i < 1000; i++) {
-			fi_cq_read(cq, &entry, 1);
-			fi_cq_read(ctrl_cq, &entry, 1);
-		}
+		reader_finish(fd);
 	} else if (!writer) {
 		/* The reader: count the writes' notices per phase and answer each phase. */
 		long receives = notice_msg ? NOTICE_RECEIVES : 0;
@@ -425,16 +444,10 @@ int main(int argc, char **argv)
 				poll_cq(&entry);
 			CHECK(rc);
 		}
-		/* Let the last answer leave before the endpoint closes. */
-		char byte;
-		if (read(fd, &byte, 1) < 0)
-			die("read", -errno);
-		for (int i = 0; i < 1000; i++)
-			fi_cq_read(cq, &entry, 1);
+		reader_finish(fd);
 	} else {
 		/* The writer: contexts[0..window) are the writes' slots. */
-		CHECK(fi_recv(ep, small, 64, small_desc, FI_ADDR_UNSPEC, &contexts[NOTICE_RECEIVES + 1024]));
-		CHECK(fi_recv(ep, small + 64, 64, small_desc, FI_ADDR_UNSPEC, &contexts[NOTICE_RECEIVES + 1025]));
+		post_answer_receives(small, small_desc, &contexts[NOTICE_RECEIVES + 1024]);
 		long posted = 0, answers = 0;
 		long phase_end[2] = { warmup, warmup + iters };
 		double start = 0, elapsed = 0;
@@ -480,9 +493,7 @@ int main(int argc, char **argv)
 			}
 		}
 		elapsed = now_us() - start;
-		printf("%zu %ld %ld %.2f %.1f\n", size, window, iters, elapsed, (double) size * iters / elapsed);
-		if (write(fd, "x", 1) != 1)
-			die("write", -errno);
+		report(fd, size, window, iters, elapsed);
 		/* The reader saw every write: what is left here are local completions. */
 		for (double until = now_us() + 1e6; outstanding > 0 && now_us() < until;) {
 			uint64_t flags = poll_cq(&entry);
