@@ -6,7 +6,8 @@ package io.ofinet.rdma;
  * also when the application closes ofinet from a shutdown hook of its own. The hook closes
  * nothing itself: closing at exit is where libfabric 1.17's rxm crashed on writes with immediate
  * data cut short (docs/PROTOCOL.md, "Write notices"), and a process that ends takes its resources
- * with it (shm removes its names from {@code /dev/shm} in its own SIGTERM and SIGINT handlers).
+ * with it (the names of its shm endpoints in {@code /dev/shm} are removed by shm's own SIGTERM and
+ * SIGINT handlers, and by the binding's hook at any end; docs/FABRIC.md).
  */
 final class Shutdown {
     private static volatile boolean ending;

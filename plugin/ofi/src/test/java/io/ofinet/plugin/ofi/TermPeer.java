@@ -12,7 +12,7 @@ import java.time.Duration;
  * ways ({@link MessageStream}); side a also opens a second endpoint (a listen communicator on a
  * thread of its own), since providers may treat a process's second endpoint differently. Side a
  * publishes {@code a.streaming} once messages flow, and neither ends by itself: the test signals
- * them.
+ * them, or writes {@code a.exit}, on which side a exits at once without closing anything.
  */
 public final class TermPeer {
     private static final long DEADLINE = System.nanoTime() + Duration.ofSeconds(120).toNanos();
@@ -43,8 +43,17 @@ public final class TermPeer {
         PeerPair pair = PeerPair.connect(p, listen, handle, () -> { });
         MessageStream stream = new MessageStream(p, pair.send(), pair.recv(), 65536, me, other);
         boolean announced = false;
+        long nextLook = 0;
         while (System.nanoTime() < DEADLINE) {
             stream.step();
+            long now = System.nanoTime();
+            if (now > nextLook) {
+                nextLook = now + 50_000_000L;
+                if (exchange.has(me + ".exit")) {
+                    System.out.println(me + ": exiting without closing");
+                    System.exit(0);
+                }
+            }
             if (!announced && stream.received() > 100) {
                 exchange.publish(me + ".streaming", "1");
                 System.out.println(me + ": streaming");

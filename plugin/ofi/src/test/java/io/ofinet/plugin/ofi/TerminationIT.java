@@ -1,6 +1,7 @@
 package io.ofinet.plugin.ofi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.testing.AddressExchange;
@@ -10,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -51,6 +53,31 @@ class TerminationIT {
             } finally {
                 signal("-CONT", Long.toString(b.pid()));
             }
+        }
+    }
+
+    /**
+     * A process that ends without closing ofinet (System.exit mid-transfer, no signal) leaves none of
+     * its shm names in /dev/shm either: libfabric 1.17's shm removes them only on close and in its
+     * signal handlers, and each holds its region's memory (16 MiB) until a process with the same pid
+     * comes, which then cannot open a shm endpoint.
+     */
+    @Test
+    void exitWithoutClosingLeavesNoShmNames(@TempDir Path dir) throws Exception {
+        Path layout = dir.resolve("layout.json");
+        Files.writeString(layout, "{\"devices\": [{\"name\": \"d\", \"dataRails\": [{\"provider\": \"shm\","
+                + " \"domain\": \"shm\"}]}]}");
+        AddressExchange exchange = new AddressExchange(dir);
+        try (ChildJvm a = spec("a", dir, layout).start(); ChildJvm b = spec("b", dir, layout).start()) {
+            exchange.await("a.streaming", Duration.ofSeconds(60));
+            String pid = Long.toString(a.pid());
+            assertFalse(shmNames(pid).isEmpty(), "a's shm names are in /dev/shm");
+            exchange.publish("a.exit", "1");
+            int status = a.waitFor();
+            assertEquals(0, status, "a's exit\n" + a.output());
+            assertTrue(a.output().contains("a: exiting without closing"), a.output());
+            assertEquals(List.of(), shmNames(pid), "a's shm names left in /dev/shm after its exit\n" + a.output()
+                    + "\nb:\n" + b.output());
         }
     }
 

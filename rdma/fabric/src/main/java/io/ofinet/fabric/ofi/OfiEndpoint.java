@@ -30,6 +30,8 @@ final class OfiEndpoint implements Endpoint {
     private final long scratch;
     private final ResourceTracker boundRegions = new ResourceTracker();
     private DataPath.EndpointCalls calls;
+    /** On shm, the endpoint's name in /dev/shm, removed when the JVM ends while it is open ({@link ShmNames}). */
+    private String shmName;
     private boolean closed;
 
     OfiEndpoint(OfiDomain domain, long ep, OfiCompletionQueue cq, OfiAddressVector av) {
@@ -60,6 +62,9 @@ final class OfiEndpoint implements Endpoint {
         requireOpen();
         Ops.enable(ep, "fi_enable(endpoint)", domain.provider());
         calls = path.endpoint(ep);
+        if ("shm".equals(domain.provider()) && shmName == null) {
+            shmName = ShmNames.opened(name());
+        }
     }
 
     private void requireOpen() {
@@ -203,6 +208,7 @@ final class OfiEndpoint implements Endpoint {
         }
         boundRegions.requireEmpty("fi_close(endpoint)", "registrations bound to it");
         Ops.close(ep, "endpoint", domain.provider());
+        ShmNames.closed(shmName);
         closed = true;
         calls = null;
         NativeMemory.free(scratch);

@@ -1,0 +1,65 @@
+package io.ofinet.fabric.ofi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** The bookkeeping of shm endpoint names and their removal at the JVM's end ({@link ShmNames}). */
+class ShmNamesTest {
+
+    private static byte[] address(String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.US_ASCII);
+        byte[] withNul = new byte[bytes.length + 1];
+        System.arraycopy(bytes, 0, withNul, 0, bytes.length);
+        return withNul;
+    }
+
+    @Test
+    void theRegionNameIsTheAddressWithoutItsSchemeUpToItsNul() {
+        assertEquals("4242:0:1", ShmNames.regionName(address("fi_shm://4242:0:1")));
+        assertEquals("4242:0:1", ShmNames.regionName(address("4242:0:1")));
+        assertEquals("4242:0:1", ShmNames.regionName("fi_shm://4242:0:1\0\0garbage".getBytes(StandardCharsets.US_ASCII)));
+    }
+
+    @Test
+    void anAddressThatNamesNoPlainFileGivesNoName() {
+        assertNull(ShmNames.regionName(address("fi_shm://")));
+        assertNull(ShmNames.regionName(new byte[] {0}));
+        assertNull(ShmNames.regionName(address("fi_shm://../etc/passwd")));
+        assertNull(ShmNames.regionName(address("/etc/passwd")));
+        assertNull(ShmNames.regionName(address("fi_shm://..")));
+    }
+
+    @Test
+    void theNamesOfOpenEndpointsAreRemovedAndThoseOfClosedOnesKept() throws Exception {
+        Path shm = Path.of("/dev/shm");
+        assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm), "no writable /dev/shm");
+        String open = "ofinet-test-" + ProcessHandle.current().pid() + ":open";
+        String closed = "ofinet-test-" + ProcessHandle.current().pid() + ":closed";
+        Files.writeString(shm.resolve(open), "x");
+        Files.writeString(shm.resolve(closed), "x");
+        try {
+            assertEquals(open, ShmNames.opened(address("fi_shm://" + open)));
+            assertEquals(closed, ShmNames.opened(address("fi_shm://" + closed)));
+            ShmNames.closed(closed);
+            assertTrue(ShmNames.open().contains(open));
+            assertFalse(ShmNames.open().contains(closed));
+
+            ShmNames.removeOpen();
+
+            assertFalse(Files.exists(shm.resolve(open)), "the open endpoint's name is removed");
+            assertTrue(Files.exists(shm.resolve(closed)), "a closed endpoint's name is not ours to remove");
+        } finally {
+            ShmNames.closed(open);
+            Files.deleteIfExists(shm.resolve(open));
+            Files.deleteIfExists(shm.resolve(closed));
+        }
+    }
+}
