@@ -191,6 +191,10 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /**
+     * Kills the child if it still runs; if a signal ended it already (a test's own {@code kill -KILL}),
+     * removes the shm names it left, as {@link #kill()} does.
+     */
     @Override
     public void close() {
         if (process.isAlive()) {
@@ -200,6 +204,8 @@ public final class ChildJvm implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        } else if (process.exitValue() > 128) {
+            removeShmNames(process.pid());
         }
     }
 }
