@@ -43,11 +43,6 @@ final class ShmNames {
         }
     }
 
-    /** The names of the open endpoints: what {@link #removeOpen()} would remove. */
-    static Set<String> open() {
-        return Set.copyOf(OPEN);
-    }
-
     /**
      * The name of the region behind an shm address: the address ({@code fi_shm://<name>}, or the
      * name alone) up to its terminating NUL, without the scheme; null if that is no plain file name.

@@ -25,7 +25,8 @@ class ShmNamesTest {
     void theRegionNameIsTheAddressWithoutItsSchemeUpToItsNul() {
         assertEquals("4242:0:1", ShmNames.regionName(address("fi_shm://4242:0:1")));
         assertEquals("4242:0:1", ShmNames.regionName(address("4242:0:1")));
-        assertEquals("4242:0:1", ShmNames.regionName("fi_shm://4242:0:1\0\0garbage".getBytes(StandardCharsets.US_ASCII)));
+        byte[] padded = "fi_shm://4242:0:1\0\0garbage".getBytes(StandardCharsets.US_ASCII);
+        assertEquals("4242:0:1", ShmNames.regionName(padded));
     }
 
     @Test
@@ -49,8 +50,6 @@ class ShmNamesTest {
             assertEquals(open, ShmNames.opened(address("fi_shm://" + open)));
             assertEquals(closed, ShmNames.opened(address("fi_shm://" + closed)));
             ShmNames.closed(closed);
-            assertTrue(ShmNames.open().contains(open));
-            assertFalse(ShmNames.open().contains(closed));
 
             ShmNames.removeOpen();
 
