@@ -16,6 +16,11 @@
  *              (a control rail), WINDOW at first and one more for each write it has seen; the
  *              writer writes against an announcement, fi_write with a zero-byte fi_senddata
  *              posted right behind it on the same endpoint.
+ *   send       no write at all, for comparison: each transfer a message (fi_send) into one of
+ *              WINDOW receives the reader keeps posted. The program raises ofi_rxm's eager limit
+ *              (FI_OFI_RXM_EAGER_LIMIT, unless set) to SIZE, so that rxm sends each message whole
+ *              and tcp places it straight into the receive's buffer; a message that arrives before
+ *              its receive is posted waits in a buffer rxm allocates, and is copied from there.
  *
  * Addresses and the buffer's address and key travel over a TCP socket on 127.0.0.1:PORT.
  *
@@ -371,15 +376,21 @@ int main(int argc, char **argv)
 		case 'c': writer = 1; break;
 		default:
 			fprintf(stderr, "usage: fi_window -p PROVIDER -s SIZE -w WINDOW -n ITERS -W WARMUP"
-				" -m writedata|write-msg|rendezvous -P PORT [-c]\n");
+				" -m writedata|write-msg|rendezvous|send -P PORT [-c]\n");
 			return 2;
 		}
 	}
 	int notice_msg = strcmp(scheme, "write-msg") == 0, rdv = strcmp(scheme, "rendezvous") == 0;
-	if (!notice_msg && !rdv && strcmp(scheme, "writedata"))
-		die("unknown scheme (writedata, write-msg, rendezvous)", -FI_EINVAL);
+	int send_msg = strcmp(scheme, "send") == 0;
+	if (!notice_msg && !rdv && !send_msg && strcmp(scheme, "writedata"))
+		die("unknown scheme (writedata, write-msg, rendezvous, send)", -FI_EINVAL);
 	if (window < 1 || window > 1024)
 		die("window out of range 1..1024", -FI_EINVAL);
+	if (send_msg) {
+		char limit[32];
+		snprintf(limit, sizeof(limit), "%zu", size);
+		setenv("FI_OFI_RXM_EAGER_LIMIT", limit, 0);
+	}
 
 	open_fabric(provider, rdv);
 	size_t region = size;
@@ -421,17 +432,21 @@ int main(int argc, char **argv)
 		rendezvous_reader(&r, contexts);
 		reader_finish(fd);
 	} else if (!writer) {
-		/* The reader: count the writes' notices per phase and answer each phase. */
-		long receives = notice_msg ? NOTICE_RECEIVES : 0;
+		/* The reader: count the writes' notices (or the messages) per phase and answer each phase. */
+		long receives = send_msg ? window : notice_msg ? NOTICE_RECEIVES : 0;
 		for (long i = 0; i < receives; i++)
-			CHECK(fi_recv(ep, small, 64, small_desc, FI_ADDR_UNSPEC, &contexts[i]));
+			CHECK(send_msg ? fi_recv(ep, buf, size, desc, FI_ADDR_UNSPEC, &contexts[i])
+			      : fi_recv(ep, small, 64, small_desc, FI_ADDR_UNSPEC, &contexts[i]));
 		long phase_end[2] = { warmup, warmup + iters }, seen = 0;
 		for (int phase = 0; phase < 2; phase++) {
 			while (seen < phase_end[phase]) {
 				uint64_t flags = poll_cq(&entry);
 				if (!flags)
 					continue;
-				if (notice_msg && (flags & FI_RECV)) {
+				if (send_msg && (flags & FI_RECV)) {
+					seen++;
+					CHECK(fi_recv(ep, buf, size, desc, FI_ADDR_UNSPEC, entry.op_context));
+				} else if (notice_msg && (flags & FI_RECV)) {
 					seen++;
 					CHECK(fi_recv(ep, small, 64, small_desc, FI_ADDR_UNSPEC, entry.op_context));
 				} else if (!notice_msg && (flags & FI_REMOTE_CQ_DATA)) {
@@ -464,7 +479,8 @@ int main(int argc, char **argv)
 				while (posted < phase_end[phase] && free_count > 0) {
 					long slot = next_free[free_count - 1];
 					uint64_t remote = theirs.buf;
-					ssize_t rc = notice_msg
+					ssize_t rc = send_msg ? fi_send(ep, buf, size, desc, peer, &contexts[slot])
+						: notice_msg
 						? fi_write(ep, buf, size, desc, peer, remote, theirs.key, &contexts[slot])
 						: fi_writedata(ep, buf, size, desc, posted, peer, remote, theirs.key,
 							       &contexts[slot]);
