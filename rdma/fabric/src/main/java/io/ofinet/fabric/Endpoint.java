@@ -60,6 +60,30 @@ public interface Endpoint extends AutoCloseable {
             long flags) throws FabricException;
 
     /**
+     * A receive ({@code fi_trecv}) that takes only a tagged message whose tag equals {@code tag} in
+     * every bit not set in {@code ignore}; among several that match, the first posted. Needs
+     * {@link Fi#TAGGED} in the offer's capabilities; a provider without tagged messages refuses it
+     * with FI_ENOSYS.
+     */
+    int trecv(long buf, long len, long desc, long src, long tag, long ignore, long context) throws FabricException;
+
+    /**
+     * A tagged message carrying immediate data ({@code fi_tsenddata}), for a receive posted with
+     * {@link #trecv}: it lands in the first one whose tag matches, or waits in the provider until
+     * one is posted. Needs {@link Fi#TAGGED}, as {@link #trecv} does.
+     */
+    int tsenddata(long buf, long len, long desc, long data, long dest, long tag, long context)
+            throws FabricException;
+
+    /**
+     * Asks the provider to cancel this endpoint's pending operation with {@code context} ({@code
+     * fi_cancel}), which providers do for receives not yet matched. Returns {@link #POSTED} when
+     * the provider took the request; the operation then completes once, either cancelled (an error
+     * completion with FI_ECANCELED and its context) or in its own way if it was already under way.
+     */
+    int cancel(long context) throws FabricException;
+
+    /**
      * Closes it. Under FI_MR_ENDPOINT the registrations bound to it must be closed first. Closing
      * twice is harmless.
      */

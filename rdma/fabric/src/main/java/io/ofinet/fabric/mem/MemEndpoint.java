@@ -228,6 +228,38 @@ final class MemEndpoint implements Endpoint {
         return recv(buf, len, desc, src, context);
     }
 
+    @Override
+    public int trecv(long buf, long len, long desc, long src, long tag, long ignore, long context)
+            throws FabricException {
+        throw error("fi_trecv", FiErrno.FI_ENOSYS, "the in-memory provider offers no FI_TAGGED");
+    }
+
+    @Override
+    public int tsenddata(long buf, long len, long desc, long data, long dest, long tag, long context)
+            throws FabricException {
+        throw error("fi_tsenddata", FiErrno.FI_ENOSYS, "the in-memory provider offers no FI_TAGGED");
+    }
+
+    /** Cancels a posted receive not yet matched: it completes with FI_ECANCELED. Anything else goes on. */
+    @Override
+    public int cancel(long context) throws FabricException {
+        synchronized (network) {
+            network.record("fi_cancel");
+            if (!enabled || closed) {
+                throw error("fi_cancel", FiErrno.FI_EOPBADSTATE,
+                        closed ? "the endpoint is closed" : "the endpoint is not enabled");
+            }
+            for (Recv r : recvs) {
+                if (r.context() == context) {
+                    recvs.remove(r);
+                    complete(this, context, Fi.RECV | Fi.MSG, 0, FiErrno.FI_ECANCELED, "cancelled");
+                    break;
+                }
+            }
+            return POSTED;
+        }
+    }
+
     // ---- delivery, when this endpoint's completion queue is read ----
 
     private void complete(MemEndpoint initiator, long context, long flags, long len, int errno, String message) {

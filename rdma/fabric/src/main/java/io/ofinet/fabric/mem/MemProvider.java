@@ -171,8 +171,10 @@ public final class MemProvider implements FabricProvider {
         boolean modesOk = (hints.mrMode() & required) == required;
         boolean providerOk = hints.provider().map(config.name()::equals).orElse(true);
         boolean threadingOk = hints.threading() == Fi.THREAD_UNSPEC || hints.threading() == config.threading();
+        // Like libfabric: no offer without every capability asked for (FI_TAGGED is not among them).
+        boolean capsOk = (hints.caps() & ~(InfoHints.PROTOCOL_CAPS | Fi.LOCAL_COMM | Fi.REMOTE_COMM | Fi.SOURCE)) == 0;
         List<FabricInfo> infos = new java.util.ArrayList<>();
-        if (modesOk && providerOk && threadingOk) {
+        if (modesOk && providerOk && threadingOk && capsOk) {
             for (int i = 0; i < config.domains(); i++) {
                 String name = "mem" + i;
                 if (hints.domain().map(name::equals).orElse(true)) {

@@ -63,6 +63,15 @@ interface DataPath extends HostMemory {
         long writemsg(long msg, long flags);
 
         long readmsg(long msg, long flags);
+
+        /** {@code fi_trecv}: a receive of a message whose tag matches {@code tag} outside {@code ignore}. */
+        long trecv(long buf, long len, long desc, long src, long tag, long ignore, long context);
+
+        /** {@code fi_tsenddata}: a tagged message carrying immediate data. */
+        long tsenddata(long buf, long len, long desc, long data, long dest, long tag, long context);
+
+        /** {@code fi_cancel} of the endpoint's operation with {@code context}. */
+        long cancel(long context);
     }
 
     /** Reading calls of one completion queue. */

@@ -1,6 +1,7 @@
 package io.ofinet.fabric.ofi;
 
 import com.sun.jna.NativeLibrary;
+import io.ofinet.fabric.FiErrno;
 import com.sun.jna.Pointer;
 
 /**
@@ -20,6 +21,12 @@ final class JnaDataPath implements DataPath {
     @Override
     public String name() {
         return "jna";
+    }
+
+    /** The function at {@code offset} of {@code table}; null where the provider leaves the table or it out. */
+    static JnaInvoker optional(long table, int offset) {
+        long address = table == 0 ? 0 : BASE.getLong(table + offset);
+        return address == 0 ? null : new JnaInvoker(address);
     }
 
     static JnaInvoker function(long table, int offset, String what) {
@@ -118,11 +125,19 @@ final class JnaDataPath implements DataPath {
         private final JnaInvoker read;
         private final JnaInvoker writemsg;
         private final JnaInvoker readmsg;
+        private final JnaInvoker trecv;
+        private final JnaInvoker tsenddata;
+        private final JnaInvoker cancel;
 
         JnaEndpointCalls(long ep) {
             this.ep = ep;
             long msg = BASE.getLong(ep + NativeOffsets.EP_MSG);
             long rma = BASE.getLong(ep + NativeOffsets.EP_RMA);
+            long tagged = BASE.getLong(ep + NativeOffsets.EP_TAGGED);
+            long ops = BASE.getLong(ep + NativeOffsets.EP_OPS);
+            trecv = optional(tagged, NativeOffsets.OPS_TAGGED_RECV);
+            tsenddata = optional(tagged, NativeOffsets.OPS_TAGGED_SENDDATA);
+            cancel = optional(ops, NativeOffsets.OPS_EP_CANCEL);
             send = function(msg, NativeOffsets.OPS_MSG_SEND, "fi_send");
             recv = function(msg, NativeOffsets.OPS_MSG_RECV, "fi_recv");
             senddata = function(msg, NativeOffsets.OPS_MSG_SENDDATA, "fi_senddata");
@@ -184,6 +199,22 @@ final class JnaDataPath implements DataPath {
         @Override
         public long readmsg(long msg, long flags) {
             return readmsg.call(ep, msg, flags);
+        }
+
+        @Override
+        public long trecv(long buf, long len, long desc, long src, long tag, long ignore, long context) {
+            return trecv == null ? -FiErrno.FI_ENOSYS : trecv.call(ep, buf, len, desc, src, tag, ignore, context);
+        }
+
+        @Override
+        public long tsenddata(long buf, long len, long desc, long data, long dest, long tag, long context) {
+            return tsenddata == null ? -FiErrno.FI_ENOSYS : tsenddata.call(ep, buf, len, desc, data, dest, tag,
+                    context);
+        }
+
+        @Override
+        public long cancel(long context) {
+            return cancel == null ? -FiErrno.FI_ENOSYS : cancel.call(ep, context);
         }
     }
 }

@@ -50,6 +50,10 @@ final class JnaInvoker {
         return INVOKE_LONG != null && BUFFER_ADDRESS != null;
     }
 
+    long call(long a0, long a1) {
+        return invoke(FRAME.get().fill(2, a0, a1, 0, 0, 0, 0, 0, 0, 0));
+    }
+
     long call(long a0, long a1, long a2) {
         return invoke(FRAME.get().fill(3, a0, a1, a2, 0, 0, 0, 0, 0, 0));
     }

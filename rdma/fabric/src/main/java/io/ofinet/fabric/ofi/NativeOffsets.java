@@ -107,6 +107,8 @@ final class NativeOffsets {
     static final int EP_CM = 32;
     static final int EP_MSG = 40;
     static final int EP_RMA = 48;
+    static final int EP_TAGGED = 56;
+    static final int OPS_EP_CANCEL = 8;
     static final int OPS_CM_GETNAME = 16;
     static final int OPS_MSG_RECV = 8;
     static final int OPS_MSG_RECVMSG = 24;
@@ -118,6 +120,8 @@ final class NativeOffsets {
     static final int OPS_RMA_WRITE = 32;
     static final int OPS_RMA_WRITEMSG = 48;
     static final int OPS_RMA_WRITEDATA = 64;
+    static final int OPS_TAGGED_RECV = 8;
+    static final int OPS_TAGGED_SENDDATA = 64;
 
     // struct fi_msg / fi_msg_rma / fi_rma_iov / iovec
     static final int MSG_IOV = 0;

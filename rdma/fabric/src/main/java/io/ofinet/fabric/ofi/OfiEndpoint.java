@@ -145,6 +145,23 @@ final class OfiEndpoint implements Endpoint {
         return posted("fi_read", calls("fi_read").read(buf, len, desc, src, remoteAddr, key, context));
     }
 
+    @Override
+    public int trecv(long buf, long len, long desc, long src, long tag, long ignore, long context)
+            throws FabricException {
+        return posted("fi_trecv", calls("fi_trecv").trecv(buf, len, desc, src, tag, ignore, context));
+    }
+
+    @Override
+    public int tsenddata(long buf, long len, long desc, long data, long dest, long tag, long context)
+            throws FabricException {
+        return posted("fi_tsenddata", calls("fi_tsenddata").tsenddata(buf, len, desc, data, dest, tag, context));
+    }
+
+    @Override
+    public int cancel(long context) throws FabricException {
+        return posted("fi_cancel", calls("fi_cancel").cancel(context));
+    }
+
     /** Fills one iovec and its descriptor, and the common fields of fi_msg / fi_msg_rma. */
     private long fillMsg(long buf, long len, long desc, long addr, long context, long data, boolean rma) {
         path.putLong(scratch + SCRATCH_IOV + NativeOffsets.IOVEC_BASE, buf);

@@ -1,5 +1,6 @@
 package io.ofinet.fabric.ofi;
 
+import io.ofinet.fabric.FiErrno;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
@@ -26,6 +27,7 @@ final class FfmDataPath implements DataPath {
     /** Every byte of the address space, for reads and writes by address. */
     private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
+    private static final MethodHandle CALL2 = handle(2);
     private static final MethodHandle CALL3 = handle(3);
     private static final MethodHandle CALL4 = handle(4);
     private static final MethodHandle CALL6 = handle(6);
@@ -43,6 +45,12 @@ final class FfmDataPath implements DataPath {
     @Override
     public String name() {
         return "ffm";
+    }
+
+    /** The function at {@code offset} of {@code table}; null where the provider leaves the table or it out. */
+    static MemorySegment optional(long table, int offset) {
+        long address = table == 0 ? 0 : ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, table + offset);
+        return address == 0 ? null : MemorySegment.ofAddress(address);
     }
 
     static MemorySegment function(long table, int offset, String what) {
@@ -161,11 +169,19 @@ final class FfmDataPath implements DataPath {
         private final MemorySegment read;
         private final MemorySegment writemsg;
         private final MemorySegment readmsg;
+        private final MemorySegment trecv;
+        private final MemorySegment tsenddata;
+        private final MemorySegment cancel;
 
         FfmEndpointCalls(long ep) {
             this.ep = ep;
             long msg = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, ep + NativeOffsets.EP_MSG);
             long rma = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, ep + NativeOffsets.EP_RMA);
+            long tagged = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, ep + NativeOffsets.EP_TAGGED);
+            long ops = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, ep + NativeOffsets.EP_OPS);
+            trecv = optional(tagged, NativeOffsets.OPS_TAGGED_RECV);
+            tsenddata = optional(tagged, NativeOffsets.OPS_TAGGED_SENDDATA);
+            cancel = optional(ops, NativeOffsets.OPS_EP_CANCEL);
             send = function(msg, NativeOffsets.OPS_MSG_SEND, "fi_send");
             recv = function(msg, NativeOffsets.OPS_MSG_RECV, "fi_recv");
             senddata = function(msg, NativeOffsets.OPS_MSG_SENDDATA, "fi_senddata");
@@ -251,6 +267,42 @@ final class FfmDataPath implements DataPath {
         @Override
         public long readmsg(long msg, long flags) {
             return call(CALL3, readmsg, ep, msg, flags);
+        }
+
+        @Override
+        public long trecv(long buf, long len, long desc, long src, long tag, long ignore, long context) {
+            if (trecv == null) {
+                return -FiErrno.FI_ENOSYS;
+            }
+            try {
+                return (long) CALL8.invokeExact(trecv, ep, buf, len, desc, src, tag, ignore, context);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        @Override
+        public long tsenddata(long buf, long len, long desc, long data, long dest, long tag, long context) {
+            if (tsenddata == null) {
+                return -FiErrno.FI_ENOSYS;
+            }
+            try {
+                return (long) CALL8.invokeExact(tsenddata, ep, buf, len, desc, data, dest, tag, context);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
+        @Override
+        public long cancel(long context) {
+            if (cancel == null) {
+                return -FiErrno.FI_ENOSYS;
+            }
+            try {
+                return (long) CALL2.invokeExact(cancel, ep, context);
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
         }
     }
 }

@@ -103,6 +103,8 @@ class NativeOffsetsIT {
             {"EP_CM", "offsetof(struct fid_ep, cm)"},
             {"EP_MSG", "offsetof(struct fid_ep, msg)"},
             {"EP_RMA", "offsetof(struct fid_ep, rma)"},
+            {"EP_TAGGED", "offsetof(struct fid_ep, tagged)"},
+            {"OPS_EP_CANCEL", "offsetof(struct fi_ops_ep, cancel)"},
             {"OPS_CM_GETNAME", "offsetof(struct fi_ops_cm, getname)"},
             {"OPS_MSG_RECV", "offsetof(struct fi_ops_msg, recv)"},
             {"OPS_MSG_RECVMSG", "offsetof(struct fi_ops_msg, recvmsg)"},
@@ -114,6 +116,8 @@ class NativeOffsetsIT {
             {"OPS_RMA_WRITE", "offsetof(struct fi_ops_rma, write)"},
             {"OPS_RMA_WRITEMSG", "offsetof(struct fi_ops_rma, writemsg)"},
             {"OPS_RMA_WRITEDATA", "offsetof(struct fi_ops_rma, writedata)"},
+            {"OPS_TAGGED_RECV", "offsetof(struct fi_ops_tagged, recv)"},
+            {"OPS_TAGGED_SENDDATA", "offsetof(struct fi_ops_tagged, senddata)"},
             {"MSG_IOV", "offsetof(struct fi_msg, msg_iov)"},
             {"MSG_DESC", "offsetof(struct fi_msg, desc)"},
             {"MSG_IOV_COUNT", "offsetof(struct fi_msg, iov_count)"},
@@ -178,8 +182,8 @@ class NativeOffsetsIT {
     static void compileAndRun(@TempDir Path dir) throws Exception {
         StringBuilder c = new StringBuilder("#include <stdio.h>\n#include <stddef.h>\n#include <sys/uio.h>\n"
                 + "#include <rdma/fabric.h>\n#include <rdma/fi_domain.h>\n#include <rdma/fi_endpoint.h>\n"
-                + "#include <rdma/fi_cm.h>\n#include <rdma/fi_rma.h>\n#include <rdma/fi_eq.h>\n"
-                + "#include <rdma/fi_errno.h>\nint main(void) {\n");
+                + "#include <rdma/fi_cm.h>\n#include <rdma/fi_rma.h>\n#include <rdma/fi_tagged.h>\n"
+                + "#include <rdma/fi_eq.h>\n#include <rdma/fi_errno.h>\nint main(void) {\n");
         for (String[] row : LAYOUT) {
             print(c, "NativeOffsets." + row[0], row[1]);
         }
