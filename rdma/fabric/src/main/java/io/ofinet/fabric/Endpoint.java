@@ -15,6 +15,8 @@ public interface Endpoint extends AutoCloseable {
     int POSTED = 0;
     /** The post was refused for now: a queue is full. */
     int AGAIN = -FiErrno.FI_EAGAIN;
+    /** {@link #cancel}: the provider knows no pending operation with that context. */
+    int NOT_FOUND = -FiErrno.FI_ENOENT;
 
     FabricInfo info();
 
@@ -80,6 +82,8 @@ public interface Endpoint extends AutoCloseable {
      * fi_cancel}), which providers do for receives not yet matched. Returns {@link #POSTED} when
      * the provider took the request; the operation then completes once, either cancelled (an error
      * completion with FI_ECANCELED and its context) or in its own way if it was already under way.
+     * Returns {@link #NOT_FOUND} where the provider says it has no such operation (sockets does;
+     * {@code ofi_rxm} returns {@link #POSTED} either way).
      */
     int cancel(long context) throws FabricException;
 

@@ -45,8 +45,10 @@ public abstract class FabricFixture {
 
     @BeforeEach
     void open() throws Exception {
-        try (InfoList offers = provider().getinfo(hints())) {
-            assertFalse(offers.infos().isEmpty(), "no offer for " + hints());
+        // Tagged messages too: every provider under test offers them.
+        InfoHints tagged = hints().withCaps(hints().caps() | Fi.TAGGED);
+        try (InfoList offers = provider().getinfo(tagged)) {
+            assertFalse(offers.infos().isEmpty(), "no offer for " + tagged);
             fabric = provider().openFabric(offers.infos().get(0));
         }
         domain = fabric.openDomain();

@@ -235,23 +235,6 @@ class MemProviderTest {
     }
 
     @Test
-    void taggedMessagesAreNotOfferedAndRefusedWithENOSYS() throws Exception {
-        InfoHints tagged = InfoHints.protocol().withCaps(InfoHints.PROTOCOL_CAPS | Fi.TAGGED);
-        try (InfoList none = MemProvider.create().getinfo(tagged)) {
-            assertTrue(none.infos().isEmpty(), "no offer for a caller that needs FI_TAGGED");
-        }
-        Peer[] p = peers(MemProvider.create());
-        assertEquals(0, p[0].endpoint.info().caps() & Fi.TAGGED);
-        long aToB = p[0].av.insert(p[1].endpoint.name());
-        FabricException recv = assertThrows(FabricException.class,
-                () -> p[1].endpoint.trecv(0, 0, 0, Fi.ADDR_UNSPEC, 1, 0, 1));
-        assertEquals(FiErrno.FI_ENOSYS, recv.errno());
-        FabricException send = assertThrows(FabricException.class,
-                () -> p[0].endpoint.tsenddata(0, 0, 0, 0, aToB, 1, 2));
-        assertEquals(FiErrno.FI_ENOSYS, send.errno());
-    }
-
-    @Test
     void aCancelledReceiveCompletesCancelledAndTheNextReceiveTakesTheMessage() throws Exception {
         Peer[] p = peers(MemProvider.create());
         long aToB = p[0].av.insert(p[1].endpoint.name());
@@ -262,7 +245,7 @@ class MemProviderTest {
         p[1].endpoint.recv(dst.address, 64, dstMr.descriptor(), Fi.ADDR_UNSPEC, 7);
         p[1].endpoint.recv(dst.address + 64, 64, dstMr.descriptor(), Fi.ADDR_UNSPEC, 8);
         assertEquals(Endpoint.POSTED, p[1].endpoint.cancel(7));
-        assertEquals(Endpoint.POSTED, p[1].endpoint.cancel(99), "cancelling nothing is harmless");
+        assertEquals(Endpoint.NOT_FOUND, p[1].endpoint.cancel(99), "nothing by that context");
         Completion cancelled = await(p[1], 7, p[0], p[1]);
         assertEquals(FiErrno.FI_ECANCELED, cancelled.errno());
         p[0].endpoint.send(src.address, 64, srcMr.descriptor(), aToB, 9);

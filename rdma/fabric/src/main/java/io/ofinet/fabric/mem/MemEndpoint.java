@@ -14,15 +14,9 @@ import java.util.Deque;
 final class MemEndpoint implements Endpoint {
     private enum Kind { SEND, WRITE, READ }
 
-    /** An operation on its way to this endpoint. */
+    /** An operation on its way to this endpoint; {@code key} is a tagged message's tag. */
     private record Op(Kind kind, MemEndpoint initiator, long context, long buf, long len, long data,
-            boolean hasData, long remoteAddr, long key) {
-    }
-
-    private record Recv(long buf, long len, long context) {
-    }
-
-    private record Unexpected(byte[] payload, long data, boolean hasData, long sender) {
+            boolean hasData, long remoteAddr, long key, boolean tagged) {
     }
 
     final MemDomain domain;
@@ -32,8 +26,7 @@ final class MemEndpoint implements Endpoint {
     private final long address;
     final ResourceTracker boundRegions = new ResourceTracker();
     private final Deque<Op> inbound = new ArrayDeque<>();
-    private final Deque<Recv> recvs = new ArrayDeque<>();
-    private final Deque<Unexpected> unexpected = new ArrayDeque<>();
+    private final MemReceives receives = new MemReceives();
     int outstanding;
     int failPosts;
     int failPostsErrno;
@@ -81,7 +74,8 @@ final class MemEndpoint implements Endpoint {
     }
 
     /** Checks common to every post; returns AGAIN, POSTED (an injected fault), or 1 to go on. */
-    private int admit(String call, long buf, long len, long desc, boolean transmit) throws FabricException {
+    private int admit(String call, long buf, long len, long desc, boolean transmit, boolean tagged)
+            throws FabricException {
         if (closed || !enabled) {
             throw error(call, FiErrno.FI_EOPBADSTATE, closed ? "the endpoint is closed" : "the endpoint is not enabled");
         }
@@ -96,7 +90,7 @@ final class MemEndpoint implements Endpoint {
         if (transmit && (outstanding >= info().txSize() || !cq.hasRoom())) {
             return AGAIN;
         }
-        if (!transmit && (recvs.size() >= info().rxSize())) {
+        if (!transmit && (receives.posted(tagged) >= info().rxSize())) {
             return AGAIN;
         }
         return 1;
@@ -125,10 +119,10 @@ final class MemEndpoint implements Endpoint {
     }
 
     private int post(String call, Kind kind, long buf, long len, long desc, long dest, long data, boolean hasData,
-            long remoteAddr, long key, long context) throws FabricException {
+            long remoteAddr, long key, long context, boolean tagged) throws FabricException {
         synchronized (network) {
             network.record(call);
-            int admitted = admit(call, buf, len, desc, true);
+            int admitted = admit(call, buf, len, desc, true, tagged);
             if (admitted != 1) {
                 return admitted;
             }
@@ -138,23 +132,23 @@ final class MemEndpoint implements Endpoint {
             }
             if (failCompletions > 0) {
                 failCompletions--;
-                complete(this, context, flagsOf(kind), 0, failCompletionsErrno, "injected completion error");
+                complete(this, context, flagsOf(kind, tagged), 0, failCompletionsErrno, "injected completion error");
                 return POSTED;
             }
             MemEndpoint target = network.lookup(av.resolve(dest));
             if (target == null || target.dead) {
-                complete(this, context, flagsOf(kind), 0, FiErrno.FI_EHOSTUNREACH, "the peer is unreachable");
+                complete(this, context, flagsOf(kind, tagged), 0, FiErrno.FI_EHOSTUNREACH, "the peer is unreachable");
                 return POSTED;
             }
-            target.inbound.add(new Op(kind, this, context, buf, len, data, hasData, remoteAddr, key));
+            target.inbound.add(new Op(kind, this, context, buf, len, data, hasData, remoteAddr, key, tagged));
             return POSTED;
         }
     }
 
-    private static long flagsOf(Kind kind) {
+    private static long flagsOf(Kind kind, boolean tagged) {
         switch (kind) {
             case SEND:
-                return Fi.SEND | Fi.MSG;
+                return Fi.SEND | (tagged ? Fi.TAGGED : Fi.MSG);
             case WRITE:
                 return Fi.RMA | Fi.WRITE;
             default:
@@ -164,44 +158,44 @@ final class MemEndpoint implements Endpoint {
 
     @Override
     public int send(long buf, long len, long desc, long dest, long context) throws FabricException {
-        return post("fi_send", Kind.SEND, buf, len, desc, dest, 0, false, 0, 0, context);
+        return post("fi_send", Kind.SEND, buf, len, desc, dest, 0, false, 0, 0, context, false);
     }
 
     @Override
     public int senddata(long buf, long len, long desc, long data, long dest, long context) throws FabricException {
-        return post("fi_senddata", Kind.SEND, buf, len, desc, dest, data, true, 0, 0, context);
+        return post("fi_senddata", Kind.SEND, buf, len, desc, dest, data, true, 0, 0, context, false);
     }
 
     @Override
     public int sendmsg(long buf, long len, long desc, long dest, long data, long context, long flags)
             throws FabricException {
         return post("fi_sendmsg", Kind.SEND, buf, len, desc, dest, data, (flags & Fi.REMOTE_CQ_DATA) != 0, 0, 0,
-                context);
+                context, false);
     }
 
     @Override
     public int write(long buf, long len, long desc, long dest, long remoteAddr, long key, long context)
             throws FabricException {
-        return post("fi_write", Kind.WRITE, buf, len, desc, dest, 0, false, remoteAddr, key, context);
+        return post("fi_write", Kind.WRITE, buf, len, desc, dest, 0, false, remoteAddr, key, context, false);
     }
 
     @Override
     public int writedata(long buf, long len, long desc, long data, long dest, long remoteAddr, long key,
             long context) throws FabricException {
-        return post("fi_writedata", Kind.WRITE, buf, len, desc, dest, data, true, remoteAddr, key, context);
+        return post("fi_writedata", Kind.WRITE, buf, len, desc, dest, data, true, remoteAddr, key, context, false);
     }
 
     @Override
     public int writemsg(long buf, long len, long desc, long dest, long remoteAddr, long key, long data,
             long context, long flags) throws FabricException {
         return post("fi_writemsg", Kind.WRITE, buf, len, desc, dest, data, (flags & Fi.REMOTE_CQ_DATA) != 0,
-                remoteAddr, key, context);
+                remoteAddr, key, context, false);
     }
 
     @Override
     public int read(long buf, long len, long desc, long src, long remoteAddr, long key, long context)
             throws FabricException {
-        return post("fi_read", Kind.READ, buf, len, desc, src, 0, false, remoteAddr, key, context);
+        return post("fi_read", Kind.READ, buf, len, desc, src, 0, false, remoteAddr, key, context, false);
     }
 
     @Override
@@ -214,11 +208,11 @@ final class MemEndpoint implements Endpoint {
     public int recv(long buf, long len, long desc, long src, long context) throws FabricException {
         synchronized (network) {
             network.record("fi_recv");
-            int admitted = admit("fi_recv", buf, len, desc, false);
+            int admitted = admit("fi_recv", buf, len, desc, false, false);
             if (admitted != 1) {
                 return admitted;
             }
-            recvs.add(new Recv(buf, len, context));
+            receives.post(new MemReceives.Recv(buf, len, context, false, 0, 0));
             return POSTED;
         }
     }
@@ -231,16 +225,24 @@ final class MemEndpoint implements Endpoint {
     @Override
     public int trecv(long buf, long len, long desc, long src, long tag, long ignore, long context)
             throws FabricException {
-        throw error("fi_trecv", FiErrno.FI_ENOSYS, "the in-memory provider offers no FI_TAGGED");
+        synchronized (network) {
+            network.record("fi_trecv");
+            int admitted = admit("fi_trecv", buf, len, desc, false, true);
+            if (admitted != 1) {
+                return admitted;
+            }
+            receives.post(new MemReceives.Recv(buf, len, context, true, tag, ignore));
+            return POSTED;
+        }
     }
 
     @Override
     public int tsenddata(long buf, long len, long desc, long data, long dest, long tag, long context)
             throws FabricException {
-        throw error("fi_tsenddata", FiErrno.FI_ENOSYS, "the in-memory provider offers no FI_TAGGED");
+        return post("fi_tsenddata", Kind.SEND, buf, len, desc, dest, data, true, 0, tag, context, true);
     }
 
-    /** Cancels a posted receive not yet matched: it completes with FI_ECANCELED. Anything else goes on. */
+    /** Cancels a posted receive not yet matched: it completes with FI_ECANCELED; nothing else is found. */
     @Override
     public int cancel(long context) throws FabricException {
         synchronized (network) {
@@ -249,13 +251,11 @@ final class MemEndpoint implements Endpoint {
                 throw error("fi_cancel", FiErrno.FI_EOPBADSTATE,
                         closed ? "the endpoint is closed" : "the endpoint is not enabled");
             }
-            for (Recv r : recvs) {
-                if (r.context() == context) {
-                    recvs.remove(r);
-                    complete(this, context, Fi.RECV | Fi.MSG, 0, FiErrno.FI_ECANCELED, "cancelled");
-                    break;
-                }
+            MemReceives.Recv r = receives.cancel(context);
+            if (r == null) {
+                return NOT_FOUND;
             }
+            complete(this, context, Fi.RECV | (r.tagged() ? Fi.TAGGED : Fi.MSG), 0, FiErrno.FI_ECANCELED, "cancelled");
             return POSTED;
         }
     }
@@ -287,30 +287,30 @@ final class MemEndpoint implements Endpoint {
                     break;
             }
         }
-        while (!unexpected.isEmpty() && !recvs.isEmpty()) {
-            Unexpected u = unexpected.poll();
-            Recv r = recvs.poll();
-            long n = Math.min(u.payload().length, r.len());
-            NativeMemory.write(r.buf(), u.payload(), 0, (int) n);
-            receive(r, u.payload().length, u.data(), u.hasData(), u.sender());
+        for (MemReceives.Match m = receives.next(); m != null; m = receives.next()) {
+            MemReceives.Unexpected u = m.message();
+            long n = Math.min(u.payload().length, m.recv().len());
+            NativeMemory.write(m.recv().buf(), u.payload(), 0, (int) n);
+            receive(m.recv(), u.payload().length, u.data(), u.hasData(), u.sender());
         }
     }
 
     private void deliverMessage(Op op) {
-        if (!recvs.isEmpty() && unexpected.isEmpty()) {
-            Recv r = recvs.poll();
+        MemReceives.Recv r = receives.take(op.tagged(), op.key());
+        if (r != null) {
             NativeMemory.copy(r.buf(), op.buf(), Math.min(op.len(), r.len()));
             receive(r, op.len(), op.data(), op.hasData(), op.initiator().address);
         } else {
             byte[] payload = new byte[(int) op.len()];
             NativeMemory.read(op.buf(), payload, 0, payload.length);
-            unexpected.add(new Unexpected(payload, op.data(), op.hasData(), op.initiator().address));
+            receives.hold(new MemReceives.Unexpected(payload, op.data(), op.hasData(), op.initiator().address,
+                    op.tagged(), op.key()));
         }
-        complete(op.initiator(), op.context(), Fi.SEND | Fi.MSG, 0, 0, "");
+        complete(op.initiator(), op.context(), flagsOf(Kind.SEND, op.tagged()), 0, 0, "");
     }
 
-    private void receive(Recv r, long sentLen, long data, boolean hasData, long sender) {
-        long flags = Fi.RECV | Fi.MSG | (hasData ? Fi.REMOTE_CQ_DATA : 0);
+    private void receive(MemReceives.Recv r, long sentLen, long data, boolean hasData, long sender) {
+        long flags = Fi.RECV | (r.tagged() ? Fi.TAGGED : Fi.MSG) | (hasData ? Fi.REMOTE_CQ_DATA : 0);
         if (sentLen > r.len()) {
             cq.add(new MemCompletionQueue.Entry(r.context(), flags, r.len(), r.buf(), data, FiErrno.FI_ETRUNC,
                     "message of " + sentLen + " bytes truncated to the " + r.len() + "-byte buffer", null,
@@ -342,7 +342,7 @@ final class MemEndpoint implements Endpoint {
             }
         }
         if (refusal != null) {
-            complete(op.initiator(), op.context(), flagsOf(op.kind()), 0, FiErrno.FI_EACCES, refusal);
+            complete(op.initiator(), op.context(), flagsOf(op.kind(), false), 0, FiErrno.FI_EACCES, refusal);
             return -1;
         }
         return 0;
@@ -378,11 +378,10 @@ final class MemEndpoint implements Endpoint {
         dead = true;
         network.unregister(address);
         for (Op op : inbound) {
-            complete(op.initiator(), op.context(), flagsOf(op.kind()), 0, errno, "the peer vanished");
+            complete(op.initiator(), op.context(), flagsOf(op.kind(), op.tagged()), 0, errno, "the peer vanished");
         }
         inbound.clear();
-        recvs.clear();
-        unexpected.clear();
+        receives.clear();
     }
 
     @Override

@@ -156,8 +156,8 @@ public final class MemProvider implements FabricProvider {
 
     /** The offer for {@code domain}, with {@link Fi#SOURCE} among {@code extraCaps} when asked for. */
     FabricInfo offer(String domain, long extraCaps) {
-        return new FabricInfo(config.name(), "mem-fabric", domain, InfoHints.PROTOCOL_CAPS | Fi.LOCAL_COMM
-                | Fi.REMOTE_COMM | (extraCaps & Fi.SOURCE), 0, config.mrMode(), config.mrKeySizeBytes(), 8, Long.MAX_VALUE,
+        return new FabricInfo(config.name(), "mem-fabric", domain, InfoHints.PROTOCOL_CAPS | Fi.TAGGED
+                | Fi.LOCAL_COMM | Fi.REMOTE_COMM | (extraCaps & Fi.SOURCE), 0, config.mrMode(), config.mrKeySizeBytes(), 8, Long.MAX_VALUE,
                 config.injectSizeBytes(), config.txSize(), config.rxSize(), 0, Fi.PROGRESS_MANUAL,
                 Fi.PROGRESS_MANUAL, config.threading(), Fi.FORMAT_UNSPEC, (1 << 16) | 17, Optional.empty(),
                 this);
@@ -171,8 +171,9 @@ public final class MemProvider implements FabricProvider {
         boolean modesOk = (hints.mrMode() & required) == required;
         boolean providerOk = hints.provider().map(config.name()::equals).orElse(true);
         boolean threadingOk = hints.threading() == Fi.THREAD_UNSPEC || hints.threading() == config.threading();
-        // Like libfabric: no offer without every capability asked for (FI_TAGGED is not among them).
-        boolean capsOk = (hints.caps() & ~(InfoHints.PROTOCOL_CAPS | Fi.LOCAL_COMM | Fi.REMOTE_COMM | Fi.SOURCE)) == 0;
+        // Like libfabric: no offer without every capability asked for.
+        long offered = InfoHints.PROTOCOL_CAPS | Fi.TAGGED | Fi.LOCAL_COMM | Fi.REMOTE_COMM | Fi.SOURCE;
+        boolean capsOk = (hints.caps() & ~offered) == 0;
         List<FabricInfo> infos = new java.util.ArrayList<>();
         if (modesOk && providerOk && threadingOk && capsOk) {
             for (int i = 0; i < config.domains(); i++) {

@@ -159,7 +159,8 @@ final class OfiEndpoint implements Endpoint {
 
     @Override
     public int cancel(long context) throws FabricException {
-        return posted("fi_cancel", calls("fi_cancel").cancel(context));
+        long rc = calls("fi_cancel").cancel(context);
+        return rc == NOT_FOUND ? NOT_FOUND : posted("fi_cancel", rc);
     }
 
     /** Fills one iovec and its descriptor, and the common fields of fi_msg / fi_msg_rma. */
