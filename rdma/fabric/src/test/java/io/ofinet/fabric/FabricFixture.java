@@ -98,6 +98,16 @@ public abstract class FabricFixture {
         return mr;
     }
 
+    /** A patterned source registered for {@code a} and a zeroed target registered for {@code b}. */
+    protected record Transfer(HostBuffer src, MemoryRegion srcMr, HostBuffer dst, MemoryRegion dstMr) {
+    }
+
+    protected Transfer transfer(long srcSize, int seed, long dstSize) throws FabricException {
+        HostBuffer src = buffer(srcSize).pattern(seed);
+        HostBuffer dst = buffer(dstSize);
+        return new Transfer(src, register(a, src, ALL_ACCESS), dst, register(b, dst, ALL_ACCESS));
+    }
+
     /** The remote address of {@code offset} in a region, by the provider's convention. */
     protected long remote(MemoryRegion mr, long offset) {
         return info().virtualAddressing() ? mr.address() + offset : offset;

@@ -271,23 +271,22 @@ final class FfmDataPath implements DataPath {
 
         @Override
         public long trecv(long buf, long len, long desc, long src, long tag, long ignore, long context) {
-            if (trecv == null) {
-                return -FiErrno.FI_ENOSYS;
-            }
-            try {
-                return (long) CALL8.invokeExact(trecv, ep, buf, len, desc, src, tag, ignore, context);
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            return optionalCall(trecv, ep, buf, len, desc, src, tag, ignore, context);
         }
 
         @Override
         public long tsenddata(long buf, long len, long desc, long data, long dest, long tag, long context) {
-            if (tsenddata == null) {
+            return optionalCall(tsenddata, ep, buf, len, desc, data, dest, tag, context);
+        }
+
+        /** An eight-argument call of a function the provider may leave out: FI_ENOSYS then. */
+        private static long optionalCall(MemorySegment fn, long a, long b, long c, long d, long e, long f, long g,
+                long h) {
+            if (fn == null) {
                 return -FiErrno.FI_ENOSYS;
             }
             try {
-                return (long) CALL8.invokeExact(tsenddata, ep, buf, len, desc, data, dest, tag, context);
+                return (long) CALL8.invokeExact(fn, a, b, c, d, e, f, g, h);
             } catch (Throwable t) {
                 throw rethrow(t);
             }
