@@ -157,10 +157,10 @@ public final class MemProvider implements FabricProvider {
     /** The offer for {@code domain}, with {@link Fi#SOURCE} among {@code extraCaps} when asked for. */
     FabricInfo offer(String domain, long extraCaps) {
         return new FabricInfo(config.name(), "mem-fabric", domain, InfoHints.PROTOCOL_CAPS | Fi.TAGGED
-                | Fi.LOCAL_COMM | Fi.REMOTE_COMM | (extraCaps & Fi.SOURCE), 0, config.mrMode(), config.mrKeySizeBytes(), 8, Long.MAX_VALUE,
-                config.injectSizeBytes(), config.txSize(), config.rxSize(), 0, Fi.PROGRESS_MANUAL,
-                Fi.PROGRESS_MANUAL, config.threading(), Fi.FORMAT_UNSPEC, (1 << 16) | 17, Optional.empty(),
-                this);
+                | Fi.LOCAL_COMM | Fi.REMOTE_COMM | (extraCaps & Fi.SOURCE), 0, config.mrMode(),
+                config.mrKeySizeBytes(), 8, Long.MAX_VALUE, config.injectSizeBytes(), config.txSize(),
+                config.rxSize(), 0, Fi.PROGRESS_MANUAL, Fi.PROGRESS_MANUAL, config.threading(), Fi.FORMAT_UNSPEC,
+                (1 << 16) | 17, Optional.empty(), this);
     }
 
     @Override

@@ -1,8 +1,8 @@
 package io.ofinet.fabric.ofi;
 
 import com.sun.jna.NativeLibrary;
-import io.ofinet.fabric.FiErrno;
 import com.sun.jna.Pointer;
+import io.ofinet.fabric.FiErrno;
 
 /**
  * The data path through JNA: one {@link JnaInvoker} per cached function pointer, calling JNA's
