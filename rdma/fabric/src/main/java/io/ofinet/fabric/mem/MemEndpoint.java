@@ -73,12 +73,16 @@ final class MemEndpoint implements Endpoint {
         return new FabricException(call + " (provider mem)", errno, why);
     }
 
-    /** Checks common to every post; returns AGAIN, POSTED (an injected fault), or 1 to go on. */
-    private int admit(String call, long buf, long len, long desc, boolean transmit, boolean tagged)
-            throws FabricException {
+    private void requireOpen(String call) throws FabricException {
         if (closed || !enabled) {
             throw error(call, FiErrno.FI_EOPBADSTATE, closed ? "the endpoint is closed" : "the endpoint is not enabled");
         }
+    }
+
+    /** Checks common to every post; returns AGAIN, POSTED (an injected fault), or 1 to go on. */
+    private int admit(String call, long buf, long len, long desc, boolean transmit, boolean tagged)
+            throws FabricException {
+        requireOpen(call);
         if (failPosts > 0) {
             failPosts--;
             if (failPostsErrno == FiErrno.FI_EAGAIN) {
@@ -247,10 +251,7 @@ final class MemEndpoint implements Endpoint {
     public int cancel(long context) throws FabricException {
         synchronized (network) {
             network.record("fi_cancel");
-            if (!enabled || closed) {
-                throw error("fi_cancel", FiErrno.FI_EOPBADSTATE,
-                        closed ? "the endpoint is closed" : "the endpoint is not enabled");
-            }
+            requireOpen("fi_cancel");
             MemReceives.Recv r = receives.cancel(context);
             if (r == null) {
                 return NOT_FOUND;

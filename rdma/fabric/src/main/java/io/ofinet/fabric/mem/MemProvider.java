@@ -17,6 +17,8 @@ import java.util.Optional;
 public final class MemProvider implements FabricProvider {
     /** The provider name offers carry. */
     public static final String NAME = "mem";
+    /** The capabilities every offer has; FI_SOURCE is added where the hints ask for it. */
+    private static final long CAPS = InfoHints.PROTOCOL_CAPS | Fi.TAGGED | Fi.LOCAL_COMM | Fi.REMOTE_COMM;
 
     private final Config config;
     final MemNetwork network;
@@ -156,8 +158,7 @@ public final class MemProvider implements FabricProvider {
 
     /** The offer for {@code domain}, with {@link Fi#SOURCE} among {@code extraCaps} when asked for. */
     FabricInfo offer(String domain, long extraCaps) {
-        return new FabricInfo(config.name(), "mem-fabric", domain, InfoHints.PROTOCOL_CAPS | Fi.TAGGED
-                | Fi.LOCAL_COMM | Fi.REMOTE_COMM | (extraCaps & Fi.SOURCE), 0, config.mrMode(),
+        return new FabricInfo(config.name(), "mem-fabric", domain, CAPS | (extraCaps & Fi.SOURCE), 0, config.mrMode(),
                 config.mrKeySizeBytes(), 8, Long.MAX_VALUE, config.injectSizeBytes(), config.txSize(),
                 config.rxSize(), 0, Fi.PROGRESS_MANUAL, Fi.PROGRESS_MANUAL, config.threading(), Fi.FORMAT_UNSPEC,
                 (1 << 16) | 17, Optional.empty(), this);
@@ -172,8 +173,7 @@ public final class MemProvider implements FabricProvider {
         boolean providerOk = hints.provider().map(config.name()::equals).orElse(true);
         boolean threadingOk = hints.threading() == Fi.THREAD_UNSPEC || hints.threading() == config.threading();
         // Like libfabric: no offer without every capability asked for.
-        long offered = InfoHints.PROTOCOL_CAPS | Fi.TAGGED | Fi.LOCAL_COMM | Fi.REMOTE_COMM | Fi.SOURCE;
-        boolean capsOk = (hints.caps() & ~offered) == 0;
+        boolean capsOk = (hints.caps() & ~(CAPS | Fi.SOURCE)) == 0;
         List<FabricInfo> infos = new java.util.ArrayList<>();
         if (modesOk && providerOk && threadingOk && capsOk) {
             for (int i = 0; i < config.domains(); i++) {

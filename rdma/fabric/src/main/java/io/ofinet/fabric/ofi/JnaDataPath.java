@@ -30,11 +30,11 @@ final class JnaDataPath implements DataPath {
     }
 
     static JnaInvoker function(long table, int offset, String what) {
-        long address = BASE.getLong(table + offset);
-        if (address == 0) {
+        JnaInvoker invoker = optional(table, offset);
+        if (invoker == null) {
             throw new UnsupportedOperationException(what + " is not provided by the provider");
         }
-        return new JnaInvoker(address);
+        return invoker;
     }
 
     @Override

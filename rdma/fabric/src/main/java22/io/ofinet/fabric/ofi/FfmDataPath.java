@@ -54,11 +54,11 @@ final class FfmDataPath implements DataPath {
     }
 
     static MemorySegment function(long table, int offset, String what) {
-        long address = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, table + offset);
-        if (address == 0) {
+        MemorySegment fn = optional(table, offset);
+        if (fn == null) {
             throw new UnsupportedOperationException(what + " is not provided by the provider");
         }
-        return MemorySegment.ofAddress(address);
+        return fn;
     }
 
     private static long call(MethodHandle handle, MemorySegment fn, long a, long b, long c) {
