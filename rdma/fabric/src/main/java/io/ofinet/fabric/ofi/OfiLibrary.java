@@ -1,6 +1,7 @@
 package io.ofinet.fabric.ofi;
 
 import com.sun.jna.Library;
+import io.ofinet.fabric.RxmEagerLimit;
 import java.lang.System.Logger.Level;
 import java.util.Map;
 import java.util.Optional;
@@ -13,7 +14,9 @@ import java.util.Optional;
  * SIGTERM unless {@code IPATH_NO_BACKTRACE} is set: the JVM, which uses SIGSEGV for implicit
  * null checks, then dies at its first NullPointerException. Loading therefore sets {@code
  * IPATH_NO_BACKTRACE=1} and {@code HFI_NO_BACKTRACE=1} in the process environment (libc {@code
- * setenv}, which is what the library's constructor reads) before {@code dlopen}.
+ * setenv}, which is what the library's constructor reads) before {@code dlopen}. It sets {@code
+ * ofi_rxm}'s eager limit there too, unless the environment has one ({@link
+ * io.ofinet.fabric.RxmEagerLimit}).
  */
 public final class OfiLibrary {
     /** The API version ofinet requests, and the one whose struct layouts it pins: 1.17. */
@@ -37,6 +40,9 @@ public final class OfiLibrary {
                 if (LibC.INSTANCE.setenv(variable, "1", 1) != 0) {
                     throw new IllegalStateException("setenv " + variable + " failed");
                 }
+            }
+            if (LibC.INSTANCE.setenv(RxmEagerLimit.VARIABLE, Long.toString(RxmEagerLimit.DEFAULT), 0) != 0) {
+                throw new IllegalStateException("setenv " + RxmEagerLimit.VARIABLE + " failed");
             }
             LibFabric lib = com.sun.jna.Native.load(LIBRARY, LibFabric.class,
                     Map.of(Library.OPTION_OPEN_FLAGS, 0x102 /* RTLD_NOW | RTLD_GLOBAL */));
