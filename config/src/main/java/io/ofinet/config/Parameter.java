@@ -144,8 +144,10 @@ public final class Parameter<T> {
 
     /** How the target of an RDMA write learns of it; see {@link WriteNotice}. */
     public static final Parameter<WriteNotice> WRITE_NOTICE = choice("writeNotice", ValueType.WRITE_NOTICE,
-            WriteNotice.AUTO, "how a write's target learns of it: auto (message on tcp, immediate elsewhere),"
-                    + " immediate (fi_writedata), or message (fi_write, then a zero-byte message)");
+            WriteNotice.AUTO, "how a write's target learns of it: auto (tagged on tcp with one data rail, message on"
+                    + " tcp with more, immediate elsewhere), immediate (fi_writedata), message (fi_write, then a"
+                    + " zero-byte message), or tagged (as message, but large buffers get one tagged message and no"
+                    + " write)");
 
     /** Whether a large send that finds no control message sends its head at once; see {@link EagerHead}. */
     public static final Parameter<EagerHead> EAGER_HEAD = choice("eagerHead", ValueType.EAGER_HEAD,

@@ -15,11 +15,18 @@ import java.util.Locale;
  * that is receiving a write with immediate data is closed or reset, and for shm's long writes, which
  * with immediate data complete in order across all peers (one stopped peer holds up the others).
  * It needs 8 bytes of CQ data (the segment length rides in it).
+ *
+ * <p>{@link #TAGGED}: as {@link #MESSAGE}, except that a receive buffer larger than {@code
+ * eagerMaxSize} (and within {@code ofi_rxm}'s eager limit) is not written at all: its receiver posts
+ * a tagged receive for it before it announces it, and the sender sends the data as one tagged
+ * message into it, on one data rail, with no notice. On {@code tcp} that is one message per
+ * transfer less. {@link #AUTO} takes it on {@code tcp} with one data rail.
  */
 public enum WriteNotice {
     AUTO,
     IMMEDIATE,
-    MESSAGE;
+    MESSAGE,
+    TAGGED;
 
     /** The name used in layouts and in the environment. */
     public String jsonName() {

@@ -182,11 +182,38 @@ final class CommClosing {
             }
             Thread.yield();
         }
+        cancelTagged(comm, deadline);
         endpoint.lock();
         try {
             discard(comm);
         } finally {
             endpoint.unlock();
+        }
+    }
+
+    /**
+     * Cancels the tagged receives a receive communicator still has posted into the application's
+     * buffers, and waits (driving progress, within the close's deadline) until the provider has
+     * answered each, so that nothing lands in them once the close returns.
+     */
+    private void cancelTagged(RecvComm comm, long deadline) {
+        boolean pending = true;
+        while (pending) {
+            endpoint.lock();
+            try {
+                pending = !endpoint.isClosed() && !comm.closed && comm.cancelTagged() && mayWait(deadline);
+                if (pending) {
+                    endpoint.progressEveryRail();
+                }
+            } catch (RdmaException e) {
+                LOG.log(Level.WARNING, "closing a receive communicator: {0}", e.getMessage());
+                pending = false;
+            } finally {
+                endpoint.unlock();
+            }
+            if (pending) {
+                Thread.yield();
+            }
         }
     }
 

@@ -60,6 +60,9 @@ public final class Device implements AutoCloseable {
         try {
             for (DataRailSpec rail : spec.dataRails()) {
                 InfoHints hints = InfoHints.protocol().withProvider(rail.provider()).withDomain(rail.domain());
+                if (RailSet.wantsTagged(spec.parameters().writeNotice(), rail.provider(), spec.dataRails().size())) {
+                    hints = hints.withCaps(hints.caps() | Fi.TAGGED);
+                }
                 if (rail.srcAddr().isPresent()) {
                     hints = hints.withNode(rail.srcAddr().get());
                 }
@@ -68,7 +71,9 @@ public final class Device implements AutoCloseable {
                     if (offers.infos().isEmpty()) {
                         throw new RdmaException(ErrorCategory.SYSTEM, "device " + spec.name() + " data rail "
                                 + rail.index() + ": no offer from " + rail.provider() + " on domain " + rail.domain()
-                                + " for RDM endpoints with messages and RMA");
+                                + " for RDM endpoints with messages and RMA" + ((hints.caps() & Fi.TAGGED) != 0
+                                ? " and tagged messages (writeNotice " + spec.parameters().writeNotice().jsonName() + ")"
+                                : ""));
                     }
                     fabric = provider.openFabric(offers.infos().get(0));
                     if (offers.infos().get(0).threading() != Fi.THREAD_SAFE && device.domainLock == null) {

@@ -122,11 +122,12 @@ final class EagerInbox {
                 endpoint.memory.copy(buffer.payload(), request.address[i], size);
             }
             request.eagerFilled(i, size);
-        } else if (header.kind() == EagerHeader.KIND_HEAD) {
+        } else if (header.kind() == EagerHeader.KIND_HEAD && !request.tagged(i)) {
             // At most eagerMaxSize bytes, fewer than the send's size, which fits the buffer (decode, above).
             endpoint.memory.copy(buffer.payload(), request.address[i], header.payload());
             request.head(i, header.payload());
         } else {
+            // An intent; or a head for a buffer that takes a tagged message, which brings the head's bytes again.
             request.taken |= 1 << i;
         }
         used();

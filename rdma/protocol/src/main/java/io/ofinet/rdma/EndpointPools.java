@@ -155,6 +155,11 @@ final class EndpointPools {
         return true;
     }
 
+    /** Data-path operations taken from the pool and not yet returned: in flight, or queued. */
+    int opsInUse() {
+        return ops.allocated() - ops.available();
+    }
+
     void releaseOp(RmaOp op) {
         if (!closed) {
             ops.release(op);

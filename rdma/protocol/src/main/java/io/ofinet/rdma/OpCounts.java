@@ -61,4 +61,18 @@ public final class OpCounts {
     public long writesNoticed() {
         return posted[RmaOp.Kind.WRITE_NOTICE.ordinal()];
     }
+
+    /** Sends that went as one tagged message into a receive posted for it (writeNotice tagged). */
+    public long taggedSent() {
+        return posted[RmaOp.Kind.TSENDDATA.ordinal()];
+    }
+
+    /** Tagged receives posted, and those that took their message (cancelled ones did not). */
+    public long taggedReceivesPosted() {
+        return posted[RmaOp.Kind.TRECV.ordinal()];
+    }
+
+    public long taggedReceived() {
+        return completed[RmaOp.Kind.TRECV.ordinal()];
+    }
 }

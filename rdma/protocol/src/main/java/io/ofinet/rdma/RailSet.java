@@ -9,6 +9,7 @@ import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FabricInfo;
 import io.ofinet.fabric.Fi;
+import io.ofinet.fabric.RxmEagerLimit;
 import io.ofinet.mr.DomainContext;
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.Rails;
@@ -43,6 +44,8 @@ final class RailSet {
     /** Writes longer than this are announced by a notice even where others carry immediate data. */
     private long noticeAbove = Long.MAX_VALUE;
     private boolean sendsFollowWrites = true;
+    /** Receive buffers up to this size get a tagged receive and one tagged message (writeNotice tagged); 0: none. */
+    private long taggedUpTo;
     /** Each rail's offer (provider, caps, ordering), as the engine indexes rails. */
     private final List<FabricInfo> infos = new ArrayList<>();
 
@@ -81,6 +84,8 @@ final class RailSet {
             wideImmediate &= contexts.get(r).info().cqDataSizeBytes() >= 8;
         }
         chooseNotices(notice);
+        LOG.log(System.Logger.Level.DEBUG, "rails {0}: receive buffers of up to {1} bytes take a tagged message",
+                providers(), taggedUpTo);
         LOG.log(System.Logger.Level.DEBUG, "rails {0}: writes announced {1}", providers(), noticeAfterWrite
                 ? (sendsFollowWrites ? "by a message posted behind each write" : "by a message after each write completes")
                 : noticeAbove == Long.MAX_VALUE ? "by immediate data"
@@ -90,7 +95,7 @@ final class RailSet {
     private void chooseNotices(WriteNotice notice) {
         boolean all = switch (notice) {
             case IMMEDIATE -> false;
-            case MESSAGE -> true;
+            case MESSAGE, TAGGED -> true;
             case AUTO -> providers().stream().allMatch(RailSet::crashesOnCutImmediates);
         };
         long above = notice == WriteNotice.AUTO && providers().stream().allMatch("shm"::equals)
@@ -102,6 +107,45 @@ final class RailSet {
         }
         noticeAfterWrite = all;
         noticeAbove = above;
+        if (tagged(notice)) {
+            taggedUpTo = providers().subList(0, dataRails).stream().allMatch(p -> p.contains("ofi_rxm"))
+                    ? RxmEagerLimit.bytes() : Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * Whether large receive buffers get one tagged message each ({@link WriteNotice#TAGGED}): as
+     * set, or by default on {@code tcp} with one data rail (a tagged message travels on one rail,
+     * where writes are striped over all of them); only where every data rail was granted
+     * FI_TAGGED, and writes are announced by messages.
+     */
+    private boolean tagged(WriteNotice notice) {
+        boolean wanted = notice == WriteNotice.TAGGED || notice == WriteNotice.AUTO && dataRails == 1
+                && providers().stream().allMatch(RailSet::crashesOnCutImmediates);
+        boolean granted = infos.subList(0, dataRails).stream().allMatch(i -> (i.caps() & Fi.TAGGED) != 0);
+        if (wanted && !granted) {
+            LOG.log(System.Logger.Level.WARNING, "writeNotice: tagged messages need FI_TAGGED on every data rail;"
+                    + " large buffers are written");
+        }
+        return wanted && granted && noticeAfterWrite;
+    }
+
+    /**
+     * Whether the layout asks for tagged messages where a rail of {@code provider} is one of
+     * {@code dataRails}: the hints then ask for FI_TAGGED.
+     */
+    static boolean wantsTagged(WriteNotice notice, String provider, int dataRails) {
+        return notice == WriteNotice.TAGGED || notice == WriteNotice.AUTO && dataRails == 1
+                && crashesOnCutImmediates(provider);
+    }
+
+    /**
+     * The largest receive buffer that gets a tagged receive and, from the sender, one tagged
+     * message (above {@code eagerMaxSize}); 0 when none does. On {@code ofi_rxm} it is rxm's eager
+     * limit ({@link RxmEagerLimit}): a larger message would go through rxm's own rendezvous.
+     */
+    long taggedUpTo() {
+        return taggedUpTo;
     }
 
     /**
@@ -125,7 +169,8 @@ final class RailSet {
             case OFF -> false;
             case AUTO -> providers().stream().allMatch(p -> p.startsWith("tcp"));
         };
-        return on && dataRails < Limits.MAX_DATA_RAILS;
+        // With tagged messages the head's bytes would be sent again: the message lands at the buffer's start.
+        return on && dataRails < Limits.MAX_DATA_RAILS && taggedUpTo == 0;
     }
 
     /**

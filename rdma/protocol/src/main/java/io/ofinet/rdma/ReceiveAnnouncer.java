@@ -6,6 +6,7 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.ControlMessage;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
+import io.ofinet.rdma.wire.TaggedData;
 
 /**
  * Tells a receive communicator's sender of each posted receive: its control message — remote
@@ -13,11 +14,20 @@ import io.ofinet.rdma.wire.Limits;
  * control buffer and written into the sender's mailbox slot {@code sequence mod 256} with
  * immediate data, over control rail {@code sequence mod control rails}; or, where writes are
  * announced by notices (docs/PROTOCOL.md, "Write notices"), sent as one message into the
- * sender's posted control receives. Touched only with the endpoint held.
+ * sender's posted control receives. Buffers that take one tagged message instead of writes
+ * (writeNotice tagged) get their tagged receives posted first. Touched only with the endpoint held.
  */
 final class ReceiveAnnouncer {
     private final RdmaEndpoint endpoint;
     private final Connection sender;
+    /** The receive communicator's id and token, which the tags of its tagged receives carry. */
+    private final int commId;
+    private final int token;
+    /** Receive buffers larger than this and of up to {@link #taggedUpTo} bytes take a tagged message. */
+    private final long eagerMax;
+    private final long taggedUpTo;
+    private final RmaOp[] taggedOps = new RmaOp[Limits.MAX_RECVS];
+    private int taggedReserved;
     /** Where the control messages go: the sender's mailbox, its slot size and keys. */
     private final long peerMailbox;
     private final int peerSlotBytes;
@@ -28,10 +38,14 @@ final class ReceiveAnnouncer {
     private ControlRailBuffer buffer;
     private RmaOp op;
 
-    ReceiveAnnouncer(RdmaEndpoint endpoint, Connection sender, long peerMailbox, int peerSlotBytes,
-            long[] peerMailboxKeys) {
+    ReceiveAnnouncer(RdmaEndpoint endpoint, Connection sender, int commId, int token, long eagerMax,
+            long peerMailbox, int peerSlotBytes, long[] peerMailboxKeys) {
         this.endpoint = endpoint;
         this.sender = sender;
+        this.commId = commId;
+        this.token = token;
+        this.eagerMax = eagerMax;
+        this.taggedUpTo = endpoint.railSet.taggedUpTo();
         this.peerMailbox = peerMailbox;
         this.peerSlotBytes = peerSlotBytes;
         this.peerMailboxKeys = peerMailboxKeys.clone();
@@ -49,14 +63,37 @@ final class ReceiveAnnouncer {
         return peerMailboxKeys[rail];
     }
 
-    /** Takes a control buffer and an operation for the next announcement: both, or none and false. */
-    boolean reserve() throws RdmaException {
+    /**
+     * The buffers of a receive of {@code count} with {@code sizes} that take one tagged message (a
+     * bit each): those larger than an eager message and within the tagged limit ({@link
+     * RailSet#taggedUpTo()}), registered.
+     */
+    int taggedBuffers(int count, long[] sizes, MrHandle[] mrs) {
+        int tagged = 0;
+        for (int i = 0; i < count; i++) {
+            if (sizes[i] > eagerMax && sizes[i] <= taggedUpTo && mrs[i] != null) {
+                tagged |= 1 << i;
+            }
+        }
+        return tagged;
+    }
+
+    /**
+     * Takes a control buffer and an operation for the next announcement, and an operation for
+     * each of its {@code tagged} receives: all, or none and false.
+     */
+    boolean reserve(int tagged) throws RdmaException {
         buffer = endpoint.pools.acquireControlBuffer();
         if (buffer == null) {
             return false;
         }
         op = endpoint.pools.acquireOp();
-        if (op == null) {
+        taggedReserved = Integer.bitCount(tagged);
+        if (op == null || !endpoint.pools.acquireOps(taggedOps, taggedReserved)) {
+            if (op != null) {
+                endpoint.pools.releaseOp(op);
+                op = null;
+            }
             endpoint.pools.release(buffer);
             buffer = null;
             return false;
@@ -64,8 +101,40 @@ final class ReceiveAnnouncer {
         return true;
     }
 
-    /** Announces receive {@code seq} of {@code request}, with what {@link #reserve()} took. */
-    void announce(RecvRequest request, int seq, int count, long[] addresses, long[] sizes, int[] tags, MrHandle[] mrs) {
+    /**
+     * Posts the tagged receives of the {@code tagged} buffers of receive {@code seq}, before its
+     * announcement goes out: the sender's message then finds its receive.
+     */
+    private void postTagged(RecvRequest request, int seq, int tagged, long[] addresses, long[] sizes,
+            MrHandle[] mrs) {
+        int k = 0;
+        for (int i = 0; i < request.buffers; i++) {
+            if ((tagged & (1 << i)) == 0) {
+                continue;
+            }
+            int rail = TaggedData.rail(seq, i, endpoint.dataRails());
+            RmaOp receive = taggedOps[k];
+            taggedOps[k++] = null;
+            receive.set(RmaOp.Kind.TRECV, endpoint.railSet.dataEndpoint(rail), rail, RmaOp.TAGGED_RECEIVE_ON_RAIL[rail],
+                    request.taggedOwner);
+            receive.buf = addresses[i];
+            receive.len = sizes[i];
+            receive.desc = mrs[i].descriptor(RailKind.DATA, rail);
+            receive.peer = sender.dataPeer(rail);
+            receive.tag = TaggedData.tag(token, commId, seq, i);
+            receive.index = i;
+            request.taggedPosted(i, receive);
+            receive.submit(endpoint.peers.local(rail));
+        }
+    }
+
+    /**
+     * Announces receive {@code seq} of {@code request}, with what {@link #reserve} took; its
+     * {@code tagged} buffers get their tagged receives first.
+     */
+    void announce(RecvRequest request, int seq, int count, long[] addresses, long[] sizes, int[] tags, MrHandle[] mrs,
+            int tagged) {
+        postTagged(request, seq, tagged, addresses, sizes, mrs);
         ControlRailBuffer buffer = this.buffer;
         RmaOp op = this.op;
         this.buffer = null;
@@ -77,7 +146,7 @@ final class ReceiveAnnouncer {
             for (int r = 0; r < endpoint.dataRails(); r++) {
                 keys[r] = mr == null ? 0 : mr.key(RailKind.DATA, r);
             }
-            message.buffer(i, remote, sizes[i], tags[i], keys);
+            message.buffer(i, remote, sizes[i], tags[i], keys, (tagged & (1 << i)) != 0 ? ControlMessage.TAGGED : 0);
         }
         // Encoded straight into the registered control buffer the write goes out from.
         int length = message.encode(endpoint.memory, buffer.address);
@@ -95,7 +164,7 @@ final class ReceiveAnnouncer {
         op.remote = peerMailbox + (long) (seq % Limits.WINDOW) * peerSlotBytes;
         op.key = peerMailboxKeys[rail];
         request.controlBuffer = buffer;
-        request.pendingOps = 1;
+        request.pendingOps++;
         op.submit(sender.controlQueue(rail));
     }
 }

@@ -57,7 +57,10 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         this.token = token;
         this.listen = listen;
         this.connection = sender;
-        this.announcer = new ReceiveAnnouncer(endpoint, sender, peerMailbox, peerSlotBytes, peerMailboxKeys);
+        EagerBuffers eager = endpoint.pools.eager;
+        this.eagerMax = eager != null && eager.enabled() ? eager.payloadBytes() : 0;
+        this.announcer = new ReceiveAnnouncer(endpoint, sender, id, token, eagerMax, peerMailbox, peerSlotBytes,
+                peerMailboxKeys);
         for (int i = 0; i < MAX_REQUESTS; i++) {
             all[i] = new RecvRequest(this);
             free.add(all[i]);
@@ -65,8 +68,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         this.inbox = new EagerInbox(this, endpoint);
         this.senderClose = new SenderClose(endpoint);
         this.flushes = new Flushes(this, MAX_REQUESTS);
-        EagerBuffers eager = endpoint.pools.eager;
-        this.eagerMax = eager != null && eager.enabled() ? eager.payloadBytes() : 0;
         this.liveness = new PeerLiveness(this, endpoint.spec().parameters().peerTimeoutMs(),
                 "receive communicator " + id + " (from send communicator " + sender.peerCommId() + ")",
                 System.nanoTime());
@@ -164,6 +165,23 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         }
     }
 
+    /**
+     * Cancels the tagged receives its receives still have posted, for its close: the provider
+     * writes into their buffers until it has answered each cancel.
+     *
+     * @return whether some are still posted
+     */
+    boolean cancelTagged() {
+        boolean pending = false;
+        for (RecvRequest request : all) {
+            if (request.inUse && request.taggedPending()) {
+                request.cancelTagged();
+                pending = true;
+            }
+        }
+        return pending;
+    }
+
     @Override
     public int token() {
         return token;
@@ -244,7 +262,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         }
         // A sender that closed sent what it sent to this receive eagerly: nobody reads an announcement.
         announce &= !senderClose.said();
-        if (announce && !announcer.reserve()) {
+        int tagged = announce ? announcer.taggedBuffers(count, sizes, mrs) : 0;
+        if (announce && !announcer.reserve(tagged)) {
             return null;
         }
         RecvRequest request = free.poll();
@@ -256,7 +275,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             request.tag[i] = tags[i];
         }
         if (announce) {
-            announcer.announce(request, seq, count, addresses, sizes, tags, mrs);
+            announcer.announce(request, seq, count, addresses, sizes, tags, mrs, tagged);
         }
         for (int k = 0; k < count; k++) {
             window.insert(window.add(seq, k), request);

@@ -2,12 +2,14 @@ package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.wire.Limits;
 
 /**
  * An outstanding grouped receive: up to 8 buffers with tags, under as many consecutive message
  * sequence numbers from {@link #seq}. It is done when its control message (if it needed one) has
- * been written and every buffer has its eager message or all its segments.
+ * been written, every buffer has its eager message, its tagged message or all its segments, and
+ * none of its tagged receives is still posted.
  */
 public final class RecvRequest extends Request implements RmaOp.Owner {
     private final RecvComm comm;
@@ -30,9 +32,122 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     /** When the latest segment of a still partial buffer arrived (0 when none is partial). */
     long partialSinceNanos;
     ControlRailBuffer controlBuffer;
+    /** Buffers announced to take one tagged message (a bit each), and their receives while posted. */
+    int taggedBuffers;
+    private final RmaOp[] taggedReceives = new RmaOp[Limits.MAX_RECVS];
+    /** Hears of the tagged receives, each one of the request's operations. */
+    final RmaOp.Owner taggedOwner = new RmaOp.Owner() {
+        @Override
+        public void opDone(RmaOp op) {
+            taggedLanded(op, null);
+        }
+
+        @Override
+        public void opFailed(RmaOp op, RdmaException cause) {
+            taggedLanded(op, cause);
+        }
+
+        @Override
+        public int generation() {
+            return generation;
+        }
+    };
 
     RecvRequest(RecvComm comm) {
         this.comm = comm;
+    }
+
+    /** Buffer {@code i} takes one tagged message, into the receive {@code op} (posted next). */
+    void taggedPosted(int i, RmaOp op) {
+        taggedBuffers |= 1 << i;
+        taggedReceives[i] = op;
+        pendingOps++;
+    }
+
+    /** Whether buffer {@code i} takes a tagged message (its receive posted, or landed already). */
+    boolean tagged(int i) {
+        return (taggedBuffers & (1 << i)) != 0;
+    }
+
+    /** Whether a tagged receive of this request is still posted. */
+    boolean taggedPending() {
+        for (int i = 0; i < buffers; i++) {
+            if (taggedReceives[i] != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A tagged receive completed or failed: one operation less. Its bytes count unless the
+     * request failed already; a failure of its own fails the request, unless it was cancelled.
+     */
+    private void taggedLanded(RmaOp op, RdmaException cause) {
+        int i = op.index;
+        taggedReceives[i] = null;
+        pendingOps--;
+        if (failure != null) {
+            return;
+        }
+        if (cause == null) {
+            taggedArrived(i, op.received, op.rail);
+        } else if (!op.cancelled()) {
+            fail(new RdmaException(ErrorCategory.REMOTE, "irecv: the message into buffer " + i + " failed: "
+                    + cause.getMessage(), cause));
+            comm.failed(this);
+        }
+    }
+
+    /**
+     * Buffer {@code i}'s tagged message of {@code bytes} bytes arrived on data rail {@code rail}:
+     * the buffer's one segment, if it came from the sender's address there (where the provider
+     * names sources right; the tag carried the communicator's token).
+     */
+    private void taggedArrived(int i, long bytes, int rail) {
+        RdmaEndpoint endpoint = comm.endpoint();
+        comm.liveness().heard(endpoint.stepNanos());
+        long source = endpoint.engine.source();
+        if (source != ProgressEngine.SOURCE_UNTOLD && source != comm.connection().dataPeer(rail)) {
+            comm.forgedArrival();
+            fail(new RdmaException(ErrorCategory.REMOTE, "irecv: buffer " + i + " took a message from an address"
+                    + " other than the sender's on data rail " + rail));
+            comm.failed(this);
+            return;
+        }
+        try {
+            segment(i, 1, bytes);
+        } catch (RdmaException e) {
+            fail(e);
+            comm.failed(this);
+            return;
+        }
+        comm.progressed(this);
+    }
+
+    /**
+     * Cancels the tagged receives still posted (their buffers take nothing more); the request
+     * waits for their completions, which take the receives out of the provider.
+     */
+    void cancelTagged() {
+        for (int i = 0; i < buffers; i++) {
+            if (taggedReceives[i] != null) {
+                taggedReceives[i].cancel();
+            }
+        }
+    }
+
+    @Override
+    void fail(RdmaException cause) {
+        super.fail(cause);
+        cancelTagged();
+    }
+
+    /** Fails it at once: its tagged receives are cancelled, and their completions are not waited for. */
+    @Override
+    void abandon(RdmaException cause) {
+        super.abandon(cause);
+        java.util.Arrays.fill(taggedReceives, null);
     }
 
     void start(int sequence, int count) {
@@ -44,6 +159,8 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         this.eagerFilled = 0;
         this.byTagTaken = 0;
         this.byTagNext = 0;
+        this.taggedBuffers = 0;
+        java.util.Arrays.fill(taggedReceives, null);
         begin(0);
         for (int i = 0; i < count; i++) {
             received[i] = 0;
@@ -98,6 +215,10 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
 
     /** Buffer {@code i} took an eager message of {@code bytes} bytes, copied in already. */
     void eagerFilled(int i, long bytes) {
+        if (taggedReceives[i] != null) {
+            // A small send matched by tag before the control message reached the sender.
+            taggedReceives[i].cancel();
+        }
         taken |= 1 << i;
         eagerFilled |= 1 << i;
         received[i] = bytes;

@@ -2,14 +2,15 @@ package io.ofinet.rdma;
 
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.FiErrno;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.Operation;
 import io.ofinet.rdma.progress.PeerQueue;
 
 /**
  * One posted data-path operation — an RDMA write with immediate data, an RDMA write announced by a
- * notice message, an RDMA read, or a send with immediate data — made once, pooled per endpoint, and
- * filled for each use. Its owner hears when it completes or fails.
+ * notice message, an RDMA read, a send with immediate data, or a tagged receive or message — made
+ * once, pooled per endpoint, and filled for each use. Its owner hears when it completes or fails.
  *
  * <p>A {@link Kind#WRITE_NOTICE} goes out in two steps on the same endpoint to the same peer: the
  * plain write, then a zero-byte send carrying {@link #data} — posted right behind the write where
@@ -18,12 +19,15 @@ import io.ofinet.rdma.progress.PeerQueue;
  * them has landed after either failed.
  */
 final class RmaOp extends Operation {
+    private static final System.Logger LOG = System.getLogger(RmaOp.class.getName());
     /** Descriptions per rail, made once: describing an operation allocates nothing. */
     static final String[] WRITE_ON_DATA_RAIL = names("write on data rail ");
     static final String[] READ_ON_DATA_RAIL = names("flush read on data rail ");
     static final String[] CONTROL_ON_RAIL = names("control message on control rail ");
     static final String[] EAGER_RECEIVE_ON_RAIL = names("eager receive on data rail ");
     static final String[] EAGER_SEND_ON_RAIL = names("eager send on data rail ");
+    static final String[] TAGGED_RECEIVE_ON_RAIL = names("tagged receive on data rail ");
+    static final String[] TAGGED_SEND_ON_RAIL = names("tagged message on data rail ");
 
     private static String[] names(String prefix) {
         String[] names = new String[io.ofinet.rdma.wire.Limits.MAX_DATA_RAILS];
@@ -33,7 +37,7 @@ final class RmaOp extends Operation {
         return names;
     }
 
-    enum Kind { WRITEDATA, READ, SENDDATA, WRITE_NOTICE }
+    enum Kind { WRITEDATA, READ, SENDDATA, WRITE_NOTICE, TRECV, TSENDDATA }
 
     /** Who waits for the operation. */
     interface Owner {
@@ -58,7 +62,16 @@ final class RmaOp extends Operation {
     long peer;
     long remote;
     long key;
+    /** A tagged receive's or message's tag. */
+    long tag;
+    /** The receive buffer a tagged receive is for. */
+    int index;
+    /** Bytes a receive took, as its completion says. */
+    long received;
     int rail;
+    /** Whether it was posted to the provider, and whether its cancel was asked for. */
+    private boolean posted;
+    private boolean cancelled;
     private Owner owner;
     private int ownerGeneration;
     /** Where it goes; a write's notice follows it there. */
@@ -84,6 +97,9 @@ final class RmaOp extends Operation {
         this.noticing = false;
         this.awaiting = 0;
         this.failure = null;
+        this.posted = false;
+        this.cancelled = false;
+        this.received = 0;
         return this;
     }
 
@@ -113,13 +129,47 @@ final class RmaOp extends Operation {
                 break;
             case WRITE_NOTICE:
                 return postWriteNotice();
+            case TRECV:
+                if (cancelled) {
+                    throw new FabricException("fi_trecv", FiErrno.FI_ECANCELED, "cancelled before it was posted");
+                }
+                result = target.trecv(buf, len, desc, peer, tag, 0, context());
+                break;
+            case TSENDDATA:
+                result = target.tsenddata(buf, len, desc, data, peer, tag, context());
+                break;
             default:
                 result = target.senddata(buf, len, desc, data, peer, context());
         }
         if (result == Endpoint.POSTED) {
+            posted = true;
             endpoint.pools.counts.posted(kind);
         }
         return result;
+    }
+
+    /**
+     * Asks for its cancel (a tagged receive's): the provider's, where it is posted; else it fails
+     * when its turn to be posted comes. Either way its owner hears of it as a failure, or as a
+     * completion where the data was landing already; {@link #cancelled()} then says so.
+     */
+    void cancel() {
+        if (cancelled) {
+            return;
+        }
+        cancelled = true;
+        if (posted) {
+            try {
+                target.cancel(context());
+            } catch (FabricException e) {
+                LOG.log(System.Logger.Level.WARNING, "{0}: cancel failed: {1}", what, e.getMessage());
+            }
+        }
+    }
+
+    /** Whether its cancel was asked for. */
+    boolean cancelled() {
+        return cancelled;
     }
 
     /** Posts the write, and its notice right behind it where the provider keeps them in order. */
@@ -154,6 +204,7 @@ final class RmaOp extends Operation {
 
     @Override
     protected void completed(int engineRail, long flags, long length, long immediate) {
+        received = length;
         if (kind == Kind.WRITE_NOTICE) {
             if (--awaiting > 0) {
                 return; // the write's or the notice's completion; the other is still to come

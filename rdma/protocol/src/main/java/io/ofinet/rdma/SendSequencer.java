@@ -18,6 +18,7 @@ import java.util.ArrayDeque;
  * <p>The oldest queued send goes out as follows:
  * <ul>
  * <li>its control message has arrived: into the first buffer not yet taken whose tag matches —
+ *     as one tagged message where the buffer asks for that ({@link ControlMessage#TAGGED}), else
  *     eagerly (with the buffer's index) when it is at most {@code eagerMaxSize}, else in RDMA
  *     writes; refused when no buffer has the tag or it does not fit;
  *     <li>none has arrived, and it is at most {@code eagerMaxSize}: eagerly, to be matched by its
@@ -290,7 +291,8 @@ final class SendSequencer {
                 consumed[slot] |= 1 << i;
                 return advance(slot, t, u, control);
             }
-            if (eagerMax > 0 && request.size <= eagerMax && credits > 0) {
+            // A buffer that waits for a tagged message takes the send as one, however small.
+            if (eagerMax > 0 && request.size <= eagerMax && credits > 0 && !control.tagged(i)) {
                 if (!writes.eager(request, t, control.index(i), EagerHeader.KIND_EAGER, 0)) {
                     return false;
                 }

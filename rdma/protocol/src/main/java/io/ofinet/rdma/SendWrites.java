@@ -9,10 +9,11 @@ import io.ofinet.rdma.wire.ControlMessage;
 import io.ofinet.rdma.wire.EagerHeader;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
+import io.ofinet.rdma.wire.TaggedData;
 
 /**
  * What a connected send communicator puts on the wire: a send's striped writes into the buffer a
- * control message announced, the notices that tell the receiver of a refused or failed send, and
+ * control message announced (or one tagged message, where the receiver asked for it), the notices that tell the receiver of a refused or failed send, and
  * the confirmation of its close. Every method takes the operations it needs from the endpoint's
  * pool, all or none, and returns false when they are short (the caller retries at the next
  * progress step). Touched only with the endpoint held.
@@ -125,6 +126,9 @@ final class SendWrites {
         request.seq = seq;
         request.bufferIndex = control.index(i);
         request.writesPostedNanos = System.nanoTime();
+        if (control.tagged(i)) {
+            return tagged(request, control.index(i), seq);
+        }
         if (request.size == 0) {
             RmaOp op = endpoint.pools.acquireOp();
             if (op == null) {
@@ -160,6 +164,34 @@ final class SendWrites {
             op.submit(connection.dataQueue(rail));
             ops[s] = null;
         }
+        return true;
+    }
+
+    /**
+     * Sends a send whole as one tagged message into buffer {@code index} of receive {@code seq},
+     * whose receiver posted a tagged receive for it ({@link ControlMessage#TAGGED}), on the data
+     * rail and with the tag {@link TaggedData} gives. The message lands at the buffer's start, so a
+     * send whose head went out sends the head's bytes again; the receiver ignores heads for such a
+     * buffer. The CQ data is that of a single written segment, for what reads it.
+     */
+    private boolean tagged(SendRequest request, int index, int seq) {
+        RmaOp op = endpoint.pools.acquireOp();
+        if (op == null) {
+            return false;
+        }
+        int rail = TaggedData.rail(seq, index, endpoint.dataRails());
+        request.pendingOps = 1;
+        op.set(RmaOp.Kind.TSENDDATA, endpoint.railSet.dataEndpoint(rail), rail, RmaOp.TAGGED_SEND_ON_RAIL[rail],
+                request);
+        boolean empty = request.size == 0 || request.mr == null;
+        op.buf = empty ? 0 : request.address;
+        op.len = request.size;
+        op.desc = empty ? 0 : request.mr.descriptor(RailKind.DATA, rail);
+        op.data = endpoint.railSet.immediate(Immediate.encode(Immediate.TYPE_DATA, 1, index, connection.peerCommId(),
+                seq), request.size);
+        op.peer = connection.dataPeer(rail);
+        op.tag = TaggedData.tag(connection.peerToken(), connection.peerCommId(), seq, index);
+        op.submit(connection.dataQueue(rail));
         return true;
     }
 

@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Heads over real {@code tcp;ofi_rxm} on loopback, where they are on by default (docs/PROTOCOL.md,
- * "Heads"): two communicators share a pair of endpoints and send large messages before their
+ * Heads over real {@code tcp;ofi_rxm} on loopback, where they are on by default when writes are
+ * announced by messages (docs/PROTOCOL.md, "Heads"; with one data rail the default is tagged
+ * messages, which take no heads, so the layout asks for writeNotice message): two communicators share a pair of endpoints and send large messages before their
  * receives are posted, so that each sends its head; the messages arrive whole, a head too large
  * for its receive fails that send and receive only, and its communicator and the other go on
  * (with sends below {@code eagerHeadMinSize}, which send none).
@@ -31,7 +32,7 @@ class HeadsOverTcpIT extends TwoHostFixture {
         try (HostBuffer src = new HostBuffer(2 * MESSAGE).pattern(5);
                 HostBuffer dst = new HostBuffer(2 * MESSAGE + CANARY);
                 Device device = Device.open(new OfiProvider(),
-                        Layouts.device("tcp;ofi_rxm", new String[] {"lo"}, ""))) {
+                        Layouts.device("tcp;ofi_rxm", new String[] {"lo"}, "\"writeNotice\": \"message\""))) {
             a = device.openEndpoint();
             b = device.openEndpoint();
             ListenComm listen = b.listen();

@@ -13,12 +13,17 @@ import io.ofinet.rdma.error.RdmaException;
  *  0 u8 type (1 = receive posted)   1 u8 buffers (1..8)   2 u8 data rails (1..16)   3 u8 reserved
  *  4 u16 message sequence (0..1023) 6 u16 reserved
  *  8 per buffer: u64 address (remote address or offset)   u64 length   u32 tag
- *                u8 buffer index (0..buffers-1)   u8[3] reserved   u64 key per data rail
+ *                u8 buffer index (0..buffers-1)   u8 flags   u8[2] reserved   u64 key per data rail
  * </pre>
+ *
+ * <p>Flags: {@link #TAGGED} — the receiver posted a tagged receive for the buffer, and takes its
+ * data as one tagged message ({@link TaggedData}) instead of writes.
  */
 public final class ControlMessage {
     static final int TYPE_RECV_POSTED = 1;
     static final int HEADER = 8;
+    /** A buffer's flag: it takes one tagged message, not writes. */
+    public static final int TAGGED = 1;
 
     private WireReader reader;
     private final WireWriter writer = new WireWriter(new byte[0]);
@@ -29,6 +34,7 @@ public final class ControlMessage {
     private final long[] length = new long[Limits.MAX_RECVS];
     private final int[] tag = new int[Limits.MAX_RECVS];
     private final int[] index = new int[Limits.MAX_RECVS];
+    private final int[] flags = new int[Limits.MAX_RECVS];
     private final long[][] keys = new long[Limits.MAX_RECVS][Limits.MAX_DATA_RAILS];
 
     /** Bytes of one buffer's entry. */
@@ -56,10 +62,17 @@ public final class ControlMessage {
 
     /** Sets buffer {@code i}. */
     public ControlMessage buffer(int i, long remoteAddress, long bytes, int bufferTag, long[] railKeys) {
+        return buffer(i, remoteAddress, bytes, bufferTag, railKeys, 0);
+    }
+
+    /** Sets buffer {@code i}, with its {@code bufferFlags} ({@link #TAGGED}). */
+    public ControlMessage buffer(int i, long remoteAddress, long bytes, int bufferTag, long[] railKeys,
+            int bufferFlags) {
         address[i] = remoteAddress;
         length[i] = bytes;
         tag[i] = bufferTag;
         index[i] = i;
+        flags[i] = bufferFlags;
         System.arraycopy(railKeys, 0, keys[i], 0, dataRails);
         return this;
     }
@@ -92,6 +105,11 @@ public final class ControlMessage {
         return index[i];
     }
 
+    /** Whether buffer {@code i} takes one tagged message ({@link #TAGGED}). */
+    public boolean tagged(int i) {
+        return (flags[i] & TAGGED) != 0;
+    }
+
     public long key(int i, int rail) {
         return keys[i][rail];
     }
@@ -112,7 +130,7 @@ public final class ControlMessage {
     private int encode(WireWriter w) {
         w.u8(TYPE_RECV_POSTED).u8(buffers).u8(dataRails).u8(0).u16(sequence).u16(0);
         for (int i = 0; i < buffers; i++) {
-            w.i64(address[i]).i64(length[i]).i32(tag[i]).u8(index[i]).zeros(3);
+            w.i64(address[i]).i64(length[i]).i32(tag[i]).u8(index[i]).u8(flags[i]).zeros(2);
             for (int r = 0; r < dataRails; r++) {
                 w.i64(keys[i][r]);
             }
@@ -162,7 +180,8 @@ public final class ControlMessage {
             length[i] = len;
             tag[i] = r.i32("tag");
             index[i] = r.range(r.u8("buffer index"), 0, count - 1, "buffer index");
-            r.skip(3, "reserved");
+            flags[i] = r.range(r.u8("flags"), 0, TAGGED, "flags");
+            r.skip(2, "reserved");
             for (int k = 0; k < rails; k++) {
                 keys[i][k] = r.i64("key");
             }

@@ -2,6 +2,7 @@ package io.ofinet.rdma.wire;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -120,8 +121,24 @@ class WireFormatsTest {
         byte[] badIndex = out.clone();
         badIndex[28] = 1;
         assertThrows(RdmaException.class, () -> new ControlMessage().decode(badIndex, n, 2, 513));
+        assertFalse(back.tagged(0));
+        byte[] tagged = out.clone();
+        tagged[29] = ControlMessage.TAGGED;
+        assertTrue(new ControlMessage().decode(tagged, n, 2, 513).tagged(0), "the flags byte after the index");
+        byte[] badFlags = out.clone();
+        badFlags[29] = 2;
+        RdmaException flags = assertThrows(RdmaException.class, () -> new ControlMessage().decode(badFlags, n, 2, 513));
+        assertEquals("malformed control message: flags 2 outside 0..1", flags.getMessage());
         fuzz(java.util.Arrays.copyOf(out, n), (b, len) -> new ControlMessage().decode(b, len, 2, 513),
                 ErrorCategory.REMOTE);
+    }
+
+    @Test
+    void aTaggedMessagesTagCarriesTokenCommunicatorSequenceAndBuffer() {
+        assertEquals(0xCAFEBABE_00000000L | 8191L << 13 | 1023L << 3 | 7, TaggedData.tag(0xCAFEBABE, 8191, 1023, 7));
+        assertEquals(0x00000001_00000000L | 5L << 13 | 2L << 3 | 1, TaggedData.tag(1, 5, 2, 1));
+        assertEquals(1, TaggedData.rail(1022, 3, 2));
+        assertEquals(0, TaggedData.rail(7, 0, 1));
     }
 
     @Test

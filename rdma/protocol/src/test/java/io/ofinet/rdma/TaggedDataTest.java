@@ -1,0 +1,331 @@
+package io.ofinet.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.fabric.Fi;
+import io.ofinet.fabric.mem.MemProvider;
+import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.TaggedData;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * writeNotice tagged on the in-memory provider: receive buffers larger than an eager message take
+ * the send as one tagged message into a receive posted before the control message, and no write;
+ * the tagged receives of receives that end otherwise are cancelled, and nothing else lands in them.
+ */
+@Timeout(120)
+class TaggedDataTest extends TwoHostFixture {
+    private static final int CANARY = 64;
+    private static final int EAGER = 4096;
+    private static final String TAGGED = "\"minStripeSize\": 4096, \"eagerMaxSize\": 4096, \"writeNotice\": \"tagged\"";
+
+    private SendComm send;
+    private RecvComm recv;
+
+    private void connect(MemProvider memProvider, int rails) throws Exception {
+        connect(memProvider, rails, "");
+    }
+
+    private void connect(MemProvider memProvider, int rails, String extra) throws Exception {
+        Object[] pair = openAndConnect(memProvider, Layouts.mem(rails, TAGGED + extra));
+        send = (SendComm) pair[0];
+        recv = (RecvComm) pair[1];
+    }
+
+    private void connect(int rails) throws Exception {
+        connect(MemProvider.builder().domains(rails).build(), rails);
+    }
+
+    private RecvRequest irecv(HostBuffer dst, long size, int tag) throws Exception {
+        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {size}, new int[] {tag},
+                new MrHandle[] {register(b, deviceB, dst)});
+        assertNotNull(r);
+        return r;
+    }
+
+    /** Sends {@code sendSize} bytes into a {@code recvSize}-byte buffer followed by canary bytes; checks all. */
+    private void transfer(long sendSize, long recvSize, int tag) throws Exception {
+        HostBuffer src = buffer(sendSize).pattern((int) (sendSize * 7 + tag));
+        HostBuffer dst = buffer(recvSize + CANARY).fill((byte) 0x5A);
+        RecvRequest r = irecv(dst, recvSize, tag);
+        SendRequest s = send.isend(src.address, sendSize, tag, register(a, deviceA, src));
+        assertNotNull(s);
+        long[] sizes = new long[1];
+        await(s, null);
+        await(r, sizes);
+        assertEquals(sendSize, sizes[0], "received size");
+        if (sendSize > 0) {
+            assertArrayEquals(src.bytes(0, (int) sendSize), dst.bytes(0, (int) sendSize), "payload of " + sendSize);
+        }
+        assertCanary(dst, recvSize);
+    }
+
+    private static void assertCanary(HostBuffer dst, long from) {
+        for (long i = from; i < dst.size; i++) {
+            assertEquals(0x5A, dst.get(i), "byte " + i + " was written");
+        }
+    }
+
+    /** Drives both sides until the control messages posted so far have reached the sender (quiet rails too). */
+    private void controlArrives() throws Exception {
+        spin(4 * RdmaEndpoint.QUIET_EVERY);
+    }
+
+    /** Drives both sides until neither has a data-path operation out beyond {@code aOps} and {@code bOps}. */
+    private void assertOpsReturn(int aOps, int bOps) throws Exception {
+        for (int i = 0; i < 1000 && (a.pools.opsInUse() > aOps || b.pools.opsInUse() > bOps); i++) {
+            spin(1);
+        }
+        assertEquals(aOps, a.pools.opsInUse(), "sender's operations out");
+        assertEquals(bOps, b.pools.opsInUse(), "receiver's operations out (a tagged receive left posted?)");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"1, false", "2, false", "1, true", "3, true"})
+    void everyLargeBufferTakesOneTaggedMessageAndNoWrite(int rails, boolean endpointMr) throws Exception {
+        MemProvider.Builder builder = MemProvider.builder().domains(rails).outOfOrderCompletions(rails * 31L + 1);
+        connect(endpointMr ? builder.endpointMr().build() : builder.build(), rails);
+        int aOps = a.pools.opsInUse();
+        int bOps = b.pools.opsInUse();
+        long[] sizes = {0, 1, 4095, 4096, 4097, 8192, 12289, 65536, 1 << 20, 8 << 20};
+        int tag = 0;
+        long large = 0;
+        for (long size : sizes) {
+            transfer(size, size, tag++);
+            large += size > EAGER ? 1 : 0;
+        }
+        assertEquals(large, a.counts().taggedSent(), "tagged messages sent");
+        assertEquals(large, b.counts().taggedReceived(), "tagged messages received");
+        assertEquals(0, a.counts().writesPosted() + a.counts().writesNoticed(), "writes");
+        assertEquals(0, a.counts().headsSent(), "heads");
+        assertOpsReturn(aOps, bOps);
+    }
+
+    /**
+     * A send of at most an eager message that goes before the control message reaches the sender
+     * fills the buffer eagerly; the buffer's tagged receive is cancelled, and the receive reports
+     * done only once the provider has answered the cancel.
+     */
+    @Test
+    void aSmallSendMatchedByTagFillsTheBufferAndItsTaggedReceiveIsCancelled() throws Exception {
+        connect(2);
+        int aOps = a.pools.opsInUse();
+        int bOps = b.pools.opsInUse();
+        transfer(100, 65536, 1);
+        assertEquals(1, b.counts().taggedReceivesPosted(), "tagged receives posted");
+        assertEquals(0, b.counts().taggedReceived(), "tagged receives that took a message");
+        assertEquals(0, a.counts().taggedSent());
+        assertOpsReturn(aOps, bOps);
+        transfer(65536, 65536, 2); // the communicator goes on
+        assertEquals(1, b.counts().taggedReceived());
+    }
+
+    @Test
+    void aSmallSendAfterTheControlMessageGoesAsATaggedMessage() throws Exception {
+        connect(1);
+        HostBuffer src = buffer(100).pattern(5);
+        HostBuffer dst = buffer(65536 + CANARY).fill((byte) 0x5A);
+        RecvRequest r = irecv(dst, 65536, 3);
+        controlArrives();
+        SendRequest s = send.isend(src.address, 100, 3, register(a, deviceA, src));
+        long[] sizes = new long[1];
+        await(s, null);
+        await(r, sizes);
+        assertEquals(100, sizes[0]);
+        assertArrayEquals(src.bytes(0, 100), dst.bytes(0, 100));
+        assertCanary(dst, 100);
+        assertEquals(1, a.counts().taggedSent());
+    }
+
+    @Test
+    void aGroupedReceiveTakesEachTaggedMessageInTheBufferWithItsTag() throws Exception {
+        connect(MemProvider.builder().domains(2).outOfOrderCompletions(7).build(), 2);
+        HostBuffer[] dst = {buffer(20000), buffer(20000), buffer(20000)};
+        MrHandle[] dstMr = new MrHandle[3];
+        long[] addresses = new long[3];
+        for (int i = 0; i < 3; i++) {
+            dstMr[i] = register(b, deviceB, dst[i]);
+            addresses[i] = dst[i].address;
+        }
+        RecvRequest r = recv.irecv(3, addresses, new long[] {20000, 20000, 20000}, new int[] {7, 8, 9}, dstMr);
+        controlArrives();
+        int[] tags = {9, 7, 8};
+        long[] lengths = {19000, 7000, 0};
+        HostBuffer[] src = new HostBuffer[3];
+        for (int i = 0; i < 3; i++) {
+            src[i] = buffer(lengths[i]).pattern(tags[i]);
+            await(send.isend(src[i].address, lengths[i], tags[i], register(a, deviceA, src[i])), null);
+        }
+        long[] sizes = new long[3];
+        await(r, sizes);
+        assertArrayEquals(new long[] {7000, 0, 19000}, sizes, "sizes by buffer: tags 7, 8, 9");
+        assertArrayEquals(src[1].bytes(0, 7000), dst[0].bytes(0, 7000));
+        assertArrayEquals(src[0].bytes(0, 19000), dst[2].bytes(0, 19000));
+        assertEquals(3, a.counts().taggedSent());
+    }
+
+    @Test
+    void aSendTooLargeIsRefusedOnBothSidesAndItsTaggedReceiveCancelled() throws Exception {
+        connect(1);
+        int aOps = a.pools.opsInUse();
+        int bOps = b.pools.opsInUse();
+        HostBuffer src = buffer(16384).pattern(1);
+        HostBuffer dst = buffer(8192 + CANARY).fill((byte) 0x5A);
+        RecvRequest r = irecv(dst, 8192, 1);
+        controlArrives();
+        SendRequest s = send.isend(src.address, 16384, 1, register(a, deviceA, src));
+        RdmaException sent = assertThrows(RdmaException.class, () -> await(s, null));
+        assertEquals(ErrorCategory.INVALID_USAGE, sent.category());
+        RdmaException received = assertThrows(RdmaException.class, () -> await(r, new long[1]));
+        assertEquals(ErrorCategory.INVALID_USAGE, received.category());
+        assertTrue(received.getMessage().contains("did not fit receive buffer 0 of 8192 bytes"), received.getMessage());
+        assertCanary(dst, 0);
+        assertOpsReturn(aOps, bOps);
+        transfer(8192, 8192, 2);
+    }
+
+    /**
+     * A peer that knows the tag sends more than the buffer holds: the provider fails the tagged
+     * receive (FI_ETRUNC), the receive fails with what the provider said, nothing lands past the
+     * buffer, and the communicator goes on.
+     */
+    @Test
+    void aTaggedMessageLargerThanItsBufferFailsTheReceiveAndWritesNothingPast() throws Exception {
+        connect(1);
+        HostBuffer dst = buffer(8192 + CANARY).fill((byte) 0x5A);
+        RecvRequest r = irecv(dst, 8192, 1);
+        controlArrives();
+        HostBuffer big = buffer(16384).fill((byte) 0xEE);
+        MrHandle bigMr = register(a, deviceA, big);
+        a.lock();
+        try {
+            assertEquals(0, a.railSet.dataEndpoint(0).tsenddata(big.address, 16384, bigMr.descriptor(RailKind.DATA, 0),
+                    0, send.connection().dataPeer(0), TaggedData.tag(recv.token(), recv.id(), 0, 0), 0));
+        } finally {
+            a.unlock();
+        }
+        RdmaException e = assertThrows(RdmaException.class, () -> await(r, new long[1]));
+        assertEquals(ErrorCategory.REMOTE, e.category());
+        assertTrue(e.getMessage().contains("the message into buffer 0 failed")
+                && e.getMessage().contains("tagged receive on data rail 0 failed: FI_ETRUNC"), e.getMessage());
+        assertCanary(dst, 8192);
+        // The real sender's message for that receive lands nowhere; the next receive takes its own.
+        await(send.isend(big.address, 8192, 1, bigMr), null);
+        transfer(65536, 65536, 2);
+        assertCanary(dst, 8192);
+    }
+
+    /**
+     * A tagged message that names the receive but lacks the communicator's token, or names another
+     * receive, matches no posted receive: it lands nowhere, and the real message lands whole.
+     */
+    @Test
+    void aTaggedMessageWithAWrongTokenOrSequenceLandsNowhere() throws Exception {
+        connect(1);
+        HostBuffer dst = buffer(65536 + CANARY).fill((byte) 0x5A);
+        HostBuffer forged = buffer(65536).fill((byte) 0xEE);
+        MrHandle forgedMr = register(a, deviceA, forged);
+        RecvRequest r = irecv(dst, 65536, 1);
+        controlArrives();
+        long[] wrongTags = {TaggedData.tag(recv.token() + 1, recv.id(), 0, 0), TaggedData.tag(recv.token(), recv.id(),
+                1, 0), TaggedData.tag(recv.token(), recv.id() + 1, 0, 0)};
+        long dest = send.connection().dataPeer(0);
+        for (long tag : wrongTags) {
+            a.lock();
+            try {
+                assertEquals(0, a.railSet.dataEndpoint(0).tsenddata(forged.address, 65536,
+                        forgedMr.descriptor(RailKind.DATA, 0), 0, dest, tag, 0));
+            } finally {
+                a.unlock();
+            }
+        }
+        spin(50);
+        assertCanary(dst, 0);
+        HostBuffer src = buffer(65536).pattern(9);
+        SendRequest s = send.isend(src.address, 65536, 1, register(a, deviceA, src));
+        long[] sizes = new long[1];
+        await(s, null);
+        await(r, sizes);
+        assertEquals(65536, sizes[0]);
+        assertArrayEquals(src.bytes(0, 65536), dst.bytes(0, 65536));
+        assertCanary(dst, 65536);
+    }
+
+    /**
+     * A sender that says it has closed having served both receives, and sent nothing (a peer that
+     * lies): the receive communicator's close, which then waits for nothing, still cancels their
+     * tagged receives before it returns, and what would be sent into them lands nowhere.
+     */
+    @Test
+    void closingTheReceiveCommunicatorCancelsItsTaggedReceives() throws Exception {
+        connect(2);
+        HostBuffer dst = buffer(65536 + CANARY).fill((byte) 0x5A);
+        irecv(dst, 65536, 1);
+        recv.irecv(1, new long[] {dst.address}, new long[] {65536}, new int[] {2},
+                new MrHandle[] {register(b, deviceB, dst)});
+        controlArrives();
+        assertEquals(2, b.counts().taggedReceivesPosted());
+        int word = Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED, recv.id(), 2);
+        for (int rail = 0; rail < 2; rail++) {
+            a.lock();
+            try {
+                assertEquals(0, a.railSet.dataEndpoint(rail).senddata(0, 0, 0, a.railSet.immediate(word,
+                        recv.token() & 0xffffffffL), send.connection().dataPeer(rail), 0));
+            } finally {
+                a.unlock();
+            }
+        }
+        spin(20);
+        recv.close();
+        int token = recv.token();
+        int id = recv.id();
+        recv.close();
+        // What the sender would send into either receive now lands nowhere.
+        HostBuffer late = buffer(65536).fill((byte) 0xEE);
+        MrHandle lateMr = register(a, deviceA, late);
+        for (int seq = 0; seq < 2; seq++) {
+            a.lock();
+            try {
+                assertEquals(0, a.railSet.dataEndpoint(seq).tsenddata(late.address, 65536,
+                        lateMr.descriptor(RailKind.DATA, seq), 0, send.connection().dataPeer(seq),
+                        TaggedData.tag(token, id, seq, 0), 0));
+            } finally {
+                a.unlock();
+            }
+        }
+        spin(50);
+        assertEquals(0, b.counts().taggedReceived());
+        assertCanary(dst, 0);
+    }
+
+    /** A sender that closes without sending: the receive fails at once, its tagged receive cancelled. */
+    @Test
+    void aSenderThatClosesFailsTheReceiveAndItsTaggedReceiveIsCancelled() throws Exception {
+        connect(1);
+        int bOps = b.pools.opsInUse();
+        HostBuffer dst = buffer(65536);
+        RecvRequest r = irecv(dst, 65536, 1);
+        controlArrives();
+        send.close();
+        RdmaException e = assertThrows(RdmaException.class, () -> await(r, new long[1]));
+        assertEquals(ErrorCategory.REMOTE, e.category());
+        assertTrue(e.getMessage().contains("closed the connection before sending"), e.getMessage());
+        for (int i = 0; i < 100 && b.pools.opsInUse() > bOps; i++) {
+            spin(1);
+        }
+        assertEquals(bOps, b.pools.opsInUse(), "a tagged receive still posted");
+        assertTrue((b.railSet.dataEndpoint(0).info().caps() & Fi.TAGGED) != 0, "FI_TAGGED asked for");
+    }
+}
