@@ -15,11 +15,19 @@ interface DataPath extends HostMemory {
     /** A short name: {@code "jna"} or {@code "ffm"}. */
     String name();
 
-    /** The posting calls of one endpoint, with its function pointers read once. */
-    EndpointCalls endpoint(long ep);
+    /**
+     * The posting calls of one endpoint, with its function pointers read once; {@code waitsOnPeers}
+     * where its provider's calls may wait on another process ({@link DataPaths#waitsOnPeers}).
+     */
+    EndpointCalls endpoint(long ep, boolean waitsOnPeers);
 
     /** The reading calls of one completion queue, with its function pointers read once. */
-    CqCalls cq(long cq);
+    CqCalls cq(long cq, boolean waitsOnPeers);
+
+    /** The reading calls of a completion queue whose provider never waits on a peer. */
+    default CqCalls cq(long cq) {
+        return cq(cq, false);
+    }
 
     /** Host memory is allocated from the C heap, whichever path reads and writes it. */
     @Override

@@ -16,6 +16,16 @@ final class DataPaths {
     private DataPaths() {
     }
 
+    /**
+     * Whether {@code provider}'s posts and completion-queue reads may wait on another process:
+     * libfabric 1.17's shm takes a spin lock in the shared memory of the peer it sends to, and in
+     * its own, which a peer stopped or killed while holding it never releases (docs/FABRIC.md).
+     * JNA's calls leave Java's thread state either way; FFM links such calls as ordinary ones.
+     */
+    static boolean waitsOnPeers(String provider) {
+        return "shm".equals(provider);
+    }
+
     static DataPath current() {
         return CURRENT;
     }

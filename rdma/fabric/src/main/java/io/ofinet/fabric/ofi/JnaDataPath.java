@@ -45,12 +45,12 @@ final class JnaDataPath implements DataPath {
     }
 
     @Override
-    public EndpointCalls endpoint(long ep) {
+    public EndpointCalls endpoint(long ep, boolean waitsOnPeers) {
         return new JnaEndpointCalls(ep);
     }
 
     @Override
-    public CqCalls cq(long cq) {
+    public CqCalls cq(long cq, boolean waitsOnPeers) {
         long ops = BASE.getLong(cq + NativeOffsets.CQ_OPS);
         JnaInvoker read = function(ops, NativeOffsets.OPS_CQ_READ, "fi_cq_read");
         JnaInvoker readerr = function(ops, NativeOffsets.OPS_CQ_READERR, "fi_cq_readerr");

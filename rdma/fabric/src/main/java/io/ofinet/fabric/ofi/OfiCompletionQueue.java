@@ -30,7 +30,7 @@ final class OfiCompletionQueue implements CompletionQueue {
     OfiCompletionQueue(OfiDomain domain, long cq) {
         this.domain = domain;
         this.cq = cq;
-        this.calls = path.cq(cq);
+        this.calls = path.cq(cq, DataPaths.waitsOnPeers(domain.provider()));
         this.entries = NativeMemory.allocate((long) MAX_BATCH * NativeOffsets.CQE_SIZE);
         this.errorEntry = NativeMemory.allocate(NativeOffsets.CQERR_SIZE);
         this.sources = (domain.info().caps() & io.ofinet.fabric.Fi.SOURCE) != 0

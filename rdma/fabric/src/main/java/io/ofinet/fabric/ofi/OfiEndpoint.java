@@ -61,7 +61,7 @@ final class OfiEndpoint implements Endpoint {
     public synchronized void enable() throws FabricException {
         requireOpen();
         Ops.enable(ep, "fi_enable(endpoint)", domain.provider());
-        calls = path.endpoint(ep);
+        calls = path.endpoint(ep, DataPaths.waitsOnPeers(domain.provider()));
         if ("shm".equals(domain.provider()) && shmName == null) {
             shmName = ShmNames.opened(name());
         }

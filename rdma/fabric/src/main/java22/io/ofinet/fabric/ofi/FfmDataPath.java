@@ -11,8 +11,11 @@ import java.lang.invoke.MethodHandle;
  * The data path through Java's FFM API (JDK 22+): one downcall handle per call shape, created
  * once, called address-first with the function pointer read from the object's ops table when
  * the endpoint or queue is set up. Pointers travel as {@code long}s (same ABI as {@code void*}
- * on LP64), so a call allocates nothing. Posts and completion-queue reads never block, so they
- * are linked as critical calls: no thread-state transition around them.
+ * on LP64), so a call allocates nothing. Posts and completion-queue reads return at once on most
+ * providers, so they are linked as critical calls: no thread-state transition around them. Where
+ * a call may wait on another process ({@link DataPaths#waitsOnPeers}: libfabric 1.17's shm spins
+ * on a lock in a peer's shared memory), the calls are linked as ordinary ones: a thread spinning
+ * in a critical call holds off every safepoint of the JVM — its collections, and its exit.
  *
  * <p>Linking downcalls and reading memory by address are restricted methods: deliberate here, as
  * this class is the data path's native boundary. Callers run with
@@ -27,19 +30,28 @@ final class FfmDataPath implements DataPath {
     /** Every byte of the address space, for reads and writes by address. */
     private static final MemorySegment ALL = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
-    private static final MethodHandle CALL2 = handle(2);
-    private static final MethodHandle CALL3 = handle(3);
-    private static final MethodHandle CALL4 = handle(4);
-    private static final MethodHandle CALL6 = handle(6);
-    private static final MethodHandle CALL7 = handle(7);
-    private static final MethodHandle CALL8 = handle(8);
-    private static final MethodHandle CALL9 = handle(9);
+    private static final MethodHandle CALL2 = handle(2, true);
+    private static final MethodHandle CALL3 = handle(3, true);
+    private static final MethodHandle CALL4 = handle(4, true);
+    private static final MethodHandle CALL6 = handle(6, true);
+    private static final MethodHandle CALL7 = handle(7, true);
+    private static final MethodHandle CALL8 = handle(8, true);
+    private static final MethodHandle CALL9 = handle(9, true);
+    /** The same shapes linked as ordinary calls, for providers whose calls may wait on a peer. */
+    private static final MethodHandle WAIT2 = handle(2, false);
+    private static final MethodHandle WAIT3 = handle(3, false);
+    private static final MethodHandle WAIT4 = handle(4, false);
+    private static final MethodHandle WAIT6 = handle(6, false);
+    private static final MethodHandle WAIT7 = handle(7, false);
+    private static final MethodHandle WAIT8 = handle(8, false);
+    private static final MethodHandle WAIT9 = handle(9, false);
 
     /** {@code long f(long, ..., long)} with {@code arity} arguments, function address first. */
-    private static MethodHandle handle(int arity) {
+    private static MethodHandle handle(int arity, boolean critical) {
         ValueLayout.OfLong[] args = new ValueLayout.OfLong[arity];
         java.util.Arrays.fill(args, J);
-        return LINKER.downcallHandle(FunctionDescriptor.of(J, args), CRITICAL);
+        FunctionDescriptor descriptor = FunctionDescriptor.of(J, args);
+        return critical ? LINKER.downcallHandle(descriptor, CRITICAL) : LINKER.downcallHandle(descriptor);
     }
 
     @Override
@@ -61,9 +73,10 @@ final class FfmDataPath implements DataPath {
         return fn;
     }
 
-    private static long call(MethodHandle handle, MemorySegment fn, long a, long b, long c) {
+    /** A three-argument call, linked as an ordinary call when it {@code waits} on peers. */
+    private static long call(boolean waits, MemorySegment fn, long a, long b, long c) {
         try {
-            return (long) handle.invokeExact(fn, a, b, c);
+            return waits ? (long) WAIT3.invokeExact(fn, a, b, c) : (long) CALL3.invokeExact(fn, a, b, c);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -80,12 +93,12 @@ final class FfmDataPath implements DataPath {
     }
 
     @Override
-    public EndpointCalls endpoint(long ep) {
-        return new FfmEndpointCalls(ep);
+    public EndpointCalls endpoint(long ep, boolean waitsOnPeers) {
+        return new FfmEndpointCalls(ep, waitsOnPeers);
     }
 
     @Override
-    public CqCalls cq(long cq) {
+    public CqCalls cq(long cq, boolean waitsOnPeers) {
         long ops = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, cq + NativeOffsets.CQ_OPS);
         MemorySegment read = function(ops, NativeOffsets.OPS_CQ_READ, "fi_cq_read");
         MemorySegment readerr = function(ops, NativeOffsets.OPS_CQ_READERR, "fi_cq_readerr");
@@ -93,13 +106,14 @@ final class FfmDataPath implements DataPath {
         return new CqCalls() {
             @Override
             public long read(long buf, long count) {
-                return call(CALL3, read, cq, buf, count);
+                return call(waitsOnPeers, read, cq, buf, count);
             }
 
             @Override
             public long readfrom(long buf, long count, long src) {
                 try {
-                    return (long) CALL4.invokeExact(readfrom, cq, buf, count, src);
+                    return waitsOnPeers ? (long) WAIT4.invokeExact(readfrom, cq, buf, count, src)
+                            : (long) CALL4.invokeExact(readfrom, cq, buf, count, src);
                 } catch (Throwable t) {
                     throw rethrow(t);
                 }
@@ -107,7 +121,7 @@ final class FfmDataPath implements DataPath {
 
             @Override
             public long readerr(long buf, long flags) {
-                return call(CALL3, readerr, cq, buf, flags);
+                return call(waitsOnPeers, readerr, cq, buf, flags);
             }
         };
     }
@@ -172,9 +186,12 @@ final class FfmDataPath implements DataPath {
         private final MemorySegment trecv;
         private final MemorySegment tsenddata;
         private final MemorySegment cancel;
+        /** Whether its calls may wait on a peer: linked as ordinary calls then. */
+        private final boolean waits;
 
-        FfmEndpointCalls(long ep) {
+        FfmEndpointCalls(long ep, boolean waitsOnPeers) {
             this.ep = ep;
+            this.waits = waitsOnPeers;
             long msg = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, ep + NativeOffsets.EP_MSG);
             long rma = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, ep + NativeOffsets.EP_RMA);
             long tagged = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, ep + NativeOffsets.EP_TAGGED);
@@ -197,7 +214,8 @@ final class FfmDataPath implements DataPath {
         @Override
         public long send(long buf, long len, long desc, long dest, long context) {
             try {
-                return (long) CALL6.invokeExact(send, ep, buf, len, desc, dest, context);
+                return waits ? (long) WAIT6.invokeExact(send, ep, buf, len, desc, dest, context)
+                        : (long) CALL6.invokeExact(send, ep, buf, len, desc, dest, context);
             } catch (Throwable t) {
                 throw rethrow(t);
             }
@@ -206,7 +224,8 @@ final class FfmDataPath implements DataPath {
         @Override
         public long recv(long buf, long len, long desc, long src, long context) {
             try {
-                return (long) CALL6.invokeExact(recv, ep, buf, len, desc, src, context);
+                return waits ? (long) WAIT6.invokeExact(recv, ep, buf, len, desc, src, context)
+                        : (long) CALL6.invokeExact(recv, ep, buf, len, desc, src, context);
             } catch (Throwable t) {
                 throw rethrow(t);
             }
@@ -215,7 +234,8 @@ final class FfmDataPath implements DataPath {
         @Override
         public long senddata(long buf, long len, long desc, long data, long dest, long context) {
             try {
-                return (long) CALL7.invokeExact(senddata, ep, buf, len, desc, data, dest, context);
+                return waits ? (long) WAIT7.invokeExact(senddata, ep, buf, len, desc, data, dest, context)
+                        : (long) CALL7.invokeExact(senddata, ep, buf, len, desc, data, dest, context);
             } catch (Throwable t) {
                 throw rethrow(t);
             }
@@ -224,7 +244,8 @@ final class FfmDataPath implements DataPath {
         @Override
         public long write(long buf, long len, long desc, long dest, long addr, long key, long context) {
             try {
-                return (long) CALL8.invokeExact(write, ep, buf, len, desc, dest, addr, key, context);
+                return waits ? (long) WAIT8.invokeExact(write, ep, buf, len, desc, dest, addr, key, context)
+                        : (long) CALL8.invokeExact(write, ep, buf, len, desc, dest, addr, key, context);
             } catch (Throwable t) {
                 throw rethrow(t);
             }
@@ -234,7 +255,9 @@ final class FfmDataPath implements DataPath {
         public long writedata(long buf, long len, long desc, long data, long dest, long addr, long key,
                 long context) {
             try {
-                return (long) CALL9.invokeExact(writedata, ep, buf, len, desc, data, dest, addr, key, context);
+                return waits
+                        ? (long) WAIT9.invokeExact(writedata, ep, buf, len, desc, data, dest, addr, key, context)
+                        : (long) CALL9.invokeExact(writedata, ep, buf, len, desc, data, dest, addr, key, context);
             } catch (Throwable t) {
                 throw rethrow(t);
             }
@@ -243,7 +266,8 @@ final class FfmDataPath implements DataPath {
         @Override
         public long read(long buf, long len, long desc, long src, long addr, long key, long context) {
             try {
-                return (long) CALL8.invokeExact(read, ep, buf, len, desc, src, addr, key, context);
+                return waits ? (long) WAIT8.invokeExact(read, ep, buf, len, desc, src, addr, key, context)
+                        : (long) CALL8.invokeExact(read, ep, buf, len, desc, src, addr, key, context);
             } catch (Throwable t) {
                 throw rethrow(t);
             }
@@ -251,22 +275,22 @@ final class FfmDataPath implements DataPath {
 
         @Override
         public long sendmsg(long msg, long flags) {
-            return call(CALL3, sendmsg, ep, msg, flags);
+            return call(waits, sendmsg, ep, msg, flags);
         }
 
         @Override
         public long recvmsg(long msg, long flags) {
-            return call(CALL3, recvmsg, ep, msg, flags);
+            return call(waits, recvmsg, ep, msg, flags);
         }
 
         @Override
         public long writemsg(long msg, long flags) {
-            return call(CALL3, writemsg, ep, msg, flags);
+            return call(waits, writemsg, ep, msg, flags);
         }
 
         @Override
         public long readmsg(long msg, long flags) {
-            return call(CALL3, readmsg, ep, msg, flags);
+            return call(waits, readmsg, ep, msg, flags);
         }
 
         @Override
@@ -280,13 +304,14 @@ final class FfmDataPath implements DataPath {
         }
 
         /** An eight-argument call of a function the provider may leave out: FI_ENOSYS then. */
-        private static long optionalCall(MemorySegment fn, long a, long b, long c, long d, long e, long f, long g,
+        private long optionalCall(MemorySegment fn, long a, long b, long c, long d, long e, long f, long g,
                 long h) {
             if (fn == null) {
                 return -FiErrno.FI_ENOSYS;
             }
             try {
-                return (long) CALL8.invokeExact(fn, a, b, c, d, e, f, g, h);
+                return waits ? (long) WAIT8.invokeExact(fn, a, b, c, d, e, f, g, h)
+                        : (long) CALL8.invokeExact(fn, a, b, c, d, e, f, g, h);
             } catch (Throwable t) {
                 throw rethrow(t);
             }
@@ -298,7 +323,8 @@ final class FfmDataPath implements DataPath {
                 return -FiErrno.FI_ENOSYS;
             }
             try {
-                return (long) CALL2.invokeExact(cancel, ep, context);
+                return waits ? (long) WAIT2.invokeExact(cancel, ep, context)
+                        : (long) CALL2.invokeExact(cancel, ep, context);
             } catch (Throwable t) {
                 throw rethrow(t);
             }
