@@ -26,8 +26,8 @@ final class ReceiveAnnouncer {
     /** Receive buffers larger than this and of up to {@link #taggedUpTo} bytes take a tagged message. */
     private final long eagerMax;
     private final long taggedUpTo;
+    /** What {@link #reserve} took for the tagged receives of the announcement right after it. */
     private final RmaOp[] taggedOps = new RmaOp[Limits.MAX_RECVS];
-    private int taggedReserved;
     /** Where the control messages go: the sender's mailbox, its slot size and keys. */
     private final long peerMailbox;
     private final int peerSlotBytes;
@@ -88,8 +88,7 @@ final class ReceiveAnnouncer {
             return false;
         }
         op = endpoint.pools.acquireOp();
-        taggedReserved = Integer.bitCount(tagged);
-        if (op == null || !endpoint.pools.acquireOps(taggedOps, taggedReserved)) {
+        if (op == null || !endpoint.pools.acquireOps(taggedOps, Integer.bitCount(tagged))) {
             if (op != null) {
                 endpoint.pools.releaseOp(op);
                 op = null;
