@@ -16,6 +16,11 @@
  *              (a control rail), WINDOW at first and one more for each write it has seen; the
  *              writer writes against an announcement, fi_write with a zero-byte fi_senddata
  *              posted right behind it on the same endpoint.
+ *   announced  the shape of ofinet's protocol on tcp with one data rail (writeNotice tagged), for
+ *              comparison: announcements as in rendezvous, but each announcement follows a
+ *              receive of the whole buffer (fi_recv) that the reader posts for it, and the writer
+ *              sends each transfer as one message (fi_send) against an announcement; no write, no
+ *              notice. The eager limit is raised as for send.
  *   send       no write at all, for comparison: each transfer a message (fi_send) into one of
  *              WINDOW receives the reader keeps posted. The program raises ofi_rxm's eager limit
  *              (FI_OFI_RXM_EAGER_LIMIT, unless set) to SIZE, so that rxm sends each message whole
@@ -237,6 +242,7 @@ struct rendezvous {
 	long window, warmup, iters;
 	fi_addr_t peer, peer_ctrl;
 	struct peer_info *theirs;
+	int message; /* announced: a message into a receive posted before each announcement, no write */
 };
 
 /*
@@ -268,13 +274,22 @@ static long reap_control(struct rendezvous *r)
 static void rendezvous_reader(struct rendezvous *r, struct fi_context *contexts)
 {
 	struct fi_cq_data_entry entry;
-	for (long i = 0; i < NOTICE_RECEIVES; i++)
+	for (long i = 0; i < NOTICE_RECEIVES && !r->message; i++)
 		CHECK(fi_recv(ep, r->small, 64, r->small_desc, FI_ADDR_UNSPEC, &contexts[i]));
-	long total = r->warmup + r->iters, announced = 0, seen = 0;
+	long total = r->warmup + r->iters, announced = 0, seen = 0, received = 0;
 	long phase_end[2] = { r->warmup, total };
 	for (int phase = 0; phase < 2; phase++) {
 		while (seen < phase_end[phase]) {
 			while (announced < total && announced < seen + r->window) {
+				if (r->message && received == announced) {
+					/* The receive for this transfer, before its announcement. */
+					ssize_t rc = fi_recv(ep, r->buf, r->size, r->desc, FI_ADDR_UNSPEC,
+							     &contexts[announced % r->window]);
+					if (rc == -FI_EAGAIN)
+						break;
+					CHECK(rc);
+					received++;
+				}
 				ssize_t rc = fi_senddata(ctrl_ep, r->ctrl_small, ANNOUNCEMENT_SIZE, r->ctrl_desc, announced,
 							 r->peer_ctrl, ring_context(announced));
 				if (rc == -FI_EAGAIN)
@@ -286,7 +301,8 @@ static void rendezvous_reader(struct rendezvous *r, struct fi_context *contexts)
 			uint64_t flags = poll_cq(&entry);
 			if (flags & FI_RECV) {
 				seen++;
-				CHECK(fi_recv(ep, r->small, 64, r->small_desc, FI_ADDR_UNSPEC, entry.op_context));
+				if (!r->message)
+					CHECK(fi_recv(ep, r->small, 64, r->small_desc, FI_ADDR_UNSPEC, entry.op_context));
 			}
 		}
 		ssize_t rc;
@@ -320,16 +336,17 @@ static double rendezvous_writer(struct rendezvous *r, struct fi_context *context
 			pending += reap_control(r);
 			while (pending > 0 && posted < phase_end[phase] && free_count > 0) {
 				long slot = next_free[free_count - 1];
-				ssize_t rc = fi_write(ep, r->buf, r->size, r->desc, r->peer, r->theirs->buf,
-						      r->theirs->key, &contexts[slot]);
+				ssize_t rc = r->message ? fi_send(ep, r->buf, r->size, r->desc, r->peer, &contexts[slot])
+					: fi_write(ep, r->buf, r->size, r->desc, r->peer, r->theirs->buf, r->theirs->key,
+						   &contexts[slot]);
 				if (rc == -FI_EAGAIN)
 					break;
 				CHECK(rc);
-				while ((rc = fi_senddata(ep, r->small + 128, 0, r->small_desc, posted, r->peer,
-							 &notices[slot])) == -FI_EAGAIN)
+				while (!r->message && (rc = fi_senddata(ep, r->small + 128, 0, r->small_desc, posted,
+									r->peer, &notices[slot])) == -FI_EAGAIN)
 					fi_cq_read(cq, &scratch, 0);
 				CHECK(rc);
-				awaiting[slot] = 2;
+				awaiting[slot] = r->message ? 1 : 2;
 				free_count--;
 				pending--;
 				posted++;
@@ -376,17 +393,17 @@ int main(int argc, char **argv)
 		case 'c': writer = 1; break;
 		default:
 			fprintf(stderr, "usage: fi_window -p PROVIDER -s SIZE -w WINDOW -n ITERS -W WARMUP"
-				" -m writedata|write-msg|rendezvous|send -P PORT [-c]\n");
+				" -m writedata|write-msg|rendezvous|announced|send -P PORT [-c]\n");
 			return 2;
 		}
 	}
-	int notice_msg = strcmp(scheme, "write-msg") == 0, rdv = strcmp(scheme, "rendezvous") == 0;
-	int send_msg = strcmp(scheme, "send") == 0;
+	int notice_msg = strcmp(scheme, "write-msg") == 0, announced = strcmp(scheme, "announced") == 0;
+	int rdv = strcmp(scheme, "rendezvous") == 0 || announced, send_msg = strcmp(scheme, "send") == 0;
 	if (!notice_msg && !rdv && !send_msg && strcmp(scheme, "writedata"))
-		die("unknown scheme (writedata, write-msg, rendezvous, send)", -FI_EINVAL);
+		die("unknown scheme (writedata, write-msg, rendezvous, announced, send)", -FI_EINVAL);
 	if (window < 1 || window > 1024)
 		die("window out of range 1..1024", -FI_EINVAL);
-	if (send_msg) {
+	if (send_msg || announced) {
 		char limit[32];
 		snprintf(limit, sizeof(limit), "%zu", size);
 		setenv("FI_OFI_RXM_EAGER_LIMIT", limit, 0);
@@ -423,7 +440,7 @@ int main(int argc, char **argv)
 	struct rendezvous r = {
 		.buf = buf, .small = small, .ctrl_small = ctrl_small, .desc = desc, .small_desc = small_desc,
 		.ctrl_desc = rdv ? fi_mr_desc(ctrl_mr) : NULL, .size = size, .window = window, .warmup = warmup,
-		.iters = iters, .peer = peer, .peer_ctrl = peer_ctrl, .theirs = &theirs,
+		.iters = iters, .peer = peer, .peer_ctrl = peer_ctrl, .theirs = &theirs, .message = announced,
 	};
 	if (rdv && writer) {
 		post_answer_receives(small, small_desc, &contexts[NOTICE_RECEIVES + 1024]);
