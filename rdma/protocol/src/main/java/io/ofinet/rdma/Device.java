@@ -72,8 +72,8 @@ public final class Device implements AutoCloseable {
                         throw new RdmaException(ErrorCategory.SYSTEM, "device " + spec.name() + " data rail "
                                 + rail.index() + ": no offer from " + rail.provider() + " on domain " + rail.domain()
                                 + " for RDM endpoints with messages and RMA" + ((hints.caps() & Fi.TAGGED) != 0
-                                ? " and tagged messages (writeNotice " + spec.parameters().writeNotice().jsonName() + ")"
-                                : ""));
+                                ? " and tagged messages (writeNotice "
+                                        + spec.parameters().writeNotice().jsonName() + ")" : ""));
                     }
                     fabric = provider.openFabric(offers.infos().get(0));
                     if (offers.infos().get(0).threading() != Fi.THREAD_SAFE && device.domainLock == null) {

@@ -4,6 +4,7 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.seq.MessageWindow;
+import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayDeque;
 
@@ -351,11 +352,11 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         if (request == null || request.seq != seq) {
             throw new RdmaException(ErrorCategory.REMOTE, "an error notice for receive " + seq + ", which is not posted");
         }
-        if (reason == io.ofinet.rdma.wire.Immediate.ERROR_SEND_FAILED) {
+        if (reason == Immediate.ERROR_SEND_FAILED) {
             request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes into buffer " + index
                     + " did not complete in time; a data rail may be down"));
         } else {
-            request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, reason == io.ofinet.rdma.wire.Immediate.ERROR_TRUNCATED
+            request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, reason == Immediate.ERROR_TRUNCATED
                     ? "irecv: the sender's message did not fit receive buffer " + index + " of " + request.capacity[index]
                             + " bytes (tag " + request.tag[index] + "); nothing was written"
                     : "irecv: the sender's tag matched no buffer of the posted receive"));
@@ -385,20 +386,15 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         ReceiveArguments.checkFlush(count, addresses, sizes, mrs);
         endpoint.lock();
         try {
-            FlushRequest request = flush(count, addresses, sizes, mrs);
+            if (closed) {
+                throw new RdmaException(ErrorCategory.INVALID_USAGE, "iflush: the receive communicator is closed");
+            }
+            FlushRequest request = flushes.post(count, addresses, sizes, mrs);
             endpoint.progressLocked();
             return request;
         } finally {
             endpoint.unlock();
         }
-    }
-
-    /** The part of {@link #iflush} that needs the endpoint: its arguments are checked. */
-    private FlushRequest flush(int count, long[] addresses, long[] sizes, MrHandle[] mrs) throws RdmaException {
-        if (closed) {
-            throw new RdmaException(ErrorCategory.INVALID_USAGE, "iflush: the receive communicator is closed");
-        }
-        return flushes.post(count, addresses, sizes, mrs);
     }
 
     @Override

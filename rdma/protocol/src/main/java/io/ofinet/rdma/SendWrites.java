@@ -13,10 +13,11 @@ import io.ofinet.rdma.wire.TaggedData;
 
 /**
  * What a connected send communicator puts on the wire: a send's striped writes into the buffer a
- * control message announced (or one tagged message, where the receiver asked for it), the notices that tell the receiver of a refused or failed send, and
- * the confirmation of its close. Every method takes the operations it needs from the endpoint's
- * pool, all or none, and returns false when they are short (the caller retries at the next
- * progress step). Touched only with the endpoint held.
+ * control message announced (or one tagged message, where the receiver asked for it), the notices
+ * that tell the receiver of a refused or failed send, and the confirmation of its close. Every
+ * method takes the operations it needs from the endpoint's pool, all or none, and returns false
+ * when they are short (the caller retries at the next progress step). Touched only with the
+ * endpoint held.
  */
 final class SendWrites {
     /** For notices whose fate nobody waits on. */

@@ -16,10 +16,11 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Heads over real {@code tcp;ofi_rxm} on loopback, where they are on by default when writes are
  * announced by messages (docs/PROTOCOL.md, "Heads"; with one data rail the default is tagged
- * messages, which take no heads, so the layout asks for writeNotice message): two communicators share a pair of endpoints and send large messages before their
- * receives are posted, so that each sends its head; the messages arrive whole, a head too large
- * for its receive fails that send and receive only, and its communicator and the other go on
- * (with sends below {@code eagerHeadMinSize}, which send none).
+ * messages, which take no heads, so the layout asks for writeNotice message): two communicators
+ * share a pair of endpoints and send large messages before their receives are posted, so that each
+ * sends its head; the messages arrive whole, a head too large for its receive fails that send and
+ * receive only, and its communicator and the other go on (with sends below {@code
+ * eagerHeadMinSize}, which send none).
  */
 @Timeout(120)
 class HeadsOverTcpIT extends TwoHostFixture {
