@@ -7,6 +7,7 @@ import io.ofinet.rdma.wire.Immediate;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * How an endpoint's communicators close. A close that waits for its peer — a send communicator
@@ -167,22 +168,21 @@ final class CommClosing {
         } finally {
             endpoint.unlock();
         }
-        while (waiting && mayWait(deadline)) {
-            endpoint.lock();
-            try {
-                waiting = !endpoint.isClosed() && !comm.closed && !comm.senderClose.writesEnded() && comm.liveness().dead == null;
-                if (waiting) {
-                    endpoint.progressEveryRail();
-                }
-            } catch (RdmaException e) {
-                LOG.log(Level.WARNING, "closing a receive communicator: {0}", e.getMessage());
-                waiting = false;
-            } finally {
-                endpoint.unlock();
-            }
-            Thread.yield();
+        if (waiting) {
+            progressWhile(() -> !comm.closed && !comm.senderClose.writesEnded() && comm.liveness().dead == null,
+                    deadline);
         }
-        cancelTagged(comm, deadline);
+        // The tagged receives still posted into the application's buffers are cancelled, and the
+        // close waits until the provider has answered each: nothing lands in them once it returns.
+        endpoint.lock();
+        try {
+            if (!endpoint.isClosed() && !comm.closed) {
+                comm.cancelTagged();
+            }
+        } finally {
+            endpoint.unlock();
+        }
+        progressWhile(() -> !comm.closed && comm.cancelTagged(), deadline);
         endpoint.lock();
         try {
             discard(comm);
@@ -192,28 +192,25 @@ final class CommClosing {
     }
 
     /**
-     * Cancels the tagged receives a receive communicator still has posted into the application's
-     * buffers, and waits (driving progress, within the close's deadline) until the provider has
-     * answered each, so that nothing lands in them once the close returns.
+     * Drives the endpoint's progress, one step at a time and holding the endpoint for each, while
+     * {@code waiting} (asked with the endpoint held) says so and the close may still wait.
      */
-    private void cancelTagged(RecvComm comm, long deadline) {
-        boolean pending = true;
-        while (pending) {
+    private void progressWhile(BooleanSupplier waiting, long deadline) {
+        boolean more = true;
+        while (more && mayWait(deadline)) {
             endpoint.lock();
             try {
-                pending = !endpoint.isClosed() && !comm.closed && comm.cancelTagged() && mayWait(deadline);
-                if (pending) {
+                more = !endpoint.isClosed() && waiting.getAsBoolean();
+                if (more) {
                     endpoint.progressEveryRail();
                 }
             } catch (RdmaException e) {
                 LOG.log(Level.WARNING, "closing a receive communicator: {0}", e.getMessage());
-                pending = false;
+                more = false;
             } finally {
                 endpoint.unlock();
             }
-            if (pending) {
-                Thread.yield();
-            }
+            Thread.yield();
         }
     }
 

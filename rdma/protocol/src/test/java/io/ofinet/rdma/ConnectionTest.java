@@ -40,6 +40,16 @@ class ConnectionTest {
         }
     }
 
+    /** Two endpoints of one device, {@code a} connected to {@code b}: a send and a receive communicator. */
+    record Loopback(RdmaEndpoint a, RdmaEndpoint b, SendComm send, RecvComm recv) {
+        static Loopback open(Device device) throws Exception {
+            RdmaEndpoint a = device.openEndpoint();
+            RdmaEndpoint b = device.openEndpoint();
+            Object[] pair = establish(a, b, b.listen());
+            return new Loopback(a, b, (SendComm) pair[0], (RecvComm) pair[1]);
+        }
+    }
+
     /** Drives both sides until connect and accept have both returned their communicator. */
     static Object[] establish(RdmaEndpoint connector, RdmaEndpoint listener, ListenComm listen) throws Exception {
         SendComm send = null;

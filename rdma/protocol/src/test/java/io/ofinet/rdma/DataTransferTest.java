@@ -12,7 +12,6 @@ import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
-import io.ofinet.mr.Use;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import org.junit.jupiter.api.AfterEach;
@@ -26,7 +25,6 @@ import java.util.List;
 /** Moving bytes between two connected hosts on the in-memory provider. */
 @Timeout(120)
 class DataTransferTest extends TwoHostFixture {
-    private static final int CANARY = 64;
     private static final String SMALL_STRIPES = "\"minStripeSize\": 4096, \"eagerMaxSize\": 4096";
 
     private SendComm send;
@@ -42,27 +40,8 @@ class DataTransferTest extends TwoHostFixture {
         recv = (RecvComm) pair[1];
     }
 
-    /** Sends {@code sendSize} bytes into a {@code recvSize}-byte buffer followed by canary bytes; checks all. */
     private void transfer(long sendSize, long recvSize, int tag) throws Exception {
-        HostBuffer src = buffer(sendSize).pattern((int) (sendSize * 7 + tag));
-        HostBuffer dst = buffer(recvSize + CANARY).fill((byte) 0x5A);
-        MrHandle srcMr = register(a, deviceA, src);
-        MrHandle dstMr = register(b, deviceB, dst);
-        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {recvSize}, new int[] {tag},
-                new MrHandle[] {dstMr});
-        assertNotNull(r);
-        SendRequest s = send.isend(src.address, sendSize, tag, srcMr);
-        assertNotNull(s);
-        long[] sizes = new long[1];
-        await(s, null);
-        await(r, sizes);
-        assertEquals(sendSize, sizes[0], "received size");
-        if (sendSize > 0) {
-            assertArrayEquals(src.bytes(0, (int) sendSize), dst.bytes(0, (int) sendSize), "payload of " + sendSize);
-        }
-        for (long i = recvSize; i < recvSize + CANARY; i++) {
-            assertEquals(0x5A, dst.get(i), "canary byte " + i + " past the receive buffer");
-        }
+        transfer(send, recv, sendSize, recvSize, tag);
     }
 
     @ParameterizedTest
@@ -157,13 +136,7 @@ class DataTransferTest extends TwoHostFixture {
     void groupedReceiveMatchesSendsByTag() throws Exception {
         connect(MemProvider.builder().domains(2).build(), 2, SMALL_STRIPES);
         HostBuffer[] dst = {buffer(10000), buffer(10000), buffer(10000)};
-        MrHandle[] dstMr = new MrHandle[3];
-        long[] addresses = new long[3];
-        for (int i = 0; i < 3; i++) {
-            dstMr[i] = register(b, deviceB, dst[i]);
-            addresses[i] = dst[i].address;
-        }
-        RecvRequest r = recv.irecv(3, addresses, new long[] {10000, 10000, 10000}, new int[] {7, 8, 9}, dstMr);
+        RecvRequest r = irecvGroup(recv, dst, 10000, 7, 8, 9);
         int[] tags = {9, 7, 8};
         long[] lengths = {9000, 700, 80};
         HostBuffer[] src = new HostBuffer[3];

@@ -27,7 +27,6 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 @Timeout(120)
 class TaggedDataTest extends TwoHostFixture {
-    private static final int CANARY = 64;
     private static final int EAGER = 4096;
     private static final String TAGGED = "\"minStripeSize\": 4096, \"eagerMaxSize\": 4096, \"writeNotice\": \"tagged\"";
 
@@ -55,26 +54,27 @@ class TaggedDataTest extends TwoHostFixture {
         return r;
     }
 
-    /** Sends {@code sendSize} bytes into a {@code recvSize}-byte buffer followed by canary bytes; checks all. */
     private void transfer(long sendSize, long recvSize, int tag) throws Exception {
-        HostBuffer src = buffer(sendSize).pattern((int) (sendSize * 7 + tag));
-        HostBuffer dst = buffer(recvSize + CANARY).fill((byte) 0x5A);
-        RecvRequest r = irecv(dst, recvSize, tag);
-        SendRequest s = send.isend(src.address, sendSize, tag, register(a, deviceA, src));
-        assertNotNull(s);
-        long[] sizes = new long[1];
-        await(s, null);
-        await(r, sizes);
-        assertEquals(sendSize, sizes[0], "received size");
-        if (sendSize > 0) {
-            assertArrayEquals(src.bytes(0, (int) sendSize), dst.bytes(0, (int) sendSize), "payload of " + sendSize);
-        }
-        assertCanary(dst, recvSize);
+        transfer(send, recv, sendSize, recvSize, tag);
     }
 
     private static void assertCanary(HostBuffer dst, long from) {
         for (long i = from; i < dst.size; i++) {
             assertEquals(0x5A, dst.get(i), "byte " + i + " was written");
+        }
+    }
+
+    /**
+     * Sends {@code bytes} of {@code from} as a tagged message with {@code tag} from the sender's
+     * data rail {@code rail} to the receiver's, past the protocol: what a peer that lies would send.
+     */
+    private void forge(int rail, HostBuffer from, MrHandle mr, long bytes, long tag) throws Exception {
+        a.lock();
+        try {
+            assertEquals(0, a.railSet.dataEndpoint(rail).tsenddata(from.address, bytes, mr.descriptor(RailKind.DATA,
+                    rail), 0, send.connection().dataPeer(rail), tag, 0));
+        } finally {
+            a.unlock();
         }
     }
 
@@ -153,13 +153,7 @@ class TaggedDataTest extends TwoHostFixture {
     void aGroupedReceiveTakesEachTaggedMessageInTheBufferWithItsTag() throws Exception {
         connect(MemProvider.builder().domains(2).outOfOrderCompletions(7).build(), 2);
         HostBuffer[] dst = {buffer(20000), buffer(20000), buffer(20000)};
-        MrHandle[] dstMr = new MrHandle[3];
-        long[] addresses = new long[3];
-        for (int i = 0; i < 3; i++) {
-            dstMr[i] = register(b, deviceB, dst[i]);
-            addresses[i] = dst[i].address;
-        }
-        RecvRequest r = recv.irecv(3, addresses, new long[] {20000, 20000, 20000}, new int[] {7, 8, 9}, dstMr);
+        RecvRequest r = irecvGroup(recv, dst, 20000, 7, 8, 9);
         controlArrives();
         int[] tags = {9, 7, 8};
         long[] lengths = {19000, 7000, 0};
@@ -209,13 +203,7 @@ class TaggedDataTest extends TwoHostFixture {
         controlArrives();
         HostBuffer big = buffer(16384).fill((byte) 0xEE);
         MrHandle bigMr = register(a, deviceA, big);
-        a.lock();
-        try {
-            assertEquals(0, a.railSet.dataEndpoint(0).tsenddata(big.address, 16384, bigMr.descriptor(RailKind.DATA, 0),
-                    0, send.connection().dataPeer(0), TaggedData.tag(recv.token(), recv.id(), 0, 0), 0));
-        } finally {
-            a.unlock();
-        }
+        forge(0, big, bigMr, 16384, TaggedData.tag(recv.token(), recv.id(), 0, 0));
         RdmaException e = assertThrows(RdmaException.class, () -> await(r, new long[1]));
         assertEquals(ErrorCategory.REMOTE, e.category());
         assertTrue(e.getMessage().contains("the message into buffer 0 failed")
@@ -241,15 +229,8 @@ class TaggedDataTest extends TwoHostFixture {
         controlArrives();
         long[] wrongTags = {TaggedData.tag(recv.token() + 1, recv.id(), 0, 0), TaggedData.tag(recv.token(), recv.id(),
                 1, 0), TaggedData.tag(recv.token(), recv.id() + 1, 0, 0)};
-        long dest = send.connection().dataPeer(0);
         for (long tag : wrongTags) {
-            a.lock();
-            try {
-                assertEquals(0, a.railSet.dataEndpoint(0).tsenddata(forged.address, 65536,
-                        forgedMr.descriptor(RailKind.DATA, 0), 0, dest, tag, 0));
-            } finally {
-                a.unlock();
-            }
+            forge(0, forged, forgedMr, 65536, tag);
         }
         spin(50);
         assertCanary(dst, 0);
@@ -296,14 +277,7 @@ class TaggedDataTest extends TwoHostFixture {
         HostBuffer late = buffer(65536).fill((byte) 0xEE);
         MrHandle lateMr = register(a, deviceA, late);
         for (int seq = 0; seq < 2; seq++) {
-            a.lock();
-            try {
-                assertEquals(0, a.railSet.dataEndpoint(seq).tsenddata(late.address, 65536,
-                        lateMr.descriptor(RailKind.DATA, seq), 0, send.connection().dataPeer(seq),
-                        TaggedData.tag(token, id, seq, 0), 0));
-            } finally {
-                a.unlock();
-            }
+            forge(seq, late, lateMr, 65536, TaggedData.tag(token, id, seq, 0)); // receive seq's rail is seq
         }
         spin(50);
         assertEquals(0, b.counts().taggedReceived());

@@ -19,13 +19,11 @@ public final class TaggedLimitPeer {
         try (Device device = Device.open(new OfiProvider(), Layouts.device("tcp;ofi_rxm", new String[] {"lo"}, ""));
                 HostBuffer src = new HostBuffer(2 << 20).pattern(3);
                 HostBuffer dst = new HostBuffer(2 << 20)) {
-            RdmaEndpoint a = device.openEndpoint();
-            RdmaEndpoint b = device.openEndpoint();
-            Object[] pair = ConnectionTest.establish(a, b, b.listen());
-            SendComm send = (SendComm) pair[0];
-            RecvComm recv = (RecvComm) pair[1];
-            MrHandle srcMr = a.registerUserBuffer(src.address, src.size);
-            MrHandle dstMr = b.registerUserBuffer(dst.address, dst.size);
+            ConnectionTest.Loopback pair = ConnectionTest.Loopback.open(device);
+            SendComm send = pair.send();
+            RecvComm recv = pair.recv();
+            MrHandle srcMr = pair.a().registerUserBuffer(src.address, src.size);
+            MrHandle dstMr = pair.b().registerUserBuffer(dst.address, dst.size);
             for (int size : sizes) {
                 RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {size}, new int[] {1},
                         new MrHandle[] {dstMr});
@@ -41,8 +39,8 @@ public final class TaggedLimitPeer {
                     throw new AssertionError(size + " bytes did not arrive whole");
                 }
             }
-            System.out.println("tagged " + a.pools.counts.taggedSent() + " written "
-                    + a.pools.counts.writesNoticed());
+            OpCounts counts = pair.a().counts();
+            System.out.println("tagged " + counts.taggedSent() + " written " + counts.writesNoticed());
             srcMr.close();
             dstMr.close();
             send.close();

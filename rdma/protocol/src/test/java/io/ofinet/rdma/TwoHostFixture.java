@@ -1,5 +1,9 @@
 package io.ofinet.rdma;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
 import io.ofinet.config.DeviceSpec;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.HostBuffer;
@@ -52,6 +56,51 @@ abstract class TwoHostFixture {
         MrHandle mr = device.registrar().register(endpoint.rails(), buffer.address, buffer.size, Use.USER_BUFFER);
         resources.add(mr::close);
         return mr;
+    }
+
+    /**
+     * Posts on {@code recv} a grouped receive into {@code dst}, each buffer {@code size} bytes and
+     * registered on {@code b}, buffer i with {@code tags[i]}.
+     */
+    RecvRequest irecvGroup(RecvComm recv, HostBuffer[] dst, long size, int... tags) throws Exception {
+        MrHandle[] mrs = new MrHandle[dst.length];
+        long[] addresses = new long[dst.length];
+        long[] sizes = new long[dst.length];
+        for (int i = 0; i < dst.length; i++) {
+            mrs[i] = register(b, deviceB, dst[i]);
+            addresses[i] = dst[i].address;
+            sizes[i] = size;
+        }
+        return recv.irecv(dst.length, addresses, sizes, tags, mrs);
+    }
+
+    /** Bytes past each receive buffer of {@link #transfer} that must stay untouched. */
+    static final int CANARY = 64;
+
+    /**
+     * Sends {@code sendSize} bytes over {@code send} into a {@code recvSize}-byte buffer of {@code
+     * recv} followed by canary bytes, and checks the size, the payload and the canary.
+     */
+    void transfer(SendComm send, RecvComm recv, long sendSize, long recvSize, int tag) throws Exception {
+        HostBuffer src = buffer(sendSize).pattern((int) (sendSize * 7 + tag));
+        HostBuffer dst = buffer(recvSize + CANARY).fill((byte) 0x5A);
+        MrHandle srcMr = register(a, deviceA, src);
+        MrHandle dstMr = register(b, deviceB, dst);
+        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {recvSize}, new int[] {tag},
+                new MrHandle[] {dstMr});
+        assertNotNull(r);
+        SendRequest s = send.isend(src.address, sendSize, tag, srcMr);
+        assertNotNull(s);
+        long[] sizes = new long[1];
+        await(s, null);
+        await(r, sizes);
+        assertEquals(sendSize, sizes[0], "received size");
+        if (sendSize > 0) {
+            assertArrayEquals(src.bytes(0, (int) sendSize), dst.bytes(0, (int) sendSize), "payload of " + sendSize);
+        }
+        for (long i = recvSize; i < recvSize + CANARY; i++) {
+            assertEquals(0x5A, dst.get(i), "canary byte " + i + " past the receive buffer");
+        }
     }
 
     /** Drives both sides until the request is done; its failure is thrown. */
