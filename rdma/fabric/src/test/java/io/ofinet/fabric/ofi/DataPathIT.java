@@ -91,7 +91,7 @@ class DataPathIT {
                 }
                 count[0]++;
             });
-            assertEquals(50_000, count[0]);
+            assertTrue(count[0] >= 50_000, "rounds run: " + count[0]); // and on while the JIT compilers work
             assertTrue(perRound < 8, "the " + OfiProvider.dataPathName() + " data path allocated "
                     + perRound + " bytes per round");
         }

@@ -1,5 +1,6 @@
 package io.ofinet.fabric.testing;
 
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 
 /** Bytes the current thread allocates per run of a piece of work, from the JVM's per-thread counter. */
@@ -14,15 +15,38 @@ public final class Allocations {
     private Allocations() {
     }
 
+    /** How long the JIT compilers must have been idle before the counted runs start. */
+    private static final long JIT_IDLE_NANOS = 300_000_000L;
+    /** How long the warm-up waits for that at most. */
+    private static final long JIT_WAIT_NANOS = 15_000_000_000L;
+
     /**
-     * Runs {@code work} {@code warmups} times (class loading, JIT compilation), then {@code runs}
-     * times counted, and returns the bytes the current thread allocated per counted run.
+     * Runs {@code work} {@code warmups} times (class loading, JIT compilation), and on until the JIT
+     * compilers have been idle for 300 ms (at most 15 s more: code still running in a lower tier
+     * may allocate what the final one does not), then {@code runs} times counted, and returns the
+     * bytes the current thread allocated per counted run.
      */
     public static long perRun(int warmups, int runs, Work work) throws Exception {
         com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         for (int i = 0; i < warmups; i++) {
             work.run();
+        }
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit != null && jit.isCompilationTimeMonitoringSupported()) {
+            long start = System.nanoTime();
+            long compiled = jit.getTotalCompilationTime();
+            long idleSince = start;
+            while (System.nanoTime() - idleSince < JIT_IDLE_NANOS && System.nanoTime() - start < JIT_WAIT_NANOS) {
+                for (int i = 0; i < 1000; i++) {
+                    work.run();
+                }
+                long now = jit.getTotalCompilationTime();
+                if (now != compiled) {
+                    compiled = now;
+                    idleSince = System.nanoTime();
+                }
+            }
         }
         long before = threads.getCurrentThreadAllocatedBytes();
         for (int i = 0; i < runs; i++) {
