@@ -213,19 +213,19 @@ final class FfmDataPath implements DataPath {
 
         @Override
         public long send(long buf, long len, long desc, long dest, long context) {
-            try {
-                return waits ? (long) WAIT6.invokeExact(send, ep, buf, len, desc, dest, context)
-                        : (long) CALL6.invokeExact(send, ep, buf, len, desc, dest, context);
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            return call6(send, buf, len, desc, dest, context);
         }
 
         @Override
         public long recv(long buf, long len, long desc, long src, long context) {
+            return call6(recv, buf, len, desc, src, context);
+        }
+
+        /** A call of the endpoint's function {@code fn} with five arguments after the endpoint. */
+        private long call6(MemorySegment fn, long a, long b, long c, long d, long e) {
             try {
-                return waits ? (long) WAIT6.invokeExact(recv, ep, buf, len, desc, src, context)
-                        : (long) CALL6.invokeExact(recv, ep, buf, len, desc, src, context);
+                return waits ? (long) WAIT6.invokeExact(fn, ep, a, b, c, d, e)
+                        : (long) CALL6.invokeExact(fn, ep, a, b, c, d, e);
             } catch (Throwable t) {
                 throw rethrow(t);
             }
@@ -243,12 +243,7 @@ final class FfmDataPath implements DataPath {
 
         @Override
         public long write(long buf, long len, long desc, long dest, long addr, long key, long context) {
-            try {
-                return waits ? (long) WAIT8.invokeExact(write, ep, buf, len, desc, dest, addr, key, context)
-                        : (long) CALL8.invokeExact(write, ep, buf, len, desc, dest, addr, key, context);
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            return call8(write, buf, len, desc, dest, addr, key, context);
         }
 
         @Override
@@ -265,12 +260,7 @@ final class FfmDataPath implements DataPath {
 
         @Override
         public long read(long buf, long len, long desc, long src, long addr, long key, long context) {
-            try {
-                return waits ? (long) WAIT8.invokeExact(read, ep, buf, len, desc, src, addr, key, context)
-                        : (long) CALL8.invokeExact(read, ep, buf, len, desc, src, addr, key, context);
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            return call8(read, buf, len, desc, src, addr, key, context);
         }
 
         @Override
@@ -295,23 +285,19 @@ final class FfmDataPath implements DataPath {
 
         @Override
         public long trecv(long buf, long len, long desc, long src, long tag, long ignore, long context) {
-            return optionalCall(trecv, ep, buf, len, desc, src, tag, ignore, context);
+            return trecv == null ? -FiErrno.FI_ENOSYS : call8(trecv, buf, len, desc, src, tag, ignore, context);
         }
 
         @Override
         public long tsenddata(long buf, long len, long desc, long data, long dest, long tag, long context) {
-            return optionalCall(tsenddata, ep, buf, len, desc, data, dest, tag, context);
+            return tsenddata == null ? -FiErrno.FI_ENOSYS : call8(tsenddata, buf, len, desc, data, dest, tag, context);
         }
 
-        /** An eight-argument call of a function the provider may leave out: FI_ENOSYS then. */
-        private long optionalCall(MemorySegment fn, long a, long b, long c, long d, long e, long f, long g,
-                long h) {
-            if (fn == null) {
-                return -FiErrno.FI_ENOSYS;
-            }
+        /** A call of the endpoint's function {@code fn} with seven arguments after the endpoint. */
+        private long call8(MemorySegment fn, long a, long b, long c, long d, long e, long f, long g) {
             try {
-                return waits ? (long) WAIT8.invokeExact(fn, a, b, c, d, e, f, g, h)
-                        : (long) CALL8.invokeExact(fn, a, b, c, d, e, f, g, h);
+                return waits ? (long) WAIT8.invokeExact(fn, ep, a, b, c, d, e, f, g)
+                        : (long) CALL8.invokeExact(fn, ep, a, b, c, d, e, f, g);
             } catch (Throwable t) {
                 throw rethrow(t);
             }
