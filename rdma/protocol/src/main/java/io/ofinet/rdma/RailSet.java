@@ -120,8 +120,7 @@ final class RailSet {
      * FI_TAGGED, and writes are announced by messages.
      */
     private boolean tagged(WriteNotice notice) {
-        boolean wanted = notice == WriteNotice.TAGGED || notice == WriteNotice.AUTO && dataRails == 1
-                && providers().stream().allMatch(RailSet::crashesOnCutImmediates);
+        boolean wanted = providers().stream().allMatch(p -> wantsTagged(notice, p, dataRails));
         boolean granted = infos.subList(0, dataRails).stream().allMatch(i -> (i.caps() & Fi.TAGGED) != 0);
         if (wanted && !granted) {
             LOG.log(System.Logger.Level.WARNING, "writeNotice: tagged messages need FI_TAGGED on every data rail;"
