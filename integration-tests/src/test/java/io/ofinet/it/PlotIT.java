@@ -20,12 +20,12 @@ import org.junit.jupiter.api.io.TempDir;
 /** Plots drawn by gnuplot from ofinet-perf CSV files: a PNG and an SVG with what they must show. */
 class PlotIT {
     private static final String HEADER = "test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong,"
-            + "disp_pct,reps,iters\n";
+            + "disp_pct,reps,iters,redone\n";
 
     private static Path csv(Path dir, String name, String provider, double scale) throws IOException {
         StringBuilder rows = new StringBuilder(HEADER);
         for (long size = 8; size <= 1 << 20; size *= 8) {
-            rows.append(String.format(java.util.Locale.ROOT, "pingpong,%s,2,%d,%d,float,%.3f,%.4f,%.4f,0,5.0,5,1000%n",
+            rows.append(String.format(java.util.Locale.ROOT, "pingpong,%s,2,%d,%d,float,%.3f,%.4f,%.4f,0,5.0,5,1000,0%n",
                     provider, size, size / 4, scale * (3 + size / 1e4), size / 1e4, size / 1e4));
         }
         return Files.writeString(dir.resolve(name + ".csv"), rows.toString());

@@ -88,8 +88,8 @@ public final class OfinetPerf implements Callable<Integer> {
     int window;
 
     @Option(names = "--jit-quiet", defaultValue = "500", description = "each untimed pass goes on until the"
-            + " JIT compilers of every rank have been idle this many ms (at most 30 s; 0: do not wait)"
-            + " (default: ${DEFAULT-VALUE})")
+            + " JIT compilers of every rank have been idle this many ms (at most 30 s), and a warm-up or"
+            + " repetition during which they worked is run again; 0: neither (default: ${DEFAULT-VALUE})")
     long jitQuietMs;
 
     @Option(names = "--chunk", defaultValue = "4M", converter = Sizes.class, description = "allreduce: the largest"
@@ -301,7 +301,7 @@ public final class OfinetPerf implements Callable<Integer> {
         if (rv.rank() == 0 && (csv != null || plot != null)) {
             Path table = csv != null ? csv : Files.createTempFile("ofinet-perf", ".csv");
             try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(table, StandardCharsets.UTF_8))) {
-                w.println("test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong,disp_pct,reps,iters");
+                w.println("test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong,disp_pct,reps,iters,redone");
                 for (String row : bench.csvRows) {
                     w.println(row);
                 }

@@ -19,11 +19,13 @@ import java.util.Locale;
  * JIT's compilations, and the connections through set-up. On two cores a compiler still at work
  * steals a core from the data path for milliseconds at a time: the 1 MiB allreduce measured 2–4
  * times slower right after the old one-second warm-up than after six seconds; and sizes take different
- * paths (eager messages, rendezvous writes), so a later size met code not yet compiled. Each size then runs its warm-up and {@code --reps} timed repetitions of {@code
- * --iters} iterations — by default as many as take about {@value #REPETITION_NANOS} ns, from a short
- * calibration that rank 0 times and broadcasts — fewer for large sizes (at most 256 MiB moved per
- * repetition) and at least 10; the table shows the median repetition and the spread of all of
- * them, (max - min) / median, in {@code disp(%)}.
+ * paths (eager messages, rendezvous writes), so a later size met code not yet compiled. Each size
+ * then runs its warm-up and {@code --reps} timed repetitions of {@code --iters} iterations — by
+ * default as many as take about {@value #REPETITION_NANOS} ns, from a short calibration that rank 0
+ * times and broadcasts — fewer for large sizes (at most 256 MiB moved per repetition) and at least
+ * 10; the table shows the median repetition and the spread of all of them, (max - min) / median, in
+ * {@code disp(%)}. A warm-up or a repetition during which a rank's JIT compilers worked is run
+ * again ({@link JitGate}); the CSV's {@code redone} counts the repetitions run again.
  */
 final class PerfBench {
     /** The untimed pass before each size lasts at least this long. */
@@ -246,18 +248,19 @@ final class PerfBench {
         double dispersion = 0;
         double factor = 0;
         int iterations = 0;
+        int redone = 0;
         if (t.equals("check")) {
             wrong = check(size, data, mr);
         } else if (quiet) {
             untimedPass(t, size, a, b, out, count, data, mr);
             return;
         } else {
-            timed(t, Math.min(options.warmup, maxIterations(size)), a, b, out, count, mr);
+            JitGate gate = new JitGate(new JitActivity(options.jitQuietMs), mine -> busyRanks(mine, data, mr) > 0);
+            JitGate.Rounds rounds = k -> timed(t, k, a, b, out, count, mr);
+            gate.warmUp(rounds, Math.min(options.warmup, maxIterations(size)));
             iterations = iterations(t, size, a, b, out, count, data, mr);
-            double[] times = new double[options.reps];
-            for (int k = 0; k < times.length; k++) {
-                times[k] = timed(t, iterations, a, b, out, count, mr);
-            }
+            double[] times = gate.repetitions(rounds, iterations, options.reps);
+            redone = gate.redone();
             Arrays.sort(times);
             timeUs = times[times.length / 2];
             dispersion = timeUs == 0 ? 0 : (times[times.length - 1] - times[0]) / timeUs * 100;
@@ -323,10 +326,14 @@ final class PerfBench {
             double algbw = timeUs == 0 ? 0 : size / (timeUs * 1e3);
             System.out.printf(Locale.ROOT, "%13d %12d %8s %11.2f %12.3f %12.3f %7d %8.1f%n", size, size / 4, "float",
                     timeUs, algbw, algbw * factor, wrong, dispersion);
+            if (redone > 0) {
+                System.out.printf(Locale.ROOT, "#   %d of the repetitions above were run again: a JIT compiler worked"
+                        + " during them%n", redone);
+            }
             System.out.flush();
-            csvRows.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,float,%.3f,%.4f,%.4f,%d,%.2f,%d,%d", t,
+            csvRows.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,float,%.3f,%.4f,%.4f,%d,%.2f,%d,%d,%d", t,
                     options.provider, n, size, size / 4, timeUs, algbw, algbw * factor, wrong, dispersion,
-                    t.equals("check") ? 0 : options.reps, iterations));
+                    t.equals("check") ? 0 : options.reps, iterations, redone));
         }
     }
 
