@@ -13,6 +13,8 @@ package io.ofinet.it.perf;
 final class JitGate {
     /** The most times a size's warm-up runs. */
     static final int MAX_WARMUPS = 10;
+    /** Repetitions a call may run again even when it times fewer. */
+    static final int MIN_REDO_BUDGET = 3;
 
     /** Runs {@code iterations} of the test, returning its time per iteration. */
     @FunctionalInterface
@@ -51,15 +53,17 @@ final class JitGate {
     /**
      * Times {@code reps} repetitions of {@code iterations}. One during which any rank's compilers
      * worked is run again, after the warm-up of the last {@link #warmUp} until the compilers are
-     * quiet, at most {@code reps} times in all for the call ({@link #redone}).
+     * quiet, at most {@code reps} or {@link #MIN_REDO_BUDGET} times in all, whichever is more, for
+     * the call ({@link #redone}).
      */
     double[] repetitions(Rounds rounds, int iterations, int reps) throws Exception {
         double[] times = new double[reps];
         redone = 0;
+        int budget = Math.max(reps, MIN_REDO_BUDGET);
         for (int k = 0; k < reps; k++) {
             long before = jit.work();
             times[k] = rounds.run(iterations);
-            if (redone < reps && vote.any(jit.workedSince(before))) {
+            if (redone < budget && vote.any(jit.workedSince(before))) {
                 redone++;
                 k--;
                 warmUp(rounds, warmUpIterations);

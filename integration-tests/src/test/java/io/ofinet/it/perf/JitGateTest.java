@@ -68,22 +68,28 @@ class JitGateTest {
     }
 
     @Test
-    void repetitionsAreRunAgainAtMostAsOftenAsThereAreRepetitions() throws Exception {
+    void repetitionsAreRunAgainAtMostAsOftenAsThereAreRepetitionsOrTheLeastBudget() throws Exception {
         JitActivity jit = new JitActivity(500, work::get);
         List<Integer> runs = new ArrayList<>();
         JitGate gate = new JitGate(jit, mine -> mine);
         JitGate.Rounds rounds = iterations -> {
             runs.add(iterations);
-            if (iterations == 1) {
+            if (iterations < 100) {
                 work.addAndGet(10 * MS);
             }
             return runs.size();
         };
         gate.warmUp(rounds, 100);
         double[] times = gate.repetitions(rounds, 1, 2);
-        assertEquals(List.of(100, 1, 100, 1, 100, 1, 1), runs);
-        assertEquals(2, gate.redone());
-        assertArrayEquals(new double[] {6, 7}, times, "once the budget is spent the runs are kept as they are");
+        assertEquals(3, JitGate.MIN_REDO_BUDGET);
+        assertEquals(List.of(100, 1, 100, 1, 100, 1, 100, 1, 1), runs);
+        assertEquals(3, gate.redone());
+        assertArrayEquals(new double[] {8, 9}, times, "once the budget is spent the runs are kept as they are");
+        runs.clear();
+        times = gate.repetitions(rounds, 2, 5);
+        assertEquals(5, gate.redone(), "five repetitions may run again five times");
+        assertEquals(15, runs.size());
+        assertEquals(5, times.length);
     }
 
     @Test
