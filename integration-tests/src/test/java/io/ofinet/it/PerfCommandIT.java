@@ -43,8 +43,8 @@ class PerfCommandIT {
             String svg = Files.readString(dir.resolve("plot.svg"), StandardCharsets.UTF_8);
             assertTrue(svg.contains("ofinet pingpong: tcp;ofi_rxm, 1 data rail on lo, data path"), "plot title: " + svg);
             List<String> rows = Files.readAllLines(csv, StandardCharsets.UTF_8);
-            assertEquals("test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong,disp_pct,reps,iters,redone",
-                    rows.get(0));
+            assertEquals("test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong,disp_pct,reps,iters,"
+                    + "redone", rows.get(0));
             assertEquals(4, rows.size(), rows.toString());
             for (String row : rows.subList(1, rows.size())) {
                 String[] f = row.split(",");
@@ -53,7 +53,8 @@ class PerfCommandIT {
                 assertEquals("2", f[11], "repetitions: " + row);
                 assertEquals("20", f[12], "iterations per repetition: " + row);
                 int redone = Integer.parseInt(f[13]);
-                assertTrue(redone >= 0 && redone <= 2, "repetitions run again, at most as many as asked for: " + row);
+                // The budget: as many as the repetitions asked for, and at least 3.
+                assertTrue(redone >= 0 && redone <= 3, "repetitions run again, within the budget: " + row);
             }
         } finally {
             p.descendants().forEach(ProcessHandle::destroyForcibly);

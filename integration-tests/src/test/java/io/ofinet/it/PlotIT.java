@@ -25,8 +25,9 @@ class PlotIT {
     private static Path csv(Path dir, String name, String provider, double scale) throws IOException {
         StringBuilder rows = new StringBuilder(HEADER);
         for (long size = 8; size <= 1 << 20; size *= 8) {
-            rows.append(String.format(java.util.Locale.ROOT, "pingpong,%s,2,%d,%d,float,%.3f,%.4f,%.4f,0,5.0,5,1000,0%n",
-                    provider, size, size / 4, scale * (3 + size / 1e4), size / 1e4, size / 1e4));
+            rows.append(String.format(java.util.Locale.ROOT,
+                    "pingpong,%s,2,%d,%d,float,%.3f,%.4f,%.4f,0,5.0,5,1000,0%n", provider, size, size / 4,
+                    scale * (3 + size / 1e4), size / 1e4, size / 1e4));
         }
         return Files.writeString(dir.resolve(name + ".csv"), rows.toString());
     }

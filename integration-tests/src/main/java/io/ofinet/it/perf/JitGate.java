@@ -38,7 +38,10 @@ final class JitGate {
         this.vote = vote;
     }
 
-    /** Runs the warm-up of {@code iterations} until no rank's compilers worked during it, at most {@link #MAX_WARMUPS} times. */
+    /**
+     * Runs the warm-up of {@code iterations} until no rank's compilers worked during it, at most
+     * {@link #MAX_WARMUPS} times.
+     */
     void warmUp(Rounds rounds, int iterations) throws Exception {
         warmUpIterations = iterations;
         for (int n = 0; n < MAX_WARMUPS; n++) {

@@ -129,7 +129,8 @@ class JitGateTest {
         while (JitActivity.compilerCpuNanos(tasks) == before && System.nanoTime() < deadline) {
             sum += hot(sum);
         }
-        assertTrue(JitActivity.compilerCpuNanos(tasks) > before, "compiling a hot method shows as compiler time " + sum);
+        assertTrue(JitActivity.compilerCpuNanos(tasks) > before,
+                "compiling a hot method shows as compiler time " + sum);
     }
 
     /** Code this JVM has not compiled before the test calls it. */
