@@ -30,23 +30,26 @@ final class JitGate {
 
     private final JitActivity jit;
     private final Vote vote;
+    private final Rounds rounds;
+    private final int warmUpIterations;
     private int redone;
-    private int warmUpIterations;
-
-    JitGate(JitActivity jit, Vote vote) {
-        this.jit = jit;
-        this.vote = vote;
-    }
 
     /**
-     * Runs the warm-up of {@code iterations} until no rank's compilers worked during it, at most
-     * {@link #MAX_WARMUPS} times.
+     * @param rounds the test, for the warm-up and the repetitions
+     * @param warmUpIterations the iterations of one warm-up
      */
-    void warmUp(Rounds rounds, int iterations) throws Exception {
-        warmUpIterations = iterations;
+    JitGate(JitActivity jit, Vote vote, Rounds rounds, int warmUpIterations) {
+        this.jit = jit;
+        this.vote = vote;
+        this.rounds = rounds;
+        this.warmUpIterations = warmUpIterations;
+    }
+
+    /** Runs the warm-up until no rank's compilers worked during it, at most {@link #MAX_WARMUPS} times. */
+    void warmUp() throws Exception {
         for (int n = 0; n < MAX_WARMUPS; n++) {
             long before = jit.work();
-            rounds.run(iterations);
+            rounds.run(warmUpIterations);
             if (!vote.any(jit.workedSince(before))) {
                 return;
             }
@@ -55,11 +58,11 @@ final class JitGate {
 
     /**
      * Times {@code reps} repetitions of {@code iterations}. One during which any rank's compilers
-     * worked is run again, after the warm-up of the last {@link #warmUp} until the compilers are
-     * quiet, at most {@code reps} or {@link #MIN_REDO_BUDGET} times in all, whichever is more, for
-     * the call ({@link #redone}).
+     * worked is run again, after the {@link #warmUp} until the compilers are quiet, at most {@code
+     * reps} or {@link #MIN_REDO_BUDGET} times in all, whichever is more, for the call ({@link
+     * #redone}).
      */
-    double[] repetitions(Rounds rounds, int iterations, int reps) throws Exception {
+    double[] repetitions(int iterations, int reps) throws Exception {
         double[] times = new double[reps];
         redone = 0;
         int budget = Math.max(reps, MIN_REDO_BUDGET);
@@ -69,7 +72,7 @@ final class JitGate {
             if (redone < budget && vote.any(jit.workedSince(before))) {
                 redone++;
                 k--;
-                warmUp(rounds, warmUpIterations);
+                warmUp();
             }
         }
         return times;

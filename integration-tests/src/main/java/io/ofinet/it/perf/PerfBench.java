@@ -255,11 +255,11 @@ final class PerfBench {
             untimedPass(t, size, a, b, out, count, data, mr);
             return;
         } else {
-            JitGate gate = new JitGate(new JitActivity(options.jitQuietMs), mine -> busyRanks(mine, data, mr) > 0);
-            JitGate.Rounds rounds = k -> timed(t, k, a, b, out, count, mr);
-            gate.warmUp(rounds, Math.min(options.warmup, maxIterations(size)));
+            JitGate gate = new JitGate(new JitActivity(options.jitQuietMs), mine -> busyRanks(mine, data, mr) > 0,
+                    k -> timed(t, k, a, b, out, count, mr), Math.min(options.warmup, maxIterations(size)));
+            gate.warmUp();
             iterations = iterations(t, size, a, b, out, count, data, mr);
-            double[] times = gate.repetitions(rounds, iterations, options.reps);
+            double[] times = gate.repetitions(iterations, options.reps);
             redone = gate.redone();
             Arrays.sort(times);
             timeUs = times[times.length / 2];

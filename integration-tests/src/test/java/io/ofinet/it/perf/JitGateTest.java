@@ -59,9 +59,9 @@ class JitGateTest {
             }
             return runs.size();
         };
-        JitGate gate = new JitGate(jit, mine -> mine || runs.size() == 6);
-        gate.warmUp(rounds, 100);
-        double[] times = gate.repetitions(rounds, 7, 3);
+        JitGate gate = new JitGate(jit, mine -> mine || runs.size() == 6, rounds, 100);
+        gate.warmUp();
+        double[] times = gate.repetitions(7, 3);
         assertEquals(List.of(100, 7, 7, 100, 7, 7, 100, 7), runs);
         assertEquals(2, gate.redone());
         assertArrayEquals(new double[] {2, 5, 8}, times, "the third and the sixth runs are not kept");
@@ -71,7 +71,6 @@ class JitGateTest {
     void repetitionsAreRunAgainAtMostAsOftenAsThereAreRepetitionsOrTheLeastBudget() throws Exception {
         JitActivity jit = new JitActivity(500, work::get);
         List<Integer> runs = new ArrayList<>();
-        JitGate gate = new JitGate(jit, mine -> mine);
         JitGate.Rounds rounds = iterations -> {
             runs.add(iterations);
             if (iterations < 100) {
@@ -79,14 +78,15 @@ class JitGateTest {
             }
             return runs.size();
         };
-        gate.warmUp(rounds, 100);
-        double[] times = gate.repetitions(rounds, 1, 2);
+        JitGate gate = new JitGate(jit, mine -> mine, rounds, 100);
+        gate.warmUp();
+        double[] times = gate.repetitions(1, 2);
         assertEquals(3, JitGate.MIN_REDO_BUDGET);
         assertEquals(List.of(100, 1, 100, 1, 100, 1, 100, 1, 1), runs);
         assertEquals(3, gate.redone());
         assertArrayEquals(new double[] {8, 9}, times, "once the budget is spent the runs are kept as they are");
         runs.clear();
-        times = gate.repetitions(rounds, 2, 5);
+        times = gate.repetitions(2, 5);
         assertEquals(5, gate.redone(), "five repetitions may run again five times");
         assertEquals(15, runs.size());
         assertEquals(5, times.length);
@@ -96,15 +96,15 @@ class JitGateTest {
     void theWarmUpRunsUntilNoRankCompiledDuringIt() throws Exception {
         JitActivity jit = new JitActivity(500, work::get);
         int[] runs = {0};
-        new JitGate(jit, mine -> mine).warmUp(iterations -> {
+        new JitGate(jit, mine -> mine, iterations -> {
             if (++runs[0] < 3) {
                 work.addAndGet(10 * MS);
             }
             return 0;
-        }, 100);
+        }, 100).warmUp();
         assertEquals(3, runs[0]);
         runs[0] = 0;
-        new JitGate(jit, mine -> true).warmUp(iterations -> ++runs[0], 100);
+        new JitGate(jit, mine -> true, iterations -> ++runs[0], 100).warmUp();
         assertEquals(JitGate.MAX_WARMUPS, runs[0], "a rank that never goes quiet bounds the warm-up");
     }
 
