@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # bin/ofinet-compare allreduce: ofinet's allreduce (ofinet-perf allreduce, over the NetPlugin
 # API on tcp;ofi_rxm) against Open MPI's MPI_Allreduce over btl tcp,self (bin/lib/mpi_allreduce.c,
-# built with mpicc), 2 ranks on loopback, float32 sums. Three rounds, the C program first in each;
-# the table shows the median busbw of each (nccl-tests' busbw: size / time * 2 (n - 1) / n), their
-# ratio, ofinet ÷ MPI (above 1: ofinet faster), and the paired ratio: the median of each round's own
+# built with mpicc), 2 ranks on loopback, float32 sums. Three rounds, Open MPI first in odd ones and
+# ofinet first in even ones, so that neither side always follows the other into a phase of the
+# machine; the table shows the median busbw of each (nccl-tests' busbw: size / time * 2 (n - 1) / n),
+# their ratio, ofinet ÷ MPI (above 1: ofinet faster), and the paired ratio: the median of each round's own
 # ratio, which the machine's phases move less (docs/PERFORMANCE.md). A second table does the same for
 # the exchange (MPI_Sendrecv against ofinet-perf exchange) at the sizes of the allreduce's steps: with
 # 2 ranks an allreduce of up to 1 MiB is one exchange of the whole buffer and a sum, a larger one two
 # ring steps of half its size with a sum between them, so the two tables tell how much of a
 # difference lies in the transfers.
 #   --rounds N       N rounds instead of three
-#   --baseline DIR   also another ofinet checkout, run in every round after this one
+#   --baseline DIR   also another ofinet checkout, run in every round right after this one
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 ofinet_ensure_deps
@@ -45,13 +46,17 @@ mpicc -O2 -o "$work/mpi_allreduce" "$OFINET_ROOT/bin/lib/mpi_allreduce.c"
 as_root=()
 [ "$(id -u)" -ne 0 ] || as_root=(--allow-run-as-root)
 cp=$(ofinet_build_if_needed integration-tests; ofinet_classpath integration-tests)
-for round in $(seq "$rounds"); do
+mpi_round() { # MPI_Allreduce, then MPI_Sendrecv
     timeout 300 mpirun "${as_root[@]}" -np 2 --oversubscribe --bind-to none --mca btl tcp,self \
         --mca btl_tcp_if_include lo "$work/mpi_allreduce" "${sizes[@]}" > "$work/mpi.txt"
     while read -r size _ busbw; do echo "$busbw" >> "$work/mpi_$size"; done < "$work/mpi.txt"
     timeout 300 mpirun "${as_root[@]}" -np 2 --oversubscribe --bind-to none --mca btl tcp,self \
         --mca btl_tcp_if_include lo "$work/mpi_allreduce" -x "${steps[@]}" > "$work/mpi.txt"
     while read -r size _ algbw; do echo "$algbw" >> "$work/mpix_$size"; done < "$work/mpi.txt"
+}
+
+ofinet_round() { # this tree's allreduce, the baseline's, then this tree's exchange
+    local tag tcp
     for tag in o ${baseline:+b}; do
         tcp=$([ "$tag" = o ] && echo "$cp" || echo "$baseline_cp")
         java $(ofinet_native_access) $(ofinet_vector_module) -cp "$tcp" \
@@ -62,8 +67,19 @@ for round in $(seq "$rounds"); do
     java $(ofinet_native_access) -cp "$cp" io.ofinet.it.perf.OfinetPerf exchange -n 2 --provider "tcp;ofi_rxm" \
         --sizes="$(IFS=,; echo "${steps[*]}")" --reps 1 --csv "$work/x.csv" > /dev/null 2>&1
     tail -n +2 "$work/x.csv" | while IFS=, read -r _ _ _ size _ _ _ algbw _; do echo "$algbw" >> "$work/ox_$size"; done
+}
+
+for round in $(seq "$rounds"); do
+    # Odd rounds run Open MPI first, even rounds ofinet first.
+    if [ $((round % 2)) -eq 1 ]; then
+        mpi_round
+        ofinet_round
+    else
+        ofinet_round
+        mpi_round
+    fi
 done
-echo "== allreduce, 2 ranks, tcp on loopback (medians of $rounds runs; MPI_Allreduce first in each round${baseline:+, then this tree, then the baseline})"
+echo "== allreduce, 2 ranks, tcp on loopback (medians of $rounds runs; Open MPI first in odd rounds, ofinet first in even ones${baseline:+, this tree before the baseline})"
 printf "%-10s %18s %18s %8s %8s" "size" "MPI busbw GB/s" "ofinet busbw GB/s" "ratio" "paired"
 [ -z "$baseline" ] && echo || printf " %18s %8s %8s\n" "baseline GB/s" "ratio" "paired"
 for s in "${sizes[@]}"; do
@@ -79,7 +95,7 @@ for s in "${sizes[@]}"; do
     fi
 done
 echo "== exchange, 2 ranks: one step of the allreduce, each rank sending the size and receiving as much at once"
-echo "   (medians of $rounds runs; MPI_Sendrecv after MPI_Allreduce in each round, this tree's ofinet-perf exchange last)"
+echo "   (medians of $rounds runs; MPI_Sendrecv after MPI_Allreduce, this tree's ofinet-perf exchange after its allreduce)"
 printf "%-10s %18s %18s %8s %8s\n" "size" "MPI GB/s" "ofinet GB/s" "ratio" "paired"
 for s in "${steps[@]}"; do
     m=$(median < "$work/mpix_$s"); o=$(median < "$work/ox_$s")
