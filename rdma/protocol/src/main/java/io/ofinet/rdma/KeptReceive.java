@@ -20,6 +20,8 @@ abstract class KeptReceive extends Operation {
 
     final RdmaEndpoint endpoint;
     private int failuresInARow;
+    /** The next in its endpoint's queue of receives to post again at the next step, or null. */
+    KeptReceive nextRepost;
 
     KeptReceive(RdmaEndpoint endpoint) {
         this.endpoint = endpoint;

@@ -10,7 +10,6 @@ import io.ofinet.mr.Use;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.ProgressEngine;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -183,8 +182,14 @@ public final class RdmaEndpoint implements AutoCloseable {
      * that time ({@link #stepNanos}): one clock read per step, none per arrival.
      */
     int readQueues() throws RdmaException {
-        for (KeptReceive receive = reposts.poll(); receive != null; receive = reposts.poll()) {
+        KeptReceive receive = repostHead;
+        repostHead = null;
+        repostTail = null;
+        while (receive != null) {
+            KeptReceive next = receive.nextRepost;
+            receive.nextRepost = null;
             receive.repost();
+            receive = next;
         }
         stepNanos = System.nanoTime();
         return engine.progress();
@@ -195,11 +200,22 @@ public final class RdmaEndpoint implements AutoCloseable {
      * then ends, and the {@code test} that waits for it returns, without the post in between.
      */
     void repostNextStep(KeptReceive receive) {
-        reposts.add(receive);
+        if (repostTail == null) {
+            repostHead = receive;
+        } else {
+            repostTail.nextRepost = receive;
+        }
+        repostTail = receive;
     }
 
-    /** Kept receives whose arrival a step handled, posted again at the start of the next. */
-    private final ArrayDeque<KeptReceive> reposts = new ArrayDeque<>();
+    /**
+     * Kept receives whose arrival a step handled, posted again at the start of the next: a queue
+     * linked through the receives ({@link KeptReceive#nextRepost}). A generic queue would cast
+     * what it returns, and the compiled step then assumes the kinds of receive it has seen so far
+     * until another kind arrives (a deoptimization per new kind, in the middle of a stream).
+     */
+    private KeptReceive repostHead;
+    private KeptReceive repostTail;
 
     /** When the current (or last) reading of the queues began: the time of what arrives in it. */
     long stepNanos() {
@@ -326,7 +342,13 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** Marks the endpoint closed; the caller holds it. */
     void markClosed() {
         closed = true;
-        reposts.clear();
+        for (KeptReceive receive = repostHead; receive != null; ) {
+            KeptReceive next = receive.nextRepost;
+            receive.nextRepost = null;
+            receive = next;
+        }
+        repostHead = null;
+        repostTail = null;
         Watchdog.unwatch(this);
     }
 }

@@ -25,7 +25,7 @@ public final class ControlMessage {
     /** A buffer's flag: it takes one tagged message, not writes. */
     public static final int TAGGED = 1;
 
-    private WireReader reader;
+    private final WireReader reader = new WireReader("control message", ErrorCategory.REMOTE);
     private final WireWriter writer = new WireWriter(new byte[0]);
     private int buffers;
     private int dataRails;
@@ -145,7 +145,7 @@ public final class ControlMessage {
      * @param expectedSeq the sequence number of the slot it was written to
      */
     public ControlMessage decode(byte[] bytes, int limit, int expectedRails, int expectedSeq) throws RdmaException {
-        return decode(reader().reset(bytes, limit), expectedRails, expectedSeq);
+        return decode(reader.reset(bytes, limit), expectedRails, expectedSeq);
     }
 
     /**
@@ -154,14 +154,7 @@ public final class ControlMessage {
      */
     public ControlMessage decode(HostMemory memory, long address, int limit, int expectedRails, int expectedSeq)
             throws RdmaException {
-        return decode(reader().reset(memory, address, limit), expectedRails, expectedSeq);
-    }
-
-    private WireReader reader() throws RdmaException {
-        if (reader == null) {
-            reader = new WireReader(new byte[0], 0, "control message", ErrorCategory.REMOTE);
-        }
-        return reader;
+        return decode(reader.reset(memory, address, limit), expectedRails, expectedSeq);
     }
 
     private ControlMessage decode(WireReader r, int expectedRails, int expectedSeq) throws RdmaException {

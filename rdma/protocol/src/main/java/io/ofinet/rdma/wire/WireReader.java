@@ -32,6 +32,16 @@ final class WireReader {
         reset(bytes, length);
     }
 
+    /**
+     * A reader with nothing to read until {@link #reset} points it at a message: one made with its
+     * owner, so that the data path neither allocates one nor tests whether it has one.
+     */
+    WireReader(String what, ErrorCategory category) {
+        this.what = what;
+        this.category = category;
+        this.bytes = new byte[0];
+    }
+
     /** Starts reading another message: readers on the data path are reused. */
     WireReader reset(byte[] source, int length) throws RdmaException {
         if (length < 0 || length > source.length) {
