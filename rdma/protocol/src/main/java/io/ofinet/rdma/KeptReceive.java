@@ -20,7 +20,9 @@ abstract class KeptReceive extends Operation {
 
     final RdmaEndpoint endpoint;
     private int failuresInARow;
-    /** The next in its endpoint's queue of receives to post again at the next step, or null. */
+    /** Whether it waits in its endpoint's queue of receives to post again at the next step. */
+    boolean repostQueued;
+    /** The next in that queue, or null. */
     KeptReceive nextRepost;
 
     KeptReceive(RdmaEndpoint endpoint) {

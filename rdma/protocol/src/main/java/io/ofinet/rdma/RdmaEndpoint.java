@@ -182,14 +182,20 @@ public final class RdmaEndpoint implements AutoCloseable {
      * that time ({@link #stepNanos}): one clock read per step, none per arrival.
      */
     int readQueues() throws RdmaException {
-        KeptReceive receive = repostHead;
-        repostHead = null;
-        repostTail = null;
-        while (receive != null) {
-            KeptReceive next = receive.nextRepost;
+        // Those queued before this step; one that asks again while it is posted waits for the next.
+        KeptReceive last = repostTail;
+        while (last != null) {
+            KeptReceive receive = repostHead;
+            repostHead = receive.nextRepost;
+            if (repostHead == null) {
+                repostTail = null;
+            }
             receive.nextRepost = null;
+            receive.repostQueued = false;
             receive.repost();
-            receive = next;
+            if (receive == last) {
+                break;
+            }
         }
         stepNanos = System.nanoTime();
         return engine.progress();
@@ -197,9 +203,14 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     /**
      * Posts {@code receive} again at the start of the next step rather than now: an arrival's step
-     * then ends, and the {@code test} that waits for it returns, without the post in between.
+     * then ends, and the {@code test} that waits for it returns, without the post in between. A
+     * receive already waiting for that is posted once.
      */
     void repostNextStep(KeptReceive receive) {
+        if (receive.repostQueued) {
+            return;
+        }
+        receive.repostQueued = true;
         if (repostTail == null) {
             repostHead = receive;
         } else {
@@ -345,6 +356,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         for (KeptReceive receive = repostHead; receive != null; ) {
             KeptReceive next = receive.nextRepost;
             receive.nextRepost = null;
+            receive.repostQueued = false;
             receive = next;
         }
         repostHead = null;
