@@ -184,8 +184,9 @@ public final class RdmaEndpoint implements AutoCloseable {
     int readQueues() throws RdmaException {
         // Those queued before this step; one that asks again while it is posted waits for the next.
         KeptReceive last = repostTail;
-        while (last != null) {
-            KeptReceive receive = repostHead;
+        KeptReceive receive = null;
+        while (receive != last) {
+            receive = repostHead;
             repostHead = receive.nextRepost;
             if (repostHead == null) {
                 repostTail = null;
@@ -193,9 +194,6 @@ public final class RdmaEndpoint implements AutoCloseable {
             receive.nextRepost = null;
             receive.repostQueued = false;
             receive.repost();
-            if (receive == last) {
-                break;
-            }
         }
         stepNanos = System.nanoTime();
         return engine.progress();
