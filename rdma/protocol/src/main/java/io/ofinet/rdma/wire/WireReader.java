@@ -27,8 +27,7 @@ final class WireReader {
      *     what the caller passed
      */
     WireReader(byte[] bytes, int length, String what, ErrorCategory category) throws RdmaException {
-        this.what = what;
-        this.category = category;
+        this(what, category);
         reset(bytes, length);
     }
 
