@@ -1,0 +1,191 @@
+/*
+ * libnccl-net-ofinet.so: NCCL's net plugin table, each entry forwarding to ofinet's Java entry point
+ * of the same name. No protocol logic lives here: handles, sizes and results are Java's; C only
+ * starts the JVM (jvm.c), carries log lines to NCCL's logger, and turns pointers into int64_t.
+ *
+ * Only the table is exported (-fvisibility=hidden); everything the JVM reaches in C it receives as
+ * a function pointer at boot.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "nccl_abi.h"
+#include "ofinet_java.h"
+
+#define OFINET_EXPORT __attribute__((visibility("default")))
+#define ADDR(p) ((int64_t)(intptr_t)(p))
+
+/* The logger of the latest init that handed one; NULL: stderr. */
+static _Atomic(ncclDebugLogger_t) nccl_logger;
+
+void ofinet_log(int level, const char *file, int line, const char *fmt, ...) {
+    char text[2048];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    ncclDebugLogger_t logger = atomic_load_explicit(&nccl_logger, memory_order_acquire);
+    if (logger != NULL) {
+        logger(level, NCCL_NET, file, line, "%s", text);
+        return;
+    }
+    const char *debug = getenv("OFINET_DEBUG");
+    if (level <= NCCL_LOG_WARN || (debug != NULL && *debug != '\0')) {
+        fprintf(stderr, "ofinet %s: %s\n", level <= NCCL_LOG_WARN ? "WARN" : "INFO", text);
+    }
+}
+
+void ofinet_log_from_java(int level, const char *message) {
+    ofinet_log(level, "ofinet", 0, "%s", message);
+}
+
+static ncclResult_t not_started(const char *operation) {
+    OFINET_WARN("%s: called before a successful init", operation);
+    return ncclInternalError;
+}
+
+/* Java's entry point for an operation, or an internal error when init has not succeeded. */
+#define JAVA_OR_FAIL(name)                 \
+    if (ofinet_java.name == NULL) {        \
+        return not_started(#name);         \
+    }
+
+static ncclResult_t ofinet_init(void **ctx, uint64_t commId, ncclNetCommConfig_v12_t *config,
+                                ncclDebugLogger_t logFunction, ncclProfilerCallback_t profFunction) {
+    (void)profFunction;
+    if (logFunction != NULL) {
+        atomic_store_explicit(&nccl_logger, logFunction, memory_order_release);
+    }
+    char err[1024];
+    ncclResult_t result = ofinet_boot(err, sizeof err);
+    if (result != ncclSuccess) {
+        OFINET_WARN("init: the JVM could not be started: %s", err);
+        return result;
+    }
+    return (ncclResult_t)ofinet_java.init(ADDR(ctx), (int64_t)commId, ADDR(config));
+}
+
+static ncclResult_t ofinet_finalize(void *ctx) {
+    JAVA_OR_FAIL(finalize);
+    return (ncclResult_t)ofinet_java.finalize(ADDR(ctx));
+}
+
+static ncclResult_t ofinet_devices(int *ndev) {
+    JAVA_OR_FAIL(devices);
+    return (ncclResult_t)ofinet_java.devices(ADDR(ndev));
+}
+
+static ncclResult_t ofinet_get_properties(int dev, ncclNetProperties_v12_t *props) {
+    JAVA_OR_FAIL(getProperties);
+    return (ncclResult_t)ofinet_java.getProperties(dev, ADDR(props));
+}
+
+static ncclResult_t ofinet_listen(void *ctx, int dev, void *handle, void **listenComm) {
+    JAVA_OR_FAIL(listen);
+    return (ncclResult_t)ofinet_java.listen(ADDR(ctx), dev, ADDR(handle), ADDR(listenComm));
+}
+
+static ncclResult_t ofinet_connect(void *ctx, int dev, void *handle, void **sendComm,
+                                   ncclNetDeviceHandle_v12_t **sendDevComm) {
+    (void)sendDevComm; /* no device offload: NCCL's pointer is left as it is */
+    JAVA_OR_FAIL(connect);
+    return (ncclResult_t)ofinet_java.connect(ADDR(ctx), dev, ADDR(handle), ADDR(sendComm));
+}
+
+static ncclResult_t ofinet_accept(void *listenComm, void **recvComm, ncclNetDeviceHandle_v12_t **recvDevComm) {
+    (void)recvDevComm;
+    JAVA_OR_FAIL(accept);
+    return (ncclResult_t)ofinet_java.accept(ADDR(listenComm), ADDR(recvComm));
+}
+
+static ncclResult_t ofinet_reg_mr(void *comm, void *data, size_t size, int type, void **mhandle) {
+    JAVA_OR_FAIL(regMr);
+    return (ncclResult_t)ofinet_java.regMr(ADDR(comm), ADDR(data), (int64_t)size, type, ADDR(mhandle));
+}
+
+static ncclResult_t ofinet_reg_mr_dma_buf(void *comm, void *data, size_t size, int type, uint64_t offset, int fd,
+                                          void **mhandle) {
+    JAVA_OR_FAIL(regMrDmaBuf);
+    return (ncclResult_t)ofinet_java.regMrDmaBuf(ADDR(comm), ADDR(data), (int64_t)size, type, (int64_t)offset, fd,
+                                                 ADDR(mhandle));
+}
+
+static ncclResult_t ofinet_dereg_mr(void *comm, void *mhandle) {
+    JAVA_OR_FAIL(deregMr);
+    return (ncclResult_t)ofinet_java.deregMr(ADDR(comm), ADDR(mhandle));
+}
+
+static ncclResult_t ofinet_isend(void *sendComm, void *data, size_t size, int tag, void *mhandle, void *phandle,
+                                 void **request) {
+    (void)phandle; /* the profiler's handle: ofinet reports no profiler events */
+    JAVA_OR_FAIL(isend);
+    return (ncclResult_t)ofinet_java.isend(ADDR(sendComm), ADDR(data), (int64_t)size, tag, ADDR(mhandle),
+                                           ADDR(request));
+}
+
+static ncclResult_t ofinet_irecv(void *recvComm, int n, void **data, size_t *sizes, int *tags, void **mhandles,
+                                 void **phandles, void **request) {
+    (void)phandles;
+    JAVA_OR_FAIL(irecv);
+    return (ncclResult_t)ofinet_java.irecv(ADDR(recvComm), n, ADDR(data), ADDR(sizes), ADDR(tags), ADDR(mhandles),
+                                           ADDR(request));
+}
+
+static ncclResult_t ofinet_iflush(void *recvComm, int n, void **data, int *sizes, void **mhandles, void **request) {
+    JAVA_OR_FAIL(iflush);
+    return (ncclResult_t)ofinet_java.iflush(ADDR(recvComm), n, ADDR(data), ADDR(sizes), ADDR(mhandles),
+                                            ADDR(request));
+}
+
+static ncclResult_t ofinet_test(void *request, int *done, int *sizes) {
+    JAVA_OR_FAIL(test);
+    return (ncclResult_t)ofinet_java.test(ADDR(request), ADDR(done), ADDR(sizes));
+}
+
+static ncclResult_t ofinet_close_send(void *sendComm) {
+    JAVA_OR_FAIL(closeSend);
+    return (ncclResult_t)ofinet_java.closeSend(ADDR(sendComm));
+}
+
+static ncclResult_t ofinet_close_recv(void *recvComm) {
+    JAVA_OR_FAIL(closeRecv);
+    return (ncclResult_t)ofinet_java.closeRecv(ADDR(recvComm));
+}
+
+static ncclResult_t ofinet_close_listen(void *listenComm) {
+    JAVA_OR_FAIL(closeListen);
+    return (ncclResult_t)ofinet_java.closeListen(ADDR(listenComm));
+}
+
+/*
+ * getDeviceMr and irecvConsumed (device-offloaded networking), makeVDevice (NIC fusion: ofinet's
+ * devices already stripe over several data rails) and setNetAttr are NULL: NCCL reads NULL as "not
+ * offered", while an error from makeVDevice would fail its init.
+ */
+OFINET_EXPORT ncclNet_v12_t ncclNetPlugin_v12 = {
+    .name = "ofinet",
+    .init = ofinet_init,
+    .devices = ofinet_devices,
+    .getProperties = ofinet_get_properties,
+    .listen = ofinet_listen,
+    .connect = ofinet_connect,
+    .accept = ofinet_accept,
+    .regMr = ofinet_reg_mr,
+    .regMrDmaBuf = ofinet_reg_mr_dma_buf,
+    .deregMr = ofinet_dereg_mr,
+    .isend = ofinet_isend,
+    .irecv = ofinet_irecv,
+    .iflush = ofinet_iflush,
+    .test = ofinet_test,
+    .closeSend = ofinet_close_send,
+    .closeRecv = ofinet_close_recv,
+    .closeListen = ofinet_close_listen,
+    .getDeviceMr = NULL,
+    .irecvConsumed = NULL,
+    .makeVDevice = NULL,
+    .finalize = ofinet_finalize,
+    .setNetAttr = NULL,
+};

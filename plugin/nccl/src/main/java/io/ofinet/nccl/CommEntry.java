@@ -1,0 +1,65 @@
+package io.ofinet.nccl;
+
+import io.ofinet.plugin.ConnectConfig;
+import io.ofinet.plugin.Handles;
+
+/** What the door keeps for a communicator C holds: the plugin's handle, its requests and scratch arrays. */
+final class CommEntry {
+    static final int LISTEN = 1;
+    static final int SEND = 2;
+    static final int RECV = 3;
+    /** Buffers of one grouped receive at most, as the plugin's maxRecvs. */
+    static final int MAX_RECVS = 8;
+
+    final int type;
+    final Handles.ListenComm listen;
+    final Handles.SendComm send;
+    final Handles.RecvComm recv;
+    /** Null for a listen communicator. */
+    final RequestSlots requests;
+    /** A receive's or flush's arguments as the plugin takes them, and the sizes test reports. */
+    final long[] addresses = new long[MAX_RECVS];
+    final long[] sizes = new long[MAX_RECVS];
+    final int[] tags = new int[MAX_RECVS];
+    final Handles.MrHandle[] mrs = new Handles.MrHandle[MAX_RECVS];
+    final long[] received = new long[MAX_RECVS];
+
+    private CommEntry(int type, Handles.ListenComm listen, Handles.SendComm send, Handles.RecvComm recv,
+            int index) {
+        this.type = type;
+        this.listen = listen;
+        this.send = send;
+        this.recv = recv;
+        this.requests = type == LISTEN ? null : new RequestSlots(index);
+    }
+
+    /** A listen communicator's entry at table index {@code index}. */
+    static CommEntry listen(Handles.ListenComm comm, int index) {
+        return new CommEntry(LISTEN, comm, null, null, index);
+    }
+
+    static CommEntry send(Handles.SendComm comm, int index) {
+        return new CommEntry(SEND, null, comm, null, index);
+    }
+
+    static CommEntry recv(Handles.RecvComm comm, int index) {
+        return new CommEntry(RECV, null, null, comm, index);
+    }
+
+    /** The plugin's handle of a send or receive communicator. */
+    Handles.Comm comm() {
+        return type == SEND ? send : recv;
+    }
+
+    static String name(int type) {
+        return type == LISTEN ? "listen communicator" : type == SEND ? "send communicator" : "receive communicator";
+    }
+
+    /** A context from v11+'s per-communicator {@code init}: its id and the connections' configuration. */
+    record Context(long commId, ConnectConfig config) {
+    }
+
+    /** A registration, with the communicator it was made for (deregMr goes through it). */
+    record Registration(Handles.MrHandle mr, Handles.Comm comm) {
+    }
+}

@@ -1,0 +1,113 @@
+package io.ofinet.nccl;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+
+/**
+ * Where {@code libnccl-net-ofinet.so} enters Java, once per process, through JNI: {@link #bootstrap}
+ * makes an FFM upcall stub for each entry the library names and writes its address into the
+ * library's table. From then on every NCCL call crosses through its stub, which attaches a foreign
+ * thread to the JVM on its first call. The stubs live as long as the process (the global arena).
+ * Linking upcalls and downcalls by address is restricted: deliberate, as the addresses are the library's.
+ */
+@SuppressWarnings("restricted")
+public final class NcclBridge {
+    private static final int LOG_WARN = 2;
+    private static final int LOG_INFO = 3;
+    private static volatile MethodHandle logFunction;
+
+    private NcclBridge() {
+    }
+
+    /**
+     * Fills the library's entries. Called by the library with the address of its entry table, of
+     * its array of {@code count} entry names (C strings) and of its log function {@code void
+     * (int level, const char* message)}.
+     *
+     * @return null when every entry was filled, else why not (the library's init fails with it)
+     */
+    public static String bootstrap(long entries, long names, int count, long log) {
+        try {
+            Linker linker = Linker.nativeLinker();
+            logFunction = linker.downcallHandle(MemorySegment.ofAddress(log),
+                    FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+            MethodHandles.lookup().ensureInitialized(NcclTable.class);
+            for (int i = 0; i < count; i++) {
+                String name = CMemory.getString(CMemory.getLong(names + 8L * i));
+                Method method = entry(name);
+                if (method == null) {
+                    return "the library asks for the entry " + name + ", which ofinet's Java side does not have:"
+                            + " libnccl-net-ofinet.so and the jars beside it come from different builds";
+                }
+                MethodHandle target = MethodHandles.lookup().unreflect(method);
+                MemorySegment stub = linker.upcallStub(target, descriptor(method), Arena.global());
+                CMemory.putLong(entries + 8L * i, stub.address());
+            }
+            return null;
+        } catch (Throwable t) {
+            Throwable cause = t instanceof ExceptionInInitializerError && t.getCause() != null ? t.getCause() : t;
+            return "ofinet's Java side could not start: " + cause;
+        }
+    }
+
+    private static Method entry(String name) {
+        for (Method m : NcclTable.class.getDeclaredMethods()) {
+            if (m.getName().equals(name) && Modifier.isStatic(m.getModifiers()) && m.getReturnType() == int.class) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    /** int and long parameters as C's int and int64_t; an int result. */
+    static FunctionDescriptor descriptor(Method method) {
+        Class<?>[] types = method.getParameterTypes();
+        MemoryLayout[] layouts = new MemoryLayout[types.length];
+        for (int i = 0; i < types.length; i++) {
+            if (types[i] == long.class) {
+                layouts[i] = ValueLayout.JAVA_LONG;
+            } else if (types[i] == int.class) {
+                layouts[i] = ValueLayout.JAVA_INT;
+            } else {
+                throw new IllegalArgumentException(method + ": parameter " + i + " is neither int nor long");
+            }
+        }
+        return FunctionDescriptor.of(ValueLayout.JAVA_INT, layouts);
+    }
+
+    /** The door's log: through the library to NCCL's logger (or stderr without one). */
+    static NcclDoor.Log log() {
+        return new NcclDoor.Log() {
+            @Override
+            public void warn(String message) {
+                write(LOG_WARN, message);
+            }
+
+            @Override
+            public void info(String message) {
+                write(LOG_INFO, message);
+            }
+        };
+    }
+
+    private static void write(int level, String message) {
+        MethodHandle f = logFunction;
+        if (f == null) {
+            System.err.println("ofinet: " + message);
+            return;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            f.invokeExact(level, arena.allocateFrom(message));
+        } catch (Throwable t) {
+            System.err.println("ofinet: " + message + " (NCCL's logger failed: " + t + ")");
+        }
+    }
+}

@@ -1,0 +1,274 @@
+package io.ofinet.nccl;
+
+import io.ofinet.plugin.ConnectConfig;
+import io.ofinet.plugin.DeviceProperties;
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.MemoryType;
+import io.ofinet.plugin.NetPlugin;
+import io.ofinet.plugin.ofi.NcclResults;
+import java.util.Arrays;
+
+/**
+ * NCCL's net plugin operations over a {@link NetPlugin}: each takes the addresses C passed, returns an
+ * {@code ncclResult_t} value and writes its results where NCCL asked. Handles C holds are values of
+ * this door's tables ({@link HandleTable}, {@link RequestSlots}); a NULL, stale or foreign one is
+ * {@code ncclInternalError} (NCCL's core misused the interface), and nothing is thrown out.
+ * Failures are logged once, at the call that fails, through {@link Log}.
+ */
+final class NcclDoor {
+    /** Where the door's log lines go: NCCL's logger through C. */
+    interface Log {
+        void warn(String message);
+
+        void info(String message);
+    }
+
+    static final int SUCCESS = NcclResults.SUCCESS;
+    static final int INTERNAL = NcclResults.INTERNAL_ERROR;
+    static final int HANDLE_BYTES = NetPlugin.HANDLE_MAX_BYTES;
+
+    private final NetPlugin plugin;
+    private final Log log;
+    private final HandleTable<CommEntry> comms = new HandleTable<>(0x43);
+    private final HandleTable<CommEntry.Registration> registrations = new HandleTable<>(0x4D);
+    private final HandleTable<CommEntry.Context> contexts = new HandleTable<>(0x58);
+    private final Requests requests;
+    private boolean initialized;
+    private long[][] deviceStrings = new long[0][];
+
+    NcclDoor(NetPlugin plugin, Log log) {
+        this.plugin = plugin;
+        this.log = log;
+        this.requests = new Requests(plugin, comms);
+    }
+
+    /** The result for a failure, logged. */
+    int failed(String operation, Throwable t) {
+        return Failures.code(operation, t, log);
+    }
+
+    synchronized int init(long ctxOut, long commId, long config) {
+        try {
+            Failures.out(ctxOut, "init", "ctx");
+            if (!initialized) {
+                plugin.init();
+                initialized = true;
+                log.info("ofinet initialised: " + plugin.devices() + " device(s), Java " + Runtime.version());
+            }
+            int trafficClass = config == 0 ? ConnectConfig.UNDEFINED : CMemory.getInt(config);
+            CMemory.putLong(ctxOut, contexts.add(new CommEntry.Context(commId, new ConnectConfig(trafficClass))));
+            return SUCCESS;
+        } catch (Throwable t) {
+            return failed("init", t);
+        }
+    }
+
+    int finalizeContext(long ctx) {
+        if (contexts.remove(ctx) == null) {
+            return failed("finalize", new DoorException(INTERNAL, "finalize: " + Failures.describe(ctx, "context")));
+        }
+        return SUCCESS;
+    }
+
+    int devices(long ndevOut) {
+        try {
+            Failures.out(ndevOut, "devices", "ndev");
+            CMemory.putInt(ndevOut, plugin.devices());
+            return SUCCESS;
+        } catch (Throwable t) {
+            return failed("devices", t);
+        }
+    }
+
+    synchronized int getProperties(int dev, long propsOut) {
+        try {
+            Failures.out(propsOut, "getProperties", "props");
+            DeviceProperties p = plugin.getProperties(dev);
+            if (dev >= deviceStrings.length) {
+                deviceStrings = Arrays.copyOf(deviceStrings, dev + 1);
+            }
+            if (deviceStrings[dev] == null) {
+                deviceStrings[dev] = new long[] {PropertiesV12.cString(p.name()), PropertiesV12.cString(p.pciPath())};
+            }
+            PropertiesV12.write(propsOut, dev, p, deviceStrings[dev][0], deviceStrings[dev][1]);
+            return SUCCESS;
+        } catch (Throwable t) {
+            return failed("getProperties", t);
+        }
+    }
+
+    private CommEntry.Context context(long ctx, String operation) throws DoorException {
+        CommEntry.Context c = contexts.get(ctx);
+        if (c == null) {
+            throw new DoorException(INTERNAL, operation + ": " + Failures.describe(ctx, "context"));
+        }
+        return c;
+    }
+
+    /** The live communicator {@code handle} of {@code type}. */
+    CommEntry comm(long handle, int type, String operation) throws DoorException {
+        CommEntry c = comms.get(handle);
+        if (c == null || c.type != type) {
+            throw new DoorException(INTERNAL, operation + ": " + (c == null ? Failures.describe(handle,
+                    CommEntry.name(type)) : "a " + CommEntry.name(c.type) + " where a " + CommEntry.name(type)
+                    + " is required"));
+        }
+        return c;
+    }
+
+    int listen(long ctx, int dev, long handleOut, long listenCommOut) {
+        try {
+            context(ctx, "listen");
+            Failures.out(handleOut, "listen", "handle");
+            Failures.out(listenCommOut, "listen", "listenComm");
+            Handles.ListenComm listen = plugin.listen(dev);
+            CMemory.putBytes(handleOut, listen.handle(), HANDLE_BYTES);
+            CMemory.putLong(listenCommOut, comms.add(index -> CommEntry.listen(listen, index)));
+            return SUCCESS;
+        } catch (Throwable t) {
+            return failed("listen", t);
+        }
+    }
+
+    int connect(long ctx, int dev, long handle, long sendCommOut) {
+        try {
+            CommEntry.Context context = context(ctx, "connect");
+            Failures.out(handle, "connect", "handle");
+            Failures.out(sendCommOut, "connect", "sendComm");
+            Handles.SendComm send = plugin.connect(dev, CMemory.getBytes(handle, HANDLE_BYTES), context.config());
+            CMemory.putLong(sendCommOut, send == null ? 0 : comms.add(index -> CommEntry.send(send, index)));
+            return SUCCESS;
+        } catch (Throwable t) {
+            return failed("connect", t);
+        }
+    }
+
+    int accept(long listenComm, long recvCommOut) {
+        try {
+            CommEntry listen = comm(listenComm, CommEntry.LISTEN, "accept");
+            Failures.out(recvCommOut, "accept", "recvComm");
+            Handles.RecvComm recv = plugin.accept(listen.listen);
+            CMemory.putLong(recvCommOut, recv == null ? 0 : comms.add(index -> CommEntry.recv(recv, index)));
+            return SUCCESS;
+        } catch (Throwable t) {
+            return failed("accept", t);
+        }
+    }
+
+    private CommEntry dataComm(long handle, String operation) throws DoorException {
+        CommEntry c = comms.get(handle);
+        if (c == null || c.type == CommEntry.LISTEN) {
+            throw new DoorException(INTERNAL, operation + ": " + (c == null ? Failures.describe(handle,
+                    "communicator") : "a listen communicator where a send or receive communicator is required"));
+        }
+        return c;
+    }
+
+    int regMr(long comm, long data, long size, int type, long mhandleOut) {
+        try {
+            CommEntry c = dataComm(comm, "regMr");
+            Failures.out(mhandleOut, "regMr", "mhandle");
+            Handles.MrHandle mr = plugin.regMr(c.comm(), data, size, memoryType(type));
+            CMemory.putLong(mhandleOut, registrations.add(new CommEntry.Registration(mr, c.comm())));
+            return SUCCESS;
+        } catch (Throwable t) {
+            return failed("regMr", t);
+        }
+    }
+
+    int regMrDmaBuf(long comm, long data, long size, int type, long offset, int fd, long mhandleOut) {
+        try {
+            CommEntry c = dataComm(comm, "regMrDmaBuf");
+            Failures.out(mhandleOut, "regMrDmaBuf", "mhandle");
+            Handles.MrHandle mr = plugin.regMrDmaBuf(c.comm(), data, size, memoryType(type), offset, fd);
+            CMemory.putLong(mhandleOut, registrations.add(new CommEntry.Registration(mr, c.comm())));
+            return SUCCESS;
+        } catch (Throwable t) {
+            return failed("regMrDmaBuf", t);
+        }
+    }
+
+    private static MemoryType memoryType(int type) throws DoorException {
+        for (MemoryType t : MemoryType.values()) {
+            if (t.bit() == type) {
+                return t;
+            }
+        }
+        throw new DoorException(INTERNAL, "regMr: memory type " + type + " is none of NCCL_PTR_HOST, _CUDA, _DMABUF");
+    }
+
+    /**
+     * Deregisters through the communicator the memory was registered for: NCCL passes that one, but
+     * may pass it after closing it, so only the handle's kind is checked.
+     */
+    int deregMr(long comm, long mhandle) {
+        try {
+            if (!comms.isKind(comm)) {
+                throw new DoorException(INTERNAL, "deregMr: " + Failures.describe(comm, "communicator"));
+            }
+            CommEntry.Registration r = registrations.get(mhandle);
+            if (r == null) {
+                throw new DoorException(INTERNAL, "deregMr: " + Failures.describe(mhandle, "memory handle"));
+            }
+            plugin.deregMr(r.comm(), r.mr());
+            registrations.remove(mhandle);
+            return SUCCESS;
+        } catch (Throwable t) {
+            return failed("deregMr", t);
+        }
+    }
+
+    /** The plugin's memory handle for a C memory handle; null for NULL. */
+    Handles.MrHandle mr(long mhandle, String operation) throws DoorException {
+        if (mhandle == 0) {
+            return null;
+        }
+        CommEntry.Registration r = registrations.get(mhandle);
+        if (r == null) {
+            throw new DoorException(INTERNAL, operation + ": " + Failures.describe(mhandle, "memory handle"));
+        }
+        return r.mr();
+    }
+
+    int isend(long comm, long data, long size, int tag, long mhandle, long requestOut) {
+        return requests.isend(this, comm, data, size, tag, mhandle, requestOut);
+    }
+
+    int irecv(long comm, int n, long data, long sizes, long tags, long mhandles, long requestOut) {
+        return requests.irecv(this, comm, n, data, sizes, tags, mhandles, requestOut);
+    }
+
+    int iflush(long comm, int n, long data, long sizes, long mhandles, long requestOut) {
+        return requests.iflush(this, comm, n, data, sizes, mhandles, requestOut);
+    }
+
+    int test(long request, long doneOut, long sizesOut) {
+        return requests.test(this, request, doneOut, sizesOut);
+    }
+
+    int close(long comm, int type) {
+        String operation = type == CommEntry.SEND ? "closeSend" : type == CommEntry.RECV ? "closeRecv" : "closeListen";
+        try {
+            CommEntry c;
+            synchronized (comms) {
+                c = comm(comm, type, operation);
+                comms.remove(comm);
+            }
+            if (type == CommEntry.SEND) {
+                plugin.closeSend(c.send);
+            } else if (type == CommEntry.RECV) {
+                plugin.closeRecv(c.recv);
+            } else {
+                plugin.closeListen(c.listen);
+            }
+            return SUCCESS;
+        } catch (Throwable t) {
+            return failed(operation, t);
+        }
+    }
+
+    /** Communicators, registrations and contexts C holds now. */
+    int[] live() {
+        return new int[] {comms.live(), registrations.live(), contexts.live()};
+    }
+}

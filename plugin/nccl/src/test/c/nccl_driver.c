@@ -1,0 +1,137 @@
+/*
+ * nccl_driver layout        the C declarations against NCCL 2.30's layout, and the loaded table
+ * nccl_driver init          one init: exits 0 when it succeeded, 10 + its ncclResult_t when not
+ * nccl_driver pair [--thread]
+ *                           two processes (this one receives, a forked child sends) through the
+ *                           table over the provider OFINET_LAYOUT names; with --thread each side
+ *                           runs on a second thread instead of its process's primordial one
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "driver.h"
+
+int driver_passed;
+int driver_failed;
+const char *driver_side = "driver";
+static __thread char warning[2048];
+static char last_warning_copy[2048];
+
+void check(int condition, const char *fmt, ...) {
+    char text[1024];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    printf("%s: %s: %s\n", condition ? "ok" : "FAILED", driver_side, text);
+    fflush(stdout);
+    if (condition) {
+        __atomic_add_fetch(&driver_passed, 1, __ATOMIC_RELAXED);
+    } else {
+        __atomic_add_fetch(&driver_failed, 1, __ATOMIC_RELAXED);
+    }
+}
+
+void driver_logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(warning, sizeof warning, fmt, args);
+    va_end(args);
+    printf("  [nccl log level %d flags 0x%lx %s:%d] %s\n", level, flags, file, line, warning);
+    fflush(stdout);
+    if (level == NCCL_LOG_WARN) {
+        memcpy(last_warning_copy, warning, sizeof last_warning_copy);
+    }
+}
+
+const char *last_warning(void) {
+    return last_warning_copy;
+}
+
+ncclNet_v12_t *load_table(void) {
+    /* As NCCL with NCCL_NET_PLUGIN=ofinet: the name as written, then libnccl-net-<name>.so. */
+    void *lib = dlopen("ofinet", RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) {
+        lib = dlopen("libnccl-net-ofinet.so", RTLD_NOW | RTLD_LOCAL);
+    }
+    if (lib == NULL) {
+        check(0, "dlopen libnccl-net-ofinet.so through LD_LIBRARY_PATH: %s", dlerror());
+        return NULL;
+    }
+    ncclNet_v12_t *net = (ncclNet_v12_t *)dlsym(lib, "ncclNetPlugin_v12");
+    check(net != NULL, "dlsym ncclNetPlugin_v12");
+    return net;
+}
+
+double now_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+ncclResult_t await_request(ncclNet_v12_t *net, void *request, int *sizes, double seconds) {
+    double deadline = now_seconds() + seconds;
+    for (;;) {
+        int done = 0;
+        ncclResult_t r = net->test(request, &done, sizes);
+        if (r != ncclSuccess || done) {
+            return r;
+        }
+        if (now_seconds() > deadline) {
+            printf("  (a request did not complete in %.0f s)\n", seconds);
+            return ncclSystemError;
+        }
+    }
+}
+
+void fill_pattern(unsigned char *p, size_t n, unsigned seed) {
+    for (size_t i = 0; i < n; i++) {
+        p[i] = (unsigned char)(i * 131u + seed * 7u + (i >> 9));
+    }
+}
+
+int has_pattern(const unsigned char *p, size_t n, unsigned seed) {
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != (unsigned char)(i * 131u + seed * 7u + (i >> 9))) {
+            printf("  (byte %zu of %zu differs)\n", i, n);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* One init and what it logged; a second init must fail or succeed the same way. */
+static int run_init(void) {
+    driver_side = "init";
+    ncclNet_v12_t *net = load_table();
+    if (net == NULL) {
+        return 1;
+    }
+    void *ctx = NULL;
+    ncclNetCommConfig_v12_t config = {.trafficClass = -1};
+    ncclResult_t first = net->init(&ctx, 1, &config, driver_logger, NULL);
+    printf("init: result %d, warning \"%s\"\n", first, last_warning());
+    ncclResult_t second = net->init(&ctx, 2, &config, driver_logger, NULL);
+    check(second == first, "a second init gives the same result (%d)", second);
+    return first == ncclSuccess ? 0 : 10 + (int)first;
+}
+
+int main(int argc, char **argv) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc >= 2 && strcmp(argv[1], "layout") == 0) {
+        return run_layout();
+    }
+    if (argc >= 2 && strcmp(argv[1], "init") == 0) {
+        return run_init();
+    }
+    if (argc >= 2 && strcmp(argv[1], "pair") == 0) {
+        return run_pair(argc >= 3 && strcmp(argv[2], "--thread") == 0);
+    }
+    fprintf(stderr, "usage: %s layout | init | pair [--thread]\n", argv[0]);
+    return 2;
+}

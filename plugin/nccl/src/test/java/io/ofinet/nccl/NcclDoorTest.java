@@ -1,0 +1,207 @@
+package io.ofinet.nccl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.doThrow;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import io.ofinet.plugin.ConnectConfig;
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.MemoryType;
+import io.ofinet.plugin.NetException;
+import io.ofinet.plugin.NetPlugin;
+import io.ofinet.plugin.NetResult;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The door's logic and failure paths over a mocked plugin, with C memory from an arena. */
+class NcclDoorTest {
+    private final NetPlugin plugin = mock(NetPlugin.class);
+    private final List<String> warnings = new ArrayList<>();
+    private final NcclDoor door = new NcclDoor(plugin, new NcclDoor.Log() {
+        @Override
+        public void warn(String message) {
+            warnings.add(message);
+        }
+
+        @Override
+        public void info(String message) {
+        }
+    });
+    private final Handles.SendComm send = mock(Handles.SendComm.class);
+    private final Handles.RecvComm recv = mock(Handles.RecvComm.class);
+    private final Handles.MrHandle mr = mock(Handles.MrHandle.class);
+    private final Handles.Request request = mock(Handles.Request.class);
+    private Arena arena;
+    private MemorySegment out;
+    private long sendComm;
+    private long recvComm;
+    private long mhandle;
+
+    @BeforeEach
+    void connect() throws Exception {
+        arena = Arena.ofConfined();
+        out = arena.allocate(1024);
+        when(plugin.devices()).thenReturn(1);
+        when(plugin.connect(eq(0), any(), any())).thenReturn(send);
+        Handles.ListenComm listen = mock(Handles.ListenComm.class);
+        when(listen.handle()).thenReturn(new byte[] {1, 2, 3});
+        when(plugin.listen(0)).thenReturn(listen);
+        when(plugin.accept(listen)).thenReturn(recv);
+        when(plugin.regMr(any(), anyLong(), anyLong(), eq(MemoryType.HOST))).thenReturn(mr);
+        assertEquals(0, door.init(at(0), 1, 0));
+        long ctx = get(0);
+        assertEquals(0, door.listen(ctx, 0, at(128), at(8)));
+        assertEquals(3, out.get(ValueLayout.JAVA_BYTE, 130), "the handle's bytes");
+        assertEquals(0, out.get(ValueLayout.JAVA_BYTE, 131), "zeroed after them");
+        assertEquals(0, door.connect(ctx, 0, at(128), at(16)));
+        assertEquals(0, door.accept(get(8), at(24)));
+        sendComm = get(16);
+        recvComm = get(24);
+        assertEquals(0, door.regMr(sendComm, 0x1000, 64, 1, at(32)));
+        mhandle = get(32);
+        verify(plugin).connect(eq(0), any(), eq(ConnectConfig.DEFAULT));
+    }
+
+    @AfterEach
+    void free() {
+        arena.close();
+    }
+
+    private long at(long offset) {
+        return out.address() + offset;
+    }
+
+    private long get(long offset) {
+        return out.get(ValueLayout.JAVA_LONG, offset);
+    }
+
+    @Test
+    void aFailureOfThePluginIsItsNcclCodeAndALogLineAndNoOutput() throws Exception {
+        when(plugin.isend(send, 0x1000, 10, 0, mr)).thenThrow(new NetException(NetResult.REMOTE_ERROR,
+                "isend: peer 1.2.3.4 is gone"));
+        out.set(ValueLayout.JAVA_LONG, 40, 77);
+        assertEquals(6, door.isend(sendComm, 0x1000, 10, 0, mhandle, at(40)), "ncclRemoteError");
+        assertEquals(77, get(40), "*request untouched");
+        assertEquals(List.of("isend: peer 1.2.3.4 is gone"), warnings);
+    }
+
+    @Test
+    void anUnexpectedExceptionIsAnInternalErrorNeverThrown() throws Exception {
+        when(plugin.isend(any(), anyLong(), anyLong(), anyInt(), any())).thenThrow(new IllegalStateException("bug"));
+        assertEquals(3, door.isend(sendComm, 0x1000, 10, 0, mhandle, at(40)));
+        assertTrue(warnings.get(0).contains("unexpected java.lang.IllegalStateException: bug"), warnings.toString());
+    }
+
+    @Test
+    void retryIsANullRequestAndAPostedOneIsTestedToDone() throws Exception {
+        when(plugin.isend(send, 0x1000, 10, 5, mr)).thenReturn(null, request);
+        assertEquals(0, door.isend(sendComm, 0x1000, 10, 5, mhandle, at(40)));
+        assertEquals(0, get(40), "NULL: retry");
+        assertEquals(0, door.isend(sendComm, 0x1000, 10, 5, mhandle, at(40)));
+        long req = get(40);
+        assertNotEquals(0, req);
+        when(plugin.test(eq(request), any())).thenReturn(false, true);
+        assertEquals(0, door.test(req, at(48), at(56)));
+        assertEquals(0, out.get(ValueLayout.JAVA_INT, 48));
+        assertEquals(0, door.test(req, at(48), at(56)));
+        assertEquals(1, out.get(ValueLayout.JAVA_INT, 48));
+        assertEquals(10, out.get(ValueLayout.JAVA_INT, 56), "a send reports its size");
+        assertEquals(3, door.test(req, at(48), at(56)), "reported: stale");
+    }
+
+    @Test
+    void irecvAlwaysOverwritesAPresetRequestAndTestReportsEachBuffersSize() throws Exception {
+        MemorySegment args = arena.allocate(256);
+        args.set(ValueLayout.JAVA_LONG, 0, 0x2000); // data[0]
+        args.set(ValueLayout.JAVA_LONG, 8, 0x3000); // data[1]
+        args.set(ValueLayout.JAVA_LONG, 16, 100); // sizes
+        args.set(ValueLayout.JAVA_LONG, 24, 200);
+        args.set(ValueLayout.JAVA_INT, 32, 7); // tags
+        args.set(ValueLayout.JAVA_INT, 36, 8);
+        args.set(ValueLayout.JAVA_LONG, 40, mhandle); // mhandles
+        args.set(ValueLayout.JAVA_LONG, 48, mhandle);
+        when(plugin.irecv(eq(recv), eq(2), any(), any(), any(), any())).thenReturn(null, request);
+        out.set(ValueLayout.JAVA_LONG, 64, 1); // NCCL_NET_OPTIONAL_RECV_COMPLETION
+        long a = args.address();
+        assertEquals(0, door.irecv(recvComm, 2, a, a + 16, a + 32, a + 40, at(64)));
+        assertEquals(0, get(64), "the preset was overwritten with NULL: retry");
+        assertEquals(0, door.irecv(recvComm, 2, a, a + 16, a + 32, a + 40, at(64)));
+        when(plugin.test(eq(request), any())).thenAnswer(inv -> {
+            long[] sizes = inv.getArgument(1);
+            sizes[0] = 99;
+            sizes[1] = 0;
+            return true;
+        });
+        assertEquals(0, door.test(get(64), at(72), at(80)));
+        assertEquals(99, out.get(ValueLayout.JAVA_INT, 80));
+        assertEquals(0, out.get(ValueLayout.JAVA_INT, 84));
+    }
+
+    @Test
+    void aFlushThatCannotBePostedIsARequestThatTestPostsLater() throws Exception {
+        MemorySegment args = arena.allocate(64);
+        args.set(ValueLayout.JAVA_LONG, 0, 0x2000);
+        args.set(ValueLayout.JAVA_INT, 8, 512);
+        args.set(ValueLayout.JAVA_LONG, 16, mhandle);
+        long a = args.address();
+        when(plugin.iflush(eq(recv), eq(1), any(), any(), any())).thenReturn(null, null, request);
+        assertEquals(0, door.iflush(recvComm, 1, a, a + 8, a + 16, at(64)));
+        long flush = get(64);
+        assertNotEquals(0, flush, "never NULL: NCCL would read it as nothing to wait for");
+        assertEquals(0, door.test(flush, at(72), 0));
+        assertEquals(0, out.get(ValueLayout.JAVA_INT, 72), "still waiting to be posted");
+        when(plugin.test(eq(request), any())).thenReturn(true);
+        assertEquals(0, door.test(flush, at(72), 0));
+        assertEquals(1, out.get(ValueLayout.JAVA_INT, 72));
+        verify(plugin, times(3)).iflush(eq(recv), eq(1), any(), any(), any());
+    }
+
+    @Test
+    void aRequestThatFailsIsGoneAfterItsFailure() throws Exception {
+        when(plugin.isend(send, 0x1000, 10, 0, mr)).thenReturn(request);
+        when(plugin.test(eq(request), any())).thenThrow(new NetException(NetResult.INVALID_USAGE, "test: too big"));
+        assertEquals(0, door.isend(sendComm, 0x1000, 10, 0, mhandle, at(40)));
+        assertEquals(5, door.test(get(40), at(48), 0), "ncclInvalidUsage");
+        assertEquals(3, door.test(get(40), at(48), 0), "stale afterwards");
+    }
+
+    @Test
+    void whatNcclsCoreMustNeverPassIsAnInternalError() throws Exception {
+        assertEquals(3, door.isend(sendComm, 0x1000, 1L << 31, 0, mhandle, at(40)), "more than maxP2pBytes");
+        assertEquals(3, door.irecv(recvComm, 9, at(0), at(0), at(0), at(0), at(40)), "more than maxRecvs");
+        assertEquals(3, door.irecv(recvComm, 0, at(0), at(0), at(0), at(0), at(40)), "no buffer");
+        assertEquals(3, door.isend(recvComm, 0x1000, 1, 0, mhandle, at(40)), "a receive comm to isend");
+        assertEquals(3, door.regMr(sendComm, 0x1000, 1, 3, at(40)), "no such memory type");
+        assertEquals(3, door.isend(sendComm, 0x1000, 1, 0, mhandle, 0), "no request pointer");
+        assertEquals(3, door.isend(sendComm, 0x1000, 1, 0, mhandle ^ 1L << 40, at(40)), "a stale memory handle");
+        assertTrue(warnings.get(0).contains("maxP2pBytes"), warnings.toString());
+    }
+
+    @Test
+    void aRefusedDeregistrationKeepsTheHandleAndAClosedCommunicatorStillDeregisters() throws Exception {
+        doThrow(new NetException(NetResult.INVALID_USAGE, "deregMr: in use")).doNothing().when(plugin).deregMr(send, mr);
+        assertEquals(5, door.deregMr(sendComm, mhandle));
+        assertEquals(0, door.close(sendComm, CommEntry.SEND));
+        assertEquals(0, door.deregMr(sendComm, mhandle), "NCCL may deregister through the closed communicator");
+        assertEquals(3, door.deregMr(sendComm, mhandle), "but only once");
+        assertEquals(3, door.close(sendComm, CommEntry.SEND), "closing twice");
+        assertEquals(3, door.close(recvComm, CommEntry.SEND), "closeSend of a receive communicator");
+        assertEquals(0, door.close(recvComm, CommEntry.RECV));
+        assertEquals(1, door.live()[0], "only the listen communicator is left");
+    }
+}

@@ -1,0 +1,97 @@
+package io.ofinet.nccl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * libnccl-net-ofinet.so as NCCL loads it, driven from C by the project's driver: the exported
+ * symbols, the declarations' layout, the JVM's start and its refusal of an old JDK, and the whole
+ * table between two processes on tcp and shm, from the primordial thread and from a second one.
+ */
+@Timeout(300)
+class NcclDriverIT {
+    private static final Pattern SHM_NAME = Pattern.compile("\\d+:\\d+:\\d+");
+
+    @Test
+    void theLibraryExportsTheTableAndNothingElseOfOfinet() throws Exception {
+        Process nm = new ProcessBuilder("nm", "-D", "--defined-only",
+                Driver.LIBRARY_DIR.resolve("libnccl-net-ofinet.so").toString()).redirectErrorStream(true).start();
+        String out = new String(nm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, nm.waitFor(), out);
+        Set<String> symbols = out.lines().map(l -> l.trim().split("\\s+")).filter(f -> f.length == 3)
+                .map(f -> f[1] + " " + f[2]).collect(Collectors.toSet());
+        assertEquals(Set.of("D ncclNetPlugin_v12"), symbols, "defined dynamic symbols:\n" + out);
+    }
+
+    @Test
+    void theDeclarationsMatchNcclsLayoutAndTheTableIsOfinets(@TempDir Path dir) throws Exception {
+        Driver d = Driver.run(dir, Map.of(), Duration.ofSeconds(30), "layout");
+        assertEquals(0, d.exitCode(), d.output());
+        assertTrue(d.output().contains("layout: 52 passed, 0 failed"), d.output());
+    }
+
+    @Test
+    void aJdkOlderThan22IsRefusedByNameAtInit(@TempDir Path dir) throws Exception {
+        Path java17 = Path.of("/usr/lib/jvm/java-17-openjdk-amd64");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(java17.resolve("release")),
+                "no Java 17 installed here");
+        Driver d = Driver.run(dir, Map.of("OFINET_JAVA_HOME", java17.toString()), Duration.ofSeconds(30), "init");
+        assertEquals(10 + 5, d.exitCode(), "init must fail with ncclInvalidUsage:\n" + d.output());
+        assertTrue(d.output().contains("is Java 17") && d.output().contains("needs Java 22 or newer"), d.output());
+        assertTrue(d.output().contains("ok: init: a second init gives the same result (5)"), d.output());
+    }
+
+    @Test
+    void aDirectoryThatIsNoJdkIsRefusedByName(@TempDir Path dir) throws Exception {
+        Driver d = Driver.run(dir, Map.of("OFINET_JAVA_HOME", dir.toString()), Duration.ofSeconds(30), "init");
+        assertEquals(10 + 5, d.exitCode(), d.output());
+        assertTrue(d.output().contains(dir + " (OFINET_JAVA_HOME) is not a JDK"), d.output());
+    }
+
+    @ParameterizedTest(name = "{0}, {1}")
+    @CsvSource({"tcp, primordial thread", "tcp, second thread", "shm, primordial thread", "shm, second thread"})
+    void theTableBetweenTwoProcesses(String provider, String thread, @TempDir Path dir) throws Exception {
+        Set<String> shmBefore = shmNames();
+        try {
+            Path layout = Driver.layout(dir, provider);
+            String[] args = thread.startsWith("second") ? new String[] {"pair", "--thread"} : new String[] {"pair"};
+            Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(240), args);
+            assertEquals(0, d.exitCode(), d.output());
+            assertTrue(d.output().contains("pair: receiver passed, sender passed"), d.output());
+            assertTrue(d.output().contains("created a Java"), "the library created the JVM:\n" + d.output());
+            assertTrue(Pattern.compile("(?m)^recv: \\d+ passed, 0 failed$").matcher(d.output()).find(), d.output());
+            assertTrue(Pattern.compile("(?m)^send: \\d+ passed, 0 failed$").matcher(d.output()).find(), d.output());
+        } finally {
+            // A host that ends with exit() runs no JVM shutdown hook: shm's names stay (removed here).
+            Set<String> left = shmNames();
+            left.removeAll(shmBefore);
+            for (String name : left) {
+                Files.deleteIfExists(Path.of("/dev/shm", name));
+            }
+        }
+    }
+
+    private static Set<String> shmNames() throws IOException {
+        try (Stream<Path> names = Files.list(Path.of("/dev/shm"))) {
+            return names.map(p -> p.getFileName().toString()).filter(n -> SHM_NAME.matcher(n).matches())
+                    .collect(Collectors.toCollection(HashSet::new));
+        }
+    }
+}

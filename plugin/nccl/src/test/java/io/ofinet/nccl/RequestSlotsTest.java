@@ -1,0 +1,82 @@
+package io.ofinet.nccl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.plugin.Handles;
+import org.junit.jupiter.api.Test;
+
+class RequestSlotsTest {
+    private static final Handles.Request A = new Handles.Request() {
+    };
+    private static final Handles.Request B = new Handles.Request() {
+    };
+
+    @Test
+    void aRequestHandleNamesItsCommunicatorAndIsStaleOnceRemoved() throws Exception {
+        RequestSlots slots = new RequestSlots(7);
+        long a = slots.add(A, RequestSlots.SEND, 4096);
+        assertEquals(7, RequestSlots.commIndex(a));
+        int slot = slots.slot(a);
+        assertSame(A, slots.request(slot));
+        assertEquals(4096, slots.amount(slot));
+        assertEquals(RequestSlots.SEND, slots.type(slot));
+        slots.remove(slot);
+        assertEquals(-1, slots.slot(a), "reported: stale");
+        long b = slots.add(B, RequestSlots.RECV, 8);
+        assertEquals(slot, slots.slot(b), "the slot is reused");
+        assertEquals(-1, slots.slot(a), "under another generation");
+        assertEquals(1, slots.outstanding());
+    }
+
+    @Test
+    void handlesOfOtherCommunicatorsAndGarbageFindNothing() throws Exception {
+        RequestSlots slots = new RequestSlots(7);
+        RequestSlots other = new RequestSlots(8);
+        slots.add(A, RequestSlots.SEND, 1);
+        long foreign = other.add(B, RequestSlots.SEND, 1);
+        assertEquals(-1, slots.slot(foreign));
+        assertEquals(-1, slots.slot(0));
+        assertEquals(-1, RequestSlots.commIndex(0xdeadbeefL));
+        assertEquals(-1, RequestSlots.commIndex(0));
+    }
+
+    @Test
+    void holdsThreeHundredOutstandingAndMore() throws Exception {
+        RequestSlots slots = new RequestSlots(1);
+        long[] handles = new long[300];
+        for (int i = 0; i < handles.length; i++) {
+            handles[i] = slots.add(A, RequestSlots.SEND, i);
+        }
+        for (int i = 0; i < handles.length; i++) {
+            assertEquals(i, slots.amount(slots.slot(handles[i])));
+        }
+        assertEquals(300, slots.outstanding());
+    }
+
+    @Test
+    void aDeferredFlushKeepsItsArgumentsUntilPosted() throws Exception {
+        RequestSlots slots = new RequestSlots(1);
+        long h = slots.add(null, RequestSlots.FLUSH, 2);
+        int slot = slots.slot(h);
+        Handles.MrHandle mr = new Handles.MrHandle() {
+        };
+        slots.deferFlush(slot, 2, new long[] {10, 20, 0}, new long[] {1, 2, 0}, new Handles.MrHandle[] {mr, mr, null});
+        assertNull(slots.request(slot));
+        assertEquals(20, slots.flushAddresses(slot)[1]);
+        assertSame(mr, slots.flushMrs(slot)[1]);
+        slots.posted(slot, A);
+        assertSame(A, slots.request(slot));
+        slots.remove(slot);
+        assertNull(slots.flushMrs(slot)[0], "no registration is kept once the slot is free");
+    }
+
+    @Test
+    void aCommunicatorIndexBeyondTwentyFourBitsIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new RequestSlots(1 << 24));
+        assertTrue(new RequestSlots((1 << 24) - 1).outstanding() == 0);
+    }
+}
