@@ -1,6 +1,7 @@
 /*
  * nccl_driver layout        the C declarations against NCCL 2.30's layout, and the loaded table
  * nccl_driver init          one init: exits 0 when it succeeded, 10 + its ncclResult_t when not
+ * nccl_driver crossing      ns per call of the cheapest entry (devices), the crossing's own cost
  * nccl_driver pair [--thread]
  *                           two processes (this one receives, a forked child sends) through the
  *                           table over the provider OFINET_LAYOUT names; with --thread each side
@@ -121,10 +122,39 @@ static int run_init(void) {
     return first == ncclSuccess ? 0 : 10 + (int)first;
 }
 
+/* The crossing's cost: ns per devices() call, an upcall into Java that does almost nothing there. */
+static int run_crossing(void) {
+    driver_side = "crossing";
+    ncclNet_v12_t *net = load_table();
+    void *ctx = NULL;
+    ncclNetCommConfig_v12_t config = {.trafficClass = -1};
+    if (net == NULL || net->init(&ctx, 1, &config, driver_logger, NULL) != ncclSuccess) {
+        check(0, "init");
+        return 1;
+    }
+    int ndev = 0;
+    for (int round = 0; round < 5; round++) {
+        const int calls = 2000000;
+        double start = now_seconds();
+        for (int i = 0; i < calls; i++) {
+            if (net->devices(&ndev) != ncclSuccess) {
+                check(0, "devices");
+                return 1;
+            }
+        }
+        double ns = (now_seconds() - start) * 1e9 / calls;
+        printf("crossing: round %d: %.1f ns per devices() call through the table\n", round, ns);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc >= 2 && strcmp(argv[1], "layout") == 0) {
         return run_layout();
+    }
+    if (argc >= 2 && strcmp(argv[1], "crossing") == 0) {
+        return run_crossing();
     }
     if (argc >= 2 && strcmp(argv[1], "init") == 0) {
         return run_init();
@@ -132,6 +162,6 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "pair") == 0) {
         return run_pair(argc >= 3 && strcmp(argv[2], "--thread") == 0);
     }
-    fprintf(stderr, "usage: %s layout | init | pair [--thread]\n", argv[0]);
+    fprintf(stderr, "usage: %s layout | init | crossing | pair [--thread]\n", argv[0]);
     return 2;
 }

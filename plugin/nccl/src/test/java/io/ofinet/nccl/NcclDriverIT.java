@@ -65,6 +65,16 @@ class NcclDriverIT {
         assertTrue(d.output().contains(dir + " (OFINET_JAVA_HOME) is not a JDK"), d.output());
     }
 
+    /** The crossing's benchmark runs and reports each round (a figure, not a timed test). */
+    @Test
+    void theCrossingBenchmarkReportsEachRound(@TempDir Path dir) throws Exception {
+        Path layout = Driver.layout(dir, "tcp");
+        Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(60), "crossing");
+        assertEquals(0, d.exitCode(), d.output());
+        assertEquals(5, Pattern.compile("(?m)^crossing: round \\d: [0-9.]+ ns per devices\\(\\) call").matcher(d.output())
+                .results().count(), d.output());
+    }
+
     @ParameterizedTest(name = "{0}, {1}")
     @CsvSource({"tcp, primordial thread", "tcp, second thread", "shm, primordial thread", "shm, second thread"})
     void theTableBetweenTwoProcesses(String provider, String thread, @TempDir Path dir) throws Exception {
