@@ -45,25 +45,34 @@ final class Requests {
         }
     }
 
-    /** Reads n buffers' addresses and memory handles into the communicator's scratch arrays. */
-    private static void readBuffers(NcclDoor door, CommEntry c, int n, long data, long mhandles, String operation)
-            throws DoorException {
+    /**
+     * The receive communicator of an irecv or iflush, with its checks, and its n buffers' addresses
+     * and memory handles read into the communicator's scratch arrays.
+     */
+    private static CommEntry receiveBuffers(NcclDoor door, long comm, int n, long data, long sizes, long mhandles,
+            long requestOut, String operation) throws DoorException {
+        CommEntry c = door.comm(comm, CommEntry.RECV, operation);
+        Failures.out(requestOut, operation, "request");
+        checkCount(n, operation);
+        Failures.out(sizes, operation, "sizes");
         Failures.out(data, operation, "data");
-        for (int i = 0; i < n; i++) {
-            c.addresses[i] = CMemory.getLong(data + 8L * i);
-            c.mrs[i] = mhandles == 0 ? null : door.mr(CMemory.getLong(mhandles + 8L * i), operation);
+        try {
+            for (int i = 0; i < n; i++) {
+                c.addresses[i] = CMemory.getLong(data + 8L * i);
+                c.mrs[i] = mhandles == 0 ? null : door.mr(CMemory.getLong(mhandles + 8L * i), operation);
+            }
+        } catch (DoorException e) {
+            Arrays.fill(c.mrs, null);
+            throw e;
         }
+        return c;
     }
 
     int irecv(NcclDoor door, long comm, int n, long data, long sizes, long tags, long mhandles, long requestOut) {
         CommEntry c = null;
         try {
-            c = door.comm(comm, CommEntry.RECV, "irecv");
-            Failures.out(requestOut, "irecv", "request");
-            checkCount(n, "irecv");
-            Failures.out(sizes, "irecv", "sizes");
             Failures.out(tags, "irecv", "tags");
-            readBuffers(door, c, n, data, mhandles, "irecv");
+            c = receiveBuffers(door, comm, n, data, sizes, mhandles, requestOut, "irecv");
             for (int i = 0; i < n; i++) {
                 c.sizes[i] = CMemory.getLong(sizes + 8L * i);
                 checkSize(c.sizes[i], "irecv");
@@ -86,11 +95,7 @@ final class Requests {
     int iflush(NcclDoor door, long comm, int n, long data, long sizes, long mhandles, long requestOut) {
         CommEntry c = null;
         try {
-            c = door.comm(comm, CommEntry.RECV, "iflush");
-            Failures.out(requestOut, "iflush", "request");
-            checkCount(n, "iflush");
-            Failures.out(sizes, "iflush", "sizes");
-            readBuffers(door, c, n, data, mhandles, "iflush");
+            c = receiveBuffers(door, comm, n, data, sizes, mhandles, requestOut, "iflush");
             for (int i = 0; i < n; i++) {
                 c.sizes[i] = CMemory.getInt(sizes + 4L * i);
             }
