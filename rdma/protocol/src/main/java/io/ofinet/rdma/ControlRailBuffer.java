@@ -114,14 +114,24 @@ final class ControlRailBuffer {
 
         @Override
         protected void completed(int rail, long flags, long len, long data) {
+            Runnable sent = onSent;
+            forgetHooks();
             endpoint.pools.release(ControlRailBuffer.this);
-            onSent.run();
+            sent.run();
         }
 
         @Override
         protected void failed(RdmaException cause) {
+            Consumer<RdmaException> failedHook = onFailed;
+            forgetHooks();
             endpoint.pools.release(ControlRailBuffer.this);
-            onFailed.accept(cause);
+            failedHook.accept(cause);
+        }
+
+        /** A pooled buffer keeps nothing of the communicator its last message was for. */
+        private void forgetHooks() {
+            onSent = null;
+            onFailed = null;
         }
 
         @Override

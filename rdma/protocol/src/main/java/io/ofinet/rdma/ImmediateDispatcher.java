@@ -129,7 +129,11 @@ final class ImmediateDispatcher {
 
     /** Whether {@code upper}, the upper half of 8-byte CQ data, is {@code comm}'s token; true where it is narrower. */
     private boolean carriesToken(PeerLiveness.Peered comm, long upper) {
-        return !endpoint.railSet.wideImmediate() || upper == (comm.token() & 0xffffffffL);
+        return carriesToken(comm.token(), upper);
+    }
+
+    private boolean carriesToken(int token, long upper) {
+        return !endpoint.railSet.wideImmediate() || upper == (token & 0xffffffffL);
     }
 
     /** Whether the provider names {@code comm}'s peer as the source, or names none; if not, counted. */
@@ -328,8 +332,9 @@ final class ImmediateDispatcher {
         SendComm send = endpoint.comms.send(comm);
         if (send == null || send.closed) {
             unknownComm++;
-            SendComm closed = send != null ? send : endpoint.duties.quarantined(comm);
-            if (closed != null && carriesToken(closed, upper)) {
+            SlowDuties.ClosedMailbox kept = send != null ? null : endpoint.duties.quarantined(comm);
+            boolean closedOne = send != null ? carriesToken(send, upper) : kept != null && carriesToken(kept.token(), upper);
+            if (closedOne) {
                 // A normal close: a receive announces itself unless its message is held already,
                 // and the message may have gone eagerly before its sender closed.
                 LOG.log(Level.DEBUG, "dropping a control message for send communicator {0}: closed", comm);

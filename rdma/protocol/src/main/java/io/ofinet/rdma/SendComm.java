@@ -40,7 +40,6 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     /** The receiver, once its ACCEPT arrived; null before. */
     private Connection connection;
     boolean closed;
-    long closedNanos;
 
     /** How queued sends meet announced receives: sequence numbers, control messages, eager credits. */
     private final SendSequencer sequencer;

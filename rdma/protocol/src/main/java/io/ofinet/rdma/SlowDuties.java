@@ -1,6 +1,7 @@
 package io.ofinet.rdma;
 
 import io.ofinet.mr.MrException;
+import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.wire.Immediate;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
@@ -27,7 +28,15 @@ final class SlowDuties {
     private final long quarantineNanos;
     private long nextRunNanos;
     /** Mailboxes of closed send communicators, kept registered a while for late control writes. */
-    private final ArrayDeque<SendComm> quarantine = new ArrayDeque<>();
+    private final ArrayDeque<ClosedMailbox> quarantine = new ArrayDeque<>();
+
+    /**
+     * What a closed send communicator leaves behind for a while: its mailbox, still registered, and
+     * what identifies a late control message for it. Not the communicator itself, which is released
+     * at its close.
+     */
+    record ClosedMailbox(int commId, int token, long memory, MrHandle mr, long closedNanos) {
+    }
 
     SlowDuties(RdmaEndpoint endpoint, long peerTimeoutMs) {
         this.endpoint = endpoint;
@@ -97,15 +106,14 @@ final class SlowDuties {
 
     /** Keeps a closed send communicator's mailbox registered for a while. */
     void quarantine(SendComm comm) {
-        comm.closedNanos = System.nanoTime();
-        quarantine.add(comm);
+        quarantine.add(new ClosedMailbox(comm.id(), comm.token(), comm.mailbox, comm.mailboxMr, System.nanoTime()));
     }
 
-    /** The closed send communicator {@code id} whose mailbox is still kept, or null. */
-    SendComm quarantined(int id) {
-        for (SendComm comm : quarantine) {
-            if (comm.id() == id) {
-                return comm;
+    /** The mailbox still kept of closed send communicator {@code id}, or null. */
+    ClosedMailbox quarantined(int id) {
+        for (ClosedMailbox mailbox : quarantine) {
+            if (mailbox.commId() == id) {
+                return mailbox;
             }
         }
         return null;
@@ -113,10 +121,10 @@ final class SlowDuties {
 
     /** Releases quarantined mailboxes older than the peer timeout. */
     void release(long now) {
-        while (!quarantine.isEmpty() && now - quarantine.peek().closedNanos > quarantineNanos) {
-            SendComm comm = quarantine.poll();
-            deregister(comm);
-            endpoint.memory.free(comm.mailbox);
+        while (!quarantine.isEmpty() && now - quarantine.peek().closedNanos() > quarantineNanos) {
+            ClosedMailbox mailbox = quarantine.poll();
+            deregister(mailbox);
+            endpoint.memory.free(mailbox.memory());
         }
     }
 
@@ -126,16 +134,16 @@ final class SlowDuties {
      */
     List<Long> releaseAll() {
         List<Long> memory = new ArrayList<>(quarantine.size());
-        for (SendComm comm = quarantine.poll(); comm != null; comm = quarantine.poll()) {
-            deregister(comm);
-            memory.add(comm.mailbox);
+        for (ClosedMailbox mailbox = quarantine.poll(); mailbox != null; mailbox = quarantine.poll()) {
+            deregister(mailbox);
+            memory.add(mailbox.memory());
         }
         return memory;
     }
 
-    private static void deregister(SendComm comm) {
+    private static void deregister(ClosedMailbox mailbox) {
         try {
-            comm.mailboxMr.close();
+            mailbox.mr().close();
         } catch (MrException e) {
             LOG.log(Level.WARNING, "deregistering a mailbox: {0}", e.getMessage());
         }
