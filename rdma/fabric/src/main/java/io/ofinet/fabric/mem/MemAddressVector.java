@@ -13,6 +13,8 @@ final class MemAddressVector implements AddressVector {
     final MemDomain domain;
     final ResourceTracker users = new ResourceTracker();
     private final List<Long> table = new ArrayList<>();
+    /** Inserts not removed, duplicates included, against {@link MemProvider.Config#avEntriesMax()}. */
+    private int counted;
     private boolean closed;
 
     MemAddressVector(MemDomain domain) {
@@ -30,6 +32,12 @@ final class MemAddressVector implements AddressVector {
                 throw new FabricException("fi_av_insert (provider mem)", FiErrno.FI_EINVAL,
                         "an in-memory address is 8 bytes, got " + address.length);
             }
+            int max = domain.network.config.avEntriesMax();
+            if (max > 0 && counted >= max) {
+                throw new FabricException("fi_av_insert (provider " + domain.info().provider() + ")", FiErrno.FI_ENOMEM,
+                        "the address vector holds " + counted + " entries, its limit");
+            }
+            counted++;
             // Like libfabric's util AV: an address inserted again keeps its handle.
             long a = ByteBuffer.wrap(address).getLong();
             int known = table.indexOf(a);
@@ -52,6 +60,7 @@ final class MemAddressVector implements AddressVector {
         synchronized (domain.network) {
             check(fiAddr, "fi_av_remove");
             table.set((int) fiAddr, 0L);
+            counted--;
         }
     }
 

@@ -30,7 +30,7 @@ public final class MemProvider implements FabricProvider {
 
     /** Settings of one instance. */
     public record Config(int mrMode, long mrKeySizeBytes, int txSize, int rxSize, int cqSize,
-            long injectSizeBytes, int domains, long outOfOrderSeed, int threading, String name) {
+            long injectSizeBytes, int domains, long outOfOrderSeed, int threading, String name, int avEntriesMax) {
     }
 
     /** A provider with domain-scoped registrations, the usual case. */
@@ -54,6 +54,7 @@ public final class MemProvider implements FabricProvider {
         private long outOfOrderSeed;
         private int threading = Fi.THREAD_SAFE;
         private String name = NAME;
+        private int avEntriesMax;
 
         /** The mr_mode offers carry, e.g. with {@link Fi#MR_ENDPOINT} to require binding. */
         public Builder mrMode(int mode) {
@@ -117,9 +118,19 @@ public final class MemProvider implements FabricProvider {
             return this;
         }
 
+        /**
+         * Each address vector takes at most {@code entries} inserts not removed, an address inserted
+         * again counting again, as shm's does (SMR_MAX_PEERS in libfabric 1.17); past it an insert
+         * fails with FI_ENOMEM. 0, the default: no limit.
+         */
+        public Builder avEntriesMax(int entries) {
+            this.avEntriesMax = entries;
+            return this;
+        }
+
         public MemProvider build() {
             return new MemProvider(new Config(mrMode, mrKeySizeBytes, txSize, rxSize, cqSize,
-                    injectSizeBytes, domains, outOfOrderSeed, threading, name));
+                    injectSizeBytes, domains, outOfOrderSeed, threading, name, avEntriesMax));
         }
     }
 

@@ -15,6 +15,8 @@ final class OfiAddressVector implements AddressVector {
     private final long av;
     private final ResourceTracker users = new ResourceTracker();
     private boolean closed;
+    /** Entries inserted and not removed, for {@link NativeUsage}. */
+    private int entries;
 
     OfiAddressVector(OfiDomain domain, long av) {
         this.domain = domain;
@@ -49,6 +51,8 @@ final class OfiAddressVector implements AddressVector {
         if (rc != 1) {
             throw Ops.error("fi_av_insert", domain.provider(), rc < 0 ? rc : -FiErrno.FI_EINVAL);
         }
+        entries++;
+        NativeUsage.addressesInserted(1);
         return out.getLong(0);
     }
 
@@ -59,6 +63,8 @@ final class OfiAddressVector implements AddressVector {
         try {
             Ops.check("fi_av_remove", domain.provider(), op(NativeOffsets.OPS_AV_REMOVE, "fi_av_remove")
                     .invokeInt(new Object[] {av, Pointer.nativeValue(addr), 1L, 0L}));
+            entries--;
+            NativeUsage.addressesInserted(-1);
         } finally {
             Reference.reachabilityFence(addr);
         }
@@ -94,6 +100,8 @@ final class OfiAddressVector implements AddressVector {
         users.requireEmpty("fi_close(av)", "endpoints bound to it");
         Ops.close(av, "av", domain.provider());
         closed = true;
+        NativeUsage.addressesInserted(-entries);
+        entries = 0;
         domain.closed(this);
     }
 }

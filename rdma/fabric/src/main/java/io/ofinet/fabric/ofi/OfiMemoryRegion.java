@@ -20,6 +20,7 @@ final class OfiMemoryRegion implements MemoryRegion {
         this.mr = mr;
         this.address = address;
         this.length = length;
+        NativeUsage.registered();
     }
 
     @Override
@@ -70,6 +71,7 @@ final class OfiMemoryRegion implements MemoryRegion {
         }
         Ops.close(mr, "mr", domain.provider());
         closed = true;
+        NativeUsage.deregistered();
         if (boundTo != null) {
             boundTo.boundRegions().remove(this);
         }
