@@ -130,10 +130,14 @@ final class CommClosing {
             comms.remove(comm);
             handshake.forget(comm);
             comm.forgetPeers();
-            // The receiver may still write control messages into the mailbox: keep it registered
-            // for a while, so that such a write never meets a missing key (which breaks rxm
-            // connections).
-            duties.quarantine(comm);
+            if (comm.receiverDone) {
+                duties.releaseMailbox(comm);
+            } else {
+                // The receiver may still write control messages into the mailbox: keep it
+                // registered until it says its last word, or for peerTimeoutMs, so that such a
+                // write never meets a missing key (which breaks rxm connections).
+                duties.quarantine(comm);
+            }
             return true;
         } finally {
             endpoint.unlock();
@@ -155,14 +159,19 @@ final class CommClosing {
         boolean waiting = false;
         endpoint.lock();
         try {
-            if (!comm.closed && comm.connectedAndOpen() && comm.outstanding() > 0 && comm.liveness().dead == null
-                    && !endpoint.isClosed()) {
+            if (!comm.closed && comm.connectedAndOpen() && comm.liveness().dead == null && !endpoint.isClosed()) {
+                // The sender hears of every close. With nothing outstanding, every control message of
+                // this side was written before it (a receive ends after its own), so the notice is
+                // this side's last word and frees the sender's mailbox; where control messages go
+                // over several control rails the notice may overtake one, and the sender waits.
+                boolean outstanding = comm.outstanding() > 0;
                 RmaOp op = endpoint.pools.acquireOp();
                 if (op != null) {
                     Connection sender = comm.connection();
+                    int last = !outstanding && endpoint.controlRails() == 1 ? Immediate.CLOSING_FINAL : 0;
                     sender.sendNotice(op, "close notice", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
-                            Immediate.RECEIVER_CLOSING, sender.peerCommId(), 0), comm.liveness());
-                    waiting = true;
+                            Immediate.RECEIVER_CLOSING, sender.peerCommId(), last), comm.liveness());
+                    waiting = outstanding;
                 }
             }
         } finally {

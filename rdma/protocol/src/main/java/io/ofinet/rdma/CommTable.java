@@ -17,6 +17,9 @@ final class CommTable {
     private final RecvComm[] recvs = new RecvComm[Limits.MAX_COMMS];
     private final List<SendComm> connectedSends = new ArrayList<>();
     private final List<RecvComm> connectedRecvs = new ArrayList<>();
+    /** The tokens of the communicators last closed under each id (0: none): what arrives late for them. */
+    private final int[] closedSendTokens = new int[Limits.MAX_COMMS];
+    private final int[] closedRecvTokens = new int[Limits.MAX_COMMS];
 
     int newSendId() throws RdmaException {
         return sendIds.allocate();
@@ -67,15 +70,27 @@ final class CommTable {
 
     /** Forgets a send communicator: its id is free again and progress no longer walks it. */
     void remove(SendComm comm) {
+        closedSendTokens[comm.id()] = comm.token();
         sends[comm.id()] = null;
         connectedSends.remove(comm);
         sendIds.free(comm.id());
     }
 
     void remove(RecvComm comm) {
+        closedRecvTokens[comm.id()] = comm.token();
         recvs[comm.id()] = null;
         connectedRecvs.remove(comm);
         recvIds.free(comm.id());
+    }
+
+    /** The token of the send communicator last closed under {@code id}, or 0. */
+    int closedSendToken(int id) {
+        return closedSendTokens[id];
+    }
+
+    /** The token of the receive communicator last closed under {@code id}, or 0. */
+    int closedRecvToken(int id) {
+        return closedRecvTokens[id];
     }
 
     /** The send communicators still open. */

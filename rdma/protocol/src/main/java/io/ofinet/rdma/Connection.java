@@ -10,7 +10,7 @@ import io.ofinet.rdma.wire.ProcessIdentity;
 /**
  * The other side of a connection as the handshake learned it: the peer's communicator id, its
  * address on each data and control rail, and the queue this endpoint's posts to each of them wait
- * in. Made once, by the handshake, and never changed; send and receive communicators share it.
+ * in. Made by the handshake; released once, when its communicator closes.
  */
 final class Connection {
     /** For {@link #inserted}: control rail 0's address is not in the address vector yet. */
@@ -26,6 +26,7 @@ final class Connection {
     private final PeerQueue[] controlQueues;
     /** The peer's process when this side can check it (same host), else null. */
     private final ProcessIdentity process;
+    private boolean released;
 
     Connection(RdmaEndpoint endpoint, int peerCommId, long[] dataPeers, long[] controlPeers,
             ProcessIdentity process, int peerToken) {
@@ -56,18 +57,46 @@ final class Connection {
      */
     static Connection inserted(RdmaEndpoint endpoint, int peerCommId, HandshakeMessage m, long control0)
             throws FabricException {
-        RailSet rails = endpoint.railSet;
         int dataRails = m.dataRails();
         long[] dataPeers = new long[dataRails];
         long[] controlPeers = new long[m.controlRails()];
-        for (int r = 0; r < dataRails; r++) {
-            dataPeers[r] = rails.av(r).insert(m.dataAddresses().get(r));
-        }
-        for (int c = 0; c < controlPeers.length; c++) {
-            controlPeers[c] = c == 0 && control0 != NOT_INSERTED ? control0
-                    : rails.av(dataRails + c).insert(m.controlAddresses().get(c));
+        int data = 0;
+        int control = 0;
+        try {
+            for (; data < dataRails; data++) {
+                dataPeers[data] = endpoint.peers.insert(data, m.dataAddresses().get(data), m.process());
+            }
+            for (; control < controlPeers.length; control++) {
+                controlPeers[control] = control == 0 && control0 != NOT_INSERTED ? control0
+                        : endpoint.peers.insert(dataRails + control, m.controlAddresses().get(control), m.process());
+            }
+        } catch (FabricException e) {
+            for (int r = 0; r < data; r++) {
+                endpoint.peers.release(r, dataPeers[r]);
+            }
+            for (int c = 0; c < control; c++) {
+                endpoint.peers.release(dataRails + c, controlPeers[c]);
+            }
+            throw e;
         }
         return new Connection(endpoint, peerCommId, dataPeers, controlPeers, m.process(), m.token());
+    }
+
+    /**
+     * Its communicator closed: its uses of the peer's addresses end (the address vector entries go
+     * once no connection uses them). Once; later calls do nothing.
+     */
+    void release() {
+        if (released) {
+            return;
+        }
+        released = true;
+        for (int r = 0; r < dataPeers.length; r++) {
+            endpoint.peers.release(r, dataPeers[r]);
+        }
+        for (int c = 0; c < controlPeers.length; c++) {
+            endpoint.peers.release(dataPeers.length + c, controlPeers[c]);
+        }
     }
 
     /**

@@ -18,22 +18,29 @@ import java.util.Map;
  * @param remoteWriteErrors failed writes into this endpoint that belong to no operation of its
  * @param droppedMalformed arrivals dropped because their immediate data broke the format, or a
  *     message came without immediate data where only notices go
- * @param droppedUnknownComm arrivals dropped because they named no open communicator (late
- *     arrivals for a closed one, or a peer's mistake)
+ * @param droppedUnknownComm arrivals dropped because they named no open communicator and none
+ *     closed under that id (a peer's mistake)
  * @param droppedForged notices and control messages dropped because they did not carry the token
  *     of the communicator they named: not from its peer (a stray or hostile process, or a late
  *     notice meant for an earlier connection)
  * @param droppedHandshakes handshake messages that did not decode, or answered nothing asked
  * @param refusedConnections CONNECTs answered with a REJECT (no such listener, rail counts that
  *     differ, {@code maxPendingConnections})
+ * @param lateForClosedComm arrivals for the communicator last closed under the id they named (its
+ *     token, where CQ data carries one): a peer's words that crossed the close, expected, ignored
+ * @param addressEntries peer addresses in the address vectors now, the endpoint's own included
+ *     (a gauge: each peer address once per rail, removed when no connection uses it)
+ * @param mailboxesKept mailboxes of closed send communicators still registered now, for control
+ *     messages their receivers may still write (a gauge)
  */
 public record EndpointStatistics(long messagesSent, long bytesSent, long messagesReceived, long bytesReceived,
         long writesPosted, long readsPosted, long refusedPosts, long condemnedPeers, long remoteWriteErrors,
         long droppedMalformed, long droppedUnknownComm, long droppedForged, long droppedHandshakes,
-        long refusedConnections) {
+        long refusedConnections, long lateForClosedComm, long addressEntries, long mailboxesKept) {
 
     /** Nothing yet. */
-    public static final EndpointStatistics NONE = new EndpointStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final EndpointStatistics NONE = new EndpointStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0);
 
     /** The sum of this and {@code o}, figure by figure (a device's endpoints). */
     public EndpointStatistics plus(EndpointStatistics o) {
@@ -42,7 +49,8 @@ public record EndpointStatistics(long messagesSent, long bytesSent, long message
                 readsPosted + o.readsPosted, refusedPosts + o.refusedPosts, condemnedPeers + o.condemnedPeers,
                 remoteWriteErrors + o.remoteWriteErrors, droppedMalformed + o.droppedMalformed,
                 droppedUnknownComm + o.droppedUnknownComm, droppedForged + o.droppedForged, droppedHandshakes + o.droppedHandshakes,
-                refusedConnections + o.refusedConnections);
+                refusedConnections + o.refusedConnections, lateForClosedComm + o.lateForClosedComm,
+                addressEntries + o.addressEntries, mailboxesKept + o.mailboxesKept);
     }
 
     /** The figures by name, in declaration order, for printing. */
@@ -62,6 +70,9 @@ public record EndpointStatistics(long messagesSent, long bytesSent, long message
         map.put("droppedForged", droppedForged);
         map.put("droppedHandshakes", droppedHandshakes);
         map.put("refusedConnections", refusedConnections);
+        map.put("lateForClosedComm", lateForClosedComm);
+        map.put("addressEntries", addressEntries);
+        map.put("mailboxesKept", mailboxesKept);
         return map;
     }
 }

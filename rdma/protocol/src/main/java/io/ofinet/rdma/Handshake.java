@@ -134,11 +134,13 @@ final class Handshake {
         int slotBytes = ControlMessage.maxBytes(dataRails);
         long mailbox = 0;
         MrHandle mailboxMr = null;
+        long inserted = Connection.NOT_INSERTED;
         try {
             long bytes = (long) Limits.WINDOW * slotBytes;
             mailbox = endpoint.memory.allocate(bytes);
             mailboxMr = endpoint.pools.register(mailbox, bytes, io.ofinet.mr.Use.CONTROL_MAILBOX);
-            long listener = endpoint.railSet.av(dataRails).insert(handle.address());
+            long listener = endpoint.peers.insert(dataRails, handle.address());
+            inserted = listener;
             SendComm comm = new SendComm(endpoint, id, newToken(), System.nanoTime() + endpoint.params.connectionTimeoutMs() * 1_000_000L,
                     mailbox, mailboxMr, slotBytes);
             endpoint.comms.add(comm);
@@ -149,18 +151,32 @@ final class Handshake {
             HandshakeMessage connect = HandshakeMessage.connect(dataRails, controlRails, handle.listenId(), id,
                     mailboxMr.remoteAddress(RailKind.CONTROL, 0, 0), Limits.WINDOW, slotBytes, keys, endpoint.railSet.names(0, dataRails),
                     endpoint.railSet.names(dataRails, controlRails), ProcessCheck.SELF, comm.token(), eagerMaxSize());
-            send(connect, listener, comm::connectSent, cause -> comm.connectFailed(new RdmaException(
-                    ErrorCategory.REMOTE, "connect: the connect message did not reach the listener: "
-                    + cause.getMessage(), cause)));
-            return comm;
+            // The listener's address is used for the connect message only: the connection inserts
+            // the acceptor's addresses (the same, on control rail 0) for itself.
+            send(connect, listener, () -> {
+                endpoint.peers.release(dataRails, listener);
+                comm.connectSent();
+            }, cause -> {
+                endpoint.peers.release(dataRails, listener);
+                comm.connectFailed(new RdmaException(ErrorCategory.REMOTE,
+                        "connect: the connect message did not reach the listener: " + cause.getMessage(), cause));
+            });
+            return comm; // the send's hooks release the listener's address
         } catch (FabricException e) {
-            releaseMailbox(mailbox, mailboxMr);
-            endpoint.comms.abandon(id);
+            abandonConnect(id, mailbox, mailboxMr, inserted);
             throw new RdmaException(ErrorCategory.SYSTEM, "connect: " + e.getMessage(), e);
         } catch (RdmaException | RuntimeException e) {
-            releaseMailbox(mailbox, mailboxMr);
-            endpoint.comms.abandon(id);
+            abandonConnect(id, mailbox, mailboxMr, inserted);
             throw e;
+        }
+    }
+
+    /** Undoes what a connect that failed before its message went out had taken. */
+    private void abandonConnect(int id, long mailbox, MrHandle mailboxMr, long listener) {
+        releaseMailbox(mailbox, mailboxMr);
+        endpoint.comms.abandon(id);
+        if (listener != Connection.NOT_INSERTED) {
+            endpoint.peers.release(dataRails, listener);
         }
     }
 
@@ -256,7 +272,7 @@ final class Handshake {
     }
 
     private void onConnect(HandshakeMessage m) throws FabricException, RdmaException {
-        long reply = endpoint.railSet.av(dataRails).insert(m.controlAddresses().get(0));
+        long reply = endpoint.peers.insert(dataRails, m.controlAddresses().get(0), m.process());
         ListenComm listen = listens.get(m.listenId());
         long maxPending = endpoint.params.get(Parameter.MAX_PENDING_CONNECTIONS);
         String refusal = listen == null ? "no listen communicator " + m.listenId() + " on this endpoint"
@@ -272,10 +288,16 @@ final class Handshake {
             refused++;
             LOG.log(Level.WARNING, "refusing a connection: {0}", refusal);
             send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), refusal), reply,
-                    () -> { }, cause -> { });
+                    () -> endpoint.peers.release(dataRails, reply), cause -> endpoint.peers.release(dataRails, reply));
             return;
         }
-        Connection connector = Connection.inserted(endpoint, m.connectorCommId(), m, reply);
+        Connection connector;
+        try {
+            connector = Connection.inserted(endpoint, m.connectorCommId(), m, reply);
+        } catch (FabricException e) {
+            endpoint.peers.release(dataRails, reply);
+            throw e;
+        }
         int id = endpoint.comms.newRecvId();
         RecvComm comm = new RecvComm(endpoint, id, newToken(), listen, connector, m.mailboxAddress(), m.mailboxSlotBytes(),
                 m.mailboxKeys());

@@ -20,6 +20,8 @@ final class ImmediateDispatcher {
 
     private long malformed;
     private long unknownComm;
+    /** Arrivals for a communicator closed under the id they named: expected, not dropped. */
+    private long lateForClosedComm;
     private long forged;
 
     ImmediateDispatcher(RdmaEndpoint endpoint, int dataRails) {
@@ -132,7 +134,29 @@ final class ImmediateDispatcher {
         return carriesToken(comm.token(), upper);
     }
 
-    private boolean carriesToken(int token, long upper) {
+    /**
+     * Whether an arrival for send communicator {@code comm}, which is not open, is for the one last
+     * closed under that id (its token matches, where CQ data carries one): a late word of its peer,
+     * expected after a close, not a drop.
+     */
+    private boolean lateForClosedSend(int comm, long upper) {
+        return late(endpoint.comms.closedSendToken(comm), upper);
+    }
+
+    private boolean lateForClosedRecv(int comm, long upper) {
+        return late(endpoint.comms.closedRecvToken(comm), upper);
+    }
+
+    /** Counts a late arrival for a closed communicator whose token was {@code token}; false when it is not one. */
+    private boolean late(int token, long upper) {
+        boolean late = token != 0 && carriesToken(token, upper);
+        if (late) {
+            lateForClosedComm++;
+        }
+        return late;
+    }
+
+    boolean carriesToken(int token, long upper) {
         return !endpoint.railSet.wideImmediate() || upper == (token & 0xffffffffL);
     }
 
@@ -174,6 +198,10 @@ final class ImmediateDispatcher {
     /** Arrivals dropped because they named no open communicator. */
     long unknownComm() {
         return unknownComm;
+    }
+
+    long lateForClosedComm() {
+        return lateForClosedComm;
     }
 
     /** Arrivals dropped because they lacked the token of the communicator they named. */
@@ -272,13 +300,20 @@ final class ImmediateDispatcher {
             case Immediate.RECEIVER_CLOSING: {
                 SendComm send = endpoint.comms.send(comm);
                 if (send == null || send.closed) {
-                    unknownComm++; // closed already: its confirmation went out at its close
+                    // Closed already (its confirmation went out at its close): the receiver's last
+                    // word, which frees the mailbox kept for it.
+                    if (seq == Immediate.CLOSING_FINAL && endpoint.duties.releaseMailbox(comm, upper, this)) {
+                        lateForClosedComm++;
+                    } else if (!lateForClosedSend(comm, upper)) {
+                        unknownComm++;
+                    }
                     return;
                 }
                 if (!fromItsPeer(send, rail, upper, "close notice")) {
                     return;
                 }
                 send.liveness().heard(now);
+                send.receiverDone |= seq == Immediate.CLOSING_FINAL;
                 send.peerClosing = true;
                 send.failQueued(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
                 return;
@@ -286,7 +321,9 @@ final class ImmediateDispatcher {
             case Immediate.SENDER_CLOSED: {
                 RecvComm recv = endpoint.comms.recv(comm);
                 if (recv == null) {
-                    unknownComm++;
+                    if (!lateForClosedRecv(comm, upper)) {
+                        unknownComm++; // else the sender's close crossed this side's: expected
+                    }
                 } else if (fromItsPeer(recv, rail, upper, "close notice")) {
                     recv.liveness().heard(now);
                     recv.senderClosed(seq, rail);
@@ -294,9 +331,12 @@ final class ImmediateDispatcher {
                 return;
             }
             default: {
-                PeerLiveness.Peered target = side == Immediate.KEEPALIVE_TO_SENDER ? endpoint.comms.send(comm) : endpoint.comms.recv(comm);
+                boolean toSender = side == Immediate.KEEPALIVE_TO_SENDER;
+                PeerLiveness.Peered target = toSender ? endpoint.comms.send(comm) : endpoint.comms.recv(comm);
                 if (target == null || target.liveness() == null) {
-                    unknownComm++;
+                    if (!(toSender ? lateForClosedSend(comm, upper) : lateForClosedRecv(comm, upper))) {
+                        unknownComm++;
+                    }
                 } else if (fromItsPeer(target, rail, upper, "keepalive")) {
                     target.liveness().heard(now);
                 }
@@ -331,9 +371,13 @@ final class ImmediateDispatcher {
     private void control(int rail, int comm, int seq, long address, int bytes, long upper) {
         SendComm send = endpoint.comms.send(comm);
         if (send == null || send.closed) {
-            unknownComm++;
             SlowDuties.ClosedMailbox kept = send != null ? null : endpoint.duties.quarantined(comm);
             boolean closedOne = send != null ? carriesToken(send, upper) : kept != null && carriesToken(kept.token(), upper);
+            if (closedOne) {
+                lateForClosedComm++;
+            } else {
+                unknownComm++;
+            }
             if (closedOne) {
                 // A normal close: a receive announces itself unless its message is held already,
                 // and the message may have gone eagerly before its sender closed.

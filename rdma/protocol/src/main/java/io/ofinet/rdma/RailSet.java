@@ -281,6 +281,32 @@ final class RailSet {
         return queues;
     }
 
+    /** Peers one shm endpoint's address vector takes in libfabric 1.17 ({@code SMR_MAX_PEERS}). */
+    static final int SHM_MAX_PEERS = 256;
+
+    /**
+     * The failure of an insert into engine rail {@code rail}'s address vector, which holds {@code
+     * entries} addresses: on shm, the limit named, as shm says nothing of its own (it inserts none,
+     * which the binding reports as FI_EINVAL) when its address vector holds {@link #SHM_MAX_PEERS}.
+     */
+    FabricException addressVectorFull(int rail, int entries, FabricException e) {
+        if (!infos.get(rail).provider().equals("shm")) {
+            return e;
+        }
+        return new FabricException("fi_av_insert (provider shm, which inserted nothing: its address vector takes at"
+                + " most " + SHM_MAX_PEERS + " peers in libfabric 1.17, SMR_MAX_PEERS, and this one holds " + entries
+                + "; too many peers at once)", e.errno(), "Invalid argument");
+    }
+
+    /**
+     * Whether a peer's address may leave engine rail {@code rail}'s address vector while the peer
+     * lives: not on shm, which after a remove and a new insert of a peer still names the removed
+     * entry as the source of what that peer sends (docs/FABRIC.md).
+     */
+    boolean removesLivePeers(int rail) {
+        return !infos.get(rail).provider().equals("shm");
+    }
+
     /** The address vectors, indexed as the engine's rails. */
     List<AddressVector> avs() {
         return avs;

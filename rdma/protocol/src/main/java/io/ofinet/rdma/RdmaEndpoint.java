@@ -69,7 +69,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.engine = new ProgressEngine(railSet.queues(), params.cqReadCount(),
                 params.postRetryTimeoutMs() * 1_000_000L, immediates::remoteData);
         railSet.trustSources(engine);
-        this.peers = new Peers(railSet, dataRails);
+        this.peers = guarded(() -> new Peers(railSet, dataRails));
         guarded(() -> {
             pools.open(engine, params);
             return null;
@@ -92,9 +92,9 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     /** Runs a step of opening; when it fails, closes what is open and throws. */
-    private void guarded(Step<?> step) throws RdmaException {
+    private <T> T guarded(Step<T> step) throws RdmaException {
         try {
-            step.run();
+            return step.run();
         } catch (FabricException | RuntimeException e) {
             RdmaException failure = new RdmaException(ErrorCategory.SYSTEM, "opening an endpoint on device "
                     + spec.name() + ": " + e.getMessage(), e);
@@ -317,7 +317,7 @@ public final class RdmaEndpoint implements AutoCloseable {
                     c.writesPosted() + c.writesNoticed(), c.readsPosted(), engine.refusedPosts(), engine.condemnedPeers(),
                     engine.remoteWriteErrors(), immediates.malformed(), immediates.unknownComm(), immediates.forged(),
                     handshake.dropped,
-                    handshake.refused);
+                    handshake.refused, immediates.lateForClosedComm(), peers.entries(), duties.mailboxesKept());
         } finally {
             lock.unlock();
         }

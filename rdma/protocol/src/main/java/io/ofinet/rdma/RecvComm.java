@@ -84,6 +84,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     /** Closed: the fate of the sender's destinations no longer concerns it. */
     void forgetPeers() {
         connection.unwatch(liveness);
+        connection.release();
         inbox.dropAll();
     }
 

@@ -49,6 +49,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     private PeerLiveness liveness;
     /** The receiver is closing: queued sends failed, a confirmation is due once writes drain. */
     boolean peerClosing;
+    /** The receiver closed with nothing outstanding: it writes nothing more into the mailbox. */
+    boolean receiverDone;
     boolean closedNoticeSent;
     /** What goes on the wire, once connected. */
     private SendWrites writes;
@@ -152,6 +154,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     void forgetPeers() {
         if (connection != null) {
             connection.unwatch(liveness);
+            connection.release();
         }
     }
 

@@ -82,6 +82,7 @@ final class SlowDuties {
         if (!quarantine.isEmpty()) {
             release(now);
         }
+        endpoint.peers.sweep(now);
     }
 
     private static void excuse(PeerLiveness.Peered comm, long gap, long now) {
@@ -109,6 +110,17 @@ final class SlowDuties {
         quarantine.add(new ClosedMailbox(comm.id(), comm.token(), comm.mailbox, comm.mailboxMr, System.nanoTime()));
     }
 
+    /** A closed send communicator's mailbox goes at once: its receiver writes nothing more into it. */
+    void releaseMailbox(SendComm comm) {
+        deregister(new ClosedMailbox(comm.id(), comm.token(), comm.mailbox, comm.mailboxMr, 0));
+        endpoint.memory.free(comm.mailbox);
+    }
+
+    /** Mailboxes of closed send communicators still kept. */
+    int mailboxesKept() {
+        return quarantine.size();
+    }
+
     /** The mailbox still kept of closed send communicator {@code id}, or null. */
     ClosedMailbox quarantined(int id) {
         for (ClosedMailbox mailbox : quarantine) {
@@ -117,6 +129,22 @@ final class SlowDuties {
             }
         }
         return null;
+    }
+
+    /**
+     * The receiver of closed send communicator {@code id} said its last word (its token in {@code
+     * upper}): the mailbox kept for it goes now. False when none is kept for that communicator.
+     */
+    boolean releaseMailbox(int id, long upper, ImmediateDispatcher dispatcher) {
+        for (ClosedMailbox mailbox : quarantine) {
+            if (mailbox.commId() == id && dispatcher.carriesToken(mailbox.token(), upper)) {
+                quarantine.remove(mailbox);
+                deregister(mailbox);
+                endpoint.memory.free(mailbox.memory());
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Releases quarantined mailboxes older than the peer timeout. */

@@ -1,5 +1,6 @@
 package io.ofinet.rdma;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.ofinet.fabric.mem.MemProvider;
@@ -39,5 +40,49 @@ class CommLifetimeTest extends TwoHostFixture {
         for (WeakReference<Object> r : closed) {
             assertNull(r.get(), "a closed communicator is still reachable");
         }
+    }
+
+    /**
+     * Each peer address is in an endpoint's address vector once, however many communicators come
+     * and go: with an address vector that counts every insert, as shm's does (256 in libfabric
+     * 1.17), the 100 lifetimes here would fail at about the eighth without it.
+     */
+    @Test
+    void addressesAreInsertedOncePerPeerAndRemovedWhenUnused() throws Exception {
+        openAndConnect(MemProvider.builder().domains(1).avEntriesMax(16).build(), Layouts.mem(1, ""));
+        int entriesA = a.peers.entries();
+        int entriesB = b.peers.entries();
+        for (int lifetime = 0; lifetime < 100; lifetime++) {
+            ListenComm listen = b.listen();
+            Object[] pair = ConnectionTest.establish(a, b, listen);
+            transfer((SendComm) pair[0], (RecvComm) pair[1], 64, 64, lifetime);
+            ((SendComm) pair[0]).close();
+            ((RecvComm) pair[1]).close();
+            listen.close();
+        }
+        assertEquals(entriesA, a.peers.entries(), "a's address vector entries after 100 lifetimes");
+        assertEquals(entriesB, b.peers.entries(), "b's address vector entries after 100 lifetimes");
+    }
+
+    /** A peer no connection uses any more leaves the address vector a while after its last close. */
+    @Test
+    void anUnusedPeerLeavesTheAddressVector() throws Exception {
+        openAndConnect(MemProvider.builder().domains(1).build(), Layouts.mem(1, ""));
+        int before = a.peers.entries();
+        RdmaEndpoint c = deviceB.openEndpoint();
+        ListenComm listen = c.listen();
+        Object[] pair = ConnectionTest.establish(a, c, listen);
+        assertEquals(true, a.peers.entries() > before, "c's addresses were inserted");
+        ((SendComm) pair[0]).close();
+        ((RecvComm) pair[1]).close();
+        listen.close();
+        long deadline = System.nanoTime() + Peers.RETIRED_KEPT_NANOS + 5_000_000_000L;
+        while (a.peers.entries() != before && System.nanoTime() < deadline) {
+            a.progress();
+            c.progress();
+            Thread.sleep(1);
+        }
+        assertEquals(before, a.peers.entries(), "c's addresses were removed");
+        assertEquals(before, a.statistics().addressEntries());
     }
 }

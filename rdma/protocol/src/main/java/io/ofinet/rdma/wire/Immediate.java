@@ -32,6 +32,11 @@ public final class Immediate {
     public static final int KEEPALIVE_TO_SENDER = 1;
     /** Keepalive index: the receiver is closing; the sender should stop and confirm. */
     public static final int RECEIVER_CLOSING = 2;
+    /**
+     * In a {@link #RECEIVER_CLOSING} notice's sequence field: the receiver closed with no receive
+     * outstanding and wrote its last control message before it, so the sender's mailbox may go.
+     */
+    public static final int CLOSING_FINAL = 1;
     /** Keepalive index: the sender has closed and will write no more. */
     public static final int SENDER_CLOSED = 3;
     /** Keepalive side: to the send side, eager message (the sequence number) did not fit its buffer. */
