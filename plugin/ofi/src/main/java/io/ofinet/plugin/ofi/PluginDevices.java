@@ -6,6 +6,7 @@ import io.ofinet.config.RailLayout;
 import io.ofinet.fabric.FabricInfo;
 import io.ofinet.fabric.FabricProvider;
 import io.ofinet.fabric.NicAttributes;
+import io.ofinet.fabric.ofi.NativeUsage;
 import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.plugin.DeviceProperties;
 import io.ofinet.plugin.MemoryType;
@@ -137,8 +138,16 @@ final class PluginDevices {
         }
     }
 
+    /**
+     * The device's figures, then what the process holds through the libfabric binding (open
+     * objects, registrations, address vector entries, native bytes), when the binding is in use.
+     */
     Map<String, Long> statistics(int dev) throws NetException {
-        return device(dev).statistics().asMap();
+        Map<String, Long> map = new java.util.LinkedHashMap<>(device(dev).statistics().asMap());
+        if (provider instanceof OfiProvider) {
+            map.putAll(NativeUsage.asMap());
+        }
+        return map;
     }
 
     synchronized void close() throws NetException {

@@ -1,0 +1,85 @@
+package io.ofinet.plugin.ofi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.fabric.testing.ChildJvm;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Communicators come and go: two JVMs of 96 MB heap each repeat 2,000 communicator lifetimes through
+ * the plugin API over real libfabric, and what each process holds at lifetime 200 and at 2,000 —
+ * heap after a full collection, native bytes, address vector entries, registrations, libfabric
+ * objects, file descriptors, /dev/shm names — stays within a small bound (printed).
+ */
+@Timeout(600)
+class ChurnIT {
+    static final int LIFETIMES = 2000;
+    /** What may differ between lifetime 200 and 2,000; heap in bytes, the rest in units. */
+    static final Map<String, Long> BOUNDS = Map.of("heapBytes", 8L << 20, "nativeBytes", 1L << 20,
+            "addressEntries", 2L, "registrations", 4L, "openObjects", 4L, "fds", 4L, "shmNames", 2L);
+    private static final Pattern FIGURES = Pattern.compile("(?m)^(send|recv): at (\\d+): (.*)$");
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp;ofi_rxm", "shm"})
+    void twoThousandLifetimesHoldNothingMore(String provider, @TempDir Path dir) throws Exception {
+        Path layout = dir.resolve("layout.json");
+        String rail = provider.equals("shm") ? "{\"provider\": \"shm\", \"domain\": \"shm\"}"
+                : "{\"provider\": \"tcp;ofi_rxm\", \"domain\": \"lo\", \"srcAddr\": \"127.0.0.1\"}";
+        Files.writeString(layout, "{\"devices\": [{\"name\": \"churn\", \"dataRails\": [" + rail + "]}]}");
+        ChildJvm.Spec recv = spec("recv", dir, layout);
+        ChildJvm.Spec send = spec("send", dir, layout);
+        try (ChildJvm r = recv.start(); ChildJvm s = send.start()) {
+            int sStatus = s.waitFor();
+            int rStatus = r.waitFor();
+            String both = "receiver:\n" + r.output() + "\nsender:\n" + s.output();
+            assertEquals(0, rStatus, both);
+            assertEquals(0, sStatus, both);
+            for (ChildJvm side : new ChildJvm[] {r, s}) {
+                Map<Integer, Map<String, Long>> at = figures(side.output());
+                Map<String, Long> first = at.get(ChurnPeer.FIRST_MEASURED);
+                Map<String, Long> last = at.get(LIFETIMES);
+                assertTrue(first != null && last != null, both);
+                System.out.println(provider + ": at " + ChurnPeer.FIRST_MEASURED + ": " + first);
+                System.out.println(provider + ": at " + LIFETIMES + ": " + last);
+                for (Map.Entry<String, Long> bound : BOUNDS.entrySet()) {
+                    long grew = last.get(bound.getKey()) - first.get(bound.getKey());
+                    assertTrue(grew <= bound.getValue(), provider + ": " + bound.getKey() + " grew by " + grew
+                            + " between lifetime 200 and 2,000 (bound " + bound.getValue() + ")\n" + both);
+                }
+                assertEquals(0L, last.get("droppedUnknownComm"), "no arrival dropped as for an unknown communicator\n"
+                        + both);
+            }
+        }
+    }
+
+    private static ChildJvm.Spec spec(String side, Path dir, Path layout) {
+        return new ChildJvm.Spec(ChurnPeer.class).args(side, dir.toString(), Integer.toString(LIFETIMES), "500")
+                .jvmArgs("-Xmx96m").env("OFINET_LAYOUT", layout.toString()).env("OFINET_PLUGIN", "ofinet")
+                .bound(Duration.ofSeconds(560));
+    }
+
+    static Map<Integer, Map<String, Long>> figures(String output) {
+        Map<Integer, Map<String, Long>> at = new HashMap<>();
+        Matcher m = FIGURES.matcher(output);
+        while (m.find()) {
+            Map<String, Long> values = new HashMap<>();
+            for (String pair : m.group(3).trim().split("\\s+")) {
+                String[] kv = pair.split("=");
+                values.put(kv[0], Long.parseLong(kv[1]));
+            }
+            at.put(Integer.parseInt(m.group(2)), values);
+        }
+        return at;
+    }
+}
