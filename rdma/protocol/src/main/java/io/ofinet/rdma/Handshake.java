@@ -295,8 +295,13 @@ final class Handshake {
         try {
             connector = Connection.inserted(endpoint, m.connectorCommId(), m, reply);
         } catch (FabricException e) {
-            endpoint.peers.release(dataRails, reply);
-            throw e;
+            // The connector hears why at once rather than after connectionTimeoutMs.
+            refused++;
+            String reason = "the listener cannot take the connector's addresses: " + e.getMessage();
+            LOG.log(Level.WARNING, "refusing a connection: {0}", reason);
+            send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), reason), reply,
+                    () -> endpoint.peers.release(dataRails, reply), cause -> endpoint.peers.release(dataRails, reply));
+            return;
         }
         int id = endpoint.comms.newRecvId();
         RecvComm comm = new RecvComm(endpoint, id, newToken(), listen, connector, m.mailboxAddress(), m.mailboxSlotBytes(),
@@ -339,8 +344,16 @@ final class Handshake {
                     + " and " + controlRails));
             return;
         }
+        Connection acceptor;
+        try {
+            acceptor = Connection.inserted(endpoint, m.acceptorCommId(), m, Connection.NOT_INSERTED);
+        } catch (FabricException e) {
+            comm.connectFailed(new RdmaException(ErrorCategory.SYSTEM, "connect: the acceptor's addresses: "
+                    + e.getMessage(), e));
+            return;
+        }
         // Ready for control messages from now on: the receiver may post before connect() returns.
-        comm.accepted(Connection.inserted(endpoint, m.acceptorCommId(), m, Connection.NOT_INSERTED),
+        comm.accepted(acceptor,
                 new io.ofinet.rdma.sched.RailScheduler(dataRails, endpoint.params.minStripeSizeBytes(),
                         endpoint.params.schedMaxSmallRrSizeBytes()), endpoint.params.peerTimeoutMs(),
                 System.nanoTime());

@@ -2,6 +2,10 @@ package io.ofinet.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.rdma.error.RdmaException;
 
 import io.ofinet.fabric.mem.MemProvider;
 import java.lang.ref.WeakReference;
@@ -84,5 +88,18 @@ class CommLifetimeTest extends TwoHostFixture {
         }
         assertEquals(before, a.peers.entries(), "c's addresses were removed");
         assertEquals(before, a.statistics().addressEntries());
+    }
+
+    /** shm's full address vector is an error naming its limit, not a bare FI_EINVAL. */
+    @Test
+    void aFullShmAddressVectorIsNamed() throws Exception {
+        // Each endpoint's own address takes one entry: room for one more peer address.
+        openAndConnect(MemProvider.builder().named("shm").domains(1).avEntriesMax(2).build(),
+                Layouts.device("shm", new String[] {"mem0"}, ""));
+        RdmaEndpoint c = deviceB.openEndpoint();
+        ListenComm listen = c.listen();
+        RdmaException e = assertThrows(RdmaException.class, () -> ConnectionTest.establish(a, c, listen));
+        assertTrue(e.getMessage().contains("provider shm") && e.getMessage().contains("SMR_MAX_PEERS")
+                && e.getMessage().contains("too many peers at once"), e.getMessage());
     }
 }
