@@ -9,6 +9,7 @@ final class CommCounters {
     private long bytes;
     private long forged;
     private long malformed;
+    private long refusedAfterDone;
 
     /** A request was reported done, with {@code n} bytes. */
     void moved(long n) {
@@ -26,7 +27,12 @@ final class CommCounters {
         malformed++;
     }
 
+    /** The receiver refused an eager message that had completed here. */
+    void refusedAfterDone() {
+        refusedAfterDone++;
+    }
+
     CommStatistics snapshot() {
-        return new CommStatistics(messages, bytes, forged, malformed);
+        return new CommStatistics(messages, bytes, forged, malformed, refusedAfterDone);
     }
 }

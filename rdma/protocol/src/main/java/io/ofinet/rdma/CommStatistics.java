@@ -14,8 +14,12 @@ import java.util.Map;
  *     than its peer's: not from its peer
  * @param droppedMalformed data segments naming it, from its peer or from a sender that cannot be
  *     told, that broke a rule (a receive not posted, a length out of range)
+ * @param refusedAfterDone eager messages sent that completed here and that the receiver then
+ *     refused (larger than their receive buffer, or a tag no buffer had): each failed its receive
+ *     there and was logged here; the communicator went on
  */
-public record CommStatistics(long messages, long bytes, long droppedForged, long droppedMalformed) {
+public record CommStatistics(long messages, long bytes, long droppedForged, long droppedMalformed,
+        long refusedAfterDone) {
 
     /** The figures by name, in declaration order, for printing. */
     public Map<String, Long> asMap() {
@@ -24,6 +28,7 @@ public record CommStatistics(long messages, long bytes, long droppedForged, long
         map.put("bytes", bytes);
         map.put("droppedForged", droppedForged);
         map.put("droppedMalformed", droppedMalformed);
+        map.put("refusedAfterDone", refusedAfterDone);
         return map;
     }
 }

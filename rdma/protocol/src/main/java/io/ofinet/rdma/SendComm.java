@@ -23,6 +23,7 @@ import java.util.ArrayDeque;
  * endpoint held (see {@link RdmaEndpoint}).
  */
 public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
+    private static final System.Logger LOG = System.getLogger(SendComm.class.getName());
     /** Sends outstanding at most: NCCL asks for 32 × maxRecvs. */
     public static final int MAX_REQUESTS = 32 * Limits.MAX_RECVS;
 
@@ -307,12 +308,21 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
      */
     void eagerRefused(int seq, int reason) {
         liveness.heard(endpoint.stepNanos());
-        if (!sequencer.refused(seq, queue, reason)) {
-            liveness.condemn(new RdmaException(ErrorCategory.INVALID_USAGE, reason == Immediate.ERROR_TRUNCATED
-                    ? "isend: the receiver reports that eager message " + seq + " did not fit its receive buffer"
-                    : "isend: the receiver reports that the tag of eager message " + seq + " matched no buffer of"
-                            + " its receive"));
+        if (sequencer.refused(seq, queue, reason)) {
+            return; // an intent: its send failed with its own reason
         }
+        if (sequencer.sentEager(seq)) {
+            // Its send completed when it was copied out: the refusal fails the receive there, and is
+            // said here once, naming the message; the communicator goes on.
+            counters.refusedAfterDone();
+            LOG.log(System.Logger.Level.WARNING, "send communicator {0}: the receiver refused eager message {1} ({2}"
+                    + " bytes, tag {3}), which completed here: {4}; the receive failed there, and the connection goes"
+                    + " on", id, seq, sequencer.sizeOf(seq), sequencer.tagOf(seq), reason == Immediate.ERROR_TRUNCATED
+                    ? "it did not fit its receive buffer" : "no buffer of its receive had its tag");
+            return;
+        }
+        liveness.condemn(new RdmaException(ErrorCategory.REMOTE, "send communicator " + id + ": the receiver refused"
+                + " message " + seq + ", which was not sent eagerly: it broke the protocol"));
     }
 
     /**

@@ -323,6 +323,25 @@ final class SendSequencer {
      *
      * @return whether it was an intent (the head's, failed now, or one that failed already)
      */
+    /**
+     * Whether message {@code seq} went as an eager message whose send completed: the last {@link
+     * Limits#WINDOW} sequence numbers sent, of an eager size.
+     */
+    boolean sentEager(int seq) {
+        int behind = (nextSeq - seq) & MASK;
+        return behind > 0 && behind <= Limits.WINDOW && byTagSize[seq] <= eagerMax;
+    }
+
+    /** The tag of the message sent as {@code seq}. */
+    int tagOf(int seq) {
+        return byTagTag[seq];
+    }
+
+    /** The size of the message sent as {@code seq}. */
+    long sizeOf(int seq) {
+        return byTagSize[seq];
+    }
+
     boolean refused(int seq, ArrayDeque<SendRequest> queue, int reason) {
         if (byTagSize[seq] > eagerMax && seq != nextSeq) {
             return true; // an intent whose send failed already, by the replay over its control message

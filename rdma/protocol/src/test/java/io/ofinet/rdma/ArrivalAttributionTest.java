@@ -120,7 +120,7 @@ class ArrivalAttributionTest {
             assertEquals(2, stats.droppedMalformed(), stats.toString());
             assertEquals(1, stats.droppedUnknownComm(), stats.toString());
             assertEquals(3, stats.droppedForged(), stats.toString());
-            assertEquals(new CommStatistics(1, 64, 3, 1), fromA.statistics(), "what was dropped in fromA's name");
+            assertEquals(new CommStatistics(1, 64, 3, 1, 0), fromA.statistics(), "what was dropped in fromA's name");
             assertEquals(2, stats.messagesReceived(), stats.toString());
             assertEquals(128, stats.bytesReceived(), stats.toString());
             assertEquals(1, c.statistics().messagesSent());

@@ -1,0 +1,47 @@
+package io.ofinet.plugin.ofi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.fabric.testing.ChildJvm;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A refused message is reported as itself, between two JVMs through the plugin API: the receive
+ * fails, an eager send that completed stays completed, a rendezvous send fails at its own test, and
+ * the pair goes on — no stale error at a later call, no live peer presumed dead (docs/PLUGIN.md).
+ */
+@Timeout(300)
+class RefusalIT {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp;ofi_rxm", "shm"})
+    void aRefusedMessageFailsItsReceiveAndThePairGoesOn(String provider, @TempDir Path dir) throws Exception {
+        Path layout = dir.resolve("layout.json");
+        String rail = provider.equals("shm") ? "{\"provider\": \"shm\", \"domain\": \"shm\"}"
+                : "{\"provider\": \"tcp;ofi_rxm\", \"domain\": \"lo\", \"srcAddr\": \"127.0.0.1\"}";
+        Files.writeString(layout, "{\"devices\": [{\"name\": \"refusal\", \"dataRails\": [" + rail + "]}]}");
+        ChildJvm.Spec recv = new ChildJvm.Spec(RefusalPeer.class).args("recv", dir.toString())
+                .env("OFINET_LAYOUT", layout.toString()).env("OFINET_PLUGIN", "ofinet").bound(Duration.ofSeconds(240));
+        ChildJvm.Spec send = new ChildJvm.Spec(RefusalPeer.class).args("send", dir.toString())
+                .env("OFINET_LAYOUT", layout.toString()).env("OFINET_PLUGIN", "ofinet").bound(Duration.ofSeconds(240));
+        try (ChildJvm r = recv.start(); ChildJvm s = send.start()) {
+            int sStatus = s.waitFor();
+            int rStatus = r.waitFor();
+            String both = "receiver:\n" + r.output() + "\nsender:\n" + s.output();
+            assertEquals(0, rStatus, both);
+            assertEquals(0, sStatus, both);
+            assertTrue(r.output().contains("recv: all checks passed") && s.output().contains("send: all checks passed"),
+                    both);
+            assertTrue(!both.contains("presumed dead"), both);
+            assertTrue(s.output().contains("the receiver refused eager message"), "the sender logs each refusal\n"
+                    + both);
+        }
+    }
+}
