@@ -165,14 +165,15 @@ ncclResult_t load_bridge(struct boot *b, JNIEnv *env) {
         /* An UnsupportedClassVersionError here names a host JVM older than the bridge's classes. */
         return java_failed(b, env, "loading " OFINET_BRIDGE_CLASS);
     }
-    jmethodID boot = (*env)->GetStaticMethodID(env, bridge, "bootstrap", "(JJIJ)Ljava/lang/String;");
+    jmethodID boot = (*env)->GetStaticMethodID(env, bridge, "bootstrap", "(JJIJJ)Ljava/lang/String;");
     if (boot == NULL) {
         return java_failed(b, env, OFINET_BRIDGE_CLASS ".bootstrap");
     }
     int count = (int)(sizeof entry_names / sizeof entry_names[0]);
     jstring error = (jstring)(*env)->CallStaticObjectMethod(env, bridge, boot, (jlong)(intptr_t)&ofinet_java,
                                                            (jlong)(intptr_t)entry_names, (jint)count,
-                                                           (jlong)(intptr_t)&ofinet_log_from_java);
+                                                           (jlong)(intptr_t)&ofinet_log_from_java,
+                                                           (jlong)(intptr_t)&ofinet_jvm_ending);
     if ((*env)->ExceptionCheck(env)) {
         return java_failed(b, env, OFINET_BRIDGE_CLASS ".bootstrap");
     }

@@ -32,7 +32,8 @@
     X(test, (int64_t request, int64_t doneOut, int64_t sizesOut))                                     \
     X(closeSend, (int64_t comm))                                                                      \
     X(closeRecv, (int64_t comm))                                                                      \
-    X(closeListen, (int64_t comm))
+    X(closeListen, (int64_t comm))                                                                    \
+    X(atExit, (void))
 
 #define OFINET_JAVA_FIELD(name, params) int (*name) params;
 struct ofinet_java {
@@ -56,5 +57,9 @@ void ofinet_log(int level, const char *file, int line, const char *fmt, ...) __a
 
 /* Called by Java (a function pointer handed over at boot) for its own log lines. */
 void ofinet_log_from_java(int level, const char *message);
+
+/* Called by Java from a JVM shutdown hook (a function pointer handed over at boot): from then on no
+ * call may enter the JVM, which is going away (a host JVM that ends, or System.exit). */
+void ofinet_jvm_ending(void);
 
 #endif

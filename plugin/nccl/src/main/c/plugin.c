@@ -8,14 +8,15 @@
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "nccl_abi.h"
 #include "ofinet_java.h"
+#include "tables.h"
 
-#define OFINET_EXPORT __attribute__((visibility("default")))
 #define ADDR(p) ((int64_t)(intptr_t)(p))
 
 /* The logger of the latest init that handed one; NULL: stderr. */
@@ -42,6 +43,30 @@ void ofinet_log_from_java(int level, const char *message) {
     ofinet_log(level, "ofinet", 0, "%s", message);
 }
 
+/*
+ * A host that ends with exit() runs no JVM shutdown hook (nothing destroys the JVM): ofinet's
+ * cleanup that needs no peer — the /dev/shm names of its shm endpoints — runs from here instead.
+ */
+static pthread_once_t exit_hook_once = PTHREAD_ONCE_INIT;
+/* Set once the JVM runs its shutdown hooks (it then cleans up itself, and may be gone by exit()). */
+static atomic_int jvm_ending;
+
+void ofinet_jvm_ending(void) {
+    atomic_store(&jvm_ending, 1);
+}
+
+static void at_exit(void) {
+    if (ofinet_java.atExit != NULL && !atomic_load(&jvm_ending)) {
+        ofinet_java.atExit();
+    }
+}
+
+static void register_exit_hook(void) {
+    if (atexit(at_exit) != 0) {
+        OFINET_WARN("init: cannot register the cleanup at exit; shm names may stay in /dev/shm");
+    }
+}
+
 static ncclResult_t not_started(const char *operation) {
     OFINET_WARN("%s: called before a successful init", operation);
     return ncclInternalError;
@@ -53,72 +78,77 @@ static ncclResult_t not_started(const char *operation) {
         return not_started(#name);         \
     }
 
-static ncclResult_t ofinet_init(void **ctx, uint64_t commId, ncclNetCommConfig_v12_t *config,
-                                ncclDebugLogger_t logFunction, ncclProfilerCallback_t profFunction) {
-    (void)profFunction;
+void ofinet_set_logger(ncclDebugLogger_t logFunction) {
     if (logFunction != NULL) {
         atomic_store_explicit(&nccl_logger, logFunction, memory_order_release);
     }
+}
+
+ncclResult_t ofinet_init(void **ctx, uint64_t commId, ncclNetCommConfig_v12_t *config,
+                                ncclDebugLogger_t logFunction, ncclProfilerCallback_t profFunction) {
+    (void)profFunction;
+    ofinet_set_logger(logFunction);
     char err[1024];
     ncclResult_t result = ofinet_boot(err, sizeof err);
     if (result != ncclSuccess) {
         OFINET_WARN("init: the JVM could not be started: %s", err);
         return result;
     }
+    pthread_once(&exit_hook_once, register_exit_hook);
     return (ncclResult_t)ofinet_java.init(ADDR(ctx), (int64_t)commId, ADDR(config));
 }
 
-static ncclResult_t ofinet_finalize(void *ctx) {
+ncclResult_t ofinet_finalize(void *ctx) {
     JAVA_OR_FAIL(finalize);
     return (ncclResult_t)ofinet_java.finalize(ADDR(ctx));
 }
 
-static ncclResult_t ofinet_devices(int *ndev) {
+ncclResult_t ofinet_devices(int *ndev) {
     JAVA_OR_FAIL(devices);
     return (ncclResult_t)ofinet_java.devices(ADDR(ndev));
 }
 
-static ncclResult_t ofinet_get_properties(int dev, ncclNetProperties_v12_t *props) {
+ncclResult_t ofinet_get_properties(int dev, ncclNetProperties_v12_t *props) {
     JAVA_OR_FAIL(getProperties);
     return (ncclResult_t)ofinet_java.getProperties(dev, ADDR(props));
 }
 
-static ncclResult_t ofinet_listen(void *ctx, int dev, void *handle, void **listenComm) {
+ncclResult_t ofinet_listen(void *ctx, int dev, void *handle, void **listenComm) {
     JAVA_OR_FAIL(listen);
     return (ncclResult_t)ofinet_java.listen(ADDR(ctx), dev, ADDR(handle), ADDR(listenComm));
 }
 
-static ncclResult_t ofinet_connect(void *ctx, int dev, void *handle, void **sendComm,
+ncclResult_t ofinet_connect(void *ctx, int dev, void *handle, void **sendComm,
                                    ncclNetDeviceHandle_v12_t **sendDevComm) {
     (void)sendDevComm; /* no device offload: NCCL's pointer is left as it is */
     JAVA_OR_FAIL(connect);
     return (ncclResult_t)ofinet_java.connect(ADDR(ctx), dev, ADDR(handle), ADDR(sendComm));
 }
 
-static ncclResult_t ofinet_accept(void *listenComm, void **recvComm, ncclNetDeviceHandle_v12_t **recvDevComm) {
+ncclResult_t ofinet_accept(void *listenComm, void **recvComm, ncclNetDeviceHandle_v12_t **recvDevComm) {
     (void)recvDevComm;
     JAVA_OR_FAIL(accept);
     return (ncclResult_t)ofinet_java.accept(ADDR(listenComm), ADDR(recvComm));
 }
 
-static ncclResult_t ofinet_reg_mr(void *comm, void *data, size_t size, int type, void **mhandle) {
+ncclResult_t ofinet_reg_mr(void *comm, void *data, size_t size, int type, void **mhandle) {
     JAVA_OR_FAIL(regMr);
     return (ncclResult_t)ofinet_java.regMr(ADDR(comm), ADDR(data), (int64_t)size, type, ADDR(mhandle));
 }
 
-static ncclResult_t ofinet_reg_mr_dma_buf(void *comm, void *data, size_t size, int type, uint64_t offset, int fd,
+ncclResult_t ofinet_reg_mr_dma_buf(void *comm, void *data, size_t size, int type, uint64_t offset, int fd,
                                           void **mhandle) {
     JAVA_OR_FAIL(regMrDmaBuf);
     return (ncclResult_t)ofinet_java.regMrDmaBuf(ADDR(comm), ADDR(data), (int64_t)size, type, (int64_t)offset, fd,
                                                  ADDR(mhandle));
 }
 
-static ncclResult_t ofinet_dereg_mr(void *comm, void *mhandle) {
+ncclResult_t ofinet_dereg_mr(void *comm, void *mhandle) {
     JAVA_OR_FAIL(deregMr);
     return (ncclResult_t)ofinet_java.deregMr(ADDR(comm), ADDR(mhandle));
 }
 
-static ncclResult_t ofinet_isend(void *sendComm, void *data, size_t size, int tag, void *mhandle, void *phandle,
+ncclResult_t ofinet_isend(void *sendComm, void *data, size_t size, int tag, void *mhandle, void *phandle,
                                  void **request) {
     (void)phandle; /* the profiler's handle: ofinet reports no profiler events */
     JAVA_OR_FAIL(isend);
@@ -126,7 +156,7 @@ static ncclResult_t ofinet_isend(void *sendComm, void *data, size_t size, int ta
                                            ADDR(request));
 }
 
-static ncclResult_t ofinet_irecv(void *recvComm, int n, void **data, size_t *sizes, int *tags, void **mhandles,
+ncclResult_t ofinet_irecv(void *recvComm, int n, void **data, size_t *sizes, int *tags, void **mhandles,
                                  void **phandles, void **request) {
     (void)phandles;
     JAVA_OR_FAIL(irecv);
@@ -134,28 +164,28 @@ static ncclResult_t ofinet_irecv(void *recvComm, int n, void **data, size_t *siz
                                            ADDR(request));
 }
 
-static ncclResult_t ofinet_iflush(void *recvComm, int n, void **data, int *sizes, void **mhandles, void **request) {
+ncclResult_t ofinet_iflush(void *recvComm, int n, void **data, int *sizes, void **mhandles, void **request) {
     JAVA_OR_FAIL(iflush);
     return (ncclResult_t)ofinet_java.iflush(ADDR(recvComm), n, ADDR(data), ADDR(sizes), ADDR(mhandles),
                                             ADDR(request));
 }
 
-static ncclResult_t ofinet_test(void *request, int *done, int *sizes) {
+ncclResult_t ofinet_test(void *request, int *done, int *sizes) {
     JAVA_OR_FAIL(test);
     return (ncclResult_t)ofinet_java.test(ADDR(request), ADDR(done), ADDR(sizes));
 }
 
-static ncclResult_t ofinet_close_send(void *sendComm) {
+ncclResult_t ofinet_close_send(void *sendComm) {
     JAVA_OR_FAIL(closeSend);
     return (ncclResult_t)ofinet_java.closeSend(ADDR(sendComm));
 }
 
-static ncclResult_t ofinet_close_recv(void *recvComm) {
+ncclResult_t ofinet_close_recv(void *recvComm) {
     JAVA_OR_FAIL(closeRecv);
     return (ncclResult_t)ofinet_java.closeRecv(ADDR(recvComm));
 }
 
-static ncclResult_t ofinet_close_listen(void *listenComm) {
+ncclResult_t ofinet_close_listen(void *listenComm) {
     JAVA_OR_FAIL(closeListen);
     return (ncclResult_t)ofinet_java.closeListen(ADDR(listenComm));
 }

@@ -35,8 +35,45 @@ ncclResult_t await_request(ncclNet_v12_t *net, void *request, int *sizes, double
 void fill_pattern(unsigned char *p, size_t n, unsigned seed);
 int has_pattern(const unsigned char *p, size_t n, unsigned seed);
 
-/* The struct layout checks; the pair run (argv: [--thread]). */
+/* The struct layout checks; the pair run (argv: [--thread]); the lifecycle runs (driver_lifecycle.c). */
 int run_layout(void);
 int run_pair(int on_thread);
+int run_versions(void);
+int run_reload(void);
+int run_teardown(void);
+int run_exit(void);
+
+#define MiB (1024u * 1024u)
+#define CANARY 64
+#define CANARY_BYTE 0xC5
+#define EMPTY_BYTE 0xEE
+#define WAIT_SECONDS 60.0
+#define BUFFER_BYTES (8 * MiB + 2 * CANARY)
+#define FLIGHT 32
+#define MAX_RECVS 8
+
+struct side {
+    ncclNet_v12_t *net;
+    void *ctx;
+    int sock; /* to the other process: the listen handle, and "ready" bytes */
+    int sender;
+    unsigned char *buf; /* CANARY | 8 MiB | CANARY */
+    void *listen_comm;
+    void *mr[4];
+};
+
+
+/* This process and a forked child (the sender), each running body on its side; 0 when both passed. */
+int run_two(void *(*body)(void *), int on_thread);
+unsigned char *data_of(struct side *s);
+int canaries_intact(const unsigned char *region, size_t capacity);
+void reset_buffer(struct side *s);
+/* Exchanges one byte with the peer process: both reached the same point. */
+void rendezvous(struct side *s, const char *what);
+void *connect_comm(struct side *s, const unsigned char *handle);
+void init_side(struct side *s);
+void *reg(struct side *s, void *comm);
+void *post_send(struct side *s, void *comm, size_t offset, size_t size, int tag, void *mr);
+void *post_recv(struct side *s, void *comm, int n, size_t *offsets, size_t *sizes, int *tags, void *mr, void *preset);
 
 #endif

@@ -66,6 +66,32 @@ int run_layout(void) {
               8 * (i + 1));
     }
 
+    /* The older tables and their properties (NCCL 2.30's net_v6.h ... net_v11.h). */
+    EXPECT_SIZE(ncclNet_v11_t, 176);
+    EXPECT_SIZE(ncclNet_v10_t, 160);
+    EXPECT_SIZE(ncclNet_v9_t, 160);
+    EXPECT_SIZE(ncclNet_v8_t, 152);
+    EXPECT_SIZE(ncclNet_v7_t, 152);
+    EXPECT_SIZE(ncclNet_v6_t, 136);
+    EXPECT_SIZE(ncclNetProperties_v11_t, 128);
+    EXPECT_SIZE(ncclNetProperties_v10_t, 120);
+    EXPECT_SIZE(ncclNetProperties_v8_t, 64);
+    EXPECT_SIZE(ncclNetProperties_v7_t, 56);
+    EXPECT_SIZE(ncclNetProperties_v6_t, 48);
+    EXPECT_OFFSET(ncclNetProperties_v11_t, maxMultiRequestSize, 120);
+    EXPECT_OFFSET(ncclNetProperties_v10_t, maxCollBytes, 112);
+    EXPECT_OFFSET(ncclNetProperties_v8_t, speed, 32);
+    EXPECT_OFFSET(ncclNetProperties_v8_t, netDeviceVersion, 56);
+    EXPECT_OFFSET(ncclNetProperties_v7_t, speed, 28);
+    EXPECT_OFFSET(ncclNetProperties_v7_t, netDeviceVersion, 52);
+    EXPECT_OFFSET(ncclNetProperties_v6_t, maxRecvs, 44);
+    EXPECT_OFFSET(ncclNet_v11_t, finalize, 160);
+    EXPECT_OFFSET(ncclNet_v10_t, makeVDevice, 152);
+    EXPECT_OFFSET(ncclNet_v9_t, isend, 80);
+    EXPECT_OFFSET(ncclNet_v8_t, irecvConsumed, 144);
+    EXPECT_OFFSET(ncclNet_v7_t, regMr, 56);
+    EXPECT_OFFSET(ncclNet_v6_t, closeListen, 128);
+
     ncclNet_v12_t *net = load_table();
     if (net != NULL) {
         check(net->name != NULL && strcmp(net->name, "ofinet") == 0, "the table's name is \"ofinet\"");

@@ -21,30 +21,11 @@
 
 #include "driver.h"
 
-#define MiB (1024u * 1024u)
-#define CANARY 64
-#define CANARY_BYTE 0xC5
-#define EMPTY_BYTE 0xEE
-#define WAIT_SECONDS 60.0
-#define BUFFER_BYTES (8 * MiB + 2 * CANARY)
-#define FLIGHT 32
-#define MAX_RECVS 8
-
-struct side {
-    ncclNet_v12_t *net;
-    void *ctx;
-    int sock; /* to the other process: the listen handle, and "ready" bytes */
-    int sender;
-    unsigned char *buf; /* CANARY | 8 MiB | CANARY */
-    void *listen_comm;
-    void *mr[4];
-};
-
-static unsigned char *data_of(struct side *s) {
+unsigned char *data_of(struct side *s) {
     return s->buf + CANARY;
 }
 
-static int canaries_intact(const unsigned char *region, size_t capacity) {
+int canaries_intact(const unsigned char *region, size_t capacity) {
     for (size_t i = 0; i < CANARY; i++) {
         if (region[-(long)CANARY + (long)i] != CANARY_BYTE || region[capacity + i] != CANARY_BYTE) {
             return 0;
@@ -53,13 +34,13 @@ static int canaries_intact(const unsigned char *region, size_t capacity) {
     return 1;
 }
 
-static void reset_buffer(struct side *s) {
+void reset_buffer(struct side *s) {
     memset(s->buf, CANARY_BYTE, BUFFER_BYTES);
     memset(data_of(s), EMPTY_BYTE, 8 * MiB);
 }
 
 /* Exchanges one byte with the peer: both sides reached the same point. */
-static void rendezvous(struct side *s, const char *what) {
+void rendezvous(struct side *s, const char *what) {
     char b = 'r';
     int ok = write(s->sock, &b, 1) == 1 && read(s->sock, &b, 1) == 1;
     if (!ok) {
@@ -67,7 +48,7 @@ static void rendezvous(struct side *s, const char *what) {
     }
 }
 
-static void *connect_comm(struct side *s, const unsigned char *handle) {
+void *connect_comm(struct side *s, const unsigned char *handle) {
     void *comm = NULL;
     double deadline = now_seconds() + WAIT_SECONDS;
     ncclResult_t r = ncclSuccess;
@@ -108,7 +89,7 @@ static void bad_handles(struct side *s) {
     check(out == (void *)0x77, "no failed call wrote its output");
 }
 
-static void init_side(struct side *s) {
+void init_side(struct side *s) {
     ncclNetCommConfig_v12_t config = {.trafficClass = -1};
     int ndev = 0;
     check(s->net->init(&s->ctx, 42, &config, driver_logger, NULL) == ncclSuccess && s->ctx != NULL, "init");
@@ -122,13 +103,13 @@ static void init_side(struct side *s) {
           props.ptrSupport, props.maxRecvs, props.maxP2pBytes, props.railId);
 }
 
-static void *reg(struct side *s, void *comm) {
+void *reg(struct side *s, void *comm) {
     void *mr = NULL;
     check(s->net->regMr(comm, s->buf, BUFFER_BYTES, NCCL_PTR_HOST, &mr) == ncclSuccess && mr != NULL, "regMr");
     return mr;
 }
 
-static void *post_send(struct side *s, void *comm, size_t offset, size_t size, int tag, void *mr) {
+void *post_send(struct side *s, void *comm, size_t offset, size_t size, int tag, void *mr) {
     void *req = NULL;
     double deadline = now_seconds() + WAIT_SECONDS;
     ncclResult_t r;
@@ -141,7 +122,7 @@ static void *post_send(struct side *s, void *comm, size_t offset, size_t size, i
     return req;
 }
 
-static void *post_recv(struct side *s, void *comm, int n, size_t *offsets, size_t *sizes, int *tags, void *mr,
+void *post_recv(struct side *s, void *comm, int n, size_t *offsets, size_t *sizes, int *tags, void *mr,
                        void *preset) {
     void *data[MAX_RECVS];
     void *mrs[MAX_RECVS];
@@ -393,7 +374,7 @@ static void *run_side(void *arg) {
     return NULL;
 }
 
-static int run(struct side *s, int on_thread) {
+static int run(struct side *s, void *(*body)(void *), int on_thread) {
     s->buf = malloc(BUFFER_BYTES);
     if (s->buf == NULL) {
         check(0, "allocating %u bytes", BUFFER_BYTES);
@@ -402,19 +383,23 @@ static int run(struct side *s, int on_thread) {
     reset_buffer(s);
     if (on_thread) {
         pthread_t thread;
-        int rc = pthread_create(&thread, NULL, run_side, s);
+        int rc = pthread_create(&thread, NULL, body, s);
         check(rc == 0, "the side runs on a second thread");
         if (rc == 0) {
             pthread_join(thread, NULL);
         }
     } else {
-        run_side(s);
+        body(s);
     }
     printf("%s: %d passed, %d failed\n", driver_side, driver_passed, driver_failed);
     return driver_failed == 0 ? 0 : 1;
 }
 
 int run_pair(int on_thread) {
+    return run_two(run_side, on_thread);
+}
+
+int run_two(void *(*body)(void *), int on_thread) {
     int socks[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, socks) != 0) {
         fprintf(stderr, "socketpair: %s\n", strerror(errno));
@@ -431,10 +416,10 @@ int run_pair(int on_thread) {
         driver_side = "send";
         /* The sender ends with its parent. */
         alarm(240);
-        _exit(run(&s, on_thread));
+        _exit(run(&s, body, on_thread));
     }
     driver_side = "recv";
-    int status = run(&s, on_thread);
+    int status = run(&s, body, on_thread);
     int child_status = 0;
     if (waitpid(child, &child_status, 0) != child) {
         child_status = -1;

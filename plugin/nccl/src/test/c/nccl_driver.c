@@ -2,6 +2,8 @@
  * nccl_driver layout        the C declarations against NCCL 2.30's layout, and the loaded table
  * nccl_driver init          one init: exits 0 when it succeeded, 10 + its ncclResult_t when not
  * nccl_driver crossing      ns per call of the cheapest entry (devices), the crossing's own cost
+ * nccl_driver versions | reload | teardown | exit
+ *                           NCCL's lifecycle (driver_lifecycle.c)
  * nccl_driver pair [--thread]
  *                           two processes (this one receives, a forked child sends) through the
  *                           table over the provider OFINET_LAYOUT names; with --thread each side
@@ -153,6 +155,18 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "layout") == 0) {
         return run_layout();
     }
+    if (argc >= 2 && strcmp(argv[1], "versions") == 0) {
+        return run_versions();
+    }
+    if (argc >= 2 && strcmp(argv[1], "reload") == 0) {
+        return run_reload();
+    }
+    if (argc >= 2 && strcmp(argv[1], "teardown") == 0) {
+        return run_teardown();
+    }
+    if (argc >= 2 && strcmp(argv[1], "exit") == 0) {
+        return run_exit();
+    }
     if (argc >= 2 && strcmp(argv[1], "crossing") == 0) {
         return run_crossing();
     }
@@ -162,6 +176,7 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "pair") == 0) {
         return run_pair(argc >= 3 && strcmp(argv[2], "--thread") == 0);
     }
-    fprintf(stderr, "usage: %s layout | init | crossing | pair [--thread]\n", argv[0]);
+    fprintf(stderr, "usage: %s layout | init | crossing | pair [--thread] | versions | reload | teardown | exit\n",
+            argv[0]);
     return 2;
 }

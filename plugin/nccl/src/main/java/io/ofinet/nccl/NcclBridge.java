@@ -29,16 +29,25 @@ public final class NcclBridge {
 
     /**
      * Fills the library's entries. Called by the library with the address of its entry table, of
-     * its array of {@code count} entry names (C strings) and of its log function {@code void
-     * (int level, const char* message)}.
+     * its array of {@code count} entry names (C strings), of its log function {@code void (int
+     * level, const char* message)}, and of the function a shutdown hook calls: once the JVM shuts
+     * down (a host JVM ending), the library's exit-time cleanup must not enter it.
      *
      * @return null when every entry was filled, else why not (the library's init fails with it)
      */
-    public static String bootstrap(long entries, long names, int count, long log) {
+    public static String bootstrap(long entries, long names, int count, long log, long jvmEnding) {
         try {
             Linker linker = Linker.nativeLinker();
             logFunction = linker.downcallHandle(MemorySegment.ofAddress(log),
                     FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+            MethodHandle ending = linker.downcallHandle(MemorySegment.ofAddress(jvmEnding), FunctionDescriptor.ofVoid());
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    ending.invokeExact();
+                } catch (Throwable t) {
+                    System.err.println("ofinet: " + t);
+                }
+            }, "ofinet-jvm-ending"));
             MethodHandles.lookup().ensureInitialized(NcclTable.class);
             for (int i = 0; i < count; i++) {
                 String name = CMemory.getString(CMemory.getLong(names + 8L * i));

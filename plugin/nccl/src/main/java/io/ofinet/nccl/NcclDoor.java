@@ -1,5 +1,6 @@
 package io.ofinet.nccl;
 
+import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.plugin.ConnectConfig;
 import io.ofinet.plugin.DeviceProperties;
 import io.ofinet.plugin.Handles;
@@ -33,13 +34,15 @@ final class NcclDoor {
     private final HandleTable<CommEntry.Registration> registrations = new HandleTable<>(0x4D);
     private final HandleTable<CommEntry.Context> contexts = new HandleTable<>(0x58);
     private final Requests requests;
+    private final Deregistrations deregistrations;
     private boolean initialized;
     private long[][] deviceStrings = new long[0][];
 
     NcclDoor(NetPlugin plugin, Log log) {
         this.plugin = plugin;
         this.log = log;
-        this.requests = new Requests(plugin, comms);
+        this.deregistrations = new Deregistrations(plugin, log);
+        this.requests = new Requests(plugin, comms, deregistrations);
     }
 
     /** The result for a failure, logged. */
@@ -199,7 +202,8 @@ final class NcclDoor {
 
     /**
      * Deregisters through the communicator the memory was registered for: NCCL passes that one, but
-     * may pass it after closing it, so only the handle's kind is checked.
+     * may pass it after closing it, so only the handle's kind is checked. Memory that outstanding
+     * requests use is released once they end ({@link Deregistrations}).
      */
     int deregMr(long comm, long mhandle) {
         try {
@@ -210,7 +214,7 @@ final class NcclDoor {
             if (r == null) {
                 throw new DoorException(INTERNAL, "deregMr: " + Failures.describe(mhandle, "memory handle"));
             }
-            plugin.deregMr(r.comm(), r.mr());
+            deregistrations.deregister(r);
             registrations.remove(mhandle);
             return SUCCESS;
         } catch (Throwable t) {
@@ -261,14 +265,25 @@ final class NcclDoor {
             } else {
                 plugin.closeListen(c.listen);
             }
+            deregistrations.retry();
             return SUCCESS;
         } catch (Throwable t) {
             return failed(operation, t);
         }
     }
 
-    /** Communicators, registrations and contexts C holds now. */
+    /** Communicators, registrations and contexts C holds now, and deregistrations waiting for their requests. */
     int[] live() {
-        return new int[] {comms.live(), registrations.live(), contexts.live()};
+        return new int[] {comms.live(), registrations.live(), contexts.live(), deregistrations.pending()};
+    }
+
+    /** The host process is exiting without the JVM's shutdown: what needs no peer is cleaned. */
+    int atExit() {
+        try {
+            OfiProvider.processEnding();
+            return SUCCESS;
+        } catch (Throwable t) {
+            return failed("exit", t);
+        }
     }
 }

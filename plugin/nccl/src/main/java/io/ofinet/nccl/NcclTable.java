@@ -81,4 +81,9 @@ final class NcclTable {
     static int closeListen(long comm) {
         return DOOR.close(comm, CommEntry.LISTEN);
     }
+
+    /** The host process is exiting (an atexit handler of the library's). */
+    static int atExit() {
+        return DOOR.atExit();
+    }
 }

@@ -12,10 +12,12 @@ import java.util.Arrays;
 final class Requests {
     private final NetPlugin plugin;
     private final HandleTable<CommEntry> comms;
+    private final Deregistrations deregistrations;
 
-    Requests(NetPlugin plugin, HandleTable<CommEntry> comms) {
+    Requests(NetPlugin plugin, HandleTable<CommEntry> comms, Deregistrations deregistrations) {
         this.plugin = plugin;
         this.comms = comms;
+        this.deregistrations = deregistrations;
     }
 
     int isend(NcclDoor door, long comm, long data, long size, int tag, long mhandle, long requestOut) {
@@ -145,6 +147,7 @@ final class Requests {
             long amount = slots.amount(slot);
             slots.remove(slot);
             slot = -1;
+            deregistrations.retry();
             CMemory.putInt(doneOut, 1);
             if (sizesOut != 0 && type == RequestSlots.SEND) {
                 CMemory.putInt(sizesOut, (int) amount);
@@ -157,6 +160,7 @@ final class Requests {
         } catch (Throwable t) {
             if (slot >= 0) {
                 c.requests.remove(slot); // the plugin reported the request: it is gone
+                deregistrations.retry();
             }
             return door.failed("test", t);
         }

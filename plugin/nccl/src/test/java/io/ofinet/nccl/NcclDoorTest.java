@@ -193,9 +193,19 @@ class NcclDoorTest {
     }
 
     @Test
-    void aRefusedDeregistrationKeepsTheHandleAndAClosedCommunicatorStillDeregisters() throws Exception {
-        doThrow(new NetException(NetResult.INVALID_USAGE, "deregMr: in use")).doNothing().when(plugin).deregMr(send, mr);
-        assertEquals(5, door.deregMr(sendComm, mhandle));
+    void memoryInUseIsDeregisteredOnceItsRequestsEndAsNcclTearsDown() throws Exception {
+        doThrow(new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle is used by 1 outstanding request"))
+                .doNothing().when(plugin).deregMr(send, mr);
+        assertEquals(0, door.deregMr(sendComm, mhandle), "NCCL deregisters before it closes: it must succeed");
+        assertEquals(1, door.live()[3], "released once the requests using it end");
+        assertEquals(3, door.deregMr(sendComm, mhandle), "the handle is gone from the table at once");
+        assertEquals(0, door.close(sendComm, CommEntry.SEND));
+        assertEquals(0, door.live()[3], "the close ended the requests, and the memory was released");
+        verify(plugin, times(2)).deregMr(send, mr);
+    }
+
+    @Test
+    void aClosedCommunicatorStillDeregistersAndClosesAreChecked() throws Exception {
         assertEquals(0, door.close(sendComm, CommEntry.SEND));
         assertEquals(0, door.deregMr(sendComm, mhandle), "NCCL may deregister through the closed communicator");
         assertEquals(3, door.deregMr(sendComm, mhandle), "but only once");
@@ -203,5 +213,12 @@ class NcclDoorTest {
         assertEquals(3, door.close(recvComm, CommEntry.SEND), "closeSend of a receive communicator");
         assertEquals(0, door.close(recvComm, CommEntry.RECV));
         assertEquals(1, door.live()[0], "only the listen communicator is left");
+    }
+
+    @Test
+    void anErrorOtherThanInUseFailsTheDeregistration() throws Exception {
+        doThrow(new NetException(NetResult.SYSTEM_ERROR, "deregMr: fi_close failed")).when(plugin).deregMr(send, mr);
+        assertEquals(2, door.deregMr(sendComm, mhandle));
+        assertEquals(0, door.live()[3]);
     }
 }

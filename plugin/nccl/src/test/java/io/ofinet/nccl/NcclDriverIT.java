@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * libnccl-net-ofinet.so as NCCL loads it, driven from C by the project's driver: the exported
@@ -37,14 +39,16 @@ class NcclDriverIT {
         assertEquals(0, nm.waitFor(), out);
         Set<String> symbols = out.lines().map(l -> l.trim().split("\\s+")).filter(f -> f.length == 3)
                 .map(f -> f[1] + " " + f[2]).collect(Collectors.toSet());
-        assertEquals(Set.of("D ncclNetPlugin_v12"), symbols, "defined dynamic symbols:\n" + out);
+        assertEquals(Set.of("D ncclNetPlugin_v12", "D ncclNetPlugin_v11", "D ncclNetPlugin_v10", "D ncclNetPlugin_v9",
+                "D ncclNetPlugin_v8", "D ncclNetPlugin_v7", "D ncclNetPlugin_v6"), symbols,
+                "defined dynamic symbols:\n" + out);
     }
 
     @Test
     void theDeclarationsMatchNcclsLayoutAndTheTableIsOfinets(@TempDir Path dir) throws Exception {
         Driver d = Driver.run(dir, Map.of(), Duration.ofSeconds(30), "layout");
         assertEquals(0, d.exitCode(), d.output());
-        assertTrue(d.output().contains("layout: 52 passed, 0 failed"), d.output());
+        assertTrue(d.output().contains("layout: 76 passed, 0 failed"), d.output());
     }
 
     @Test
@@ -96,6 +100,64 @@ class NcclDriverIT {
                 Files.deleteIfExists(Path.of("/dev/shm", name));
             }
         }
+    }
+
+    /**
+     * NCCL's lifecycle on tcp: the v10, v9 and v11 tables; a reload, three rounds; teardown in
+     * NCCL's order after all ended, with requests outstanding, and after the peer died.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"versions", "reload", "teardown"})
+    void ncclsLifecycle(String mode, @TempDir Path dir) throws Exception {
+        Path layout = Driver.layout(dir, "tcp");
+        Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(240), mode);
+        assertEquals(0, d.exitCode(), d.output());
+        assertTrue(d.output().contains("pair: receiver passed, sender passed"), d.output());
+        assertTrue(!d.output().contains("FAILED"), d.output());
+    }
+
+    /** A host that ends with exit() and communicators open on shm leaves no /dev/shm name behind. */
+    @Test
+    void exitWithCommunicatorsOpenLeavesNoShmName(@TempDir Path dir) throws Exception {
+        Path layout = Driver.layout(dir, "shm");
+        Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(120), "exit");
+        assertEquals(0, d.exitCode(), d.output());
+        java.util.regex.Matcher pids = Pattern.compile("pid (\\d+) exits").matcher(d.output());
+        int found = 0;
+        while (pids.find()) {
+            found++;
+            String prefix = pids.group(1) + ":";
+            Set<String> left = shmNames();
+            left.removeIf(n -> !n.startsWith(prefix));
+            assertEquals(Set.of(), left, "names of process " + pids.group(1) + " left in /dev/shm\n" + d.output());
+        }
+        assertEquals(2, found, d.output());
+    }
+
+    /**
+     * A host that is itself a JVM loads the library through FFM, without ofinet on its class path:
+     * the library attaches to that JVM and loads ofinet through its own class loader.
+     */
+    @Test
+    void aJavaHostLoadsTheLibrary(@TempDir Path dir) throws Exception {
+        Path layout = Driver.layout(dir, "tcp");
+        Path javaCommand = Path.of(System.getProperty("java.home"), "bin", "java");
+        ProcessBuilder pb = new ProcessBuilder(javaCommand.toString(), "--enable-native-access=ALL-UNNAMED", "-cp",
+                Path.of("target", "test-classes").toAbsolutePath().toString(), JavaHost.class.getName())
+                .directory(dir.toFile()).redirectErrorStream(true);
+        pb.environment().put("LD_LIBRARY_PATH", Driver.LIBRARY_DIR.toAbsolutePath().toString());
+        pb.environment().put("OFINET_LAYOUT", layout.toString());
+        pb.environment().put("OFINET_DEBUG", "INFO"); // the library's own lines on stderr: no NCCL logger here
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        boolean ended = p.waitFor(120, TimeUnit.SECONDS);
+        if (!ended) {
+            p.destroyForcibly();
+        }
+        assertTrue(ended, out);
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("javahost: all checks passed") && out.contains("attached to the JVM already running"),
+                out);
     }
 
     private static Set<String> shmNames() throws IOException {

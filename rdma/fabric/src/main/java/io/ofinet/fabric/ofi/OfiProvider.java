@@ -39,6 +39,15 @@ public final class OfiProvider implements FabricProvider {
     }
 
     /** The name of the data path in use: {@code "ffm"} or {@code "jna"}. */
+    /**
+     * The process is ending without the JVM's shutdown (a host's {@code exit()}, with the JVM inside
+     * it): removes the {@code /dev/shm} names of the shm endpoints still open, as the shutdown hook
+     * would. Waits for nothing and closes nothing.
+     */
+    public static void processEnding() {
+        ShmNames.removeOpen();
+    }
+
     public static String dataPathName() {
         return DataPaths.current().name();
     }

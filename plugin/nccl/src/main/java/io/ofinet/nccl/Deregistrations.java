@@ -1,0 +1,73 @@
+package io.ofinet.nccl;
+
+import io.ofinet.plugin.NetException;
+import io.ofinet.plugin.NetPlugin;
+import io.ofinet.plugin.NetResult;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Deregistrations NCCL asked for while requests still used the memory. NCCL deregisters every
+ * handle before it closes the communicators, also when it aborts with requests outstanding, and
+ * fails its teardown if deregMr fails; the Java API refuses such a deregistration. At the C door it
+ * succeeds: the registration leaves the door's table at once, and the plugin releases it when the
+ * requests using it have ended or their communicator closed — tried again after each completed or
+ * failed request and after each close. Nothing is written into the memory after closeRecv returns:
+ * the close ends the requests first.
+ */
+final class Deregistrations {
+    private final NetPlugin plugin;
+    private final NcclDoor.Log log;
+    private final List<CommEntry.Registration> pending = new ArrayList<>();
+    /** {@code pending.size()}, read without the lock by the data path. */
+    private volatile int count;
+
+    Deregistrations(NetPlugin plugin, NcclDoor.Log log) {
+        this.plugin = plugin;
+        this.log = log;
+    }
+
+    /** Deregisters {@code r} now, or once its requests have ended; throws what is not "in use". */
+    void deregister(CommEntry.Registration r) throws NetException {
+        try {
+            plugin.deregMr(r.comm(), r.mr());
+        } catch (NetException e) {
+            if (e.result() != NetResult.INVALID_USAGE) {
+                throw e;
+            }
+            synchronized (this) {
+                pending.add(r);
+                count = pending.size();
+            }
+            log.info("deregMr: the memory is still used by outstanding requests; it is released once they end or"
+                    + " their communicator closes");
+        }
+    }
+
+    /** Deregistrations still waiting for their requests. */
+    int pending() {
+        return count;
+    }
+
+    /** Tries the waiting deregistrations again; cheap when there are none. */
+    void retry() {
+        if (count == 0) {
+            return;
+        }
+        synchronized (this) {
+            for (int i = pending.size() - 1; i >= 0; i--) {
+                CommEntry.Registration r = pending.get(i);
+                try {
+                    plugin.deregMr(r.comm(), r.mr());
+                    pending.remove(i);
+                } catch (NetException e) {
+                    if (e.result() != NetResult.INVALID_USAGE) {
+                        pending.remove(i);
+                        log.warn("deregMr (deferred): " + e.getMessage());
+                    }
+                }
+            }
+            count = pending.size();
+        }
+    }
+}
