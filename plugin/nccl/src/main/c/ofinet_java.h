@@ -14,7 +14,7 @@
 
 /* X(name, parameters): the list the struct, the names handed to Java and the forwarders share. */
 #define OFINET_JAVA_ENTRIES(X)                                                                        \
-    X(init, (int64_t ctxOut, int64_t commId, int64_t config))                                         \
+    X(init, (int64_t ctxOut, int64_t commId, int64_t config, int ncclLogger))                         \
     X(finalize, (int64_t ctx))                                                                        \
     X(devices, (int64_t ndevOut))                                                                     \
     X(getProperties, (int dev, int64_t propsOut))                                                     \
@@ -22,8 +22,6 @@
     X(connect, (int64_t ctx, int dev, int64_t handle, int64_t sendCommOut))                           \
     X(accept, (int64_t listenComm, int64_t recvCommOut))                                              \
     X(regMr, (int64_t comm, int64_t data, int64_t size, int type, int64_t mhandleOut))                \
-    X(regMrDmaBuf, (int64_t comm, int64_t data, int64_t size, int type, int64_t offset, int fd,       \
-                    int64_t mhandleOut))                                                              \
     X(deregMr, (int64_t comm, int64_t mhandle))                                                       \
     X(isend, (int64_t comm, int64_t data, int64_t size, int tag, int64_t mhandle, int64_t requestOut)) \
     X(irecv, (int64_t comm, int n, int64_t data, int64_t sizes, int64_t tags, int64_t mhandles,       \

@@ -95,7 +95,8 @@ ncclResult_t ofinet_init(void **ctx, uint64_t commId, ncclNetCommConfig_v12_t *c
         return result;
     }
     pthread_once(&exit_hook_once, register_exit_hook);
-    return (ncclResult_t)ofinet_java.init(ADDR(ctx), (int64_t)commId, ADDR(config));
+    int has_logger = atomic_load_explicit(&nccl_logger, memory_order_acquire) != NULL;
+    return (ncclResult_t)ofinet_java.init(ADDR(ctx), (int64_t)commId, ADDR(config), has_logger);
 }
 
 ncclResult_t ofinet_finalize(void *ctx) {
@@ -134,13 +135,6 @@ ncclResult_t ofinet_accept(void *listenComm, void **recvComm, ncclNetDeviceHandl
 ncclResult_t ofinet_reg_mr(void *comm, void *data, size_t size, int type, void **mhandle) {
     JAVA_OR_FAIL(regMr);
     return (ncclResult_t)ofinet_java.regMr(ADDR(comm), ADDR(data), (int64_t)size, type, ADDR(mhandle));
-}
-
-ncclResult_t ofinet_reg_mr_dma_buf(void *comm, void *data, size_t size, int type, uint64_t offset, int fd,
-                                          void **mhandle) {
-    JAVA_OR_FAIL(regMrDmaBuf);
-    return (ncclResult_t)ofinet_java.regMrDmaBuf(ADDR(comm), ADDR(data), (int64_t)size, type, (int64_t)offset, fd,
-                                                 ADDR(mhandle));
 }
 
 ncclResult_t ofinet_dereg_mr(void *comm, void *mhandle) {
@@ -191,9 +185,9 @@ ncclResult_t ofinet_close_listen(void *listenComm) {
 }
 
 /*
- * getDeviceMr and irecvConsumed (device-offloaded networking), makeVDevice (NIC fusion: ofinet's
- * devices already stripe over several data rails) and setNetAttr are NULL: NCCL reads NULL as "not
- * offered", while an error from makeVDevice would fail its init.
+ * regMrDmaBuf (host memory only), getDeviceMr and irecvConsumed (device-offloaded networking),
+ * makeVDevice (NIC fusion: ofinet's devices already stripe over several data rails) and setNetAttr
+ * are NULL: NCCL reads NULL as "not offered", while an error from makeVDevice would fail its init.
  */
 OFINET_EXPORT ncclNet_v12_t ncclNetPlugin_v12 = {
     .name = "ofinet",
@@ -204,7 +198,7 @@ OFINET_EXPORT ncclNet_v12_t ncclNetPlugin_v12 = {
     .connect = ofinet_connect,
     .accept = ofinet_accept,
     .regMr = ofinet_reg_mr,
-    .regMrDmaBuf = ofinet_reg_mr_dma_buf,
+    .regMrDmaBuf = NULL,
     .deregMr = ofinet_dereg_mr,
     .isend = ofinet_isend,
     .irecv = ofinet_irecv,

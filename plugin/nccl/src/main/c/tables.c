@@ -179,7 +179,7 @@ static ncclResult_t v6_get_properties(int dev, ncclNetProperties_v6_t *props) {
 OFINET_EXPORT ncclNet_v11_t ncclNetPlugin_v11 = {
     .name = "ofinet", .init = ofinet_init, .devices = ofinet_devices, .getProperties = v11_get_properties,
     .listen = ofinet_listen, .connect = ofinet_connect, .accept = ofinet_accept, .regMr = ofinet_reg_mr,
-    .regMrDmaBuf = ofinet_reg_mr_dma_buf, .deregMr = ofinet_dereg_mr, .isend = ofinet_isend, .irecv = ofinet_irecv,
+    .regMrDmaBuf = NULL, .deregMr = ofinet_dereg_mr, .isend = ofinet_isend, .irecv = ofinet_irecv,
     .iflush = ofinet_iflush, .test = ofinet_test, .closeSend = ofinet_close_send, .closeRecv = ofinet_close_recv,
     .closeListen = ofinet_close_listen, .getDeviceMr = NULL, .irecvConsumed = NULL, .makeVDevice = NULL,
     .finalize = ofinet_finalize, .setNetAttr = NULL,
@@ -188,7 +188,7 @@ OFINET_EXPORT ncclNet_v11_t ncclNetPlugin_v11 = {
 OFINET_EXPORT ncclNet_v10_t ncclNetPlugin_v10 = {
     .name = "ofinet", .init = legacy_init, .devices = ofinet_devices, .getProperties = v10_get_properties,
     .listen = legacy_listen, .connect = v10_connect, .accept = ofinet_accept, .regMr = ofinet_reg_mr,
-    .regMrDmaBuf = ofinet_reg_mr_dma_buf, .deregMr = ofinet_dereg_mr, .isend = ofinet_isend, .irecv = ofinet_irecv,
+    .regMrDmaBuf = NULL, .deregMr = ofinet_dereg_mr, .isend = ofinet_isend, .irecv = ofinet_irecv,
     .iflush = ofinet_iflush, .test = ofinet_test, .closeSend = ofinet_close_send, .closeRecv = ofinet_close_recv,
     .closeListen = ofinet_close_listen, .getDeviceMr = NULL, .irecvConsumed = NULL, .makeVDevice = NULL,
 };
@@ -196,7 +196,7 @@ OFINET_EXPORT ncclNet_v10_t ncclNetPlugin_v10 = {
 OFINET_EXPORT ncclNet_v9_t ncclNetPlugin_v9 = {
     .name = "ofinet", .init = legacy_init_logger, .devices = ofinet_devices,
     .getProperties = v10_get_properties, .listen = legacy_listen,
-    .connect = legacy_connect, .accept = ofinet_accept, .regMr = ofinet_reg_mr, .regMrDmaBuf = ofinet_reg_mr_dma_buf,
+    .connect = legacy_connect, .accept = ofinet_accept, .regMr = ofinet_reg_mr, .regMrDmaBuf = NULL,
     .deregMr = ofinet_dereg_mr, .isend = v9_isend, .irecv = v9_irecv, .iflush = ofinet_iflush, .test = ofinet_test,
     .closeSend = ofinet_close_send, .closeRecv = ofinet_close_recv, .closeListen = ofinet_close_listen,
     .getDeviceMr = NULL, .irecvConsumed = NULL, .makeVDevice = NULL,
@@ -205,7 +205,7 @@ OFINET_EXPORT ncclNet_v9_t ncclNetPlugin_v9 = {
 OFINET_EXPORT ncclNet_v8_t ncclNetPlugin_v8 = {
     .name = "ofinet", .init = legacy_init_logger, .devices = ofinet_devices, .getProperties = v8_get_properties,
     .listen = legacy_listen, .connect = legacy_connect, .accept = ofinet_accept, .regMr = ofinet_reg_mr,
-    .regMrDmaBuf = ofinet_reg_mr_dma_buf, .deregMr = ofinet_dereg_mr, .isend = v8_isend, .irecv = v8_irecv,
+    .regMrDmaBuf = NULL, .deregMr = ofinet_dereg_mr, .isend = v8_isend, .irecv = v8_irecv,
     .iflush = ofinet_iflush, .test = ofinet_test, .closeSend = ofinet_close_send, .closeRecv = ofinet_close_recv,
     .closeListen = ofinet_close_listen, .getDeviceMr = NULL, .irecvConsumed = NULL,
 };
@@ -213,7 +213,7 @@ OFINET_EXPORT ncclNet_v8_t ncclNetPlugin_v8 = {
 OFINET_EXPORT ncclNet_v7_t ncclNetPlugin_v7 = {
     .name = "ofinet", .init = legacy_init_logger, .devices = ofinet_devices, .getProperties = v7_get_properties,
     .listen = legacy_listen, .connect = legacy_connect, .accept = ofinet_accept, .regMr = v7_reg_mr,
-    .regMrDmaBuf = ofinet_reg_mr_dma_buf, .deregMr = ofinet_dereg_mr, .isend = v8_isend, .irecv = v8_irecv,
+    .regMrDmaBuf = NULL, .deregMr = ofinet_dereg_mr, .isend = v8_isend, .irecv = v8_irecv,
     .iflush = ofinet_iflush, .test = ofinet_test, .closeSend = ofinet_close_send, .closeRecv = ofinet_close_recv,
     .closeListen = ofinet_close_listen, .getDeviceMr = NULL, .irecvConsumed = NULL,
 };
@@ -221,7 +221,7 @@ OFINET_EXPORT ncclNet_v7_t ncclNetPlugin_v7 = {
 OFINET_EXPORT ncclNet_v6_t ncclNetPlugin_v6 = {
     .name = "ofinet", .init = legacy_init_logger, .devices = ofinet_devices, .getProperties = v6_get_properties,
     .listen = legacy_listen, .connect = v6_connect, .accept = v6_accept, .regMr = v7_reg_mr,
-    .regMrDmaBuf = ofinet_reg_mr_dma_buf, .deregMr = ofinet_dereg_mr, .isend = v8_isend, .irecv = v8_irecv,
+    .regMrDmaBuf = NULL, .deregMr = ofinet_dereg_mr, .isend = v8_isend, .irecv = v8_irecv,
     .iflush = ofinet_iflush, .test = ofinet_test, .closeSend = ofinet_close_send, .closeRecv = ofinet_close_recv,
     .closeListen = ofinet_close_listen,
 };

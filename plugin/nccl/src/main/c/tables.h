@@ -15,8 +15,6 @@ ncclResult_t ofinet_listen(void *ctx, int dev, void *handle, void **listenComm);
 ncclResult_t ofinet_connect(void *ctx, int dev, void *handle, void **sendComm, ncclNetDeviceHandle_v12_t **sendDevComm);
 ncclResult_t ofinet_accept(void *listenComm, void **recvComm, ncclNetDeviceHandle_v12_t **recvDevComm);
 ncclResult_t ofinet_reg_mr(void *comm, void *data, size_t size, int type, void **mhandle);
-ncclResult_t ofinet_reg_mr_dma_buf(void *comm, void *data, size_t size, int type, uint64_t offset, int fd,
-                                   void **mhandle);
 ncclResult_t ofinet_dereg_mr(void *comm, void *mhandle);
 ncclResult_t ofinet_isend(void *sendComm, void *data, size_t size, int tag, void *mhandle, void *phandle,
                           void **request);

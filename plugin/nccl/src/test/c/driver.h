@@ -20,6 +20,8 @@ extern const char *driver_side;
 
 /* The last WARN line the driver's NCCL logger received. */
 const char *last_warning(void);
+/* Whether the logger received ofinet's init line (its device's rails) at INFO with the NET flag. */
+int saw_init_line(void);
 void driver_logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...);
 
 /* Loads the library as NCCL does; NULL (and a FAILED line) when it cannot. */
@@ -42,6 +44,8 @@ int run_versions(void);
 int run_reload(void);
 int run_teardown(void);
 int run_exit(void);
+int run_threads(void);
+int run_kill(void);
 
 #define MiB (1024u * 1024u)
 #define CANARY 64

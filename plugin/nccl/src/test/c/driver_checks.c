@@ -96,11 +96,11 @@ int run_layout(void) {
     if (net != NULL) {
         check(net->name != NULL && strcmp(net->name, "ofinet") == 0, "the table's name is \"ofinet\"");
         check(net->init && net->devices && net->getProperties && net->listen && net->connect && net->accept &&
-                  net->regMr && net->regMrDmaBuf && net->deregMr && net->isend && net->irecv && net->iflush &&
+                  net->regMr && net->deregMr && net->isend && net->irecv && net->iflush &&
                   net->test && net->closeSend && net->closeRecv && net->closeListen && net->finalize,
               "every operation ofinet offers has an entry");
-        check(!net->getDeviceMr && !net->irecvConsumed && !net->makeVDevice && !net->setNetAttr,
-              "getDeviceMr, irecvConsumed, makeVDevice and setNetAttr are NULL (not offered)");
+        check(!net->regMrDmaBuf && !net->getDeviceMr && !net->irecvConsumed && !net->makeVDevice && !net->setNetAttr,
+              "regMrDmaBuf, getDeviceMr, irecvConsumed, makeVDevice and setNetAttr are NULL (not offered)");
         /* Before any init, calls fail cleanly. */
         int ndev = -1;
         check(net->devices(&ndev) == ncclInternalError, "devices before init is ncclInternalError");

@@ -94,13 +94,18 @@ void init_side(struct side *s) {
     int ndev = 0;
     check(s->net->init(&s->ctx, 42, &config, driver_logger, NULL) == ncclSuccess && s->ctx != NULL, "init");
     check(s->net->devices(&ndev) == ncclSuccess && ndev >= 1, "devices: %d", ndev);
+    check(saw_init_line(), "NCCL's logger received ofinet's init line (the device's rails) at INFO with NET");
     ncclNetProperties_v12_t props;
     memset(&props, 0x5A, sizeof props);
     check(s->net->getProperties(0, &props) == ncclSuccess, "getProperties(0)");
     check(props.name != NULL && props.ptrSupport == NCCL_PTR_HOST && props.maxRecvs == MAX_RECVS &&
-              props.maxP2pBytes <= 0x7FFFFFFF && props.railId == -1 && props.planeId == -1 && props.vProps.ndevs == 1,
-          "properties: name %s, ptrSupport %d, maxRecvs %d, maxP2pBytes %zu, railId %d", props.name ? props.name : "NULL",
-          props.ptrSupport, props.maxRecvs, props.maxP2pBytes, props.railId);
+              props.maxP2pBytes <= 0x7FFFFFFF && props.maxCollBytes <= 0x7FFFFFFF && props.railId == -1 &&
+              props.planeId == -1 && props.vProps.ndevs == 1 && props.vProps.devs[0] == 0 && props.forceFlush == 0 &&
+              props.maxMultiRequestSize == 1 && props.netDeviceType == 0 && props.speed > 0 && props.maxComms > 0 &&
+              props.latency >= 0,
+          "properties: name %s, ptrSupport %d, maxRecvs %d, maxP2pBytes %zu, railId %d, speed %d Mbps, latency %.1f us",
+          props.name ? props.name : "NULL", props.ptrSupport, props.maxRecvs, props.maxP2pBytes, props.railId,
+          props.speed, props.latency);
 }
 
 void *reg(struct side *s, void *comm) {

@@ -2,6 +2,7 @@
  * nccl_driver layout        the C declarations against NCCL 2.30's layout, and the loaded table
  * nccl_driver init          one init: exits 0 when it succeeded, 10 + its ncclResult_t when not
  * nccl_driver crossing      ns per call of the cheapest entry (devices), the crossing's own cost
+ * nccl_driver threads | kill  NCCL's threads, a peer killed (driver_threads.c)
  * nccl_driver versions | reload | teardown | exit
  *                           NCCL's lifecycle (driver_lifecycle.c)
  * nccl_driver pair [--thread]
@@ -24,6 +25,11 @@ int driver_failed;
 const char *driver_side = "driver";
 static __thread char warning[2048];
 static char last_warning_copy[2048];
+static int init_line_seen;
+
+int saw_init_line(void) {
+    return __atomic_load_n(&init_line_seen, __ATOMIC_ACQUIRE);
+}
 
 void check(int condition, const char *fmt, ...) {
     char text[1024];
@@ -49,6 +55,9 @@ void driver_logger(int level, unsigned long flags, const char *file, int line, c
     fflush(stdout);
     if (level == NCCL_LOG_WARN) {
         memcpy(last_warning_copy, warning, sizeof last_warning_copy);
+    }
+    if (level == NCCL_LOG_INFO && (flags & NCCL_NET) && strstr(warning, "data rails") != NULL) {
+        __atomic_store_n(&init_line_seen, 1, __ATOMIC_RELEASE);
     }
 }
 
@@ -155,6 +164,12 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "layout") == 0) {
         return run_layout();
     }
+    if (argc >= 2 && strcmp(argv[1], "threads") == 0) {
+        return run_threads();
+    }
+    if (argc >= 2 && strcmp(argv[1], "kill") == 0) {
+        return run_kill();
+    }
     if (argc >= 2 && strcmp(argv[1], "versions") == 0) {
         return run_versions();
     }
@@ -176,7 +191,7 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "pair") == 0) {
         return run_pair(argc >= 3 && strcmp(argv[2], "--thread") == 0);
     }
-    fprintf(stderr, "usage: %s layout | init | crossing | pair [--thread] | versions | reload | teardown | exit\n",
-            argv[0]);
+    fprintf(stderr, "usage: %s layout | init | crossing | pair [--thread] | threads | kill | versions | reload |"
+            " teardown | exit\n", argv[0]);
     return 2;
 }

@@ -167,6 +167,14 @@ public final class Parameter<T> {
             "do not ask providers for the source of arrivals (FI_SOURCE); notices are then tied to their"
             + " connection by their token only, and data segments not at all");
 
+    /**
+     * The latency a device reports in its properties, which NCCL's tuner weighs: libfabric tells
+     * none, so it is configured (the C++ plugin does the same).
+     */
+    public static final Parameter<Long> LATENCY_US = new Parameter<>("latencyUs", ValueType.LONG, 0L, "us", 0,
+            1_000_000L, "the network latency a device reports in its properties (NCCL's tuner weighs it); libfabric"
+                    + " reports none; 0: unknown");
+
     /** Every parameter, in report order. */
     public static final List<Parameter<?>> ALL = List.of(MR_SCOPE, EAGER_MAX_SIZE, INTENT_DELAY_US,
             MIN_STRIPE_SIZE, SCHED_MAX_SMALL_RR_SIZE, CQ_READ_COUNT, RDMA_MIN_POSTED_CONTROL_BUFFERS,
@@ -174,7 +182,7 @@ public final class Parameter<T> {
             RDMA_MAX_POSTED_EAGER_BUFFERS, MR_KEY_SIZE, MR_CACHE_DISABLE, MR_CACHE_MAX_ENTRIES,
             MR_CACHE_MAX_BYTES, CONNECTION_TIMEOUT_MS, MAX_PENDING_CONNECTIONS, PEER_TIMEOUT_MS, POST_RETRY_TIMEOUT_MS,
             PEER_PROCESS_CHECK_DISABLE, GDR_FLUSH_DISABLE, WRITE_NOTICE, EAGER_HEAD, EAGER_HEAD_MIN_SIZE,
-            SOURCE_CHECK_DISABLE);
+            SOURCE_CHECK_DISABLE, LATENCY_US);
 
     private final String name;
     private final ValueType<T> type;

@@ -22,6 +22,7 @@ import java.lang.reflect.Modifier;
 public final class NcclBridge {
     private static final int LOG_WARN = 2;
     private static final int LOG_INFO = 3;
+    private static final int LOG_TRACE = 5;
     private static volatile MethodHandle logFunction;
 
     private NcclBridge() {
@@ -103,6 +104,11 @@ public final class NcclBridge {
             @Override
             public void info(String message) {
                 write(LOG_INFO, message);
+            }
+
+            @Override
+            public void trace(String message) {
+                write(LOG_TRACE, message);
             }
         };
     }

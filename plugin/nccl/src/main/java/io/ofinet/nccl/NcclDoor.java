@@ -22,6 +22,11 @@ final class NcclDoor {
         void warn(String message);
 
         void info(String message);
+
+        /** Below INFO: NCCL's TRACE. */
+        default void trace(String message) {
+            info(message);
+        }
     }
 
     static final int SUCCESS = NcclResults.SUCCESS;
@@ -50,9 +55,12 @@ final class NcclDoor {
         return Failures.code(operation, t, log);
     }
 
-    synchronized int init(long ctxOut, long commId, long config) {
+    synchronized int init(long ctxOut, long commId, long config, boolean ncclLogger) {
         try {
             Failures.out(ctxOut, "init", "ctx");
+            if (ncclLogger) {
+                NcclLogging.toNccl(log);
+            }
             if (!initialized) {
                 plugin.init();
                 initialized = true;
@@ -176,18 +184,6 @@ final class NcclDoor {
             return SUCCESS;
         } catch (Throwable t) {
             return failed("regMr", t);
-        }
-    }
-
-    int regMrDmaBuf(long comm, long data, long size, int type, long offset, int fd, long mhandleOut) {
-        try {
-            CommEntry c = dataComm(comm, "regMrDmaBuf");
-            Failures.out(mhandleOut, "regMrDmaBuf", "mhandle");
-            Handles.MrHandle mr = plugin.regMrDmaBuf(c.comm(), data, size, memoryType(type), offset, fd);
-            CMemory.putLong(mhandleOut, registrations.add(new CommEntry.Registration(mr, c.comm())));
-            return SUCCESS;
-        } catch (Throwable t) {
-            return failed("regMrDmaBuf", t);
         }
     }
 

@@ -14,8 +14,8 @@ final class NcclTable {
     private NcclTable() {
     }
 
-    static int init(long ctxOut, long commId, long config) {
-        return DOOR.init(ctxOut, commId, config);
+    static int init(long ctxOut, long commId, long config, int ncclLogger) {
+        return DOOR.init(ctxOut, commId, config, ncclLogger != 0);
     }
 
     static int finalize(long ctx) {
@@ -44,10 +44,6 @@ final class NcclTable {
 
     static int regMr(long comm, long data, long size, int type, long mhandleOut) {
         return DOOR.regMr(comm, data, size, type, mhandleOut);
-    }
-
-    static int regMrDmaBuf(long comm, long data, long size, int type, long offset, int fd, long mhandleOut) {
-        return DOOR.regMrDmaBuf(comm, data, size, type, offset, fd, mhandleOut);
     }
 
     static int deregMr(long comm, long mhandle) {

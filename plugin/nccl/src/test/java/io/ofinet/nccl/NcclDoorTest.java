@@ -63,7 +63,7 @@ class NcclDoorTest {
         when(plugin.listen(0)).thenReturn(listen);
         when(plugin.accept(listen)).thenReturn(recv);
         when(plugin.regMr(any(), anyLong(), anyLong(), eq(MemoryType.HOST))).thenReturn(mr);
-        assertEquals(0, door.init(at(0), 1, 0));
+        assertEquals(0, door.init(at(0), 1, 0, false));
         long ctx = get(0);
         assertEquals(0, door.listen(ctx, 0, at(128), at(8)));
         assertEquals(3, out.get(ValueLayout.JAVA_BYTE, 130), "the handle's bytes");

@@ -317,7 +317,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             counters.refusedAfterDone();
             LOG.log(System.Logger.Level.WARNING, "send communicator {0}: the receiver refused eager message {1} ({2}"
                     + " bytes, tag {3}), which completed here: {4}; the receive failed there, and the connection goes"
-                    + " on", id, seq, sequencer.sizeOf(seq), sequencer.tagOf(seq), reason == Immediate.ERROR_TRUNCATED
+                    + " on", id, seq, Long.toString(sequencer.sizeOf(seq)), sequencer.tagOf(seq),
+                    reason == Immediate.ERROR_TRUNCATED
                     ? "it did not fit its receive buffer" : "no buffer of its receive had its tag");
             return;
         }

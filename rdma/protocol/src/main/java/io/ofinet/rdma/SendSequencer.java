@@ -317,13 +317,6 @@ final class SendSequencer {
     }
 
     /**
-     * The receiver refused message {@code seq} (reason {@link Immediate#ERROR_TRUNCATED} or {@link
-     * Immediate#ERROR_NO_TAG}), sent matched by tag. The head waiting with an intent for it fails
-     * and is dequeued; a send already done cannot fail, so the caller fails the communicator.
-     *
-     * @return whether it was an intent (the head's, failed now, or one that failed already)
-     */
-    /**
      * Whether message {@code seq} went as an eager message whose send completed: the last {@link
      * Limits#WINDOW} sequence numbers sent, of an eager size.
      */
@@ -342,6 +335,13 @@ final class SendSequencer {
         return byTagSize[seq];
     }
 
+    /**
+     * The receiver refused message {@code seq} (reason {@link Immediate#ERROR_TRUNCATED} or {@link
+     * Immediate#ERROR_NO_TAG}), sent matched by tag. The head waiting with an intent for it fails
+     * and is dequeued; a send already done cannot fail: the caller counts and logs the refusal.
+     *
+     * @return whether it was an intent (the head's, failed now, or one that failed already)
+     */
     boolean refused(int seq, ArrayDeque<SendRequest> queue, int reason) {
         if (byTagSize[seq] > eagerMax && seq != nextSeq) {
             return true; // an intent whose send failed already, by the replay over its control message

@@ -38,7 +38,6 @@ public final class OfiProvider implements FabricProvider {
         return "libfabric " + OfiLibrary.versionString(OfiLibrary.version());
     }
 
-    /** The name of the data path in use: {@code "ffm"} or {@code "jna"}. */
     /**
      * The process is ending without the JVM's shutdown (a host's {@code exit()}, with the JVM inside
      * it): removes the {@code /dev/shm} names of the shm endpoints still open, as the shutdown hook
@@ -48,6 +47,7 @@ public final class OfiProvider implements FabricProvider {
         ShmNames.removeOpen();
     }
 
+    /** The name of the data path in use: {@code "ffm"} or {@code "jna"}. */
     public static String dataPathName() {
         return DataPaths.current().name();
     }
