@@ -22,6 +22,8 @@ extern const char *driver_side;
 const char *last_warning(void);
 /* Whether the logger received ofinet's init line (its device's rails) at INFO with the NET flag. */
 int saw_init_line(void);
+/* The JVM's live threads, as the latest finalize logged them; -1 before. */
+int live_jvm_threads(void);
 void driver_logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...);
 
 /* Loads the library as NCCL does; NULL (and a FAILED line) when it cannot. */

@@ -2,7 +2,8 @@
  * NCCL's threads and a dead peer, through the table:
  *   threads  each side opens four communicators on its main thread (NCCL's service thread), then
  *            four threads each drive one (NCCL's proxy threads): sizes 8 B - 1 MiB verified; the
- *            threads end and four new ones go on with the same communicators
+ *            threads end and four new ones go on with the same communicators, four rounds; the
+ *            JVM's live threads do not grow with the threads that ended
  *   kill     a receiver with two senders; one is killed with SIGKILL while the receiver waits on
  *            four receives from it: each fails with an error within 5 s, and the other sender's
  *            communicator keeps moving verified data (tcp: on shm a peer killed inside a send blocks
@@ -22,6 +23,7 @@
 #include "driver.h"
 
 #define COMMS 4
+#define ROUNDS 4
 #define REGION (2 * MiB)
 
 struct worker {
@@ -85,7 +87,8 @@ static void *threads_side(void *arg) {
         w[i].comm = connect_comm(s, handle);
         w[i].mr = w[i].comm ? reg(s, w[i].comm) : NULL;
     }
-    for (int round = 0; round < 2; round++) {
+    int threads_after[ROUNDS];
+    for (int round = 0; round < ROUNDS; round++) {
         pthread_t threads[COMMS];
         for (int i = 0; i < COMMS; i++) {
             w[i].round = round;
@@ -95,7 +98,15 @@ static void *threads_side(void *arg) {
             pthread_join(threads[i], NULL);
             check(w[i].ok, "round %d: thread %d drove communicator %d, sizes 8 B - 1 MiB verified", round, i, i);
         }
+        /* A spare context's finalize logs the JVM's live threads. */
+        void *spare = NULL;
+        check(s->net->init(&spare, 99, NULL, driver_logger, NULL) == ncclSuccess &&
+                  s->net->finalize(spare) == ncclSuccess, "round %d: a spare context's init and finalize", round);
+        threads_after[round] = live_jvm_threads();
     }
+    check(threads_after[0] > 0 && threads_after[ROUNDS - 1] <= threads_after[0] + 1,
+          "threads that ended left no JVM thread behind: %d live after round 0, %d after round %d", threads_after[0],
+          threads_after[ROUNDS - 1], ROUNDS - 1);
     rendezvous(s, "threads done");
     for (int i = 0; i < COMMS; i++) {
         check(s->net->deregMr(w[i].comm, w[i].mr) == ncclSuccess &&

@@ -26,6 +26,11 @@ const char *driver_side = "driver";
 static __thread char warning[2048];
 static char last_warning_copy[2048];
 static int init_line_seen;
+static int jvm_threads = -1;
+
+int live_jvm_threads(void) {
+    return __atomic_load_n(&jvm_threads, __ATOMIC_ACQUIRE);
+}
 
 int saw_init_line(void) {
     return __atomic_load_n(&init_line_seen, __ATOMIC_ACQUIRE);
@@ -55,6 +60,11 @@ void driver_logger(int level, unsigned long flags, const char *file, int line, c
     fflush(stdout);
     if (level == NCCL_LOG_WARN) {
         memcpy(last_warning_copy, warning, sizeof last_warning_copy);
+    }
+    const char *live = strstr(warning, " live");
+    const char *threads = strstr(warning, "JVM threads, ");
+    if (threads != NULL && live != NULL) {
+        __atomic_store_n(&jvm_threads, atoi(threads + strlen("JVM threads, ")), __ATOMIC_RELEASE);
     }
     if (level == NCCL_LOG_INFO && (flags & NCCL_NET) && strstr(warning, "data rails") != NULL) {
         __atomic_store_n(&init_line_seen, 1, __ATOMIC_RELEASE);

@@ -78,6 +78,8 @@ final class NcclDoor {
         if (contexts.remove(ctx) == null) {
             return failed("finalize", new DoorException(INTERNAL, "finalize: " + Failures.describe(ctx, "context")));
         }
+        log.info("finalize: " + contexts.live() + " context(s) left; " + Thread.activeCount() + " JVM threads, "
+                + java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount() + " live");
         return SUCCESS;
     }
 
