@@ -51,7 +51,7 @@ class LayoutValidationTest {
     void unknownFieldIsRejectedWithPathAndKnownFields() {
         rejects(device("\"eagerMaxSizee\": 10"), "test.json: devices[0].eagerMaxSizee: unknown field;"
                 + " known fields here are connectionTimeoutMs, controlRails, cqReadCount, dataRails,"
-                + " description, eagerHead, eagerHeadMinSize, eagerMaxSize, gdrFlushDisable, intentDelayUs,"
+                + " description, eagerHead, eagerHeadMinSize, eagerMaxSize, gdrFlushDisable, intentDelayUs, latencyUs,"
                 + " maxPendingConnections,"
                 + " minStripeSize, mrCacheDisable, mrCacheMaxBytes, mrCacheMaxEntries, mrKeySize, mrScope, name,"
                 + " peerProcessCheckDisable, peerTimeoutMs, postRetryTimeoutMs,"
