@@ -318,7 +318,8 @@ class PluginApiTest {
         assertEquals(0L, a.statistics(0).get("bytesSent"));
         assertEquals(1L, b.statistics(0).get("messagesReceived"));
         assertEquals(0L, b.statistics(0).get("droppedMalformed"));
-        assertEquals(java.util.Map.of("messages", 1L, "bytes", 0L, "droppedForged", 0L, "droppedMalformed", 0L),
+        assertEquals(java.util.Map.of("messages", 1L, "bytes", 0L, "droppedForged", 0L, "droppedMalformed", 0L,
+                "refusedAfterDone", 0L),
                 a.statistics(send));
         assertEquals(1L, b.statistics(recv).get("messages"));
         NetException foreign = assertThrows(NetException.class, () -> a.statistics(recv));
