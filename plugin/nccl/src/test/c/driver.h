@@ -24,6 +24,8 @@ const char *last_warning(void);
 int saw_init_line(void);
 /* The JVM's live threads, as the latest finalize logged them; -1 before. */
 int live_jvm_threads(void);
+/* The bytes Java allocated on this thread, as the latest finalize on it logged them; -1 before. */
+long long java_allocated_on_this_thread(void);
 void driver_logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...);
 
 /* Loads the library as NCCL does; NULL (and a FAILED line) when it cannot. */
@@ -48,6 +50,7 @@ int run_teardown(void);
 int run_exit(void);
 int run_threads(void);
 int run_kill(void);
+int run_bench(int argc, char **argv);
 
 #define MiB (1024u * 1024u)
 #define CANARY 64

@@ -2,6 +2,8 @@
  * nccl_driver layout        the C declarations against NCCL 2.30's layout, and the loaded table
  * nccl_driver init          one init: exits 0 when it succeeded, 10 + its ncclResult_t when not
  * nccl_driver crossing      ns per call of the cheapest entry (devices), the crossing's own cost
+ * nccl_driver bench [latency|bandwidth] [SIZE ...]
+ *                           ofinet-perf's measurements through the table (driver_bench.c)
  * nccl_driver threads | kill  NCCL's threads, a peer killed (driver_threads.c)
  * nccl_driver versions | reload | teardown | exit
  *                           NCCL's lifecycle (driver_lifecycle.c)
@@ -27,6 +29,11 @@ static __thread char warning[2048];
 static char last_warning_copy[2048];
 static int init_line_seen;
 static int jvm_threads = -1;
+static __thread long long thread_allocated = -1;
+
+long long java_allocated_on_this_thread(void) {
+    return thread_allocated;
+}
 
 int live_jvm_threads(void) {
     return __atomic_load_n(&jvm_threads, __ATOMIC_ACQUIRE);
@@ -65,6 +72,10 @@ void driver_logger(int level, unsigned long flags, const char *file, int line, c
     const char *threads = strstr(warning, "JVM threads, ");
     if (threads != NULL && live != NULL) {
         __atomic_store_n(&jvm_threads, atoi(threads + strlen("JVM threads, ")), __ATOMIC_RELEASE);
+    }
+    const char *allocated = strstr(warning, "this thread allocated ");
+    if (allocated != NULL) {
+        thread_allocated = atoll(allocated + strlen("this thread allocated "));
     }
     if (level == NCCL_LOG_INFO && (flags & NCCL_NET) && strstr(warning, "data rails") != NULL) {
         __atomic_store_n(&init_line_seen, 1, __ATOMIC_RELEASE);
@@ -174,6 +185,9 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "layout") == 0) {
         return run_layout();
     }
+    if (argc >= 2 && strcmp(argv[1], "bench") == 0) {
+        return run_bench(argc, argv);
+    }
     if (argc >= 2 && strcmp(argv[1], "threads") == 0) {
         return run_threads();
     }
@@ -201,7 +215,7 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "pair") == 0) {
         return run_pair(argc >= 3 && strcmp(argv[2], "--thread") == 0);
     }
-    fprintf(stderr, "usage: %s layout | init | crossing | pair [--thread] | threads | kill | versions | reload |"
-            " teardown | exit\n", argv[0]);
+    fprintf(stderr, "usage: %s layout | init | crossing | bench [latency|bandwidth] [SIZE...] | pair [--thread] |"
+            " threads | kill | versions | reload | teardown | exit\n", argv[0]);
     return 2;
 }

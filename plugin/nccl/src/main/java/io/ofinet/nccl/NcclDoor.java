@@ -78,8 +78,10 @@ final class NcclDoor {
         if (contexts.remove(ctx) == null) {
             return failed("finalize", new DoorException(INTERNAL, "finalize: " + Failures.describe(ctx, "context")));
         }
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long allocated = threads instanceof com.sun.management.ThreadMXBean t ? t.getCurrentThreadAllocatedBytes() : -1;
         log.info("finalize: " + contexts.live() + " context(s) left; " + Thread.activeCount() + " JVM threads, "
-                + java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount() + " live");
+                + threads.getThreadCount() + " live; this thread allocated " + allocated + " bytes");
         return SUCCESS;
     }
 

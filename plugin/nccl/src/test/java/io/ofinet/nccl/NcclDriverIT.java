@@ -79,6 +79,26 @@ class NcclDriverIT {
                 .results().count(), d.output());
     }
 
+    /**
+     * ofinet-perf's measurements through the table run and report every size (figures, not a timed
+     * test), and Java allocates nothing per call through the table in steady state.
+     */
+    @Test
+    void theBenchmarkThroughTheTableReportsAndAllocatesNothing(@TempDir Path dir) throws Exception {
+        Path layout = Driver.layout(dir, "tcp");
+        Driver latency = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(240), "bench",
+                "latency", "8", "4096");
+        assertEquals(0, latency.exitCode(), latency.output());
+        assertEquals(2, Pattern.compile("(?m)^csv,\\d+,").matcher(latency.output()).results().count(),
+                latency.output());
+        assertTrue(latency.output().contains("ok: rank 0: no allocation per call through the table"), latency.output());
+        assertTrue(latency.output().contains("ok: rank 1: no allocation per call through the table"), latency.output());
+        Driver bandwidth = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(240),
+                "bench", "bandwidth", "65536");
+        assertEquals(0, bandwidth.exitCode(), bandwidth.output());
+        assertTrue(bandwidth.output().contains("csv,65536,"), bandwidth.output());
+    }
+
     @ParameterizedTest(name = "{0}, {1}")
     @CsvSource({"tcp, primordial thread", "tcp, second thread", "shm, primordial thread", "shm, second thread"})
     void theTableBetweenTwoProcesses(String provider, String thread, @TempDir Path dir) throws Exception {
