@@ -154,13 +154,17 @@ static int run_init(void) {
     return first == ncclSuccess ? 0 : 10 + (int)first;
 }
 
-/* The crossing's cost: ns per devices() call, an upcall into Java that does almost nothing there. */
+/*
+ * The crossing's cost, in one process over a connection to itself: ns per call of devices() (an
+ * upcall into Java that does almost nothing there), of test() on a receive that nothing will
+ * complete (the crossing, the request's lookup and one progress step), and per call of an 8-byte
+ * isend/irecv pair tested to done. CrossingJava (src/test/java) makes the same calls from Java.
+ */
 static int run_crossing(void) {
     driver_side = "crossing";
     ncclNet_v12_t *net = load_table();
     void *ctx = NULL;
-    ncclNetCommConfig_v12_t config = {.trafficClass = -1};
-    if (net == NULL || net->init(&ctx, 1, &config, driver_logger, NULL) != ncclSuccess) {
+    if (net == NULL || net->init(&ctx, 1, NULL, driver_logger, NULL) != ncclSuccess) {
         check(0, "init");
         return 1;
     }
@@ -176,6 +180,83 @@ static int run_crossing(void) {
         }
         double ns = (now_seconds() - start) * 1e9 / calls;
         printf("crossing: round %d: %.1f ns per devices() call through the table\n", round, ns);
+    }
+    unsigned char handle[NCCL_NET_HANDLE_MAXSIZE];
+    void *listen = NULL, *sends[2] = {NULL, NULL}, *recvs[2] = {NULL, NULL}, *smrs[2], *rmrs[2];
+    static unsigned char buf[8192];
+    if (net->listen(ctx, 0, handle, &listen) != ncclSuccess) {
+        check(0, "listen");
+        return 1;
+    }
+    /* Two connections to itself: one keeps a receive waiting, the other moves the pairs. */
+    for (int c = 0; c < 2; c++) {
+        double deadline = now_seconds() + 30;
+        while ((sends[c] == NULL || recvs[c] == NULL) && now_seconds() < deadline) {
+            if ((sends[c] == NULL && net->connect(ctx, 0, handle, &sends[c], NULL) != ncclSuccess) ||
+                (recvs[c] == NULL && net->accept(listen, &recvs[c], NULL) != ncclSuccess)) {
+                break;
+            }
+        }
+        if (sends[c] == NULL || recvs[c] == NULL ||
+            net->regMr(sends[c], buf, 4096, NCCL_PTR_HOST, &smrs[c]) != ncclSuccess ||
+            net->regMr(recvs[c], buf + 4096, 4096, NCCL_PTR_HOST, &rmrs[c]) != ncclSuccess) {
+            check(0, "a connection to itself");
+            return 1;
+        }
+    }
+    void *recv = recvs[0], *rmr = rmrs[0];
+    void *data = buf + 4096, *waiting = NULL;
+    size_t size = 8;
+    int tag = 99, done = 0;
+    while (net->irecv(recv, 1, &data, &size, &tag, &rmr, NULL, &waiting) == ncclSuccess && waiting == NULL) {
+    }
+    for (int round = 0; round < 5; round++) {
+        const int calls = 500000;
+        double start = now_seconds();
+        for (int i = 0; i < calls; i++) {
+            if (net->test(waiting, &done, NULL) != ncclSuccess || done) {
+                check(0, "test of a receive that nothing completes");
+                return 1;
+            }
+        }
+        printf("crossing: round %d: %.1f ns per test() of a request not done\n", round,
+               (now_seconds() - start) * 1e9 / calls);
+    }
+    void *send = sends[1], *smr = smrs[1];
+    recv = recvs[1];
+    rmr = rmrs[1];
+    for (int round = 0; round < 5; round++) {
+        const int pairs = 50000;
+        long long calls = 0;
+        double start = now_seconds();
+        for (int i = 0; i < pairs; i++) {
+            void *r = NULL, *s = NULL;
+            int rdone = 0, sdone = 0, rtag = 1;
+            void *rdata = buf + 4096 + 16;
+            size_t cap = 8;
+            while (r == NULL) {
+                net->irecv(recv, 1, &rdata, &cap, &rtag, &rmr, NULL, &r);
+                calls++;
+            }
+            while (s == NULL) {
+                net->isend(send, buf, 8, 1, smr, NULL, &s);
+                calls++;
+            }
+            while (!sdone || !rdone) {
+                if (!sdone && net->test(s, &sdone, NULL) != ncclSuccess) {
+                    check(0, "a send to itself");
+                    return 1;
+                }
+                if (!rdone && net->test(r, &rdone, NULL) != ncclSuccess) {
+                    check(0, "a receive from itself");
+                    return 1;
+                }
+                calls += 2;
+            }
+        }
+        double seconds = now_seconds() - start;
+        printf("crossing: round %d: %.1f ns per call of an 8-byte isend/irecv pair tested to done (%.2f calls a pair,"
+               " %.2f us a pair)\n", round, seconds * 1e9 / calls, (double)calls / pairs, seconds * 1e6 / pairs);
     }
     return 0;
 }
