@@ -186,6 +186,35 @@ class ArchitectureTest {
         assertEquals(List.of(), offenders, "JNA or FFM imported outside io.ofinet.fabric.ofi and io.ofinet.nccl");
     }
 
+    /** A provider's name compared in code: a string literal of one, with equals, contains, startsWith or endsWith. */
+    private static final Pattern PROVIDER_NAME_COMPARED = Pattern.compile(
+            "\"(shm|tcp|udp|sockets|verbs|efa|cxi|psm[23]?|opx|ofi_rxm|ofi_rxd|ofi_mrail|ofi_hook[a-z_]*)\""
+                    + "\\s*(::\\s*equals|\\.\\s*equals)"
+                    + "|(equals|contains|startsWith|endsWith)\\(\\s*\"(shm|tcp|udp|sockets|verbs|efa|cxi|psm[23]?|opx"
+                    + "|ofi_rxm|ofi_rxd|ofi_mrail|ofi_hook[a-z_]*)\"");
+
+    /**
+     * Every "does this provider ..." question of the library is asked of {@code ProviderPolicy}, in
+     * the fabric layer. The tools (ofinet-perf here) name providers to build a layout, and are not
+     * the library.
+     */
+    @Test
+    void onlyTheProviderPolicyComparesProviderNames() throws IOException {
+        List<String> offenders = mainSources().stream()
+                .filter(p -> !p.getFileName().toString().equals("ProviderPolicy.java"))
+                .filter(p -> !ROOT.relativize(p).startsWith("integration-tests") && !ROOT.relativize(p).startsWith("benchmarks"))
+                .filter(p -> {
+                    try {
+                        return PROVIDER_NAME_COMPARED.matcher(Files.readString(p)).find();
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                })
+                .map(p -> ROOT.relativize(p).toString())
+                .collect(Collectors.toList());
+        assertEquals(List.of(), offenders, "provider names compared outside io.ofinet.fabric.ProviderPolicy");
+    }
+
     @Test
     void pluginApiHasNoDependencies() throws IOException {
         String pom = Files.readString(ROOT.resolve("plugin/api/pom.xml"));

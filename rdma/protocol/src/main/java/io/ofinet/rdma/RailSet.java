@@ -9,6 +9,7 @@ import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FabricInfo;
 import io.ofinet.fabric.Fi;
+import io.ofinet.fabric.ProviderPolicy;
 import io.ofinet.fabric.RxmEagerLimit;
 import io.ofinet.mr.DomainContext;
 import io.ofinet.mr.MrException;
@@ -31,7 +32,7 @@ final class RailSet {
     private static final int CQ_SIZE = 4096;
     private static final int AV_SIZE = 256;
     /** libfabric 1.17 shm's SMR_INJECT_SIZE: longer messages and writes leave the command queue. */
-    static final long SHM_INJECT_BYTES = 4096;
+
 
     private final int dataRails;
     private final List<CompletionQueue> queues = new ArrayList<>();
@@ -96,10 +97,10 @@ final class RailSet {
         boolean all = switch (notice) {
             case IMMEDIATE -> false;
             case MESSAGE, TAGGED -> true;
-            case AUTO -> providers().stream().allMatch(RailSet::crashesOnCutImmediates);
+            case AUTO -> policies().stream().allMatch(ProviderPolicy::crashesOnCutImmediates);
         };
-        long above = notice == WriteNotice.AUTO && providers().stream().allMatch("shm"::equals)
-                ? SHM_INJECT_BYTES : Long.MAX_VALUE;
+        long above = notice != WriteNotice.AUTO ? Long.MAX_VALUE
+                : policies().stream().mapToLong(ProviderPolicy::immediateWritesUpTo).max().orElse(Long.MAX_VALUE);
         if ((all || above != Long.MAX_VALUE) && !wideImmediate) {
             LOG.log(System.Logger.Level.WARNING, "writeNotice: a notice message needs 8 bytes of CQ data on every data"
                     + " rail; writes carry immediate data");
@@ -108,7 +109,7 @@ final class RailSet {
         noticeAfterWrite = all;
         noticeAbove = above;
         if (tagged(notice)) {
-            taggedUpTo = providers().subList(0, dataRails).stream().allMatch(p -> p.contains("ofi_rxm"))
+            taggedUpTo = policies().subList(0, dataRails).stream().allMatch(ProviderPolicy::taggedBoundedByRxmEagerLimit)
                     ? RxmEagerLimit.bytes() : Long.MAX_VALUE;
         }
     }
@@ -135,7 +136,7 @@ final class RailSet {
      */
     static boolean wantsTagged(WriteNotice notice, String provider, int dataRails) {
         return notice == WriteNotice.TAGGED || notice == WriteNotice.AUTO && dataRails == 1
-                && crashesOnCutImmediates(provider);
+                && new ProviderPolicy(provider).crashesOnCutImmediates();
     }
 
     /**
@@ -154,7 +155,7 @@ final class RailSet {
      * messages hold up everyone's). Eager messages stay within it. Unbounded elsewhere.
      */
     long messagesCompleteAtOnceUpTo() {
-        return providers().stream().anyMatch("shm"::equals) ? SHM_INJECT_BYTES : Long.MAX_VALUE;
+        return policies().stream().mapToLong(ProviderPolicy::messagesCompleteAtOnceUpTo).min().orElse(Long.MAX_VALUE);
     }
 
     /**
@@ -166,18 +167,10 @@ final class RailSet {
         boolean on = switch (setting) {
             case ON -> true;
             case OFF -> false;
-            case AUTO -> providers().stream().allMatch(p -> p.startsWith("tcp"));
+            case AUTO -> policies().stream().allMatch(ProviderPolicy::headsByDefault);
         };
         // With tagged messages the head's bytes would be sent again: the message lands at the buffer's start.
         return on && dataRails < Limits.MAX_DATA_RAILS && taggedUpTo == 0;
-    }
-
-    /**
-     * Whether a write with immediate data cut short kills the process on this provider: libfabric
-     * 1.17's {@code tcp} reports it with a NULL context, which {@code ofi_rxm} dereferences.
-     */
-    private static boolean crashesOnCutImmediates(String provider) {
-        return provider.startsWith("tcp");
     }
 
     /**
@@ -233,7 +226,7 @@ final class RailSet {
     void trustSources(ProgressEngine engine) {
         for (int rail = 0; rail < infos.size(); rail++) {
             boolean sources = (infos.get(rail).caps() & Fi.SOURCE) != 0;
-            engine.trustSources(rail, sources, sources && !rxm(rail));
+            engine.trustSources(rail, sources, sources && policy(rail).reportsWriteSources());
         }
     }
 
@@ -259,11 +252,17 @@ final class RailSet {
      * is attempted.
      */
     boolean connectsOnDemand(int rail) {
-        return rxm(rail);
+        return policy(rail).connectsOnDemand();
     }
 
-    private boolean rxm(int rail) {
-        return infos.get(rail).provider().contains("ofi_rxm");
+    /** The provider policy of engine rail {@code rail}. */
+    ProviderPolicy policy(int rail) {
+        return ProviderPolicy.of(infos.get(rail));
+    }
+
+    /** Each rail's provider policy, as the engine indexes rails. */
+    private List<ProviderPolicy> policies() {
+        return infos.stream().map(ProviderPolicy::of).toList();
     }
 
     /** Each rail's provider, as the engine indexes rails. */
@@ -281,21 +280,20 @@ final class RailSet {
         return queues;
     }
 
-    /** Peers one shm endpoint's address vector takes in libfabric 1.17 ({@code SMR_MAX_PEERS}). */
-    static final int SHM_MAX_PEERS = 256;
-
     /**
      * The failure of an insert into engine rail {@code rail}'s address vector, which holds {@code
-     * entries} addresses: on shm, the limit named, as shm says nothing of its own (it inserts none,
-     * which the binding reports as FI_EINVAL) when its address vector holds {@link #SHM_MAX_PEERS}.
+     * entries} addresses: where the provider's limit is known (shm: {@code SMR_MAX_PEERS}), the limit
+     * named, as shm says nothing of its own (it inserts none, which the binding reports as FI_EINVAL).
      */
     FabricException addressVectorFull(int rail, int entries, FabricException e) {
-        if (!infos.get(rail).provider().equals("shm")) {
+        ProviderPolicy policy = policy(rail);
+        if (policy.addressVectorLimit() == 0) {
             return e;
         }
-        return new FabricException("fi_av_insert (provider shm, which inserted nothing: its address vector takes at"
-                + " most " + SHM_MAX_PEERS + " peers in libfabric 1.17, SMR_MAX_PEERS, and this one holds " + entries
-                + "; too many peers at once)", e.errno(), "Invalid argument");
+        return new FabricException("fi_av_insert (provider " + policy.provider() + ", which inserted nothing: its"
+                + " address vector takes at most " + policy.addressVectorLimit() + " peers in libfabric 1.17,"
+                + " SMR_MAX_PEERS, and this one holds " + entries + "; too many peers at once)", e.errno(),
+                "Invalid argument");
     }
 
     /**
@@ -304,7 +302,7 @@ final class RailSet {
      * entry as the source of what that peer sends (docs/FABRIC.md).
      */
     boolean removesLivePeers(int rail) {
-        return !infos.get(rail).provider().equals("shm");
+        return policy(rail).removesLivePeers();
     }
 
     /** The address vectors, indexed as the engine's rails. */

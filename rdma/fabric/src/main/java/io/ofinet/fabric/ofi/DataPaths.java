@@ -1,5 +1,7 @@
 package io.ofinet.fabric.ofi;
 
+import io.ofinet.fabric.ProviderPolicy;
+
 import java.lang.System.Logger.Level;
 
 /**
@@ -23,7 +25,7 @@ final class DataPaths {
      * JNA's calls leave Java's thread state either way; FFM links such calls as ordinary ones.
      */
     static boolean waitsOnPeers(String provider) {
-        return "shm".equals(provider);
+        return new ProviderPolicy(provider).waitsOnPeers();
     }
 
     static DataPath current() {

@@ -6,6 +6,7 @@ import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FabricInfo;
 import io.ofinet.fabric.InfoHints;
 import io.ofinet.fabric.InfoList;
+import io.ofinet.fabric.ProviderPolicy;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -48,7 +49,6 @@ public final class OfiDiscovery implements RailDiscovery {
     }
 
     static boolean usable(FabricInfo info) {
-        return !info.domain().contains("/") && !info.provider().contains("ofi_mrail")
-                && !info.provider().contains("ofi_hook") && !info.domain().isEmpty();
+        return !info.domain().contains("/") && !ProviderPolicy.of(info).utilityOnly() && !info.domain().isEmpty();
     }
 }

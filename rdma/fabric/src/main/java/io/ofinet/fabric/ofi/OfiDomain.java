@@ -10,6 +10,7 @@ import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FabricInfo;
 import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.MemoryRegion;
+import io.ofinet.fabric.ProviderPolicy;
 import io.ofinet.fabric.ResourceTracker;
 import java.lang.System.Logger.Level;
 import java.lang.ref.Reference;
@@ -120,7 +121,7 @@ final class OfiDomain implements Domain {
             Ops.bind(ep, ofiAv.fid(), 0, "fi_ep_bind(av)", provider());
             Ops.bind(ep, ofiCq.fid(), Fi.TRANSMIT | Fi.RECV, "fi_ep_bind(cq)", provider());
         } catch (FabricException e) {
-            if (provider().contains("ofi_rxm")) {
+            if (new ProviderPolicy(provider()).crashesClosingHalfBoundEndpoints()) {
                 // fi_close on an rxm endpoint not bound to both an AV and a CQ crashes the process.
                 LOG.log(Level.WARNING, "leaking a half-bound {0} endpoint rather than crash closing it",
                         provider());

@@ -6,6 +6,7 @@ import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FabricInfo;
 import io.ofinet.fabric.FiErrno;
+import io.ofinet.fabric.ProviderPolicy;
 import io.ofinet.fabric.ResourceTracker;
 import java.lang.ref.Reference;
 
@@ -62,7 +63,7 @@ final class OfiEndpoint implements Endpoint {
         requireOpen();
         Ops.enable(ep, "fi_enable(endpoint)", domain.provider());
         calls = path.endpoint(ep, DataPaths.waitsOnPeers(domain.provider()));
-        if ("shm".equals(domain.provider()) && shmName == null) {
+        if (new ProviderPolicy(domain.provider()).namesEndpointsInDevShm() && shmName == null) {
             shmName = ShmNames.opened(name());
         }
     }
