@@ -3,7 +3,8 @@
  *
  * ofinet-perf's measurements through the table only, as NCCL's proxy makes its calls (post, then
  * test until done): one-way latency (half the round trip of a pingpong) and bandwidth with 16 sends
- * in flight, between this process (rank 0) and a forked one (rank 1). Each size runs a warm-up and
+ * in flight, between this process (rank 0) and a forked one (rank 1). An untimed pass of 8-byte
+ * pingpong (at least 10,000 iterations and 1 s) comes first; each size then runs a warm-up and
  * five timed repetitions; the table shows the median with the spread of all five, (max - min) /
  * median, and a CSV line per size (prefix "csv,"). The last message of every repetition is
  * checked. The latency run also reports what Java allocated per call on the calling thread in
@@ -163,6 +164,27 @@ static int bench(int rank, int sock, int bandwidth, size_t *sizes, int nsizes) {
                bandwidth ? "bandwidth (16 in flight)" : "latency (one way)", REPS);
         printf("#%12s %12s %12s %8s\n", "size", bandwidth ? "busbw(GB/s)" : "time(us)", "iters", "disp(%)");
         printf("csv,size,%s,iters,disp\n", bandwidth ? "gbps" : "us");
+    }
+    /*
+     * An untimed pass first, as ofinet-perf's --untimed: at least 10,000 iterations and 1 s of 8-byte
+     * pingpong, so that the data path leaves the interpreter and the JIT's compilations before a
+     * size is timed (both ranks run the same count: rank 0 decides and tells rank 1).
+     */
+    int untimed = 0;
+    double until = now_seconds() + 1.0;
+    for (;;) {
+        int more = rank == 0 ? (untimed < 10000 || now_seconds() < until) : 1;
+        if (rank == 0 && (write(sock, &more, sizeof more) != sizeof more)) {
+            return 1;
+        }
+        if (rank == 1 && read(sock, &more, sizeof more) != sizeof more) {
+            return 1;
+        }
+        if (!more) {
+            break;
+        }
+        pingpong(&p, 8, 1000);
+        untimed += 1000;
     }
     for (int k = 0; k < nsizes; k++) {
         size_t size = sizes[k];
