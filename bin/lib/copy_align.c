@@ -1,7 +1,7 @@
 /*
  * copy_align: how the relative alignment of source and destination changes the cost of a copy on
- * this CPU, in user space and in the kernel's socket copies (docs/PERFORMANCE.md, "tcp: the copies
- * and their alignment").
+ * this CPU, in user space and in the kernel's socket copies
+ * (docs/measurements/2026-11-24-tcp-bandwidth-what-the-machine-does-to-both-programs.md).
  *
  *   copy_align movsb [SIZE]   GB/s of `rep movsb` (the instruction the kernel's user copies use on
  *                             CPUs with FSRM) of SIZE bytes (default 1 MiB) for each

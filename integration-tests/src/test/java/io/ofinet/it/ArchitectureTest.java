@@ -26,7 +26,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Build rules of DESIGN.md that the compiler cannot check. The package rules read the compiled
+ * Build rules of docs/DESIGN.md that the compiler cannot check. The package rules read the compiled
  * dependencies of every main class (jdeps, through {@link ToolProvider}), so that a fully
  * qualified name counts as much as an import.
  */

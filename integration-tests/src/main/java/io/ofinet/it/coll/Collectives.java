@@ -15,8 +15,8 @@ public final class Collectives {
      * With two ranks, allreduces of up to this many bytes are one exchange of the whole buffer and a
      * sum; larger ones, and every allreduce of more ranks, take the pipelined ring. On tcp on
      * loopback the exchange measured faster up to 1 MiB and the ring from 2 MiB; on shm the exchange
-     * was faster at 256 KiB and even at 1 and 2 MiB (docs/PERFORMANCE.md, "The two-rank allreduce in
-     * one exchange").
+     * was faster at 256 KiB and even at 1 and 2 MiB
+     * (docs/measurements/2026-11-24-the-two-rank-allreduce-in-one-exchange.md).
      */
     public static final long EXCHANGE_MAX_BYTES = 1L << 20;
 
@@ -33,7 +33,7 @@ public final class Collectives {
      * The allreduce's head on {@code tcp;ofi_rxm}: each block's first 8 KiB, a send of its own ahead
      * of the rest, which the plugin sends at once as an eager message (its {@code eagerMaxSize} there)
      * while the rest waits for the receiver's announcement. Measured faster on tcp, and much slower
-     * on shm (docs/PERFORMANCE.md, "The first bytes of a block sent at once").
+     * on shm (docs/measurements/2026-11-24-the-first-bytes-of-a-block-sent-at-once.md).
      */
     public static final long HEAD_BYTES_ON_TCP = 8192;
 
@@ -172,7 +172,7 @@ public final class Collectives {
      * other's into {@code tmp}, and adds it to its own. The ring moves the same bytes in two steps of
      * half the size with a sum between them; one message each way measured faster up to 1 MiB, and
      * steadier, and two each way, to overlap a sum with a transfer, slower than either
-     * (docs/PERFORMANCE.md, "The two-rank allreduce in one exchange"). The step posts the receive
+     * (docs/measurements/2026-11-24-the-two-rank-allreduce-in-one-exchange.md). The step posts the receive
      * first, so that its announcement is on its way before the peer's send looks for it, and returns
      * once the send has completed as well: the sum writes into the buffer the send reads.
      */

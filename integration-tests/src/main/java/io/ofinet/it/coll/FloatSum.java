@@ -6,7 +6,7 @@ import java.nio.FloatBuffer;
 
 /**
  * {@code target += in} over float32 in native byte order, one of three ways (512 KiB, JDK 25:
- * {@code bin/ofinet-bench FloatSum}; docs/PERFORMANCE.md, "The reduction through the Vector API"):
+ * {@code bin/ofinet-bench FloatSum}; docs/measurements/2026-11-24-the-reduction-through-the-vector-api.md):
  * <ul>
  * <li><b>vector</b>: the Vector API, straight into the target ({@link VectorSum}; 14–15 µs, as fast
  * as C's 15). Java 25+ started with {@code --add-modules=jdk.incubator.vector} only.

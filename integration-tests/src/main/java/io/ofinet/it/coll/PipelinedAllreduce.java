@@ -23,8 +23,8 @@ import java.util.Arrays;
  * chunk this rank still sends in the reduce-scatter, which is safe by the ring's causality: the
  * fully reduced chunk can only come back once the next rank has received this rank's send of it in
  * full, and the plugin reads a send's buffer only until its data has been delivered. On tcp on
- * loopback, two ranks, this took the 1 MiB allreduce from 360 to 310 µs (docs/PERFORMANCE.md,
- * "Allreduce: receives posted early").
+ * loopback, two ranks, this took the 1 MiB allreduce from 360 to 310 µs
+ * (docs/measurements/2026-11-24-allreduce-receives-posted-early.md).
  *
  * <p>A block may also have a <b>head</b>: its first {@code headBytes}, a part of its own before the
  * chunks. A head no larger than the plugin's eager size goes out at once, while the rest waits for
@@ -36,8 +36,9 @@ import java.util.Arrays;
 final class PipelinedAllreduce {
     /**
      * Bytes per chunk by default, at most; blocks are cut into at most {@link #MAX_CHUNKS} equal
-     * chunks. On {@code tcp;ofi_rxm} on loopback smaller chunks measured slower (docs/PERFORMANCE.md,
-     * "Allreduce"): a block goes whole up to 4 MiB.
+     * chunks. On {@code tcp;ofi_rxm} on loopback smaller chunks measured slower
+     * (docs/measurements/2026-11-23-allreduce-against-open-mpi-bin-ofinet-compare-allreduce.md):
+     * a block goes whole up to 4 MiB.
      */
     static final long CHUNK_BYTES = 4L << 20;
     static final int MAX_CHUNKS = 16;

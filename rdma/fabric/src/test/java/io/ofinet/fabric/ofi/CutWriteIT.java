@@ -23,8 +23,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  *
  * <p>The last rows cut a 256 MiB message with immediate data instead, sent whole (rxm's eager limit
  * raised to its size, 268435456 bytes, so that tcp places it straight into the receive's buffer):
- * the other way a large transfer could carry its data on tcp (docs/PERFORMANCE.md, "tcp: a whole
- * message instead of a write"). It harms nothing either, and a receive cut at the sender fails with
+ * the other way a large transfer could carry its data on tcp
+ * (docs/measurements/2026-11-25-tcp-a-whole-message-instead-of-a-write-measured-in-c.md).
+ * It harms nothing either, and a receive cut at the sender fails with
  * an error of its own.
  */
 @Timeout(120)
