@@ -79,6 +79,10 @@ int canaries_intact(const unsigned char *region, size_t capacity);
 void reset_buffer(struct side *s);
 /* Exchanges one byte with the peer process: both reached the same point. */
 void rendezvous(struct side *s, const char *what);
+/* Loads the table and inits this side (checks included); 0 when the table loaded. */
+int start_side(struct side *s);
+/* The receiver listens and sends its handle to the sender, which receives it into handle. */
+void exchange_handle(struct side *s, unsigned char *handle);
 void *connect_comm(struct side *s, const unsigned char *handle);
 void init_side(struct side *s);
 void *reg(struct side *s, void *comm);

@@ -183,7 +183,8 @@ static void *versions_side(void *arg) {
     check(v10->init(driver_logger, NULL) == ncclSuccess, "v10: init");
     ncclNetProperties_v10_t p10;
     check(v10->getProperties(0, &p10) == ncclSuccess && p10.maxRecvs == 8 && p10.ptrSupport == NCCL_PTR_HOST &&
-              p10.maxP2pBytes <= INT_MAX && p10.vProps.ndevs == 1,
+              p10.maxP2pBytes <= INT_MAX && p10.maxCollBytes <= INT_MAX && p10.forceFlush == 0 &&
+              p10.vProps.ndevs == 1 && p10.netDeviceType == 0 && p10.speed > 0,
           "v10: properties");
     struct ops o10 = {"v10", v10_listen, v10_connect, v10_accept, v10->regMr, v10->deregMr, v10_isend, v10_irecv,
                       v10->test, v10->closeSend, v10->closeRecv, v10->closeListen};
@@ -191,7 +192,10 @@ static void *versions_side(void *arg) {
 
     check(v9->init(driver_logger) == ncclSuccess, "v9: init again in the same process, harmless");
     ncclNetProperties_v9_t p9;
-    check(v9->getProperties(0, &p9) == ncclSuccess && p9.maxRecvs == 8, "v9: properties");
+    check(v9->getProperties(0, &p9) == ncclSuccess && p9.maxRecvs == 8 && p9.ptrSupport == NCCL_PTR_HOST &&
+              p9.maxP2pBytes <= INT_MAX && p9.maxCollBytes <= INT_MAX && p9.forceFlush == 0 && p9.vProps.ndevs == 1 &&
+              p9.netDeviceType == 0 && p9.speed > 0,
+          "v9: properties");
     struct ops o9 = {"v9", v9_listen, v9_connect, v9_accept, v9->regMr, v9->deregMr, v9->isend, v9->irecv, v9->test,
                      v9->closeSend, v9->closeRecv, v9->closeListen};
     connection(s, &o9, NULL);
@@ -267,12 +271,7 @@ static void *teardown_side(void *arg) {
     }
     init_side(s);
     unsigned char handle[NCCL_NET_HANDLE_MAXSIZE];
-    if (!s->sender) {
-        check(v12->listen(s->ctx, 0, handle, &s->listen_comm) == ncclSuccess, "listen");
-        check(write(s->sock, handle, sizeof handle) == (ssize_t)sizeof handle, "handle sent");
-    } else {
-        check(read(s->sock, handle, sizeof handle) == (ssize_t)sizeof handle, "handle received");
-    }
+    exchange_handle(s, handle);
     struct ops o = {"(a) all ended", v12->listen, v12_connect, v12_accept, v12->regMr, v12->deregMr, v12_isend,
                     v12_irecv, v12->test, v12->closeSend, v12->closeRecv, v12->closeListen};
     void *comm = connect_comm(s, handle);
@@ -326,18 +325,11 @@ int run_teardown(void) {
 /* Both sides connect on shm, then exit(0) with everything open. */
 static void *exit_side(void *arg) {
     struct side *s = arg;
-    s->net = load_table();
-    if (s->net == NULL) {
+    if (start_side(s) != 0) {
         return NULL;
     }
-    init_side(s);
     unsigned char handle[NCCL_NET_HANDLE_MAXSIZE];
-    if (!s->sender) {
-        check(s->net->listen(s->ctx, 0, handle, &s->listen_comm) == ncclSuccess, "listen");
-        check(write(s->sock, handle, sizeof handle) == (ssize_t)sizeof handle, "handle sent");
-    } else {
-        check(read(s->sock, handle, sizeof handle) == (ssize_t)sizeof handle, "handle received");
-    }
+    exchange_handle(s, handle);
     void *comm = connect_comm(s, handle);
     reg(s, comm);
     rendezvous(s, "connected");

@@ -48,6 +48,24 @@ void rendezvous(struct side *s, const char *what) {
     }
 }
 
+int start_side(struct side *s) {
+    s->net = load_table();
+    if (s->net == NULL) {
+        return -1;
+    }
+    init_side(s);
+    return 0;
+}
+
+void exchange_handle(struct side *s, unsigned char *handle) {
+    if (!s->sender) {
+        check(s->net->listen(s->ctx, 0, handle, &s->listen_comm) == ncclSuccess && s->listen_comm, "listen");
+        check(write(s->sock, handle, NCCL_NET_HANDLE_MAXSIZE) == NCCL_NET_HANDLE_MAXSIZE, "handle sent to the peer");
+    } else {
+        check(read(s->sock, handle, NCCL_NET_HANDLE_MAXSIZE) == NCCL_NET_HANDLE_MAXSIZE, "handle received from the peer");
+    }
+}
+
 void *connect_comm(struct side *s, const unsigned char *handle) {
     void *comm = NULL;
     double deadline = now_seconds() + WAIT_SECONDS;
@@ -331,19 +349,12 @@ static void close_in_flight(struct side *s, void *comm, void *mr) {
 
 static void *run_side(void *arg) {
     struct side *s = arg;
-    s->net = load_table();
-    if (s->net == NULL) {
+    if (start_side(s) != 0) {
         return NULL;
     }
-    init_side(s);
     bad_handles(s);
     unsigned char handle[NCCL_NET_HANDLE_MAXSIZE];
-    if (!s->sender) {
-        check(s->net->listen(s->ctx, 0, handle, &s->listen_comm) == ncclSuccess && s->listen_comm, "listen");
-        check(write(s->sock, handle, sizeof handle) == (ssize_t)sizeof handle, "handle sent to the peer");
-    } else {
-        check(read(s->sock, handle, sizeof handle) == (ssize_t)sizeof handle, "handle received from the peer");
-    }
+    exchange_handle(s, handle);
     void *comms[4];
     for (int c = 0; c < 4; c++) {
         comms[c] = connect_comm(s, handle);

@@ -69,18 +69,11 @@ static void *drive(void *arg) {
 
 static void *threads_side(void *arg) {
     struct side *s = arg;
-    s->net = load_table();
-    if (s->net == NULL) {
+    if (start_side(s) != 0) {
         return NULL;
     }
-    init_side(s);
     unsigned char handle[NCCL_NET_HANDLE_MAXSIZE];
-    if (!s->sender) {
-        check(s->net->listen(s->ctx, 0, handle, &s->listen_comm) == ncclSuccess, "listen");
-        check(write(s->sock, handle, sizeof handle) == (ssize_t)sizeof handle, "handle sent");
-    } else {
-        check(read(s->sock, handle, sizeof handle) == (ssize_t)sizeof handle, "handle received");
-    }
+    exchange_handle(s, handle);
     struct worker w[COMMS];
     for (int i = 0; i < COMMS; i++) {
         w[i] = (struct worker){.side = s, .index = i};
@@ -125,12 +118,9 @@ static int kill_sender(int sock, int index) {
     struct side s = {.sock = sock, .sender = 1};
     driver_side = index == 0 ? "victim" : "survivor";
     s.buf = malloc(BUFFER_BYTES);
-    s.net = load_table();
-    if (s.buf == NULL || s.net == NULL) {
+    if (s.buf == NULL || (reset_buffer(&s), start_side(&s)) != 0) {
         return 1;
     }
-    reset_buffer(&s);
-    init_side(&s);
     unsigned char handle[NCCL_NET_HANDLE_MAXSIZE];
     check(read(sock, handle, sizeof handle) == (ssize_t)sizeof handle, "handle received");
     void *comm = connect_comm(&s, handle);
@@ -174,12 +164,9 @@ int run_kill(void) {
     driver_side = "recv";
     struct side s = {.sock = socks[0][0]};
     s.buf = malloc(BUFFER_BYTES);
-    s.net = load_table();
-    if (s.buf == NULL || s.net == NULL) {
+    if (s.buf == NULL || (reset_buffer(&s), start_side(&s)) != 0) {
         return 1;
     }
-    reset_buffer(&s);
-    init_side(&s);
     unsigned char handle[NCCL_NET_HANDLE_MAXSIZE];
     check(s.net->listen(s.ctx, 0, handle, &s.listen_comm) == ncclSuccess, "listen");
     void *comms[2], *mrs[2];

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.testing.ChildJvm;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -33,10 +32,7 @@ class ChurnIT {
     @ParameterizedTest
     @ValueSource(strings = {"tcp;ofi_rxm", "shm"})
     void twoThousandLifetimesHoldNothingMore(String provider, @TempDir Path dir) throws Exception {
-        Path layout = dir.resolve("layout.json");
-        String rail = provider.equals("shm") ? "{\"provider\": \"shm\", \"domain\": \"shm\"}"
-                : "{\"provider\": \"tcp;ofi_rxm\", \"domain\": \"lo\", \"srcAddr\": \"127.0.0.1\"}";
-        Files.writeString(layout, "{\"devices\": [{\"name\": \"churn\", \"dataRails\": [" + rail + "]}]}");
+        Path layout = LoopbackLayout.write(dir, provider);
         ChildJvm.Spec recv = spec("recv", dir, layout);
         ChildJvm.Spec send = spec("send", dir, layout);
         try (ChildJvm r = recv.start(); ChildJvm s = send.start()) {

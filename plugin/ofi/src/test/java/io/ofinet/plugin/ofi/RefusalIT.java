@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.testing.ChildJvm;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Timeout;
@@ -23,14 +22,9 @@ class RefusalIT {
     @ParameterizedTest
     @ValueSource(strings = {"tcp;ofi_rxm", "shm"})
     void aRefusedMessageFailsItsReceiveAndThePairGoesOn(String provider, @TempDir Path dir) throws Exception {
-        Path layout = dir.resolve("layout.json");
-        String rail = provider.equals("shm") ? "{\"provider\": \"shm\", \"domain\": \"shm\"}"
-                : "{\"provider\": \"tcp;ofi_rxm\", \"domain\": \"lo\", \"srcAddr\": \"127.0.0.1\"}";
-        Files.writeString(layout, "{\"devices\": [{\"name\": \"refusal\", \"dataRails\": [" + rail + "]}]}");
-        ChildJvm.Spec recv = new ChildJvm.Spec(RefusalPeer.class).args("recv", dir.toString())
-                .env("OFINET_LAYOUT", layout.toString()).env("OFINET_PLUGIN", "ofinet").bound(Duration.ofSeconds(240));
-        ChildJvm.Spec send = new ChildJvm.Spec(RefusalPeer.class).args("send", dir.toString())
-                .env("OFINET_LAYOUT", layout.toString()).env("OFINET_PLUGIN", "ofinet").bound(Duration.ofSeconds(240));
+        Path layout = LoopbackLayout.write(dir, provider);
+        ChildJvm.Spec recv = spec("recv", dir, layout);
+        ChildJvm.Spec send = spec("send", dir, layout);
         try (ChildJvm r = recv.start(); ChildJvm s = send.start()) {
             int sStatus = s.waitFor();
             int rStatus = r.waitFor();
@@ -43,5 +37,10 @@ class RefusalIT {
             assertTrue(s.output().contains("the receiver refused eager message"), "the sender logs each refusal\n"
                     + both);
         }
+    }
+
+    private static ChildJvm.Spec spec(String side, Path dir, Path layout) {
+        return new ChildJvm.Spec(RefusalPeer.class).args(side, dir.toString()).env("OFINET_LAYOUT", layout.toString())
+                .env("OFINET_PLUGIN", "ofinet").bound(Duration.ofSeconds(240));
     }
 }
