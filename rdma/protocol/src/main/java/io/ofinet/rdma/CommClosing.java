@@ -131,7 +131,7 @@ final class CommClosing {
             handshake.forget(comm);
             comm.forgetPeers();
             if (comm.receiverDone) {
-                duties.releaseMailbox(comm);
+                duties.releaseMailbox(comm.mailbox, comm.mailboxMr);
             } else {
                 // The receiver may still write control messages into the mailbox: keep it
                 // registered until it says its last word, or for peerTimeoutMs, so that such a

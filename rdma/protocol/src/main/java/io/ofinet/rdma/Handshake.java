@@ -2,7 +2,6 @@ package io.ofinet.rdma;
 
 import io.ofinet.config.Parameter;
 import io.ofinet.fabric.FabricException;
-import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.ErrorCategory;
@@ -173,7 +172,7 @@ final class Handshake {
 
     /** Undoes what a connect that failed before its message went out had taken. */
     private void abandonConnect(int id, long mailbox, MrHandle mailboxMr, long listener) {
-        releaseMailbox(mailbox, mailboxMr);
+        endpoint.duties.releaseMailbox(mailbox, mailboxMr);
         endpoint.comms.abandon(id);
         if (listener != Connection.NOT_INSERTED) {
             endpoint.peers.release(dataRails, listener);
@@ -188,18 +187,6 @@ final class Handshake {
         } while (token == 0);
         return token;
     }
-
-    private void releaseMailbox(long mailbox, MrHandle mr) {
-        try {
-            if (mr != null) {
-                mr.close();
-            }
-        } catch (MrException e) {
-            LOG.log(Level.WARNING, "deregistering a mailbox: {0}", e.getMessage());
-        }
-        endpoint.memory.free(mailbox);
-    }
-
 
     /** Sends a handshake message from a control buffer; when none is free, the send fails at once. */
     private void send(HandshakeMessage message, long dest, Runnable sent, java.util.function.Consumer<RdmaException> failed)

@@ -110,10 +110,13 @@ final class SlowDuties {
         quarantine.add(new ClosedMailbox(comm.id(), comm.token(), comm.mailbox, comm.mailboxMr, System.nanoTime()));
     }
 
-    /** A closed send communicator's mailbox goes at once: its receiver writes nothing more into it. */
-    void releaseMailbox(SendComm comm) {
-        deregister(new ClosedMailbox(comm.id(), comm.token(), comm.mailbox, comm.mailboxMr, 0));
-        endpoint.memory.free(comm.mailbox);
+    /**
+     * Deregisters a mailbox ({@code mr} may be null: never registered) and frees its memory: one
+     * whose receiver writes nothing more into it, or never learned of it.
+     */
+    void releaseMailbox(long memory, MrHandle mr) {
+        deregister(mr);
+        endpoint.memory.free(memory);
     }
 
     /** Mailboxes of closed send communicators still kept. */
@@ -139,8 +142,7 @@ final class SlowDuties {
         for (ClosedMailbox mailbox : quarantine) {
             if (mailbox.commId() == id && dispatcher.carriesToken(mailbox.token(), upper)) {
                 quarantine.remove(mailbox);
-                deregister(mailbox);
-                endpoint.memory.free(mailbox.memory());
+                releaseMailbox(mailbox.memory(), mailbox.mr());
                 return true;
             }
         }
@@ -151,8 +153,7 @@ final class SlowDuties {
     void release(long now) {
         while (!quarantine.isEmpty() && now - quarantine.peek().closedNanos() > quarantineNanos) {
             ClosedMailbox mailbox = quarantine.poll();
-            deregister(mailbox);
-            endpoint.memory.free(mailbox.memory());
+            releaseMailbox(mailbox.memory(), mailbox.mr());
         }
     }
 
@@ -163,15 +164,18 @@ final class SlowDuties {
     List<Long> releaseAll() {
         List<Long> memory = new ArrayList<>(quarantine.size());
         for (ClosedMailbox mailbox = quarantine.poll(); mailbox != null; mailbox = quarantine.poll()) {
-            deregister(mailbox);
+            deregister(mailbox.mr());
             memory.add(mailbox.memory());
         }
         return memory;
     }
 
-    private static void deregister(ClosedMailbox mailbox) {
+    private static void deregister(MrHandle mr) {
+        if (mr == null) {
+            return;
+        }
         try {
-            mailbox.mr().close();
+            mr.close();
         } catch (MrException e) {
             LOG.log(Level.WARNING, "deregistering a mailbox: {0}", e.getMessage());
         }
