@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -77,18 +78,24 @@ class NcclDriverIT {
         assertEquals(0, d.exitCode(), d.output());
         assertEquals(15, Pattern.compile("(?m)^crossing: round \\d: [0-9.]+ ns per ").matcher(d.output()).results()
                 .count(), d.output());
-        // The same calls from Java, for the difference (docs/NCCL.md, "The crossing").
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                CrossingJava.class.getName()).directory(dir.toFile()).redirectErrorStream(true);
-        pb.environment().put("OFINET_LAYOUT", layout.toString());
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), out);
-        assertEquals(0, p.exitValue(), out);
-        assertEquals(15, Pattern.compile("(?m)^java: round \\d: [0-9.]+ ns per ").matcher(out).results().count(), out);
-        System.out.println(d.output().lines().filter(l -> l.startsWith("crossing:")).toList() + "\n"
-                + out.lines().filter(l -> l.startsWith("java:")).toList());
+        // The same calls from Java, on the plugin and on the door, for the differences (docs/NCCL.md, "The crossing").
+        StringBuilder figures = new StringBuilder(d.output().lines().filter(l -> l.startsWith("crossing:")).toList()
+                .toString());
+        for (Class<?> twin : List.of(CrossingJava.class, CrossingDoor.class)) {
+            ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                    twin.getName()).directory(dir.toFile()).redirectErrorStream(true);
+            pb.environment().put("OFINET_LAYOUT", layout.toString());
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(120, TimeUnit.SECONDS), out);
+            assertEquals(0, p.exitValue(), out);
+            String prefix = twin == CrossingJava.class ? "java" : "door";
+            assertEquals(15, Pattern.compile("(?m)^" + prefix + ": round \\d: [0-9.]+ ns per ").matcher(out).results()
+                    .count(), out);
+            figures.append('\n').append(out.lines().filter(l -> l.startsWith(prefix + ":")).toList());
+        }
+        System.out.println(figures);
     }
 
     /**
