@@ -3,7 +3,6 @@ package io.ofinet.rdma;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.wire.Limits;
-import java.util.ArrayDeque;
 
 /**
  * A receive communicator's flushes: an RDMA read of a few bytes of the first non-empty buffer on
@@ -12,15 +11,12 @@ import java.util.ArrayDeque;
  */
 final class Flushes {
     private final RdmaEndpoint endpoint;
-    private final ArrayDeque<FlushRequest> free;
+    private final RequestPool<FlushRequest> requests;
     private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
 
-    Flushes(RecvComm comm, int requests) {
+    Flushes(RecvComm comm, int bound) {
         this.endpoint = comm.endpoint();
-        this.free = new ArrayDeque<>(requests);
-        for (int i = 0; i < requests; i++) {
-            free.add(new FlushRequest(comm));
-        }
+        this.requests = new RequestPool<>(bound, () -> new FlushRequest(comm));
     }
 
     /**
@@ -36,7 +32,7 @@ final class Flushes {
                 target = i;
             }
         }
-        FlushRequest request = free.poll();
+        FlushRequest request = requests.take();
         if (request == null) {
             return null;
         }
@@ -46,7 +42,7 @@ final class Flushes {
         }
         int rails = endpoint.dataRails();
         if (!endpoint.pools.acquireOps(ops, rails)) {
-            free.add(request);
+            requests.putBack(request);
             return null;
         }
         request.start(rails);
@@ -67,9 +63,10 @@ final class Flushes {
     }
 
     void release(FlushRequest request) {
-        if (request.inUse) {
-            request.inUse = false;
-            free.add(request);
-        }
+        requests.give(request);
+    }
+
+    void trimIfIdle(long now) {
+        requests.trimIfIdle(now);
     }
 }

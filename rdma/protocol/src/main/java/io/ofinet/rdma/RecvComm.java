@@ -6,7 +6,6 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.seq.MessageWindow;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
-import java.util.ArrayDeque;
 
 /**
  * The receiving side of a connection: the sender's communicator id, its rail addresses, and
@@ -40,9 +39,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
 
     private final MessageWindow<RecvRequest> window = new MessageWindow<>(Limits.SEQ_BITS, Limits.WINDOW, 0);
     private int recvSeq;
-    private final ArrayDeque<RecvRequest> free = new ArrayDeque<>(MAX_REQUESTS);
+    private final RequestPool<RecvRequest> requests = new RequestPool<>(MAX_REQUESTS, () -> new RecvRequest(this));
     private final Flushes flushes;
-    private final RecvRequest[] all = new RecvRequest[MAX_REQUESTS];
     private final PeerLiveness liveness;
     /** Eager messages and intents: matched, held until their receive, credits returned. */
     final EagerInbox inbox;
@@ -62,10 +60,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         this.eagerMax = eager != null && eager.enabled() ? eager.payloadBytes() : 0;
         this.announcer = new ReceiveAnnouncer(endpoint, sender, id, token, eagerMax, peerMailbox, peerSlotBytes,
                 peerMailboxKeys);
-        for (int i = 0; i < MAX_REQUESTS; i++) {
-            all[i] = new RecvRequest(this);
-            free.add(all[i]);
-        }
         this.inbox = new EagerInbox(this, endpoint);
         this.senderClose = new SenderClose(endpoint);
         this.flushes = new Flushes(this, MAX_REQUESTS);
@@ -117,7 +111,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
 
     @Override
     public int outstanding() {
-        return MAX_REQUESTS - free.size();
+        return requests.outstanding();
     }
 
     @Override
@@ -136,7 +130,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         if (outstanding() == 0) {
             return;
         }
-        for (RecvRequest request : all) {
+        for (int i = 0; i < requests.created(); i++) {
+            RecvRequest request = requests.at(i);
             if (request.inUse && !request.finished() && request.partialSinceNanos != 0
                     && now - request.partialSinceNanos > timeoutNanos) {
                 request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: receive " + request.seq + " got part of"
@@ -156,7 +151,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             return;
         }
         RdmaException cause = null;
-        for (RecvRequest request : all) {
+        for (int i = 0; i < requests.created(); i++) {
+            RecvRequest request = requests.at(i);
             if (request.inUse && !request.finished() && senderClose.unserved(request.seq, request.buffers)) {
                 if (cause == null) {
                     cause = new RdmaException(ErrorCategory.REMOTE, "receive communicator " + id
@@ -175,7 +171,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
      */
     boolean cancelTagged() {
         boolean pending = false;
-        for (RecvRequest request : all) {
+        for (int i = 0; i < requests.created(); i++) {
+            RecvRequest request = requests.at(i);
             if (request.inUse && request.taggedPending()) {
                 request.cancelTagged();
                 pending = true;
@@ -206,7 +203,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
      */
     @Override
     public void peerDead(RdmaException cause) {
-        for (RecvRequest request : all) {
+        for (int i = 0; i < requests.created(); i++) {
+            RecvRequest request = requests.at(i);
             if (request.inUse) {
                 request.abandon(cause);
             }
@@ -244,15 +242,15 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         }
         if (senderClose.unserved(recvSeq, count)) {
             // Nothing will come for it: it fails at its test, as the receives posted before did.
-            if (free.isEmpty()) {
+            RecvRequest request = requests.take();
+            if (request == null) {
                 return null;
             }
-            RecvRequest request = free.poll();
             request.start(recvSeq, count);
             request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender closed the connection"));
             return request;
         }
-        if (free.isEmpty() || !window.canInsert(window.add(recvSeq, count - 1))) {
+        if (!requests.available() || !window.canInsert(window.add(recvSeq, count - 1))) {
             return null;
         }
         liveness.posting();
@@ -268,7 +266,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         if (announce && !announcer.reserve(tagged)) {
             return null;
         }
-        RecvRequest request = free.poll();
+        RecvRequest request = requests.take();
         int seq = recvSeq;
         request.start(seq, count);
         for (int i = 0; i < count; i++) {
@@ -366,10 +364,13 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     void release(RecvRequest request) {
-        if (request.inUse) {
-            request.inUse = false;
-            free.add(request);
-        }
+        requests.give(request);
+    }
+
+    /** Drops its requests and flushes when it has been idle a while (the endpoint's slow duties). */
+    void trimIfIdle(long now) {
+        requests.trimIfIdle(now);
+        flushes.trimIfIdle(now);
     }
 
     void release(FlushRequest request) {

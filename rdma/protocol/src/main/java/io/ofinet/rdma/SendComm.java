@@ -44,9 +44,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** How queued sends meet announced receives: sequence numbers, control messages, eager credits. */
     private final SendSequencer sequencer;
-    private final ArrayDeque<SendRequest> queue = new ArrayDeque<>(MAX_REQUESTS);
-    private final ArrayDeque<SendRequest> free = new ArrayDeque<>(MAX_REQUESTS);
-    private final SendRequest[] all = new SendRequest[MAX_REQUESTS];
+    private final ArrayDeque<SendRequest> queue = new ArrayDeque<>();
+    private final RequestPool<SendRequest> requests = new RequestPool<>(MAX_REQUESTS, () -> new SendRequest(this));
     private PeerLiveness liveness;
     /** The receiver is closing: queued sends failed, a confirmation is due once writes drain. */
     boolean peerClosing;
@@ -70,10 +69,6 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         long headMin = endpoint.railSet.sendsHeads(endpoint.params.eagerHead())
                 ? Math.max(endpoint.params.eagerHeadMinSizeBytes(), eagerMax + 1) : Long.MAX_VALUE;
         this.sequencer = new SendSequencer(eagerMax, endpoint.params.intentDelayNanos(), headMin);
-        for (int i = 0; i < MAX_REQUESTS; i++) {
-            all[i] = new SendRequest(this);
-            free.add(all[i]);
-        }
     }
 
     @Override
@@ -166,7 +161,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     @Override
     public int outstanding() {
-        return MAX_REQUESTS - free.size();
+        return requests.outstanding();
     }
 
     @Override
@@ -183,7 +178,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         if (outstanding() == 0) {
             return;
         }
-        for (SendRequest request : all) {
+        for (int i = 0; i < requests.created(); i++) {
+            SendRequest request = requests.at(i);
             if (request.inUse && request.pendingOps > 0 && request.writesPostedNanos != 0
                     && now - request.writesPostedNanos > timeoutNanos) {
                 request.abandon(new RdmaException(ErrorCategory.REMOTE, "isend: the writes of " + request.size
@@ -202,7 +198,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     @Override
     public void peerDead(RdmaException cause) {
         queue.clear();
-        for (SendRequest request : all) {
+        for (int i = 0; i < requests.created(); i++) {
+            SendRequest request = requests.at(i);
             if (request.inUse) {
                 request.abandon(cause);
             }
@@ -230,19 +227,19 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             if (liveness.dead != null) {
                 throw liveness.dead;
             }
-            if (free.isEmpty()) {
+            if (!requests.available()) {
                 endpoint.progressLocked();
                 return null;
             }
             if (peerClosing) {
                 // No control message comes for it: it fails, as the sends queued at the notice did.
-                SendRequest request = free.poll();
+                SendRequest request = requests.take();
                 request.start(address, size, tag, mr);
                 request.fail(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
                 return request;
             }
             liveness.posting();
-            SendRequest request = free.poll();
+            SendRequest request = requests.take();
             request.start(address, size, tag, mr);
             queue.add(request);
             // This communicator posts what it can first; then one step of the endpoint (completion
@@ -260,10 +257,12 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     void release(SendRequest request) {
-        if (request.inUse) {
-            request.inUse = false;
-            free.add(request);
-        }
+        requests.give(request);
+    }
+
+    /** Drops its requests when it has been idle a while (the endpoint's slow duties). */
+    void trimIfIdle(long now) {
+        requests.trimIfIdle(now);
     }
 
     /** A control message for {@code seq} was written into the mailbox. */
@@ -355,7 +354,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** Whether writes of this communicator are still in flight. */
     boolean writesInFlight() {
-        for (SendRequest request : all) {
+        for (int i = 0; i < requests.created(); i++) {
+            SendRequest request = requests.at(i);
             if (request.inUse && request.pendingOps > 0) {
                 return true;
             }

@@ -10,9 +10,9 @@ import java.util.List;
 
 /**
  * An endpoint's duties that need not run at every progress step: keepalives and the liveness and
- * stall checks of its connected communicators, and the release of quarantined mailboxes. They
- * run from progress when the clock passes their deadline (every {@link #PERIOD_NANOS}), so the
- * fast path reads the clock once and does nothing more. Owned by the endpoint, like its engine.
+ * stall checks of its connected communicators, dropping the requests of idle ones, and the release
+ * of quarantined mailboxes. They run from progress when the clock passes their deadline (every
+ * {@link #PERIOD_NANOS}), so the fast path reads the clock once and does nothing more. Owned by the endpoint, like its engine.
  */
 final class SlowDuties {
     private static final System.Logger LOG = System.getLogger(SlowDuties.class.getName());
@@ -72,12 +72,14 @@ final class SlowDuties {
             if (comm.connectedAndOpen()) {
                 check(comm, Immediate.KEEPALIVE_TO_RECEIVER, now);
             }
+            comm.trimIfIdle(now);
         }
         for (int i = 0; i < recvs.size(); i++) {
             RecvComm comm = recvs.get(i);
             if (comm.connectedAndOpen()) {
                 check(comm, Immediate.KEEPALIVE_TO_SENDER, now);
             }
+            comm.trimIfIdle(now);
         }
         if (!quarantine.isEmpty()) {
             release(now);

@@ -1,0 +1,110 @@
+package io.ofinet.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class RequestPoolTest {
+    /** A request that only counts how many were made. */
+    private static final class Counted extends Request {
+        @Override
+        RdmaEndpoint endpoint() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        void release() {
+        }
+    }
+
+    private int made;
+
+    private RequestPool<Counted> pool(int bound) {
+        return new RequestPool<>(bound, () -> {
+            made++;
+            return new Counted();
+        });
+    }
+
+    private static Counted begun(RequestPool<Counted> pool) {
+        Counted r = pool.take();
+        if (r != null) {
+            r.begin(0);
+        }
+        return r;
+    }
+
+    @Test
+    void requestsAreMadeWhenFirstNeededUpToTheBound() {
+        RequestPool<Counted> pool = pool(6);
+        assertEquals(0, made, "an idle communicator holds no request");
+        Set<Counted> taken = new HashSet<>();
+        for (int i = 0; i < 6; i++) {
+            taken.add(begun(pool));
+        }
+        assertEquals(6, taken.size());
+        assertEquals(6, made);
+        assertFalse(pool.available());
+        assertNull(pool.take(), "the bound: retry later");
+        assertEquals(6, pool.outstanding());
+        assertEquals(6, pool.created());
+    }
+
+    @Test
+    void aBusyPoolReusesWhatItMadeAndMakesNothingMore() {
+        RequestPool<Counted> pool = pool(256);
+        Counted[] window = new Counted[16];
+        for (int round = 0; round < 1000; round++) {
+            for (int i = 0; i < window.length; i++) {
+                window[i] = begun(pool);
+            }
+            for (Counted r : window) {
+                pool.give(r);
+            }
+        }
+        assertEquals(16, made, "the most outstanding at once, made once");
+        assertEquals(0, pool.outstanding());
+    }
+
+    @Test
+    void givingTwiceOrPuttingBackKeepsTheCountsRight() {
+        RequestPool<Counted> pool = pool(2);
+        Counted a = begun(pool);
+        pool.give(a);
+        pool.give(a);
+        assertEquals(0, pool.outstanding(), "a second give is ignored");
+        Counted b = pool.take();
+        assertSame(a, b);
+        pool.putBack(b);
+        assertEquals(0, pool.outstanding());
+        assertNotNull(begun(pool));
+        assertNotNull(begun(pool));
+        assertNull(pool.take());
+    }
+
+    @Test
+    void anIdlePoolDropsItsRequestsAndABusyOneKeepsThem() {
+        RequestPool<Counted> pool = pool(8);
+        Counted a = begun(pool);
+        long later = System.nanoTime() + 2 * RequestPool.IDLE_NANOS;
+        pool.trimIfIdle(later);
+        assertEquals(1, pool.created(), "one outstanding: nothing dropped");
+        assertSame(a, pool.at(0));
+        pool.give(a);
+        pool.trimIfIdle(System.nanoTime());
+        assertEquals(1, pool.created(), "not idle long enough");
+        pool.trimIfIdle(later);
+        assertEquals(0, pool.created(), "idle: dropped");
+        assertEquals(0, pool.outstanding());
+        assertTrue(pool.available());
+        assertNotNull(begun(pool));
+        assertEquals(2, made, "made again after the drop");
+    }
+}
