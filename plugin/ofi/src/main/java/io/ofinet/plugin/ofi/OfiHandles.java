@@ -8,7 +8,7 @@ import io.ofinet.rdma.RecvComm;
 import io.ofinet.rdma.Request;
 import io.ofinet.rdma.SendComm;
 import io.ofinet.rdma.wire.Limits;
-import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** The plugin's opaque objects, each wrapping the protocol's. */
@@ -44,38 +44,38 @@ final class OfiHandles {
     }
 
     /**
-     * What send and receive communicators share: the endpoint and a FIFO pool of requests. Each
-     * request in use counts as a use of the memory handles it was posted with, until {@code test}
-     * reports it or its communicator closes: {@code deregMr} of a handle in use is refused.
+     * What send and receive communicators share: the endpoint and a pool of request objects, made
+     * when first needed up to the protocol's bound and reused after (an idle communicator holds
+     * none; a busy one allocates nothing in steady state). Each request in use counts as a use of
+     * the memory handles it was posted with, until {@code test} reports it or its communicator
+     * closes: {@code deregMr} of a handle in use is refused.
      */
     abstract static class Comm implements Handles.Comm, Owned {
         final Object owner;
         final RdmaEndpoint endpoint;
-        final ArrayDeque<PooledRequest> pool;
-        private final PooledRequest[] all;
+        private final int bound;
+        private PooledRequest[] all = new PooledRequest[4];
+        private int created;
+        private PooledRequest[] free = new PooledRequest[4];
+        private int freeCount;
         /** The protocol's handles of the buffers being posted, and the plugin's. */
         final MrHandle[] scratch = new MrHandle[Limits.MAX_RECVS];
         final Mr[] scratchMrs = new Mr[Limits.MAX_RECVS];
         boolean closed;
 
-        Comm(Object owner, RdmaEndpoint endpoint, int requests) {
+        Comm(Object owner, RdmaEndpoint endpoint, int bound) {
             this.owner = owner;
             this.endpoint = endpoint;
-            this.pool = new ArrayDeque<>(requests);
-            this.all = new PooledRequest[requests];
-            for (int i = 0; i < requests; i++) {
-                all[i] = new PooledRequest(this);
-                pool.add(all[i]);
-            }
+            this.bound = bound;
         }
 
         /**
          * A request object for {@code inner}, posted with the {@code count} handles in {@link
          * #scratchMrs} (nulls allowed); {@code buffers} is how many sizes {@code test} reports (0
-         * for sends and flushes). The pool is sized to the protocol's capacity.
+         * for sends and flushes). The protocol refuses a post beyond the bound first.
          */
         PooledRequest wrap(Request inner, int count, int buffers) {
-            PooledRequest r = pool.poll();
+            PooledRequest r = take();
             r.inner = inner;
             r.inUse = true;
             r.buffers = buffers;
@@ -88,6 +88,29 @@ final class OfiHandles {
                 }
             }
             r.mrCount = distinct;
+            return r;
+        }
+
+        /** Request objects in use: posted and not yet reported by test. */
+        int outstanding() {
+            return created - freeCount;
+        }
+
+        private PooledRequest take() {
+            if (freeCount > 0) {
+                PooledRequest r = free[--freeCount];
+                free[freeCount] = null;
+                return r;
+            }
+            if (created == bound) {
+                throw new IllegalStateException("more than " + bound + " requests outstanding: the protocol's bound");
+            }
+            if (created == all.length) {
+                all = Arrays.copyOf(all, Math.min(bound, created * 2));
+                free = Arrays.copyOf(free, all.length);
+            }
+            PooledRequest r = new PooledRequest(this);
+            all[created++] = r;
             return r;
         }
 
@@ -113,15 +136,15 @@ final class OfiHandles {
             r.mrCount = 0;
             r.inUse = false;
             r.inner = null;
-            pool.add(r);
+            free[freeCount++] = r;
         }
 
         /** Marks it closed and releases its outstanding requests: they end with it. */
         void markClosed() {
             closed = true;
-            for (PooledRequest r : all) {
-                if (r.inUse) {
-                    release(r);
+            for (int i = 0; i < created; i++) {
+                if (all[i].inUse) {
+                    release(all[i]);
                 }
             }
         }
