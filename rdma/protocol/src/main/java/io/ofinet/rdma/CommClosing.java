@@ -4,6 +4,7 @@ import io.ofinet.mr.Registrar;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Signal;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
@@ -168,9 +169,9 @@ final class CommClosing {
                 RmaOp op = endpoint.pools.acquireOp();
                 if (op != null) {
                     Connection sender = comm.connection();
-                    int last = !outstanding && endpoint.controlRails() == 1 ? Immediate.CLOSING_FINAL : 0;
-                    sender.sendNotice(op, "close notice", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
-                            Immediate.RECEIVER_CLOSING, sender.peerCommId(), last), comm.liveness());
+                    int last = !outstanding && endpoint.controlRails() == 1 ? Signal.CLOSING_FINAL : 0;
+                    sender.sendNotice(op, "close notice", Immediate.signal(
+                            Signal.RECEIVER_CLOSING, sender.peerCommId(), last), comm.liveness());
                     waiting = outstanding;
                 }
             }

@@ -76,10 +76,10 @@ final class ControlRailBuffer {
                 endpoint.handshake.onMessage(address, (int) Math.min(len, BYTES));
             } else if (len > 0) {
                 // A control message that was sent rather than written.
-                endpoint.immediates.controlMessage(engineRail(), address, (int) Math.min(len, BYTES), data);
+                endpoint.immediates.announcementReceived(engineRail(), address, (int) Math.min(len, BYTES), data);
             } else {
                 // A notice with immediate data (a zero-byte message, a refusal, a keepalive).
-                endpoint.immediates.notice(engineRail(), len, data);
+                endpoint.immediates.zeroByteMessage(engineRail(), len, data);
             }
             return true;
         }

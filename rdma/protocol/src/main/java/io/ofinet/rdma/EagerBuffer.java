@@ -76,7 +76,7 @@ final class EagerBuffer {
             if ((flags & Fi.REMOTE_CQ_DATA) == 0) {
                 endpoint.immediates.dropStray(rail, len);
             } else if (len == 0) {
-                endpoint.immediates.notice(rail, len, data);
+                endpoint.immediates.zeroByteMessage(rail, len, data);
             } else if (endpoint.immediates.eager(rail, EagerBuffer.this, len, data)) {
                 endpoint.pools.eager.held(EagerBuffer.this);
                 return false;

@@ -4,6 +4,7 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.EagerHeader;
 import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Signal;
 import io.ofinet.rdma.wire.Limits;
 
 /**
@@ -185,8 +186,8 @@ final class EagerInbox {
         comm.failed(request);
         RmaOp op = endpoint.pools.acquireOp();
         if (op != null) {
-            comm.connection().sendNotice(op, "refusal to the sender", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
-                    reason == Immediate.ERROR_TRUNCATED ? Immediate.TRUNCATED_TO_SENDER : Immediate.NO_TAG_TO_SENDER,
+            comm.connection().sendNotice(op, "refusal to the sender", Immediate.signal(
+                    reason == Immediate.ERROR_TRUNCATED ? Signal.TRUNCATED_TO_SENDER : Signal.NO_TAG_TO_SENDER,
                     comm.connection().peerCommId(), seq), SendWrites.NO_OWNER);
         }
     }
@@ -206,8 +207,8 @@ final class EagerInbox {
         if (op == null) {
             return;
         }
-        comm.connection().sendNotice(op, "credits to the sender", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
-                Immediate.CREDITS_TO_SENDER, comm.connection().peerCommId(), creditsDue), SendWrites.NO_OWNER);
+        comm.connection().sendNotice(op, "credits to the sender", Immediate.signal(
+                Signal.CREDITS_TO_SENDER, comm.connection().peerCommId(), creditsDue), SendWrites.NO_OWNER);
         creditsDue = 0;
     }
 

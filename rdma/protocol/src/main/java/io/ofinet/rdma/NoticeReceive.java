@@ -53,7 +53,7 @@ final class NoticeReceive extends KeptReceive {
     @Override
     boolean arrived(long flags, long len, long data) {
         if ((flags & Fi.REMOTE_CQ_DATA) != 0) {
-            endpoint.immediates.notice(rail, len, data);
+            endpoint.immediates.zeroByteMessage(rail, len, data);
         } else {
             endpoint.immediates.dropStray(rail, len);
         }

@@ -157,7 +157,7 @@ final class ReceiveAnnouncer {
         op.buf = buffer.address;
         op.len = length;
         op.desc = buffer.descriptor(rail);
-        int word = Immediate.encode(Immediate.TYPE_CONTROL, 1, 0, sender.peerCommId(), seq);
+        int word = Immediate.encode(Immediate.TYPE_ANNOUNCEMENT, 1, 0, sender.peerCommId(), seq);
         op.data = endpoint.railSet.immediate(word, sender.upperHalf(word));
         op.peer = sender.controlPeer(rail);
         op.remote = peerMailbox + (long) (seq % Limits.WINDOW) * peerSlotBytes;

@@ -266,25 +266,25 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         }
     }
 
-    /** A control message for {@code seq} was written into the mailbox. */
-    void controlArrived(int seq) throws RdmaException {
+    /** The announcement for {@code seq} was written into the mailbox. */
+    void announcementWritten(int seq) throws RdmaException {
         int slot = seq % Limits.WINDOW;
-        controlArrived(seq, mailbox + (long) slot * slotBytes, slotBytes);
+        announcementArrived(seq, mailbox + (long) slot * slotBytes, slotBytes);
     }
 
     /**
-     * A control message for {@code seq} arrived as a message of {@code bytes} bytes at {@code
-     * address} (a posted control receive), instead of being written into the mailbox.
+     * The announcement for {@code seq} arrived as a message of {@code bytes} bytes at {@code
+     * address} (a posted control-rail receive), instead of being written into the mailbox.
      */
-    void controlReceived(int seq, long address, int bytes) throws RdmaException {
+    void announcementReceived(int seq, long address, int bytes) throws RdmaException {
         if (bytes > slotBytes) {
             throw new RdmaException(ErrorCategory.REMOTE, "control message " + seq + " of " + bytes
                     + " bytes is larger than a mailbox slot (" + slotBytes + " bytes)");
         }
-        controlArrived(seq, address, bytes);
+        announcementArrived(seq, address, bytes);
     }
 
-    private void controlArrived(int seq, long address, int bytes) throws RdmaException {
+    private void announcementArrived(int seq, long address, int bytes) throws RdmaException {
         sequencer.checkArrival(seq);
         // Decoded straight from where it arrived: only its bytes are read.
         sequencer.slotFor(seq).decode(endpoint.memory, address, bytes, endpoint.dataRails(), seq);

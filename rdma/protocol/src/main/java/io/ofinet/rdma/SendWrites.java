@@ -8,6 +8,7 @@ import io.ofinet.rdma.sched.Schedule;
 import io.ofinet.rdma.wire.ControlMessage;
 import io.ofinet.rdma.wire.EagerHeader;
 import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Signal;
 import io.ofinet.rdma.wire.Limits;
 import io.ofinet.rdma.wire.TaggedData;
 
@@ -207,8 +208,7 @@ final class SendWrites {
         if (!endpoint.pools.acquireOps(ops, notices)) {
             return false;
         }
-        int word = Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED, connection.peerCommId(),
-                firstUnserved);
+        int word = Immediate.signal(Signal.SENDER_CLOSED, connection.peerCommId(), firstUnserved);
         for (int r = 0; r < notices; r++) {
             if (onData) {
                 connection.sendNoticeOnData(ops[r], r, "close notice", word, NO_OWNER);

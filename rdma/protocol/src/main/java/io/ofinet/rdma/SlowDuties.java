@@ -3,6 +3,7 @@ package io.ofinet.rdma;
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Signal;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -70,13 +71,13 @@ final class SlowDuties {
         for (int i = 0; i < sends.size(); i++) {
             SendComm comm = sends.get(i);
             if (comm.connectedAndOpen()) {
-                check(comm, Immediate.KEEPALIVE_TO_RECEIVER, now);
+                check(comm, Signal.KEEPALIVE_TO_RECEIVER, now);
             }
         }
         for (int i = 0; i < recvs.size(); i++) {
             RecvComm comm = recvs.get(i);
             if (comm.connectedAndOpen()) {
-                check(comm, Immediate.KEEPALIVE_TO_SENDER, now);
+                check(comm, Signal.KEEPALIVE_TO_SENDER, now);
             }
         }
         if (!quarantine.isEmpty()) {
@@ -91,14 +92,14 @@ final class SlowDuties {
         }
     }
 
-    private void check(PeerLiveness.Peered comm, int side, long now) {
+    private void check(PeerLiveness.Peered comm, Signal keepalive, long now) {
         Connection peer = comm.connection();
         PeerLiveness liveness = comm.liveness();
         if (liveness.keepaliveDue(now)) {
             RmaOp op = endpoint.pools.acquireOp();
             if (op != null) {
                 liveness.lastKeepaliveNanos = now;
-                peer.sendNotice(op, "keepalive", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, side, peer.peerCommId(), 0),
+                peer.sendNotice(op, "keepalive", Immediate.signal(keepalive, peer.peerCommId(), 0),
                         liveness);
             }
         }
@@ -138,9 +139,9 @@ final class SlowDuties {
      * The receiver of closed send communicator {@code id} said its last word (its token in {@code
      * upper}): the mailbox kept for it goes now. False when none is kept for that communicator.
      */
-    boolean releaseMailbox(int id, long upper, ImmediateDispatcher dispatcher) {
+    boolean releaseMailbox(int id, long upper, ArrivalChecks checks) {
         for (ClosedMailbox mailbox : quarantine) {
-            if (mailbox.commId() == id && dispatcher.carriesToken(mailbox.token(), upper)) {
+            if (mailbox.commId() == id && checks.carriesToken(mailbox.token(), upper)) {
                 quarantine.remove(mailbox);
                 releaseMailbox(mailbox.memory(), mailbox.mr());
                 return true;

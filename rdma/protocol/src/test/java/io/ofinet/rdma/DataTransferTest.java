@@ -303,10 +303,10 @@ class DataTransferTest extends TwoHostFixture {
         }
         a.lock();
         try {
-            RdmaException twice = assertThrows(RdmaException.class, () -> send.controlArrived(0));
+            RdmaException twice = assertThrows(RdmaException.class, () -> send.announcementWritten(0));
             assertEquals(ErrorCategory.REMOTE, twice.category());
             assertEquals("control message 0 arrived twice", twice.getMessage());
-            RdmaException far = assertThrows(RdmaException.class, () -> send.controlArrived(300));
+            RdmaException far = assertThrows(RdmaException.class, () -> send.announcementWritten(300));
             assertEquals("control message 300 is past the window of 256 from 0", far.getMessage());
         } finally {
             a.unlock();

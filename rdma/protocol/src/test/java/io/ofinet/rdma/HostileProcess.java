@@ -69,7 +69,7 @@ final class HostileProcess {
             long immediates = 0;
             for (int comm = 0; comm < 64; comm++) {
                 for (int side = 0; side < 4; side++) {
-                    out.notice(Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, side, comm, 0), random.nextInt());
+                    out.notice(Immediate.encode(Immediate.TYPE_SIGNAL, 1, side, comm, 0), random.nextInt());
                     immediates++;
                 }
                 for (int reason = 1; reason <= 3; reason++) {
@@ -77,11 +77,11 @@ final class HostileProcess {
                             random.nextInt());
                     immediates++;
                 }
-                out.notice(Immediate.encode(Immediate.TYPE_CONTROL, 1, 0, comm, random.nextInt(1024)), random.nextInt());
+                out.notice(Immediate.encode(Immediate.TYPE_ANNOUNCEMENT, 1, 0, comm, random.nextInt(1024)), random.nextInt());
                 // A control message sent with bytes (as under write notices), without the token.
                 byte[] control = new byte[ControlMessage.maxBytes(1)];
                 random.nextBytes(control);
-                out.send(control, control.length, Immediate.encode(Immediate.TYPE_CONTROL, 1, 0, comm, 0)
+                out.send(control, control.length, Immediate.encode(Immediate.TYPE_ANNOUNCEMENT, 1, 0, comm, 0)
                         | (long) random.nextInt() << 32);
                 immediates += 2;
                 // Data segments for communicators that cannot exist, and impossible segment counts.
@@ -136,7 +136,7 @@ final class HostileProcess {
             }
             // A message with payload and an immediate type that never carries one.
             byte[] stray = new byte[100];
-            out.send(stray, stray.length, Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, 0, 0, 0));
+            out.send(stray, stray.length, Immediate.encode(Immediate.TYPE_SIGNAL, 1, 0, 0, 0));
             immediates++;
             System.out.println("hostile: sending broken handshake messages");
             // Handshake messages: random bytes, CONNECTs cut short, and messages larger than any receive;

@@ -14,6 +14,7 @@ import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Signal;
 import io.ofinet.rdma.wire.TaggedData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -258,7 +259,7 @@ class TaggedDataTest extends TwoHostFixture {
                 new MrHandle[] {register(b, deviceB, dst)});
         controlArrives();
         assertEquals(2, b.counts().taggedReceivesPosted());
-        int word = Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED, recv.id(), 2);
+        int word = Immediate.signal(Signal.SENDER_CLOSED, recv.id(), 2);
         for (int rail = 0; rail < 2; rail++) {
             a.lock();
             try {

@@ -194,10 +194,28 @@ class WireFormatsTest {
     }
 
     @Test
+    void signalCodesArePinned() {
+        Signal[] byCode = {Signal.KEEPALIVE_TO_RECEIVER, Signal.KEEPALIVE_TO_SENDER, Signal.RECEIVER_CLOSING,
+            Signal.SENDER_CLOSED, Signal.TRUNCATED_TO_SENDER, Signal.NO_TAG_TO_SENDER, Signal.CREDITS_TO_SENDER};
+        assertEquals(byCode.length, Signal.values().length);
+        for (int code = 0; code < byCode.length; code++) {
+            assertEquals(code, byCode[code].code());
+            assertEquals(byCode[code], Signal.from(code));
+            assertEquals(byCode[code], Immediate.signal(Immediate.signal(byCode[code], 5, 9)));
+        }
+        assertEquals(List.of(Signal.KEEPALIVE_TO_RECEIVER, Signal.SENDER_CLOSED),
+                java.util.Arrays.stream(Signal.values()).filter(s -> !s.toSender()).toList());
+        assertEquals(1, Signal.CLOSING_FINAL);
+        assertEquals(0xC1801403, Immediate.signal(Signal.SENDER_CLOSED, 5, 3));
+        assertThrows(IllegalArgumentException.class, () -> Signal.from(7));
+        assertThrows(IllegalArgumentException.class, () -> Signal.from(-1));
+    }
+
+    @Test
     void immediateDataIsPinnedAndChecked() throws RdmaException {
-        int data = Immediate.encode(Immediate.TYPE_CONTROL, 2, 3, 4095, 513);
+        int data = Immediate.encode(Immediate.TYPE_ANNOUNCEMENT, 2, 3, 4095, 513);
         assertEquals(0b01_0001_011_0111111111111_1000000001, data);
-        assertEquals(Immediate.TYPE_CONTROL, Immediate.type(data));
+        assertEquals(Immediate.TYPE_ANNOUNCEMENT, Immediate.type(data));
         assertEquals(2, Immediate.segments(data));
         assertEquals(3, Immediate.recvIndex(data));
         assertEquals(4095, Immediate.commId(data));
@@ -205,8 +223,9 @@ class WireFormatsTest {
         int max = Immediate.encode(Immediate.TYPE_ERROR, 16, 7, Limits.MAX_COMMS - 1, 1023);
         assertEquals(0xBFFFFFFF, max);
         assertEquals(data, Immediate.check(data & 0xffffffffL, 2));
-        assertEquals(Immediate.TYPE_KEEPALIVE, Immediate.type(Immediate.check(0xC0800000L, 16)), "keepalive to a sender");
-        assertThrows(RdmaException.class, () -> Immediate.check(0xC3800000L, 16), "keepalive for side 7");
+        assertEquals(Immediate.TYPE_SIGNAL, Immediate.type(Immediate.check(0xC0800000L, 16)), "keepalive to a sender");
+        assertEquals(Signal.KEEPALIVE_TO_SENDER, Immediate.signal(0xC0800000));
+        assertThrows(RdmaException.class, () -> Immediate.check(0xC3800000L, 16), "signal of code 7");
         assertThrows(RdmaException.class, () -> Immediate.check(Immediate.encode(0, 4, 0, 0, 0), 2), "4 segments, 2 rails");
         assertEquals(3, Immediate.segments(Immediate.check(Immediate.encode(0, 3, 0, 0, 0), 2)),
                 "2 stripes and a head");
