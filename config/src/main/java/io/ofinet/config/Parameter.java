@@ -23,19 +23,19 @@ public final class Parameter<T> {
             "where registrations live: auto (endpoint scope when the provider requires"
                     + " FI_MR_ENDPOINT), domain, or endpoint");
 
-    /** Largest message sent eagerly, without waiting for the receiver's control message. */
+    /** Largest message sent eagerly, without waiting for the receiver's announcement. */
     public static final Parameter<Long> EAGER_MAX_SIZE = bytes("eagerMaxSize", 8192, 0,
-            "largest message sent eagerly, before the receiver's control message arrives");
+            "largest message sent eagerly, before the receiver's announcement arrives");
 
     /**
-     * How long a send larger than {@code eagerMaxSize} that finds no control message waits at the
-     * head of its queue for one before it sends its intent. Only a receive that sends no control
-     * message (its buffers all take eager messages) needs the intent, to refuse the send; every
-     * other receive's control message arrives, and the send goes without one.
+     * How long a send larger than {@code eagerMaxSize} that finds no announcement waits at the
+     * head of its queue for one before it sends its intent. Only a receive that sends no announcement (its
+     * buffers all take eager messages) needs the intent, to refuse the send; every other receive's
+     * announcement arrives, and the send goes without one.
      */
     public static final Parameter<Long> INTENT_DELAY_US = new Parameter<>("intentDelayUs", ValueType.LONG,
             1000L, "us", 0, 60_000_000L,
-            "how long a send larger than eagerMaxSize waits for its receive's control message before it"
+            "how long a send larger than eagerMaxSize waits for its receive's announcement before it"
                     + " announces itself with an intent; 0: at once");
 
     /**
@@ -54,12 +54,12 @@ public final class Parameter<T> {
     public static final Parameter<Long> CQ_READ_COUNT = count("cqReadCount", 4, 1, 1024,
             "completions read from a completion queue per read, the batch of one progress step");
 
-    /** Control-message receive buffers kept posted, low-water mark. */
+    /** Announcement receive buffers kept posted, low-water mark. */
     public static final Parameter<Long> RDMA_MIN_POSTED_CONTROL_BUFFERS = count(
             "rdmaMinPostedControlBuffers", 16, 1, 65536,
             "control receive buffers kept posted per control rail; more are posted below this");
 
-    /** Control-message receive buffers kept posted, high-water mark. */
+    /** Announcement receive buffers kept posted, high-water mark. */
     public static final Parameter<Long> RDMA_MAX_POSTED_CONTROL_BUFFERS = count(
             "rdmaMaxPostedControlBuffers", 32, 1, 65536,
             "control receive buffers posted per control rail at most");
@@ -109,7 +109,7 @@ public final class Parameter<T> {
 
     /**
      * How long a communicator with requests outstanding waits without hearing anything from its
-     * peer (data, control messages, keepalives) before failing them. This is for a peer that is
+     * peer (data, announcements, keepalives) before failing them. This is for a peer that is
      * alive but silent (stopped, in a long pause); a peer that is gone is condemned as soon as
      * there is evidence of it (error completions, refused reconnects, its process ended).
      */
@@ -149,14 +149,14 @@ public final class Parameter<T> {
                     + " zero-byte message), or tagged (as message, but large buffers get one tagged message and no"
                     + " write)");
 
-    /** Whether a large send that finds no control message sends its head at once; see {@link EagerHead}. */
+    /** Whether a large send that finds no announcement sends its head at once; see {@link EagerHead}. */
     public static final Parameter<EagerHead> EAGER_HEAD = choice("eagerHead", ValueType.EAGER_HEAD,
-            EagerHead.AUTO, "whether a send of at least eagerHeadMinSize that finds no control message sends its first"
+            EagerHead.AUTO, "whether a send of at least eagerHeadMinSize that finds no announcement sends its first"
                     + " eagerMaxSize bytes at once: auto (on tcp), on, or off");
 
     /** Smallest send that sends a head (eagerHead); below it heads measured slower on tcp. */
     public static final Parameter<Long> EAGER_HEAD_MIN_SIZE = bytes("eagerHeadMinSize", 524288, 1,
-            "smallest send that sends its head when it finds no control message (eagerHead)");
+            "smallest send that sends its head when it finds no announcement (eagerHead)");
 
     /**
      * Turns off asking providers for the source of what arrives (FI_SOURCE), which ties data

@@ -8,7 +8,7 @@ import java.util.Locale;
  * <p>{@link #IMMEDIATE}: the write carries immediate data ({@code fi_writedata}) and completes at
  * the target with it. {@link #MESSAGE}: a plain write ({@code fi_write}), then, once it has
  * completed at the writer, a zero-byte message carrying the same immediate data on the same
- * endpoint to the same peer; control messages are then sent as messages instead of written.
+ * endpoint to the same peer; announcements are then sent as messages instead of written.
  * {@link #AUTO}: message on {@code tcp}; on {@code shm} immediate for writes of up to 4 KiB and a
  * message for longer ones; immediate elsewhere. The message form exists for libfabric 1.17's
  * {@code tcp} (through {@code ofi_rxm}), which crashes inside {@code ofi_rxm} when a connection

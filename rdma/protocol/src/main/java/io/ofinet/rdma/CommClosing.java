@@ -134,7 +134,7 @@ final class CommClosing {
             if (comm.receiverDone) {
                 duties.releaseMailbox(comm.mailbox, comm.mailboxMr);
             } else {
-                // The receiver may still write control messages into the mailbox: keep it
+                // The receiver may still write announcements into the mailbox: keep it
                 // registered until it says its last word, or for peerTimeoutMs, so that such a
                 // write never meets a missing key (which breaks rxm connections).
                 duties.quarantine(comm);
@@ -161,9 +161,9 @@ final class CommClosing {
         endpoint.lock();
         try {
             if (!comm.closed && comm.connectedAndOpen() && comm.liveness().dead == null && !endpoint.isClosed()) {
-                // The sender hears of every close. With nothing outstanding, every control message of
+                // The sender hears of every close. With nothing outstanding, every announcement of
                 // this side was written before it (a receive ends after its own), so the notice is
-                // this side's last word and frees the sender's mailbox; where control messages go
+                // this side's last word and frees the sender's mailbox; where announcements go
                 // over several control rails the notice may overtake one, and the sender waits.
                 boolean outstanding = comm.outstanding() > 0;
                 RmaOp op = endpoint.pools.acquireOp();

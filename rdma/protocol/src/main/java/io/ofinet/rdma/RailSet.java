@@ -159,7 +159,7 @@ final class RailSet {
     }
 
     /**
-     * Whether large sends that find no control message send their heads ({@link EagerHead}): as
+     * Whether large sends that find no announcement send their heads ({@link EagerHead}): as
      * set, or by default where every data rail is {@code tcp}. Never with as many data rails as a
      * write's immediate data counts segments, as the head is one more.
      */
@@ -190,7 +190,7 @@ final class RailSet {
 
     /**
      * Whether every write is announced by a zero-byte message after it instead of by immediate data
-     * ({@link WriteNotice}), and control messages are sent rather than written; then every rail
+     * ({@link WriteNotice}), and announcements are sent rather than written; then every rail
      * keeps receives posted for the notices.
      */
     boolean noticeAfterWrite() {

@@ -162,16 +162,16 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     private int step(boolean everyRail) throws RdmaException {
         requireOpen();
-        engine.expectOnQuietRails(everyRail || awaitingControl || handshake.busy());
+        engine.expectOnQuietRails(everyRail || awaitingAnnouncement || handshake.busy());
         int handled = readQueues();
         List<SendComm> sends = comms.connectedSends();
         boolean awaiting = false;
         for (int i = 0; i < sends.size(); i++) {
             SendComm send = sends.get(i);
             send.progress();
-            awaiting |= send.awaitsControl();
+            awaiting |= send.awaitsAnnouncement();
         }
-        awaitingControl = awaiting;
+        awaitingAnnouncement = awaiting;
         duties.runIfDue(stepNanos, sends, comms.connectedRecvs());
         return handled;
     }
@@ -233,15 +233,15 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     private long stepNanos = System.nanoTime();
 
-    /** A send communicator waits for a control message or credits (at the last step). */
-    private boolean awaitingControl;
+    /** A send communicator waits for an announcement or credits (at the last step). */
+    private boolean awaitingAnnouncement;
 
     /**
-     * A send communicator has begun to wait for a control message or credits since the last step:
+     * A send communicator has begun to wait for an announcement or credits since the last step:
      * the next step reads the control rails.
      */
-    void expectControl() {
-        awaitingControl = true;
+    void expectAnnouncement() {
+        awaitingAnnouncement = true;
     }
 
     /** A listening communicator; its handle goes to the peers that connect. */

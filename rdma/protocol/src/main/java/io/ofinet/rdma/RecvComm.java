@@ -10,10 +10,10 @@ import java.util.ArrayDeque;
 
 /**
  * The receiving side of a connection: the sender's communicator id, its rail addresses, and
- * where to write control messages (its mailbox address, slot size and control-rail keys).
+ * where to write announcements (its mailbox address, slot size and control-rail keys).
  *
  * <p>Each receive takes the next message sequence number per buffer. One with a buffer larger than
- * {@code eagerMaxSize} RDMA-writes a control message into the sender's mailbox over a control rail
+ * {@code eagerMaxSize} RDMA-writes an announcement into the sender's mailbox over a control rail
  * (round-robin), with the control-rail registration and immediate data, listing its buffers,
  * lengths, tags and per-rail keys; segments arrive as remote writes with immediate data, in any
  * order and over any rail. Eager messages arrive into the endpoint's posted eager buffers and are
@@ -33,7 +33,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     final ListenComm listen;
     /** The sender, as the handshake learned it. */
     private final Connection connection;
-    /** Where this side's control messages go, and how. */
+    /** Where this side's announcements go, and how. */
     private final ReceiveAnnouncer announcer;
     boolean acceptSent;
     boolean closed;
@@ -46,7 +46,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final PeerLiveness liveness;
     /** Eager messages and intents: matched, held until their receive, credits returned. */
     final EagerInbox inbox;
-    /** The largest eager payload (0: none), so the largest buffer a receive needs no control message for. */
+    /** The largest eager payload (0: none), so the largest buffer a receive needs no announcement for. */
     private final long eagerMax;
     /** The sender's close, as its notices tell it. */
     final SenderClose senderClose;
@@ -225,7 +225,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         endpoint.lock();
         try {
             RecvRequest request = post(count, addresses, sizes, tags, mrs);
-            // Progress after the post, never before: the control message goes out first.
+            // Progress after the post, never before: the announcement goes out first.
             endpoint.progressLocked();
             return request;
         } finally {
@@ -256,7 +256,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             return null;
         }
         liveness.posting();
-        // A receive whose every buffer takes an eager message whole needs no control message: a
+        // A receive whose every buffer takes an eager message whole needs no announcement: a
         // larger send into it announces itself with an intent, and is refused.
         boolean announce = eagerMax == 0;
         for (int i = 0; i < count; i++) {

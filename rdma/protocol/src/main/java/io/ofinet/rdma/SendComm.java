@@ -9,13 +9,13 @@ import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayDeque;
 
 /**
- * The sending side of a connection. While connecting it owns its control mailbox (where the
- * receiver writes control messages) and waits for the ACCEPT; once connected it knows the
+ * The sending side of a connection. While connecting it owns its mailbox (where the
+ * receiver writes announcements) and waits for the ACCEPT; once connected it knows the
  * receiver's communicator id and its rail addresses.
  *
  * <p>Sends are queued in order, each under the next message sequence number. Sends of up to {@code
  * eagerMaxSize} go out at once as eager messages; the receiver announces each receive with a
- * larger buffer with a control message written into mailbox slot {@code sequence mod 256}, into
+ * larger buffer with an announcement written into mailbox slot {@code sequence mod 256}, into
  * whose buffer (by tag) a larger send is written in stripes over the data rails as the scheduler
  * decides ({@link SendSequencer}). A send larger than its buffer, or whose tag matches no buffer
  * of the receive, fails on both sides. One thread at a
@@ -42,7 +42,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     private Connection connection;
     boolean closed;
 
-    /** How queued sends meet announced receives: sequence numbers, control messages, eager credits. */
+    /** How queued sends meet announced receives: sequence numbers, announcements, eager credits. */
     private final SendSequencer sequencer;
     private final ArrayDeque<SendRequest> queue = new ArrayDeque<>(MAX_REQUESTS);
     private final ArrayDeque<SendRequest> free = new ArrayDeque<>(MAX_REQUESTS);
@@ -235,7 +235,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
                 return null;
             }
             if (peerClosing) {
-                // No control message comes for it: it fails, as the sends queued at the notice did.
+                // No announcement comes for it: it fails, as the sends queued at the notice did.
                 SendRequest request = free.poll();
                 request.start(address, size, tag, mr);
                 request.fail(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
@@ -246,11 +246,11 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             request.start(address, size, tag, mr);
             queue.add(request);
             // This communicator posts what it can first; then one step of the endpoint (completion
-            // queues included) follows, never precedes, the post. When the send waits for its control
-            // message, that step reads the control rails, where the message may be already.
+            // queues included) follows, never precedes, the post. When the send waits for its announcement,
+            // that step reads the control rails, where the message may be already.
             progress();
-            if (awaitsControl()) {
-                endpoint.expectControl();
+            if (awaitsAnnouncement()) {
+                endpoint.expectAnnouncement();
             }
             endpoint.progressLocked();
             return request;
@@ -278,7 +278,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
      */
     void announcementReceived(int seq, long address, int bytes) throws RdmaException {
         if (bytes > slotBytes) {
-            throw new RdmaException(ErrorCategory.REMOTE, "control message " + seq + " of " + bytes
+            throw new RdmaException(ErrorCategory.REMOTE, "announcement " + seq + " of " + bytes
                     + " bytes is larger than a mailbox slot (" + slotBytes + " bytes)");
         }
         announcementArrived(seq, address, bytes);
@@ -288,7 +288,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         sequencer.checkArrival(seq);
         // Decoded straight from where it arrived: only its bytes are read.
         sequencer.slotFor(seq).decode(endpoint.memory, address, bytes, endpoint.dataRails(), seq);
-        if (liveness != null) { // a control message may overtake the ACCEPT on another rail
+        if (liveness != null) { // an announcement may overtake the ACCEPT on another rail
             liveness.heard(endpoint.stepNanos());
         }
         SendRequest head = queue.peek();
@@ -346,11 +346,10 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /**
-     * Whether the oldest queued send waits for something the control rails bring: its control
-     * message, or credits.
+     * Whether the oldest queued send waits for something the control rails bring: its announcement, or credits.
      */
-    boolean awaitsControl() {
-        return !queue.isEmpty() && sequencer.awaitsControl(queue.peek());
+    boolean awaitsAnnouncement() {
+        return !queue.isEmpty() && sequencer.awaitsAnnouncement(queue.peek());
     }
 
     /** Whether writes of this communicator are still in flight. */

@@ -4,7 +4,7 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 
-/** An outstanding send: waits for the receiver's control message, then its stripes' writes. */
+/** An outstanding send: waits for the receiver's announcement, then its stripes' writes. */
 public final class SendRequest extends Request implements RmaOp.Owner {
     private final SendComm comm;
     long address;
@@ -15,11 +15,11 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     long writesPostedNanos;
     int seq;
     int bufferIndex;
-    /** Its intent or its head went out: it waits, at the head of the queue, for its control message. */
+    /** Its intent or its head went out: it waits, at the head of the queue, for its announcement. */
     boolean intentSent;
     /** Bytes its head carried (0: no head): the writes carry the rest. */
     long headBytes;
-    /** Whether {@link #intentDueNanos} is set: the send has waited at the head for its control message. */
+    /** Whether {@link #intentDueNanos} is set: the send has waited at the head for its announcement. */
     boolean intentTimed;
     long intentDueNanos;
 

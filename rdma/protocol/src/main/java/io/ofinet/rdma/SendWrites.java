@@ -5,7 +5,7 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.sched.RailScheduler;
 import io.ofinet.rdma.sched.Schedule;
-import io.ofinet.rdma.wire.ControlMessage;
+import io.ofinet.rdma.wire.Announcement;
 import io.ofinet.rdma.wire.EagerHeader;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Signal;
@@ -13,8 +13,8 @@ import io.ofinet.rdma.wire.Limits;
 import io.ofinet.rdma.wire.TaggedData;
 
 /**
- * What a connected send communicator puts on the wire: a send's striped writes into the buffer a
- * control message announced (or one tagged message, where the receiver asked for it), the notices
+ * What a connected send communicator puts on the wire: a send's striped writes into the buffer an
+ * announcement named (or one tagged message, where the receiver asked for it), the notices
  * that tell the receiver of a refused or failed send, and the confirmation of its close. Every
  * method takes the operations it needs from the endpoint's pool, all or none, and returns false
  * when they are short (the caller retries at the next progress step). Touched only with the
@@ -119,17 +119,17 @@ final class SendWrites {
 
     /**
      * Writes a send in stripes into buffer {@code i} of the receive {@code seq} announced by
-     * {@code control}, as the scheduler splits it over the data rails; a zero-byte send is a
+     * {@code announcement}, as the scheduler splits it over the data rails; a zero-byte send is a
      * zero-byte message with the same immediate data to the receiver's first control rail. Of a
      * send whose head went out, the rest is written past the head, and the head counts as one more
      * of the buffer's segments.
      */
-    boolean write(SendRequest request, ControlMessage control, int i, int seq) {
+    boolean write(SendRequest request, Announcement announcement, int i, int seq) {
         request.seq = seq;
-        request.bufferIndex = control.index(i);
+        request.bufferIndex = announcement.index(i);
         request.writesPostedNanos = System.nanoTime();
-        if (control.tagged(i)) {
-            return tagged(request, control.index(i), seq);
+        if (announcement.tagged(i)) {
+            return tagged(request, announcement.index(i), seq);
         }
         if (request.size == 0) {
             RmaOp op = endpoint.pools.acquireOp();
@@ -138,7 +138,7 @@ final class SendWrites {
             }
             request.pendingOps = 1;
             connection.sendNotice(op, "notice to the receiver", Immediate.encode(Immediate.TYPE_DATA, 1,
-                    control.index(i), connection.peerCommId(), seq), request);
+                    announcement.index(i), connection.peerCommId(), seq), request);
             return true;
         }
         long skip = request.headBytes;
@@ -158,11 +158,11 @@ final class SendWrites {
             op.buf = request.address + offset;
             op.len = length;
             op.desc = request.mr.descriptor(RailKind.DATA, rail);
-            op.data = endpoint.railSet.immediate(Immediate.encode(Immediate.TYPE_DATA, segments, control.index(i),
+            op.data = endpoint.railSet.immediate(Immediate.encode(Immediate.TYPE_DATA, segments, announcement.index(i),
                     connection.peerCommId(), seq), length);
             op.peer = connection.dataPeer(rail);
-            op.remote = control.address(i) + offset;
-            op.key = control.key(i, rail);
+            op.remote = announcement.address(i) + offset;
+            op.key = announcement.key(i, rail);
             op.submit(connection.dataQueue(rail));
             ops[s] = null;
         }
@@ -171,7 +171,7 @@ final class SendWrites {
 
     /**
      * Sends a send whole as one tagged message into buffer {@code index} of receive {@code seq},
-     * whose receiver posted a tagged receive for it ({@link ControlMessage#TAGGED}), on the data
+     * whose receiver posted a tagged receive for it ({@link Announcement#TAGGED}), on the data
      * rail and with the tag {@link TaggedData} gives. The message lands at the buffer's start, so a
      * send whose head went out sends the head's bytes again; the receiver ignores heads for such a
      * buffer. The CQ data is that of a single written segment, for what reads it.

@@ -33,7 +33,7 @@ final class SlowDuties {
 
     /**
      * What a closed send communicator leaves behind for a while: its mailbox, still registered, and
-     * what identifies a late control message for it. Not the communicator itself, which is released
+     * what identifies a late announcement for it. Not the communicator itself, which is released
      * at its close.
      */
     record ClosedMailbox(int commId, int token, long memory, MrHandle mr, long closedNanos) {

@@ -152,7 +152,7 @@ class EagerPathTest extends TwoHostFixture {
     }
 
     /**
-     * A grouped receive with a repeated tag and one large buffer (so it sends a control message),
+     * A grouped receive with a repeated tag and one large buffer (so it sends an announcement),
      * and one of small buffers only (so it sends none): both sides give the sends of the same tag
      * the buffers in order, whether the sends come first or the receive does.
      */
@@ -257,8 +257,8 @@ class EagerPathTest extends TwoHostFixture {
 
     /**
      * A send larger than {@code eagerMaxSize} posted before its receive waits {@code intentDelayUs}
-     * for the receive's control message before it sends its intent: within the delay the receiver
-     * holds nothing, and the send goes on the control message. With a delay of 0 the intent goes at
+     * for the receive's announcement before it sends its intent: within the delay the receiver
+     * holds nothing, and the send goes on the announcement. With a delay of 0 the intent goes at
      * once and is held until the receive is posted.
      */
     @ParameterizedTest
@@ -282,12 +282,12 @@ class EagerPathTest extends TwoHostFixture {
     }
 
     /**
-     * A large send whose control message arrived while its endpoint was not progressing goes out
-     * within {@code isend}: the send waits for its control message, so the step after the post reads
+     * A large send whose announcement arrived while its endpoint was not progressing goes out
+     * within {@code isend}: the send waits for its announcement, so the step after the post reads
      * the control rails (which a step otherwise reads only every 16th time).
      */
     @Test
-    void aLargeSendMeetsItsControlMessageWithinIsend() throws Exception {
+    void aLargeSendMeetsItsAnnouncementWithinIsend() throws Exception {
         Pair p = connect(MemProvider.builder().domains(1).build(), 1, "");
         Slabs s = new Slabs();
         for (int i = 0; i < 20; i++) {
@@ -304,7 +304,7 @@ class EagerPathTest extends TwoHostFixture {
     }
 
     /**
-     * A send too large for a receive that sends no control message (its buffer takes an eager
+     * A send too large for a receive that sends no announcement (its buffer takes an eager
      * message whole) is refused on both sides once its intent has gone, {@code intentDelayUs} after
      * it reached the head of its queue; nothing is written.
      */

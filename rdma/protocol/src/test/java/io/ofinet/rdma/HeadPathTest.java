@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Heads on the in-memory provider (docs/PROTOCOL.md, "Heads"): a send larger than {@code
- * eagerMaxSize} that finds no control message and no send behind it sends its first {@code
+ * eagerMaxSize} that finds no announcement and no send behind it sends its first {@code
  * eagerMaxSize} bytes at once; the receive puts them together with the writes of the rest, holds a
  * head that came before it, and refuses one that does not fit without writing anything.
  */
@@ -82,7 +82,7 @@ class HeadPathTest extends TwoHostFixture {
     /**
      * Only a send with no send behind it sends a head: of a burst of large sends before their
      * receives, the first does (it is alone when posted), and the others wait behind it for their
-     * control messages. A send below {@code eagerHeadMinSize} sends none.
+     * announcements. A send below {@code eagerHeadMinSize} sends none.
      */
     @Test
     void aBurstOfSendsSendsOneHead() throws Exception {
@@ -119,7 +119,7 @@ class HeadPathTest extends TwoHostFixture {
     }
 
     /**
-     * A head that does not fit its receive's buffer — one that sends no control message (its buffer
+     * A head that does not fit its receive's buffer — one that sends no announcement (its buffer
      * takes eager messages whole), or a larger one — fails both sides at once, not after the
      * intent delay, and nothing is written. Another communicator of the same endpoints goes on.
      */

@@ -12,7 +12,7 @@ import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.fabric.testing.AddressExchange;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.fabric.testing.Peer;
-import io.ofinet.rdma.wire.ControlMessage;
+import io.ofinet.rdma.wire.Announcement;
 import io.ofinet.rdma.wire.EagerHeader;
 import io.ofinet.rdma.wire.HandshakeMessage;
 import io.ofinet.rdma.wire.Immediate;
@@ -78,10 +78,10 @@ final class HostileProcess {
                     immediates++;
                 }
                 out.notice(Immediate.encode(Immediate.TYPE_ANNOUNCEMENT, 1, 0, comm, random.nextInt(1024)), random.nextInt());
-                // A control message sent with bytes (as under write notices), without the token.
-                byte[] control = new byte[ControlMessage.maxBytes(1)];
-                random.nextBytes(control);
-                out.send(control, control.length, Immediate.encode(Immediate.TYPE_ANNOUNCEMENT, 1, 0, comm, 0)
+                // An announcement sent with bytes (as under write notices), without the token.
+                byte[] announcement = new byte[Announcement.maxBytes(1)];
+                random.nextBytes(announcement);
+                out.send(announcement, announcement.length, Immediate.encode(Immediate.TYPE_ANNOUNCEMENT, 1, 0, comm, 0)
                         | (long) random.nextInt() << 32);
                 immediates += 2;
                 // Data segments for communicators that cannot exist, and impossible segment counts.
@@ -175,7 +175,7 @@ final class HostileProcess {
     private static HandshakeMessage connect(ListenHandle victim, Peer peer, int commId) throws Exception {
         byte[] name = peer.endpoint.name();
         return HandshakeMessage.connect(1, 1, victim.listenId(), commId, 0x1000, Limits.WINDOW,
-                ControlMessage.maxBytes(1), new long[] {commId}, List.of(name), List.of(name), ProcessIdentity.NONE,
+                Announcement.maxBytes(1), new long[] {commId}, List.of(name), List.of(name), ProcessIdentity.NONE,
                 commId + 1, 8192);
     }
 

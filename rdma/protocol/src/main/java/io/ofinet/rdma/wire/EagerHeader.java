@@ -7,13 +7,13 @@ import io.ofinet.rdma.error.RdmaException;
 /**
  * The 16-byte header in front of an eager message (docs/PROTOCOL.md, "Eager messages"): a send of
  * at most {@code eagerMaxSize} bytes that goes out whole into a receive buffer the receiver keeps
- * posted, the intent of a larger send that waits for its control message, or a larger send's
+ * posted, the intent of a larger send that waits for its announcement, or a larger send's
  * head: its first bytes, ahead of the writes of the rest ("Heads"). Little-endian:
  *
  * <pre>
  *  0  u8  kind: 1 eager data (the payload follows), 2 intent (no payload), 3 head (the send's
  *         first bytes follow)
- *  1  u8  buffer index 0..7, chosen by the sender from the control message; 0xFF: matched by tag
+ *  1  u8  buffer index 0..7, chosen by the sender from the announcement; 0xFF: matched by tag
  *  2  u16 message sequence number (equals the immediate data's)
  *  4  u32 tag
  *  8  u32 size: the payload's (eager), the announced send's (intent, head)

@@ -64,7 +64,7 @@ class WireFormatsTest {
     }
 
     private static HandshakeMessage connect() {
-        return HandshakeMessage.connect(2, 2, 7, 300, 0x1000L, Limits.WINDOW, ControlMessage.maxBytes(2),
+        return HandshakeMessage.connect(2, 2, 7, 300, 0x1000L, Limits.WINDOW, Announcement.maxBytes(2),
                 new long[] {0x11, 0x22}, List.of(new byte[] {1}, new byte[] {2, 2}), List.of(new byte[] {3}, new byte[] {4}),
                 new ProcessIdentity(0x0102030405060708L, 4321, 99), 0x5eed1234, 8192);
     }
@@ -98,38 +98,38 @@ class WireFormatsTest {
                 List.of(new byte[] {1}, new byte[] {1}), List.of(new byte[] {1}), ProcessIdentity.NONE, 1, 0);
         byte[] b = small.encode();
         RdmaException e = assertThrows(RdmaException.class, () -> HandshakeMessage.decode(b, b.length));
-        assertTrue(e.getMessage().contains("cannot hold a window of 256 control messages"), e.getMessage());
+        assertTrue(e.getMessage().contains("cannot hold a window of 256 announcements"), e.getMessage());
     }
 
     @Test
-    void controlMessageIsPinnedAndValidated() throws RdmaException {
-        ControlMessage m = new ControlMessage().reset(1, 2, 513).buffer(0, 0x40, 4096, 9, new long[] {5, 6});
-        byte[] out = new byte[ControlMessage.maxBytes(2)];
+    void announcementIsPinnedAndValidated() throws RdmaException {
+        Announcement m = new Announcement().reset(1, 2, 513).buffer(0, 0x40, 4096, 9, new long[] {5, 6});
+        byte[] out = new byte[Announcement.maxBytes(2)];
         int n = m.encode(out);
         assertEquals("01" + "01" + "02" + "00" + "0102" + "0000" + "4000000000000000" + "0010000000000000"
                 + "09000000" + "00" + "000000" + "0500000000000000" + "0600000000000000",
                 HEX.formatHex(out, 0, n));
-        ControlMessage back = new ControlMessage().decode(out, n, 2, 513);
+        Announcement back = new Announcement().decode(out, n, 2, 513);
         assertEquals(0x40, back.address(0));
         assertEquals(4096, back.length(0));
         assertEquals(9, back.tag(0));
         assertEquals(6, back.key(0, 1));
-        assertEquals(1224, ControlMessage.maxBytes(16));
-        RdmaException wrongSeq = assertThrows(RdmaException.class, () -> new ControlMessage().decode(out, n, 2, 512));
-        assertEquals("malformed control message: sequence 513 outside 512..512", wrongSeq.getMessage());
-        assertThrows(RdmaException.class, () -> new ControlMessage().decode(out, n, 4, 513), "rail count");
+        assertEquals(1224, Announcement.maxBytes(16));
+        RdmaException wrongSeq = assertThrows(RdmaException.class, () -> new Announcement().decode(out, n, 2, 512));
+        assertEquals("malformed announcement: sequence 513 outside 512..512", wrongSeq.getMessage());
+        assertThrows(RdmaException.class, () -> new Announcement().decode(out, n, 4, 513), "rail count");
         byte[] badIndex = out.clone();
         badIndex[28] = 1;
-        assertThrows(RdmaException.class, () -> new ControlMessage().decode(badIndex, n, 2, 513));
+        assertThrows(RdmaException.class, () -> new Announcement().decode(badIndex, n, 2, 513));
         assertFalse(back.tagged(0));
         byte[] tagged = out.clone();
-        tagged[29] = ControlMessage.TAGGED;
-        assertTrue(new ControlMessage().decode(tagged, n, 2, 513).tagged(0), "the flags byte after the index");
+        tagged[29] = Announcement.TAGGED;
+        assertTrue(new Announcement().decode(tagged, n, 2, 513).tagged(0), "the flags byte after the index");
         byte[] badFlags = out.clone();
         badFlags[29] = 2;
-        RdmaException flags = assertThrows(RdmaException.class, () -> new ControlMessage().decode(badFlags, n, 2, 513));
-        assertEquals("malformed control message: flags 2 outside 0..1", flags.getMessage());
-        fuzz(java.util.Arrays.copyOf(out, n), (b, len) -> new ControlMessage().decode(b, len, 2, 513),
+        RdmaException flags = assertThrows(RdmaException.class, () -> new Announcement().decode(badFlags, n, 2, 513));
+        assertEquals("malformed announcement: flags 2 outside 0..1", flags.getMessage());
+        fuzz(java.util.Arrays.copyOf(out, n), (b, len) -> new Announcement().decode(b, len, 2, 513),
                 ErrorCategory.REMOTE);
     }
 
@@ -259,28 +259,28 @@ class WireFormatsTest {
 
     /** Encoding into and decoding from native memory (a registered slot) is the same format, with the same checks. */
     @Test
-    void controlMessagesEncodeIntoAndDecodeFromNativeMemoryAsTheyDoInArrays() throws Exception {
+    void announcementsEncodeIntoAndDecodeFromNativeMemoryAsTheyDoInArrays() throws Exception {
         io.ofinet.fabric.HostMemory memory = io.ofinet.fabric.mem.MemProvider.create().memory();
-        ControlMessage m = new ControlMessage().reset(3, 2, 1023)
+        Announcement m = new Announcement().reset(3, 2, 1023)
                 .buffer(0, 0x40, 4096, 9, new long[] {5, 6})
                 .buffer(1, 0x1234_5678_9abcL, 1L << 32, -7, new long[] {-1L, 0x0102_0304_0506_0708L})
                 .buffer(2, 0, 0, 0, new long[] {0, 0});
-        byte[] inArray = new byte[ControlMessage.maxBytes(2)];
+        byte[] inArray = new byte[Announcement.maxBytes(2)];
         int n = m.encode(inArray);
-        long slot = memory.allocate(ControlMessage.maxBytes(2));
+        long slot = memory.allocate(Announcement.maxBytes(2));
         try {
             assertEquals(n, m.encode(memory, slot));
             byte[] inNative = new byte[n];
             memory.read(slot, inNative, 0, n);
             assertArrayEquals(java.util.Arrays.copyOf(inArray, n), inNative);
-            ControlMessage back = new ControlMessage().decode(memory, slot, n, 2, 1023);
+            Announcement back = new Announcement().decode(memory, slot, n, 2, 1023);
             assertEquals(3, back.buffers());
             assertEquals(0x1234_5678_9abcL, back.address(1));
             assertEquals(1L << 32, back.length(1));
             assertEquals(-7, back.tag(1));
             assertEquals(0x0102_0304_0506_0708L, back.key(1, 1));
             RdmaException truncated = assertThrows(RdmaException.class,
-                    () -> new ControlMessage().decode(memory, slot, n - 1, 2, 1023));
+                    () -> new Announcement().decode(memory, slot, n - 1, 2, 1023));
             assertEquals(ErrorCategory.REMOTE, truncated.category());
             assertTrue(truncated.getMessage().contains("truncated at key"), truncated.getMessage());
         } finally {
