@@ -164,7 +164,7 @@ public final class Parameter<T> {
      * "What a peer can forge").
      */
     public static final Parameter<Boolean> SOURCE_CHECK_DISABLE = flag("sourceCheckDisable", false,
-            "do not ask providers for the source of arrivals (FI_SOURCE); notices are then tied to their"
+            "do not ask providers for the source of arrivals (FI_SOURCE); signals, errors and announcements are then tied to their"
             + " connection by their token only, and data segments not at all");
 
     /**

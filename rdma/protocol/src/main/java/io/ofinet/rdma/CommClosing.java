@@ -124,7 +124,7 @@ final class CommClosing {
                 return false;
             }
             if (live) {
-                comm.sendClosedNotice();
+                comm.sendClosedSignal();
                 endpoint.progressEveryRail();
             }
             comm.closed = true;
@@ -162,15 +162,15 @@ final class CommClosing {
         try {
             if (!comm.closed && comm.connectedAndOpen() && comm.liveness().dead == null && !endpoint.isClosed()) {
                 // The sender hears of every close. With nothing outstanding, every announcement of
-                // this side was written before it (a receive ends after its own), so the notice is
+                // this side was written before it (a receive ends after its own), so the signal is
                 // this side's last word and frees the sender's mailbox; where announcements go
-                // over several control rails the notice may overtake one, and the sender waits.
+                // over several control rails the signal may overtake one, and the sender waits.
                 boolean outstanding = comm.outstanding() > 0;
                 RmaOp op = endpoint.pools.acquireOp();
                 if (op != null) {
                     Connection sender = comm.connection();
                     int last = !outstanding && endpoint.controlRails() == 1 ? Signal.CLOSING_FINAL : 0;
-                    sender.sendNotice(op, "close notice", Immediate.signal(
+                    sender.sendImmediate(op, "close signal", Immediate.signal(
                             Signal.RECEIVER_CLOSING, sender.peerCommId(), last), comm.liveness());
                     waiting = outstanding;
                 }

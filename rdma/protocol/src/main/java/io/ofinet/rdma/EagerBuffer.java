@@ -39,7 +39,7 @@ final class EagerBuffer {
     }
 
     /**
-     * A receive of one eager message (or a notice) on a data rail, kept posted ({@link
+     * A receive of one eager message (or a zero-byte message) on a data rail, kept posted ({@link
      * KeptReceive}) except while it holds a message whose receive is not posted yet.
      */
     final class Receive extends KeptReceive {

@@ -17,7 +17,7 @@ import io.ofinet.rdma.wire.Limits;
  */
 final class EagerInbox {
     private static final int MASK = (1 << Limits.SEQ_BITS) - 1;
-    /** Credits returned in one notice. */
+    /** Credits returned in one signal. */
     static final int CREDIT_BATCH = SendSequencer.CREDITS / 2;
 
     private final RecvComm comm;
@@ -186,7 +186,7 @@ final class EagerInbox {
         comm.failed(request);
         RmaOp op = endpoint.pools.acquireOp();
         if (op != null) {
-            comm.connection().sendNotice(op, "refusal to the sender", Immediate.signal(
+            comm.connection().sendImmediate(op, "refusal to the sender", Immediate.signal(
                     reason == Immediate.ERROR_TRUNCATED ? Signal.TRUNCATED_TO_SENDER : Signal.NO_TAG_TO_SENDER,
                     comm.connection().peerCommId(), seq), SendWrites.NO_OWNER);
         }
@@ -207,7 +207,7 @@ final class EagerInbox {
         if (op == null) {
             return;
         }
-        comm.connection().sendNotice(op, "credits to the sender", Immediate.signal(
+        comm.connection().sendImmediate(op, "credits to the sender", Immediate.signal(
                 Signal.CREDITS_TO_SENDER, comm.connection().peerCommId(), creditsDue), SendWrites.NO_OWNER);
         creditsDue = 0;
     }

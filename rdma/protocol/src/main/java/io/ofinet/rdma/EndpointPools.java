@@ -65,7 +65,7 @@ final class EndpointPools {
                     engine.register(buffer.send);
                 }, buffer -> { })
                 .build();
-        // Control rail 0 takes handshake messages and notices; where announcements are sent
+        // Control rail 0 takes handshake messages and zero-byte messages (signals, errors); where announcements are sent
         // rather than written, every control rail takes them.
         int receivingRails = endpoint.railSet.noticeAfterWrite() ? endpoint.controlRails() : 1;
         for (int rail = 0; rail < receivingRails; rail++) {
@@ -77,10 +77,10 @@ final class EndpointPools {
                 .sizes(256, 256, MAX_OPS).hooks(engine::register, op -> { }).build();
         eager = new EagerBuffers(endpoint, params);
         if (eager.enabled()) {
-            // Posted eager receives take the data rails' notices too.
+            // Posted eager receives take the data rails' zero-byte messages too.
             eager.open(engine, this);
-        } else if (endpoint.railSet.dataRailsTakeNotices()) {
-            NoticeReceive.postAll(endpoint);
+        } else if (endpoint.railSet.dataRailsTakeZeroByteMessages()) {
+            ZeroByteReceive.postAll(endpoint);
         }
     }
 

@@ -17,12 +17,12 @@ import java.util.Map;
  * @param condemnedPeers destinations condemned (gone, refusing past the bound, unreachable)
  * @param remoteWriteErrors failed writes into this endpoint that belong to no operation of its
  * @param droppedMalformed arrivals dropped because their immediate data broke the format, or a
- *     message came without immediate data where only notices go
+ *     message came without immediate data where only zero-byte messages with it go
  * @param droppedUnknownComm arrivals dropped because they named no open communicator and none
  *     closed under that id (a peer's mistake)
- * @param droppedForged notices and announcements dropped because they did not carry the token
+ * @param droppedForged signals, errors and announcements dropped because they did not carry the token
  *     of the communicator they named: not from its peer (a stray or hostile process, or a late
- *     notice meant for an earlier connection)
+ *     signal meant for an earlier connection)
  * @param droppedHandshakes handshake messages that did not decode, or answered nothing asked
  * @param refusedConnections CONNECTs answered with a REJECT (no such listener, rail counts that
  *     differ, {@code maxPendingConnections})

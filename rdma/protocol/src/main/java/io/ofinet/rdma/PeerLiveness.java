@@ -46,7 +46,7 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
         Connection connection();
 
         /**
-         * What the peer puts in the upper half of the CQ data of its notices and announcements
+         * What the peer puts in the upper half of the CQ data of its signals, errors and announcements
          * to this communicator, chosen at random for the connection and given in the handshake.
          */
         int token();

@@ -42,7 +42,7 @@ final class RailSet {
     private Rails registrationView;
     private boolean wideImmediate = true;
     private boolean noticeAfterWrite;
-    /** Writes longer than this are announced by a notice even where others carry immediate data. */
+    /** Writes longer than this are announced by a write notice message even where others carry immediate data. */
     private long noticeAbove = Long.MAX_VALUE;
     private boolean sendsFollowWrites = true;
     /** Receive buffers up to this size get a tagged receive and one tagged message (writeNotice tagged); 0: none. */
@@ -191,7 +191,7 @@ final class RailSet {
     /**
      * Whether every write is announced by a zero-byte message after it instead of by immediate data
      * ({@link WriteNotice}), and announcements are sent rather than written; then every rail
-     * keeps receives posted for the notices.
+     * keeps receives posted for the write notices.
      */
     boolean noticeAfterWrite() {
         return noticeAfterWrite;
@@ -212,7 +212,7 @@ final class RailSet {
      * the writes before it (FI_ORDER_SAW). A write's completion at the sender says only that the
      * provider took it ({@code tcp}: into the socket); a confirmation on another connection can
      * overtake it, and the receiver would let its buffers go while the write is still on its way.
-     * The data rails then keep notice receives posted ({@link NoticeReceive}).
+     * The data rails then keep zero-byte receives posted ({@link ZeroByteReceive}).
      */
     boolean confirmsCloseOnDataRails() {
         return sendsFollowWrites;
@@ -230,8 +230,8 @@ final class RailSet {
         }
     }
 
-    /** Whether the data rails keep zero-byte receives posted for notices. */
-    boolean dataRailsTakeNotices() {
+    /** Whether the data rails keep zero-byte receives posted, for write notices and close signals. */
+    boolean dataRailsTakeZeroByteMessages() {
         return noticeAfterWrite || noticeAbove != Long.MAX_VALUE || sendsFollowWrites;
     }
 
@@ -342,7 +342,7 @@ final class RailSet {
     }
 
     /**
-     * The immediate data of a write or notice: the 32-bit word, and above it, where CQ data has 8
+     * The immediate data of a write or zero-byte message: the 32-bit word, and above it, where CQ data has 8
      * bytes, {@code upper} (a data segment's length, or the receiving communicator's token).
      */
     long immediate(int word, long upper) {

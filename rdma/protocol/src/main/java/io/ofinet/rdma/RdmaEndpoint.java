@@ -155,7 +155,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         return step(false);
     }
 
-    /** {@link #progressLocked} reading every rail's queue: for waits on a peer's notices (closes, the watchdog). */
+    /** {@link #progressLocked} reading every rail's queue: for waits on a peer's signals (closes, the watchdog). */
     int progressEveryRail() throws RdmaException {
         return step(true);
     }

@@ -48,7 +48,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     final EagerInbox inbox;
     /** The largest eager payload (0: none), so the largest buffer a receive needs no announcement for. */
     private final long eagerMax;
-    /** The sender's close, as its notices tell it. */
+    /** The sender's close, as its close signals tell it. */
     final SenderClose senderClose;
 
     RecvComm(RdmaEndpoint endpoint, int id, int token, ListenComm listen, Connection sender, long peerMailbox,
@@ -147,7 +147,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /**
-     * The sender closed, as its notice on engine rail {@code rail} says; it served no receive from
+     * The sender closed, as its close signal on engine rail {@code rail} says; it served no receive from
      * {@code firstUnserved} on (in sequence order), and those will never complete: they fail now.
      * Earlier ones complete as their data arrives.
      */
@@ -351,7 +351,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         liveness.heard(endpoint.stepNanos());
         RecvRequest request = window.retrieve(seq);
         if (request == null || request.seq != seq) {
-            throw new RdmaException(ErrorCategory.REMOTE, "an error notice for receive " + seq + ", which is not posted");
+            throw new RdmaException(ErrorCategory.REMOTE, "an error for receive " + seq + ", which is not posted");
         }
         if (reason == Immediate.ERROR_SEND_FAILED) {
             request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes into buffer " + index

@@ -52,7 +52,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     boolean peerClosing;
     /** The receiver closed with nothing outstanding: it writes nothing more into the mailbox. */
     boolean receiverDone;
-    boolean closedNoticeSent;
+    boolean closedSignalSent;
     /** What goes on the wire, once connected. */
     private SendWrites writes;
 
@@ -235,7 +235,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
                 return null;
             }
             if (peerClosing) {
-                // No announcement comes for it: it fails, as the sends queued at the notice did.
+                // No announcement comes for it: it fails, as the sends queued at the signal did.
                 SendRequest request = free.poll();
                 request.start(address, size, tag, mr);
                 request.fail(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
@@ -335,7 +335,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         if (connectedAndOpen() && liveness.dead == null) {
             progressSends();
             if (peerClosing && !writesInFlight()) {
-                sendClosedNotice();
+                sendClosedSignal();
             }
         }
     }
@@ -363,13 +363,13 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /** Tells the receiver that this side writes no more (once), when its writes completed. */
-    void sendClosedNotice() {
-        if (closedNoticeSent || connection == null) {
+    void sendClosedSignal() {
+        if (closedSignalSent || connection == null) {
             return;
         }
         // Names the first message this side did not send; the receiver fails the receives that
         // wait for it or later ones.
-        closedNoticeSent = writes.closed(sequencer.nextSeq());
+        closedSignalSent = writes.closed(sequencer.nextSeq());
     }
 
     /** Fails every queued send; used when the communicator closes or its peer is gone. */

@@ -14,14 +14,14 @@ import io.ofinet.rdma.wire.TaggedData;
 
 /**
  * What a connected send communicator puts on the wire: a send's striped writes into the buffer an
- * announcement named (or one tagged message, where the receiver asked for it), the notices
+ * announcement named (or one tagged message, where the receiver asked for it), the errors
  * that tell the receiver of a refused or failed send, and the confirmation of its close. Every
  * method takes the operations it needs from the endpoint's pool, all or none, and returns false
  * when they are short (the caller retries at the next progress step). Touched only with the
  * endpoint held.
  */
 final class SendWrites {
-    /** For notices whose fate nobody waits on. */
+    /** For zero-byte messages whose fate nobody waits on. */
     static final RmaOp.Owner NO_OWNER = new RmaOp.Owner() {
         @Override
         public void opDone(RmaOp op) {
@@ -53,14 +53,14 @@ final class SendWrites {
         this.scheduler = scheduler;
     }
 
-    /** Fails a send and tells the receiver why ({@code reason}, an error notice for {@code seq}). */
+    /** Fails a send and tells the receiver why ({@code reason}, an error for {@code seq}). */
     boolean refuse(SendRequest request, int seq, int buffer, int reason, String why) {
         RmaOp op = endpoint.pools.acquireOp();
         if (op == null) {
             return false;
         }
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
-        connection.sendNotice(op, "notice to the receiver", Immediate.encode(Immediate.TYPE_ERROR, reason, buffer,
+        connection.sendImmediate(op, "error to the receiver", Immediate.encode(Immediate.TYPE_ERROR, reason, buffer,
                 connection.peerCommId(), seq), NO_OWNER);
         return true;
     }
@@ -69,7 +69,7 @@ final class SendWrites {
     void sendFailed(SendRequest request) {
         RmaOp op = endpoint.pools.acquireOp();
         if (op != null) {
-            connection.sendNotice(op, "notice to the receiver", Immediate.encode(Immediate.TYPE_ERROR,
+            connection.sendImmediate(op, "error to the receiver", Immediate.encode(Immediate.TYPE_ERROR,
                     Immediate.ERROR_SEND_FAILED, request.bufferIndex, connection.peerCommId(), request.seq), NO_OWNER);
         }
     }
@@ -137,7 +137,7 @@ final class SendWrites {
                 return false;
             }
             request.pendingOps = 1;
-            connection.sendNotice(op, "notice to the receiver", Immediate.encode(Immediate.TYPE_DATA, 1,
+            connection.sendImmediate(op, "zero-byte send to the receiver", Immediate.encode(Immediate.TYPE_DATA, 1,
                     announcement.index(i), connection.peerCommId(), seq), request);
             return true;
         }
@@ -204,16 +204,16 @@ final class SendWrites {
      */
     boolean closed(int firstUnserved) {
         boolean onData = endpoint.railSet.confirmsCloseOnDataRails();
-        int notices = onData ? endpoint.dataRails() : 1;
-        if (!endpoint.pools.acquireOps(ops, notices)) {
+        int signals = onData ? endpoint.dataRails() : 1;
+        if (!endpoint.pools.acquireOps(ops, signals)) {
             return false;
         }
         int word = Immediate.signal(Signal.SENDER_CLOSED, connection.peerCommId(), firstUnserved);
-        for (int r = 0; r < notices; r++) {
+        for (int r = 0; r < signals; r++) {
             if (onData) {
-                connection.sendNoticeOnData(ops[r], r, "close notice", word, NO_OWNER);
+                connection.sendImmediateOnData(ops[r], r, "close signal", word, NO_OWNER);
             } else {
-                connection.sendNotice(ops[r], "close notice", word, NO_OWNER);
+                connection.sendImmediate(ops[r], "close signal", word, NO_OWNER);
             }
             ops[r] = null;
         }

@@ -99,7 +99,7 @@ final class SlowDuties {
             RmaOp op = endpoint.pools.acquireOp();
             if (op != null) {
                 liveness.lastKeepaliveNanos = now;
-                peer.sendNotice(op, "keepalive", Immediate.signal(keepalive, peer.peerCommId(), 0),
+                peer.sendImmediate(op, "keepalive", Immediate.signal(keepalive, peer.peerCommId(), 0),
                         liveness);
             }
         }

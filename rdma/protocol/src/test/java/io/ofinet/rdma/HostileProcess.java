@@ -69,15 +69,15 @@ final class HostileProcess {
             long immediates = 0;
             for (int comm = 0; comm < 64; comm++) {
                 for (int side = 0; side < 4; side++) {
-                    out.notice(Immediate.encode(Immediate.TYPE_SIGNAL, 1, side, comm, 0), random.nextInt());
+                    out.zeroByte(Immediate.encode(Immediate.TYPE_SIGNAL, 1, side, comm, 0), random.nextInt());
                     immediates++;
                 }
                 for (int reason = 1; reason <= 3; reason++) {
-                    out.notice(Immediate.encode(Immediate.TYPE_ERROR, reason, 0, comm, random.nextInt(1024)),
+                    out.zeroByte(Immediate.encode(Immediate.TYPE_ERROR, reason, 0, comm, random.nextInt(1024)),
                             random.nextInt());
                     immediates++;
                 }
-                out.notice(Immediate.encode(Immediate.TYPE_ANNOUNCEMENT, 1, 0, comm, random.nextInt(1024)), random.nextInt());
+                out.zeroByte(Immediate.encode(Immediate.TYPE_ANNOUNCEMENT, 1, 0, comm, random.nextInt(1024)), random.nextInt());
                 // An announcement sent with bytes (as under write notices), without the token.
                 byte[] announcement = new byte[Announcement.maxBytes(1)];
                 random.nextBytes(announcement);
@@ -85,9 +85,9 @@ final class HostileProcess {
                         | (long) random.nextInt() << 32);
                 immediates += 2;
                 // Data segments for communicators that cannot exist, and impossible segment counts.
-                out.notice(Immediate.encode(Immediate.TYPE_DATA, 1, 0, Limits.MAX_COMMS - 1 - comm, 0), 64);
-                out.notice(Immediate.encode(Immediate.TYPE_DATA, 16, 0, comm, 0), 64);
-                out.notice(Immediate.encode(Immediate.TYPE_ERROR, 1, 0, comm, 0) & ~(0xf << 26) | 7 << 26, 0);
+                out.zeroByte(Immediate.encode(Immediate.TYPE_DATA, 1, 0, Limits.MAX_COMMS - 1 - comm, 0), 64);
+                out.zeroByte(Immediate.encode(Immediate.TYPE_DATA, 16, 0, comm, 0), 64);
+                out.zeroByte(Immediate.encode(Immediate.TYPE_ERROR, 1, 0, comm, 0) & ~(0xf << 26) | 7 << 26, 0);
                 immediates += 3;
             }
             // Zero-byte data segments for the first communicators and sequence numbers, as a zero-byte
@@ -95,7 +95,7 @@ final class HostileProcess {
             // apart by their source (received messages name theirs on tcp;ofi_rxm and on shm).
             for (int comm = 0; comm < 4; comm++) {
                 for (int seq = 0; seq < 16; seq++) {
-                    out.notice(Immediate.encode(Immediate.TYPE_DATA, 1, 0, comm, seq), 0);
+                    out.zeroByte(Immediate.encode(Immediate.TYPE_DATA, 1, 0, comm, seq), 0);
                     immediates++;
                 }
             }
@@ -195,7 +195,7 @@ final class HostileProcess {
         }
 
         /** A zero-byte message with immediate data {@code word} and {@code upper} above it. */
-        void notice(int word, long upper) throws Exception {
+        void zeroByte(int word, long upper) throws Exception {
             post(0, (upper & 0xffffffffL) << 32 | (word & 0xffffffffL), true);
         }
 

@@ -262,7 +262,7 @@ class PeerLivenessTest {
         assertEquals("irecv: the sender closed the connection", e.getMessage());
     }
 
-    /** Drives the receiver until it has seen its sender's close notice. */
+    /** Drives the receiver until it has seen its sender's close signal. */
     private static void awaitSenderClose(RecvComm recv, RdmaEndpoint receiver, long deadline) throws Exception {
         while (!recv.senderClose.said()) {
             assertTrue(System.nanoTime() < deadline, "the sender's close did not arrive");

@@ -18,7 +18,7 @@ import java.util.Objects;
  *  6 u8 data rails (1..16)          7 u8 control rails (1..16)
  *  8 u32 listen id                 12 u32 connector's comm id       16 u32 acceptor's comm id
  * 20 u32 mailbox slots (CONNECT)   24 u64 mailbox address           32 u32 mailbox slot bytes
- * 36 u32 token: the upper half of the CQ data of every notice and announcement to this side
+ * 36 u32 token: the upper half of the CQ data of every signal, error and announcement to this side
  * 40 u64 host identity (0: unknown) 48 u32 pid                      52 u32 eager max size (0: off)
  * 56 u64 process start, clock ticks since boot
  * 64 u64 mailbox key per control rail
