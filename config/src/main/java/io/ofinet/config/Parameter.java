@@ -2,7 +2,6 @@ package io.ofinet.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -303,7 +302,7 @@ public final class Parameter<T> {
 
     /** Formats a value as a layout would write it. */
     public String format(Object value) {
-        return value instanceof Enum<?> choice ? choice.name().toLowerCase(Locale.ROOT) : String.valueOf(value);
+        return value instanceof Enum<?> choice ? ValueType.spelling(choice) : String.valueOf(value);
     }
 
     private T checked(T value) {

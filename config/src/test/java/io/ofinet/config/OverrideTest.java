@@ -46,6 +46,21 @@ class OverrideTest {
         assertEquals(Source.DEFAULT, p.setting(Parameter.MIN_STRIPE_SIZE).source());
     }
 
+    /** The write-notice modes keep the spellings users write, whatever their Java names. */
+    @Test
+    void writeNoticeModesKeepTheirSpellings() throws ConfigException {
+        assertEquals(WriteNotice.TAGGED_SEND_INSTEAD,
+                parse(device("\"writeNotice\": \"tagged\""), env(Map.of())).devices().get(0).parameters().writeNotice());
+        DeviceParameters p = parse(device(""), env(Map.of("OFINET_WRITE_NOTICE", "Tagged"))).devices().get(0)
+                .parameters();
+        assertEquals(WriteNotice.TAGGED_SEND_INSTEAD, p.writeNotice());
+        assertEquals("tagged", Parameter.WRITE_NOTICE.format(p.writeNotice()));
+        assertEquals(java.util.List.of("auto", "immediate", "message", "tagged"),
+                java.util.Arrays.stream(WriteNotice.values()).map(WriteNotice::jsonName).toList());
+        assertThrows(ConfigException.class, () -> parse(device("\"writeNotice\": \"tagged_send_instead\""),
+                env(Map.of())));
+    }
+
     @Test
     void systemPropertyWinsOverEnvironment() throws ConfigException {
         RailLayout layout = parse(device(""), env(Map.of("OFINET_CQ_READ_COUNT", "16"),

@@ -96,7 +96,7 @@ final class RailSet {
     private void chooseNotices(WriteNotice notice) {
         boolean all = switch (notice) {
             case IMMEDIATE -> false;
-            case MESSAGE, TAGGED -> true;
+            case MESSAGE, TAGGED_SEND_INSTEAD -> true;
             case AUTO -> policies().stream().allMatch(ProviderPolicy::crashesOnCutImmediates);
         };
         long above = notice != WriteNotice.AUTO ? Long.MAX_VALUE
@@ -115,7 +115,7 @@ final class RailSet {
     }
 
     /**
-     * Whether large receive buffers get one tagged message each ({@link WriteNotice#TAGGED}): as
+     * Whether large receive buffers get one tagged message each ({@link WriteNotice#TAGGED_SEND_INSTEAD}): as
      * set, or by default on {@code tcp} with one data rail (a tagged message travels on one rail,
      * where writes are striped over all of them); only where every data rail was granted
      * FI_TAGGED, and writes are announced by messages.
@@ -135,7 +135,7 @@ final class RailSet {
      * {@code dataRails}: the hints then ask for FI_TAGGED.
      */
     static boolean wantsTagged(WriteNotice notice, String provider, int dataRails) {
-        return notice == WriteNotice.TAGGED || notice == WriteNotice.AUTO && dataRails == 1
+        return notice == WriteNotice.TAGGED_SEND_INSTEAD || notice == WriteNotice.AUTO && dataRails == 1
                 && new ProviderPolicy(provider).crashesOnCutImmediates();
     }
 
