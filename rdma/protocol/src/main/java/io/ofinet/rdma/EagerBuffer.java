@@ -8,7 +8,7 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.progress.Operation;
 import io.ofinet.rdma.progress.PeerQueue;
-import io.ofinet.rdma.wire.EagerHeader;
+import io.ofinet.rdma.wire.EagerMessageHeader;
 
 /**
  * An entry of an endpoint's eager freelist ({@link EagerBuffers}): a buffer of {@code
@@ -35,7 +35,7 @@ final class EagerBuffer {
 
     /** Where the payload starts. */
     long payload() {
-        return address + EagerHeader.BYTES;
+        return address + EagerMessageHeader.BYTES;
     }
 
     /**

@@ -2,7 +2,7 @@ package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
-import io.ofinet.rdma.wire.EagerHeader;
+import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Signal;
 import io.ofinet.rdma.wire.Limits;
@@ -22,7 +22,7 @@ final class EagerInbox {
 
     private final RecvComm comm;
     private final RdmaEndpoint endpoint;
-    private final EagerHeader header = new EagerHeader();
+    private final EagerMessageHeader header = new EagerMessageHeader();
     private final int[] heldSeq = new int[SendSequencer.CREDITS];
     private final long[] heldLength = new long[SendSequencer.CREDITS];
     private final EagerBuffer[] held = new EagerBuffer[SendSequencer.CREDITS];
@@ -44,7 +44,7 @@ final class EagerInbox {
      * in its header: one without it is not its peer's, and is dropped without failing it.
      */
     boolean carriesToken(EagerBuffer buffer, long len) {
-        return len >= EagerHeader.BYTES && EagerHeader.tokenAt(endpoint.memory, buffer.address) == comm.token();
+        return len >= EagerMessageHeader.BYTES && EagerMessageHeader.tokenAt(endpoint.memory, buffer.address) == comm.token();
     }
 
     /**
@@ -106,7 +106,7 @@ final class EagerInbox {
                         + request.buffers + "-buffer receive");
             }
         }
-        boolean data = header.kind() == EagerHeader.KIND_EAGER;
+        boolean data = header.kind() == EagerMessageHeader.KIND_EAGER;
         if ((((data ? request.taken : request.eagerFilled) >>> i) & 1) != 0) {
             throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " for buffer " + i
                     + " of receive " + request.seq + ", which something else took");
@@ -123,7 +123,7 @@ final class EagerInbox {
                 endpoint.memory.copy(buffer.payload(), request.address[i], size);
             }
             request.eagerFilled(i, size);
-        } else if (header.kind() == EagerHeader.KIND_HEAD && !request.tagged(i)) {
+        } else if (header.kind() == EagerMessageHeader.KIND_HEAD && !request.tagged(i)) {
             // At most eagerMaxSize bytes, fewer than the send's size, which fits the buffer (decode, above).
             endpoint.memory.copy(buffer.payload(), request.address[i], header.payload());
             request.head(i, header.payload());

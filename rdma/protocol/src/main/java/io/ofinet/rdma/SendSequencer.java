@@ -3,7 +3,7 @@ package io.ofinet.rdma;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.Announcement;
-import io.ofinet.rdma.wire.EagerHeader;
+import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayDeque;
@@ -223,8 +223,8 @@ final class SendSequencer {
         if (!eager && !head && !intentDue(request)) {
             return false;
         }
-        int kind = eager ? EagerHeader.KIND_EAGER : head ? EagerHeader.KIND_HEAD : EagerHeader.KIND_INTENT;
-        if (!writes.eager(request, t, EagerHeader.BY_TAG, kind, head ? eagerMax : 0)) {
+        int kind = eager ? EagerMessageHeader.KIND_EAGER : head ? EagerMessageHeader.KIND_HEAD : EagerMessageHeader.KIND_INTENT;
+        if (!writes.eager(request, t, EagerMessageHeader.BY_TAG, kind, head ? eagerMax : 0)) {
             return false;
         }
         credits--;
@@ -292,7 +292,7 @@ final class SendSequencer {
             }
             // A buffer that waits for a tagged message takes the send as one, however small.
             if (eagerMax > 0 && request.size <= eagerMax && credits > 0 && !announcement.tagged(i)) {
-                if (!writes.eager(request, t, announcement.index(i), EagerHeader.KIND_EAGER, 0)) {
+                if (!writes.eager(request, t, announcement.index(i), EagerMessageHeader.KIND_EAGER, 0)) {
                     return false;
                 }
                 credits--;

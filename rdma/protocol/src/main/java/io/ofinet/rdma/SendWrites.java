@@ -6,7 +6,7 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.sched.RailScheduler;
 import io.ofinet.rdma.sched.Schedule;
 import io.ofinet.rdma.wire.Announcement;
-import io.ofinet.rdma.wire.EagerHeader;
+import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Signal;
 import io.ofinet.rdma.wire.Limits;
@@ -75,12 +75,12 @@ final class SendWrites {
     }
 
     /**
-     * Sends message {@code seq} as an eager message of {@code kind} ({@link EagerHeader}) — its
+     * Sends message {@code seq} as an eager message of {@code kind} ({@link EagerMessageHeader}) — its
      * header, and the payload copied into an eager buffer, one message to the receiver's data rail
-     * {@code seq mod rails}: the whole send ({@link EagerHeader#KIND_EAGER}), nothing ({@link
-     * EagerHeader#KIND_INTENT}), or its first {@code headBytes} ({@link EagerHeader#KIND_HEAD}, the
+     * {@code seq mod rails}: the whole send ({@link EagerMessageHeader#KIND_EAGER}), nothing ({@link
+     * EagerMessageHeader#KIND_INTENT}), or its first {@code headBytes} ({@link EagerMessageHeader#KIND_HEAD}, the
      * rest written later past them). {@code index} is the receive buffer's, or {@link
-     * EagerHeader#BY_TAG}. An eager send is done at once (its payload is copied); the message's
+     * EagerMessageHeader#BY_TAG}. An eager send is done at once (its payload is copied); the message's
      * failure to go out fails the communicator, through {@code eagerOwner}.
      */
     boolean eager(SendRequest request, int seq, int index, int kind, long headBytes) {
@@ -88,9 +88,9 @@ final class SendWrites {
         if (buffer == null) {
             return false;
         }
-        boolean whole = kind == EagerHeader.KIND_EAGER;
-        long payload = whole ? request.size : kind == EagerHeader.KIND_HEAD ? headBytes : 0;
-        EagerHeader.encode(endpoint.memory, buffer.address, kind, index, seq, request.tag, request.size,
+        boolean whole = kind == EagerMessageHeader.KIND_EAGER;
+        long payload = whole ? request.size : kind == EagerMessageHeader.KIND_HEAD ? headBytes : 0;
+        EagerMessageHeader.encode(endpoint.memory, buffer.address, kind, index, seq, request.tag, request.size,
                 connection.peerToken());
         if (payload > 0) {
             endpoint.memory.copy(request.address, buffer.payload(), payload);
@@ -98,8 +98,8 @@ final class SendWrites {
         int rail = seq % endpoint.dataRails();
         int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0, connection.peerCommId(), seq);
         request.seq = seq;
-        request.bufferIndex = index == EagerHeader.BY_TAG ? 0 : index;
-        request.headBytes = kind == EagerHeader.KIND_HEAD ? headBytes : 0;
+        request.bufferIndex = index == EagerMessageHeader.BY_TAG ? 0 : index;
+        request.headBytes = kind == EagerMessageHeader.KIND_HEAD ? headBytes : 0;
         if (request.headBytes > 0) {
             endpoint.pools.counts.headSent();
         }
@@ -112,7 +112,7 @@ final class SendWrites {
             endpoint.pools.counts.sent(request.size);
             eagerOwner.sent(request.size);
         }
-        buffer.send.start(rail, EagerHeader.BYTES + payload, data, connection.dataPeer(rail), connection.dataQueue(rail),
+        buffer.send.start(rail, EagerMessageHeader.BYTES + payload, data, connection.dataPeer(rail), connection.dataQueue(rail),
                 eagerOwner);
         return true;
     }

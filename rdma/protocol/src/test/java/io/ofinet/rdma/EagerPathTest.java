@@ -380,12 +380,12 @@ class EagerPathTest extends TwoHostFixture {
         b.lock();
         try {
             EagerBuffer forged = b.pools.eager.acquire();
-            io.ofinet.rdma.wire.EagerHeader.encode(b.memory, forged.address, io.ofinet.rdma.wire.EagerHeader.KIND_EAGER,
-                    io.ofinet.rdma.wire.EagerHeader.BY_TAG, 0, 1, 8, p.recv().token() + 1);
+            io.ofinet.rdma.wire.EagerMessageHeader.encode(b.memory, forged.address, io.ofinet.rdma.wire.EagerMessageHeader.KIND_EAGER,
+                    io.ofinet.rdma.wire.EagerMessageHeader.BY_TAG, 0, 1, 8, p.recv().token() + 1);
             int word = io.ofinet.rdma.wire.Immediate.encode(io.ofinet.rdma.wire.Immediate.TYPE_DATA, 1, 0,
                     p.recv().id(), 0);
             long data = (p.recv().token() & 0xffffffffL) << 32 | (word & 0xffffffffL);
-            assertFalse(b.immediates.eager(0, forged, io.ofinet.rdma.wire.EagerHeader.BYTES + 8, data), "not held");
+            assertFalse(b.immediates.eager(0, forged, io.ofinet.rdma.wire.EagerMessageHeader.BYTES + 8, data), "not held");
             b.pools.eager.release(forged);
             assertEquals(1, b.immediates.forged());
             assertTrue(p.recv().liveness().dead == null, "the communicator is not charged");

@@ -13,7 +13,7 @@ import io.ofinet.fabric.testing.AddressExchange;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.fabric.testing.Peer;
 import io.ofinet.rdma.wire.Announcement;
-import io.ofinet.rdma.wire.EagerHeader;
+import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.HandshakeMessage;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
@@ -32,7 +32,7 @@ import java.util.SplittableRandom;
 final class HostileProcess {
     private static final int FLOOD = 40;
     /** The largest eager message on tcp (the default eagerMaxSize and its header); on shm 4096 bytes. */
-    private static final int EAGER_BYTES = 8192 + EagerHeader.BYTES;
+    private static final int EAGER_BYTES = 8192 + EagerMessageHeader.BYTES;
     /** A message larger than an eager buffer but within rxm's own eager size. */
     private static final int OVERSIZED = EAGER_BYTES + 1000;
     private static final int OVERSIZED_MESSAGES = (KeptReceive.MAX_FAILURES_IN_A_ROW + 1) * 128 + 1;
@@ -109,14 +109,14 @@ final class HostileProcess {
                 for (int seq = 0; seq < 16; seq++) {
                     random.nextBytes(eager);
                     if (seq % 2 == 0) {
-                        int size = random.nextInt(eagerBytes - EagerHeader.BYTES + 1);
-                        try (HostBuffer header = new HostBuffer(EagerHeader.BYTES)) {
-                            EagerHeader.encode(NativeMemory.host(), header.address, EagerHeader.KIND_EAGER,
-                                    EagerHeader.BY_TAG, seq, 0, size, random.nextInt());
-                            System.arraycopy(header.bytes(0, EagerHeader.BYTES), 0, eager, 0, EagerHeader.BYTES);
+                        int size = random.nextInt(eagerBytes - EagerMessageHeader.BYTES + 1);
+                        try (HostBuffer header = new HostBuffer(EagerMessageHeader.BYTES)) {
+                            EagerMessageHeader.encode(NativeMemory.host(), header.address, EagerMessageHeader.KIND_EAGER,
+                                    EagerMessageHeader.BY_TAG, seq, 0, size, random.nextInt());
+                            System.arraycopy(header.bytes(0, EagerMessageHeader.BYTES), 0, eager, 0, EagerMessageHeader.BYTES);
                         }
                     }
-                    int length = EagerHeader.BYTES + random.nextInt(eagerBytes - EagerHeader.BYTES + 1);
+                    int length = EagerMessageHeader.BYTES + random.nextInt(eagerBytes - EagerMessageHeader.BYTES + 1);
                     data.send(eager, length, Immediate.encode(Immediate.TYPE_DATA, 1, 0, comm, seq)
                             | (long) random.nextInt() << 32);
                     immediates++;

@@ -146,47 +146,47 @@ class WireFormatsTest {
         io.ofinet.fabric.HostMemory memory = io.ofinet.fabric.ofi.NativeMemory.host();
         long at = memory.allocate(64);
         try {
-            EagerHeader.encode(memory, at, EagerHeader.KIND_EAGER, EagerHeader.BY_TAG, 513, 9, 32, 0x12345678);
-            byte[] out = new byte[EagerHeader.BYTES];
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_EAGER, EagerMessageHeader.BY_TAG, 513, 9, 32, 0x12345678);
+            byte[] out = new byte[EagerMessageHeader.BYTES];
             memory.read(at, out, 0, out.length);
             assertEquals("01" + "ff" + "0102" + "09000000" + "20000000" + "78563412", HEX.formatHex(out));
-            EagerHeader h = new EagerHeader().decode(memory, at, EagerHeader.BYTES + 32, 513, 8192);
-            assertEquals(EagerHeader.KIND_EAGER, h.kind());
+            EagerMessageHeader h = new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 32, 513, 8192);
+            assertEquals(EagerMessageHeader.KIND_EAGER, h.kind());
             assertTrue(h.byTag());
             assertEquals(9, h.tag());
             assertEquals(32, h.size());
             assertEquals(0x12345678, h.token());
             RdmaException wrongSeq = assertThrows(RdmaException.class,
-                    () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 32, 512, 8192));
+                    () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 32, 512, 8192));
             assertEquals(ErrorCategory.REMOTE, wrongSeq.category());
             assertEquals("eager message sequence number 513 where its immediate data says 512", wrongSeq.getMessage());
-            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 31, 513,
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 31, 513,
                     8192), "a payload shorter than its size");
-            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 32, 513, 16),
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 32, 513, 16),
                     "a payload larger than eagerMaxSize");
-            EagerHeader.encode(memory, at, EagerHeader.KIND_INTENT, 8, 1, 9, 1 << 20, 1);
-            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES, 1, 8192),
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_INTENT, 8, 1, 9, 1 << 20, 1);
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES, 1, 8192),
                     "buffer index 8");
-            EagerHeader.encode(memory, at, EagerHeader.KIND_INTENT, 7, 1, 9, 1 << 20, 1);
-            assertEquals(1 << 20, new EagerHeader().decode(memory, at, EagerHeader.BYTES, 1, 8192).size(),
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_INTENT, 7, 1, 9, 1 << 20, 1);
+            assertEquals(1 << 20, new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES, 1, 8192).size(),
                     "an intent announces a size above eagerMaxSize");
-            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 1, 1, 8192),
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 1, 1, 8192),
                     "an intent with a payload");
-            EagerHeader.encode(memory, at, EagerHeader.KIND_HEAD, EagerHeader.BY_TAG, 1, 9, 20000, 1);
-            EagerHeader head = new EagerHeader().decode(memory, at, EagerHeader.BYTES + 8192, 1, 8192);
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_HEAD, EagerMessageHeader.BY_TAG, 1, 9, 20000, 1);
+            EagerMessageHeader head = new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 8192, 1, 8192);
             assertEquals(20000, head.size(), "a head announces its send's size");
             assertEquals(8192, head.payload(), "and carries its first bytes");
             assertEquals("a head of 8193 bytes for a send of 20000 (a head carries 1 to 8192 bytes, fewer than its"
-                    + " send)", assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at,
-                    EagerHeader.BYTES + 8193, 1, 8192)).getMessage());
-            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES, 1, 8192),
+                    + " send)", assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at,
+                    EagerMessageHeader.BYTES + 8193, 1, 8192)).getMessage());
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES, 1, 8192),
                     "a head without bytes");
-            EagerHeader.encode(memory, at, EagerHeader.KIND_HEAD, EagerHeader.BY_TAG, 1, 9, 4096, 1);
-            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 4096, 1,
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_HEAD, EagerMessageHeader.BY_TAG, 1, 9, 4096, 1);
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 4096, 1,
                     8192), "a head as large as its send");
             fuzz(java.util.Arrays.copyOf(out, out.length), (b, len) -> {
                 memory.write(at, b, 0, Math.min(len, 64));
-                new EagerHeader().decode(memory, at, len, 513, 8192);
+                new EagerMessageHeader().decode(memory, at, len, 513, 8192);
             }, ErrorCategory.REMOTE);
         } finally {
             memory.free(at);

@@ -7,12 +7,13 @@ import io.ofinet.rdma.error.RdmaException;
 /**
  * The 16-byte header in front of an eager message (docs/PROTOCOL.md, "Eager messages"): a send of
  * at most {@code eagerMaxSize} bytes that goes out whole into a receive buffer the receiver keeps
- * posted, the intent of a larger send that waits for its announcement, or a larger send's
- * head: its first bytes, ahead of the writes of the rest ("Heads"). Little-endian:
+ * posted, the intent of a larger send that waits for its announcement, or a larger send's eager
+ * head: its first bytes, ahead of the writes of the rest ("Heads"). It is the only header on the
+ * wire named for eager messages; "head" is the eager head alone ({@link #KIND_HEAD}). Little-endian:
  *
  * <pre>
- *  0  u8  kind: 1 eager data (the payload follows), 2 intent (no payload), 3 head (the send's
- *         first bytes follow)
+ *  0  u8  kind: 1 eager data (the payload follows), 2 intent (no payload), 3 eager head (the
+ *         send's first bytes follow)
  *  1  u8  buffer index 0..7, chosen by the sender from the announcement; 0xFF: matched by tag
  *  2  u16 message sequence number (equals the immediate data's)
  *  4  u32 tag
@@ -22,7 +23,7 @@ import io.ofinet.rdma.error.RdmaException;
  *
  * One instance decodes many headers; it holds the last one decoded.
  */
-public final class EagerHeader {
+public final class EagerMessageHeader {
     public static final int BYTES = 16;
     public static final int KIND_EAGER = 1;
     public static final int KIND_INTENT = 2;
@@ -58,7 +59,7 @@ public final class EagerHeader {
      *
      * @throws RdmaException (remote) naming the field that breaks a rule
      */
-    public EagerHeader decode(HostMemory memory, long address, long length, int expectedSeq, long maxPayload)
+    public EagerMessageHeader decode(HostMemory memory, long address, long length, int expectedSeq, long maxPayload)
             throws RdmaException {
         if (length < BYTES) {
             throw remote("an eager message of " + length + " bytes is shorter than its " + BYTES + "-byte header");
