@@ -28,14 +28,14 @@ public final class Parameter<T> {
 
     /**
      * How long a send larger than {@code eagerMaxSize} that finds no announcement waits at the
-     * head of its queue for one before it sends its intent. Only a receive that sends no announcement (its
-     * buffers all take eager messages) needs the intent, to refuse the send; every other receive's
+     * head of its queue for one before it sends its request to send. Only a receive that sends no announcement (its
+     * buffers all take eager messages) needs the request to send, to refuse the send; every other receive's
      * announcement arrives, and the send goes without one.
      */
-    public static final Parameter<Long> INTENT_DELAY_US = new Parameter<>("intentDelayUs", ValueType.LONG,
+    public static final Parameter<Long> RTS_DELAY_US = new Parameter<>("intentDelayUs", ValueType.LONG,
             1000L, "us", 0, 60_000_000L,
             "how long a send larger than eagerMaxSize waits for its receive's announcement before it"
-                    + " announces itself with an intent; 0: at once");
+                    + " announces itself with a request to send; 0: at once");
 
     /**
      * Smallest stripe when a message is split over data rails. A multiple of 128 so that every
@@ -163,7 +163,8 @@ public final class Parameter<T> {
      * "What a peer can forge").
      */
     public static final Parameter<Boolean> SOURCE_CHECK_DISABLE = flag("sourceCheckDisable", false,
-            "do not ask providers for the source of arrivals (FI_SOURCE); signals, errors and announcements are then tied to their"
+            "do not ask providers for the source of arrivals (FI_SOURCE); signals, errors and announcements are"
+            + " then tied to their"
             + " connection by their token only, and data segments not at all");
 
     /**
@@ -175,7 +176,7 @@ public final class Parameter<T> {
                     + " reports none; 0: unknown");
 
     /** Every parameter, in report order. */
-    public static final List<Parameter<?>> ALL = List.of(MR_SCOPE, EAGER_MAX_SIZE, INTENT_DELAY_US,
+    public static final List<Parameter<?>> ALL = List.of(MR_SCOPE, EAGER_MAX_SIZE, RTS_DELAY_US,
             MIN_STRIPE_SIZE, SCHED_MAX_SMALL_RR_SIZE, CQ_READ_COUNT, RDMA_MIN_POSTED_CONTROL_BUFFERS,
             RDMA_MAX_POSTED_CONTROL_BUFFERS, RDMA_MIN_POSTED_EAGER_BUFFERS,
             RDMA_MAX_POSTED_EAGER_BUFFERS, MR_KEY_SIZE, MR_CACHE_DISABLE, MR_CACHE_MAX_ENTRIES,

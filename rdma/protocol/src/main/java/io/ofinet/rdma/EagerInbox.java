@@ -8,7 +8,7 @@ import io.ofinet.rdma.wire.Signal;
 import io.ofinet.rdma.wire.Limits;
 
 /**
- * A receive communicator's eager messages, intents and heads (docs/PROTOCOL.md, "Eager messages"): those
+ * A receive communicator's eager messages, requests to send and heads (docs/PROTOCOL.md, "Eager messages"): those
  * whose receive is posted are matched and copied out at once; those that came first stay in their
  * buffers (held) until their receive is posted, at most {@link SendSequencer#CREDITS} of them. A
  * message matched by tag waits for the earlier ones of its receive matched by tag, since both sides
@@ -44,7 +44,8 @@ final class EagerInbox {
      * in its header: one without it is not its peer's, and is dropped without failing it.
      */
     boolean carriesToken(EagerBuffer buffer, long len) {
-        return len >= EagerMessageHeader.BYTES && EagerMessageHeader.tokenAt(endpoint.memory, buffer.address) == comm.token();
+        return len >= EagerMessageHeader.BYTES
+                && EagerMessageHeader.tokenAt(endpoint.memory, buffer.address) == comm.token();
     }
 
     /**
@@ -128,7 +129,7 @@ final class EagerInbox {
             endpoint.memory.copy(buffer.payload(), request.address[i], header.payload());
             request.head(i, header.payload());
         } else {
-            // An intent; or a head for a buffer that takes a tagged message, which brings the head's bytes again.
+            // A request to send; or a head for a buffer that takes a tagged message, which brings the head's bytes again.
             request.taken |= 1 << i;
         }
         used();
@@ -192,7 +193,7 @@ final class EagerInbox {
         }
     }
 
-    /** An eager message or intent was used up (or dropped): its credit is due back. */
+    /** An eager message or request to send was used up (or dropped): its credit is due back. */
     void used() {
         creditsDue++;
         returnCredits(CREDIT_BATCH);

@@ -44,7 +44,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final Flushes flushes;
     private final RecvRequest[] all = new RecvRequest[MAX_REQUESTS];
     private final PeerLiveness liveness;
-    /** Eager messages and intents: matched, held until their receive, credits returned. */
+    /** Eager messages and requests to send: matched, held until their receive, credits returned. */
     final EagerInbox inbox;
     /** The largest eager payload (0: none), so the largest buffer a receive needs no announcement for. */
     private final long eagerMax;
@@ -257,7 +257,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         }
         liveness.posting();
         // A receive whose every buffer takes an eager message whole needs no announcement: a
-        // larger send into it announces itself with an intent, and is refused.
+        // larger send into it announces itself with a request to send, and is refused.
         boolean announce = eagerMax == 0;
         for (int i = 0; i < count; i++) {
             announce |= sizes[i] > eagerMax;
@@ -302,7 +302,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /**
-     * Eager message or intent {@code seq} arrived in {@code buffer} ({@code len} bytes): delivered
+     * Eager message or request to send {@code seq} arrived in {@code buffer} ({@code len} bytes): delivered
      * to its receive, held until it is posted, or dropped when its receive has failed.
      *
      * @return whether the buffer is held

@@ -22,7 +22,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     final int[] segmentsExpected = new int[Limits.MAX_RECVS];
     final int[] segmentsArrived = new int[Limits.MAX_RECVS];
     int buffersDone;
-    /** Buffers something was assigned to: an eager message, an intent, or a written segment (a bit each). */
+    /** Buffers something was assigned to: an eager message, a request to send, or a written segment (a bit each). */
     int taken;
     /** Buffers filled by an eager message (a bit each): nothing else may land there. */
     int eagerFilled;

@@ -69,7 +69,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         long eagerMax = eager != null && eager.enabled() ? eager.payloadBytes() : 0;
         long headMin = endpoint.railSet.sendsHeads(endpoint.params.eagerHead())
                 ? Math.max(endpoint.params.eagerHeadMinSizeBytes(), eagerMax + 1) : Long.MAX_VALUE;
-        this.sequencer = new SendSequencer(eagerMax, endpoint.params.intentDelayNanos(), headMin);
+        this.sequencer = new SendSequencer(eagerMax, endpoint.params.rtsDelayNanos(), headMin);
         for (int i = 0; i < MAX_REQUESTS; i++) {
             all[i] = new SendRequest(this);
             free.add(all[i]);
@@ -143,7 +143,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             @Override
             public void opFailed(RmaOp op, RdmaException cause) {
                 liveness.condemn(new RdmaException(ErrorCategory.REMOTE, "send communicator " + id
-                        + ": an eager message or intent did not go out: " + cause.getMessage(), cause));
+                        + ": an eager message or request to send did not go out: " + cause.getMessage(), cause));
             }
         });
         this.liveness = new PeerLiveness(this, peerTimeoutMs, "send communicator " + id
@@ -292,10 +292,10 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             liveness.heard(endpoint.stepNanos());
         }
         SendRequest head = queue.peek();
-        sequencer.arrived(seq, head != null && head.intentSent);
+        sequencer.arrived(seq, head != null && head.rtsSent);
     }
 
-    /** The receiver used up {@code count} eager messages or intents of this side. */
+    /** The receiver used up {@code count} eager messages or requests to send of this side. */
     void creditsReturned(int count) throws RdmaException {
         liveness.heard(endpoint.stepNanos());
         sequencer.creditsReturned(count);
@@ -303,13 +303,13 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     /**
      * The receiver refused message {@code seq}, sent matched by its tag, for {@code reason}: the
-     * send waiting with its intent fails; a send already done cannot, so the communicator fails
+     * send waiting with its request to send fails; a send already done cannot, so the communicator fails
      * (the receiver's receive failed too).
      */
     void eagerRefused(int seq, int reason) {
         liveness.heard(endpoint.stepNanos());
         if (sequencer.refused(seq, queue, reason)) {
-            return; // an intent: its send failed with its own reason
+            return; // a request to send: its send failed with its own reason
         }
         if (sequencer.sentEager(seq)) {
             // Its send completed when it was copied out: the refusal fails the receive there, and is

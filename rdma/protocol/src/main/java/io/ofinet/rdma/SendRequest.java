@@ -15,13 +15,13 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     long writesPostedNanos;
     int seq;
     int bufferIndex;
-    /** Its intent or its head went out: it waits, at the head of the queue, for its announcement. */
-    boolean intentSent;
+    /** Its request to send or its head went out: it waits, at the head of the queue, for its announcement. */
+    boolean rtsSent;
     /** Bytes its head carried (0: no head): the writes carry the rest. */
     long headBytes;
-    /** Whether {@link #intentDueNanos} is set: the send has waited at the head for its announcement. */
-    boolean intentTimed;
-    long intentDueNanos;
+    /** Whether {@link #rtsDueNanos} is set: the send has waited at the head for its announcement. */
+    boolean rtsTimed;
+    long rtsDueNanos;
 
     SendRequest(SendComm comm) {
         this.comm = comm;
@@ -33,9 +33,9 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         this.tag = bufferTag;
         this.mr = handle;
         this.writesPostedNanos = 0;
-        this.intentSent = false;
+        this.rtsSent = false;
         this.headBytes = 0;
-        this.intentTimed = false;
+        this.rtsTimed = false;
         begin(0);
     }
 

@@ -26,17 +26,17 @@ import java.util.ArrayDeque;
  *     behind it. With heads on (eagerHead), at least {@code eagerHeadMinSize} and no send behind
  *     it, its first {@code eagerMaxSize} bytes go out at once with its tag and size (its head),
  *     and the writes of the rest follow the announcement. Else, when none has come within
- *     {@code intentDelayUs}, its intent (its tag and size, matched by its tag) goes out, for a
- *     receive that sends no announcement to refuse it. A head serves as the intent too.
+ *     {@code intentDelayUs}, its request to send (its tag and size, matched by its tag) goes out, for a
+ *     receive that sends no announcement to refuse it. A head serves as the request to send too.
  * </ul>
  * So within a receive the sends matched by tag come first, in sequence order, and both sides give
  * each the first untaken buffer with its tag in that order; sends after the announcement
  * arrived carry the buffer's index. When an announcement arrives, the sends already matched by
- * tag are replayed over it. Each eager message or intent takes one of the communicator's credits,
+ * tag are replayed over it. Each eager message or request to send takes one of the communicator's credits,
  * which the receiver returns as it uses them up. Touched only with the endpoint held.
  */
 final class SendSequencer {
-    /** Eager messages and intents a communicator may have that the receiver has not used up. */
+    /** Eager messages and requests to send a communicator may have that the receiver has not used up. */
     static final int CREDITS = 64;
     private static final int SEQS = 1 << Limits.SEQ_BITS;
     private static final int MASK = SEQS - 1;
@@ -47,8 +47,8 @@ final class SendSequencer {
      * (eagerHeadMinSize), or {@link Long#MAX_VALUE}: heads off (eagerHead).
      */
     private final long headMin;
-    /** How long a send larger than {@link #eagerMax} waits at the head for its announcement before its intent. */
-    private final long intentDelayNanos;
+    /** How long a send larger than {@link #eagerMax} waits at the head for its announcement before its RTS. */
+    private final long rtsDelayNanos;
     private final Announcement[] announcements = new Announcement[Limits.WINDOW];
     /** Per mailbox slot: the sequence number of the announcement there, or -1 when none is pending. */
     private final int[] announcedSeq = new int[Limits.WINDOW];
@@ -67,10 +67,10 @@ final class SendSequencer {
     private int nextSeq;
     private int credits = CREDITS;
 
-    SendSequencer(long eagerMaxSize, long intentDelayNanos, long headMinSize) {
+    SendSequencer(long eagerMaxSize, long rtsDelayNanos, long headMinSize) {
         this.eagerMax = (int) Math.min(eagerMaxSize, Integer.MAX_VALUE);
         this.headMin = eagerMax > 0 ? headMinSize : Long.MAX_VALUE;
-        this.intentDelayNanos = intentDelayNanos;
+        this.rtsDelayNanos = rtsDelayNanos;
         for (int i = 0; i < Limits.WINDOW; i++) {
             announcements[i] = new Announcement();
             announcedSeq[i] = -1;
@@ -113,9 +113,9 @@ final class SendSequencer {
 
     /**
      * Announcement {@code seq} has been decoded into its slot: the sends before the head that it
-     * covers (sent matched by tag), and the head's intent, are replayed over it.
+     * covers (sent matched by tag), and the head's request to send, are replayed over it.
      */
-    void arrived(int seq, boolean headIntent) {
+    void arrived(int seq, boolean rtsSent) {
         int slot = seq % Limits.WINDOW;
         Announcement announcement = announcements[slot];
         announcedSeq[slot] = seq;
@@ -125,7 +125,7 @@ final class SendSequencer {
         if (sent > Limits.WINDOW + CREDITS) {
             return; // ahead of the head: nothing was sent into it yet
         }
-        int replay = Math.min(announcement.buffers(), sent + (headIntent ? 1 : 0));
+        int replay = Math.min(announcement.buffers(), sent + (rtsSent ? 1 : 0));
         for (int k = 0; k < replay; k++) {
             int t = (seq + k) & MASK;
             int i = failedGroup[slot] ? -1 : untaken(announcement, consumed[slot], byTagTag[t]);
@@ -169,7 +169,7 @@ final class SendSequencer {
         return covering(nextSeq) < 0 && (eagerMax <= 0 || head.size > eagerMax || credits == 0);
     }
 
-    /** The receiver used up {@code count} eager messages or intents. */
+    /** The receiver used up {@code count} eager messages or requests to send. */
     void creditsReturned(int count) throws RdmaException {
         if (count < 1 || credits + count > CREDITS) {
             throw new RdmaException(ErrorCategory.REMOTE, "the receiver returned " + count + " eager credits with "
@@ -191,7 +191,7 @@ final class SendSequencer {
                 if (!byTag(request, t, writes, queue.size() == 1)) {
                     return;
                 }
-                if (request.intentSent) {
+                if (request.rtsSent) {
                     return; // it waits for its announcement; later sends wait behind it
                 }
             } else if (!matched(request, t, slot, writes)) {
@@ -206,10 +206,10 @@ final class SendSequencer {
      * The head goes out matched by tag: eagerly; or, when larger, with its first {@link #eagerMax}
      * bytes at once if it is at least {@link #headMin} and no send waits behind it ({@code alone}:
      * in a stream of sends the receiver's announcements are on their way, and heads would only
-     * add copies), else as an intent once that is due. False when it must wait.
+     * add copies), else as a request to send once that is due. False when it must wait.
      */
     private boolean byTag(SendRequest request, int t, SendWrites writes, boolean alone) {
-        if (request.intentSent) {
+        if (request.rtsSent) {
             return true;
         }
         if (eagerMax <= 0) {
@@ -219,50 +219,51 @@ final class SendSequencer {
             return false;
         }
         boolean eager = request.size <= eagerMax;
-        boolean head = !eager && request.size >= headMin && alone && !request.intentTimed;
-        if (!eager && !head && !intentDue(request)) {
+        boolean head = !eager && request.size >= headMin && alone && !request.rtsTimed;
+        if (!eager && !head && !rtsDue(request)) {
             return false;
         }
-        int kind = eager ? EagerMessageHeader.KIND_EAGER : head ? EagerMessageHeader.KIND_HEAD : EagerMessageHeader.KIND_INTENT;
+        int kind = eager ? EagerMessageHeader.KIND_EAGER
+                : head ? EagerMessageHeader.KIND_HEAD : EagerMessageHeader.KIND_RTS;
         if (!writes.eager(request, t, EagerMessageHeader.BY_TAG, kind, head ? eagerMax : 0)) {
             return false;
         }
         credits--;
         byTagTag[t] = request.tag;
         byTagSize[t] = request.size;
-        request.intentSent = !eager;
+        request.rtsSent = !eager;
         return true;
     }
 
     /**
-     * Whether the intent of {@code request}, the head, may go out: once it has waited {@link
-     * #intentDelayNanos} for its announcement (intentDelayUs).
+     * Whether the request to send of {@code request}, the head, may go out: once it has waited {@link
+     * #rtsDelayNanos} for its announcement (intentDelayUs).
      */
-    private boolean intentDue(SendRequest request) {
-        if (intentDelayNanos == 0) {
+    private boolean rtsDue(SendRequest request) {
+        if (rtsDelayNanos == 0) {
             return true;
         }
         long now = System.nanoTime();
-        if (!request.intentTimed) {
-            request.intentTimed = true;
-            request.intentDueNanos = now + intentDelayNanos;
+        if (!request.rtsTimed) {
+            request.rtsTimed = true;
+            request.rtsDueNanos = now + rtsDelayNanos;
             return false;
         }
-        return now - request.intentDueNanos >= 0;
+        return now - request.rtsDueNanos >= 0;
     }
 
     /**
-     * The head meets the announcement in {@code slot}: the buffer the replay gave it (after an
-     * intent), or the first untaken one with its tag. False when it must wait.
+     * The head meets the announcement in {@code slot}: the buffer the replay gave it (after a
+     * request to send), or the first untaken one with its tag. False when it must wait.
      */
     private boolean matched(SendRequest request, int t, int slot, SendWrites writes) {
         Announcement announcement = announcements[slot];
         int u = announcedSeq[slot];
         int i;
-        if (request.intentSent) {
+        if (request.rtsSent) {
             i = replayed[t];
             if (i < 0) {
-                // The receiver refused the intent as well: nothing to tell it.
+                // The receiver refused the request to send as well: nothing to tell it.
                 request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, i == NO_TAG
                         ? "isend: no buffer of the posted receive " + u + " has tag " + request.tag
                         : "isend: " + request.size + " bytes do not fit their receive buffer (tag " + request.tag + ")"));
@@ -336,17 +337,17 @@ final class SendSequencer {
 
     /**
      * The receiver refused message {@code seq} (reason {@link Immediate#ERROR_TRUNCATED} or {@link
-     * Immediate#ERROR_NO_TAG}), sent matched by tag. The head waiting with an intent for it fails
+     * Immediate#ERROR_NO_TAG}), sent matched by tag. The head waiting with a request to send for it fails
      * and is dequeued; a send already done cannot fail: the caller counts and logs the refusal.
      *
-     * @return whether it was an intent (the head's, failed now, or one that failed already)
+     * @return whether it was a request to send (the head's, failed now, or one that failed already)
      */
     boolean refused(int seq, ArrayDeque<SendRequest> queue, int reason) {
         if (byTagSize[seq] > eagerMax && seq != nextSeq) {
-            return true; // an intent whose send failed already, by the replay over its announcement
+            return true; // a request to send whose send failed already, by the replay over its announcement
         }
         SendRequest head = queue.peek();
-        if (head != null && head.intentSent && seq == nextSeq) {
+        if (head != null && head.rtsSent && seq == nextSeq) {
             head.fail(new RdmaException(ErrorCategory.INVALID_USAGE, reason == Immediate.ERROR_TRUNCATED
                     ? "isend: " + head.size + " bytes (tag " + head.tag + ") do not fit the receive buffer they were"
                             + " matched with, the receiver reports"

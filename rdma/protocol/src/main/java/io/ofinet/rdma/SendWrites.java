@@ -38,7 +38,7 @@ final class SendWrites {
     private final Schedule schedule = new Schedule(Limits.MAX_DATA_RAILS);
     private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
 
-    /** Hears of eager messages and intents, whose sends are done when they are posted. */
+    /** Hears of eager messages and requests to send, whose sends are done when they are posted. */
     interface EagerOwner extends RmaOp.Owner {
         /** An eager send of {@code bytes} is done. */
         void sent(long bytes);
@@ -78,7 +78,7 @@ final class SendWrites {
      * Sends message {@code seq} as an eager message of {@code kind} ({@link EagerMessageHeader}) — its
      * header, and the payload copied into an eager buffer, one message to the receiver's data rail
      * {@code seq mod rails}: the whole send ({@link EagerMessageHeader#KIND_EAGER}), nothing ({@link
-     * EagerMessageHeader#KIND_INTENT}), or its first {@code headBytes} ({@link EagerMessageHeader#KIND_HEAD}, the
+     * EagerMessageHeader#KIND_RTS}), or its first {@code headBytes} ({@link EagerMessageHeader#KIND_HEAD}, the
      * rest written later past them). {@code index} is the receive buffer's, or {@link
      * EagerMessageHeader#BY_TAG}. An eager send is done at once (its payload is copied); the message's
      * failure to go out fails the communicator, through {@code eagerOwner}.

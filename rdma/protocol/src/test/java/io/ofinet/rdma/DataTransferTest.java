@@ -167,7 +167,7 @@ class DataTransferTest extends TwoHostFixture {
         RdmaException sent = assertThrows(RdmaException.class, () -> await(s, null));
         assertEquals(ErrorCategory.INVALID_USAGE, sent.category());
         // The receive needed no announcement (4 KiB takes an eager message whole): the send's
-        // intent is refused by the receiver.
+        // request to send is refused by the receiver.
         assertEquals("isend: 5120 bytes (tag 1) do not fit the receive buffer they were matched with, the receiver"
                 + " reports", sent.getMessage());
         RdmaException received = assertThrows(RdmaException.class, () -> await(r, new long[1]));

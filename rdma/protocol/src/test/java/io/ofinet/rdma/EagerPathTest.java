@@ -257,19 +257,19 @@ class EagerPathTest extends TwoHostFixture {
 
     /**
      * A send larger than {@code eagerMaxSize} posted before its receive waits {@code intentDelayUs}
-     * for the receive's announcement before it sends its intent: within the delay the receiver
-     * holds nothing, and the send goes on the announcement. With a delay of 0 the intent goes at
+     * for the receive's announcement before it sends its request to send: within the delay the receiver
+     * holds nothing, and the send goes on the announcement. With a delay of 0 the request to send goes at
      * once and is held until the receive is posted.
      */
     @ParameterizedTest
     @ValueSource(longs = {60_000_000, 0})
-    void aLargeSendBeforeItsReceiveSendsNoIntentWithinTheDelay(long delayUs) throws Exception {
+    void aLargeSendBeforeItsReceiveSendsNoRtsWithinTheDelay(long delayUs) throws Exception {
         Pair p = connect(MemProvider.builder().domains(1).build(), 1, "\"intentDelayUs\": " + delayUs);
         Slabs s = new Slabs();
         s.dst.fill((byte) 0x5A);
         SendRequest send = p.send().isend(s.src.address, 20000, 3, s.srcMr);
         spin(20);
-        assertEquals(delayUs == 0 ? 1 : 0, p.recv().inbox.held(), "intents held by the receiver");
+        assertEquals(delayUs == 0 ? 1 : 0, p.recv().inbox.held(), "requests to send held by the receiver");
         long[] got = new long[1];
         RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {30000}, new int[] {3},
                 new MrHandle[] {s.dstMr});
@@ -305,11 +305,11 @@ class EagerPathTest extends TwoHostFixture {
 
     /**
      * A send too large for a receive that sends no announcement (its buffer takes an eager
-     * message whole) is refused on both sides once its intent has gone, {@code intentDelayUs} after
+     * message whole) is refused on both sides once its request to send has gone, {@code intentDelayUs} after
      * it reached the head of its queue; nothing is written.
      */
     @Test
-    void aSendTooLargeForASmallReceiveIsRefusedAfterTheIntentDelay() throws Exception {
+    void aSendTooLargeForASmallReceiveIsRefusedAfterTheRtsDelay() throws Exception {
         long delayMs = 50;
         Pair p = connect(MemProvider.builder().domains(1).build(), 1, "\"intentDelayUs\": " + delayMs * 1000);
         Slabs s = new Slabs();
@@ -321,7 +321,7 @@ class EagerPathTest extends TwoHostFixture {
         RdmaException sent = assertThrows(RdmaException.class, () -> await(send, null));
         long waitedMs = (System.nanoTime() - start) / 1_000_000;
         assertEquals(ErrorCategory.INVALID_USAGE, sent.category());
-        assertTrue(waitedMs >= delayMs, "refused after " + waitedMs + " ms, before the intent could go");
+        assertTrue(waitedMs >= delayMs, "refused after " + waitedMs + " ms, before the request to send could go");
         RdmaException received = assertThrows(RdmaException.class, () -> await(r, null));
         assertEquals(ErrorCategory.INVALID_USAGE, received.category());
         for (int i = 0; i < 4096 + CANARY; i++) {

@@ -53,7 +53,7 @@ class HeadPathTest extends TwoHostFixture {
 
     /**
      * With heads on, a large send posted before its receive leaves its head held at the receiver
-     * (with them off, nothing: the intent delay here is a minute); once the receive is posted,
+     * (with them off, nothing: the RTS delay here is a minute); once the receive is posted,
      * the head and the written rest make up the message, and nothing lands past it.
      */
     @ParameterizedTest
@@ -121,7 +121,7 @@ class HeadPathTest extends TwoHostFixture {
     /**
      * A head that does not fit its receive's buffer — one that sends no announcement (its buffer
      * takes eager messages whole), or a larger one — fails both sides at once, not after the
-     * intent delay, and nothing is written. Another communicator of the same endpoints goes on.
+     * RTS delay, and nothing is written. Another communicator of the same endpoints goes on.
      */
     @ParameterizedTest
     @ValueSource(longs = {4096, 50_000})

@@ -164,14 +164,14 @@ class WireFormatsTest {
                     8192), "a payload shorter than its size");
             assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 32, 513, 16),
                     "a payload larger than eagerMaxSize");
-            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_INTENT, 8, 1, 9, 1 << 20, 1);
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_RTS, 8, 1, 9, 1 << 20, 1);
             assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES, 1, 8192),
                     "buffer index 8");
-            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_INTENT, 7, 1, 9, 1 << 20, 1);
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_RTS, 7, 1, 9, 1 << 20, 1);
             assertEquals(1 << 20, new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES, 1, 8192).size(),
-                    "an intent announces a size above eagerMaxSize");
+                    "a request to send announces a size above eagerMaxSize");
             assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 1, 1, 8192),
-                    "an intent with a payload");
+                    "a request to send with a payload");
             EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_HEAD, EagerMessageHeader.BY_TAG, 1, 9, 20000, 1);
             EagerMessageHeader head = new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 8192, 1, 8192);
             assertEquals(20000, head.size(), "a head announces its send's size");
