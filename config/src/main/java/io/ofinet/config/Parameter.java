@@ -28,14 +28,15 @@ public final class Parameter<T> {
 
     /**
      * How long a send larger than {@code eagerMaxSize} that finds no announcement waits at the
-     * head of its queue for one before it sends its request to send. Only a receive that sends no announcement (its
-     * buffers all take eager messages) needs the request to send, to refuse the send; every other receive's
-     * announcement arrives, and the send goes without one.
+     * head of its queue for one before it sends its request to send (RTS). Only a receive that
+     * sends no announcement (its buffers all take eager messages) needs the RTS, to refuse the
+     * send; every other receive's announcement arrives, and the send goes without one. Its former
+     * name {@code intentDelayUs} is still accepted.
      */
-    public static final Parameter<Long> RTS_DELAY_US = new Parameter<>("intentDelayUs", ValueType.LONG,
+    public static final Parameter<Long> RTS_DELAY_US = new Parameter<>("rtsDelayUs", ValueType.LONG,
             1000L, "us", 0, 60_000_000L,
             "how long a send larger than eagerMaxSize waits for its receive's announcement before it"
-                    + " announces itself with a request to send; 0: at once");
+                    + " announces itself with a request to send (RTS); 0: at once").formerly("intentDelayUs");
 
     /**
      * Smallest stripe when a message is split over data rails. A multiple of 128 so that every
@@ -192,6 +193,8 @@ public final class Parameter<T> {
     private final long max;
     private final long multipleOf;
     private final String description;
+    /** The name it had before, still accepted in layouts, the environment and system properties; or null. */
+    private String formerName;
 
     private Parameter(String name, ValueType<T> type, T defaultValue, String unit, long min,
             long max, String description) {
@@ -228,9 +231,22 @@ public final class Parameter<T> {
         return new Parameter<>(name, ValueType.BOOLEAN, defaultValue, "", 0, 0, description);
     }
 
-    /** Looks a parameter up by its layout name. */
+    private Parameter<T> formerly(String former) {
+        this.formerName = former;
+        return this;
+    }
+
+    /** Looks a parameter up by its layout name, or the name it had before. */
     public static Optional<Parameter<?>> byName(String name) {
-        return ALL.stream().filter(p -> p.name.equals(name)).findFirst();
+        return ALL.stream().filter(p -> p.name.equals(name) || name.equals(p.formerName)).findFirst();
+    }
+
+    /**
+     * The name it had before, still accepted wherever {@link #name()} is (a layout, the
+     * environment, system properties), so that configurations written for it keep working.
+     */
+    public Optional<String> formerName() {
+        return Optional.ofNullable(formerName);
     }
 
     /** The name in a layout file, e.g. {@code eagerMaxSize}. */
@@ -240,8 +256,13 @@ public final class Parameter<T> {
 
     /** The environment variable, e.g. {@code OFINET_EAGER_MAX_SIZE}. */
     public String envName() {
+        return envName(name);
+    }
+
+    /** The environment variable of layout name {@code layoutName}. */
+    static String envName(String layoutName) {
         StringBuilder sb = new StringBuilder("OFINET_");
-        for (char c : name.toCharArray()) {
+        for (char c : layoutName.toCharArray()) {
             if (Character.isUpperCase(c)) {
                 sb.append('_');
             }
@@ -253,6 +274,11 @@ public final class Parameter<T> {
     /** The Java system property, e.g. {@code ofinet.eagerMaxSize}. */
     public String propertyName() {
         return "ofinet." + name;
+    }
+
+    /** The names it is set by in a layout, newest last: its former name, if any, then its name. */
+    List<String> layoutNames() {
+        return formerName == null ? List.of(name) : List.of(formerName, name);
     }
 
     public T defaultValue() {

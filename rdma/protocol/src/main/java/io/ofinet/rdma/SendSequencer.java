@@ -26,7 +26,7 @@ import java.util.ArrayDeque;
  *     behind it. With heads on (eagerHead), at least {@code eagerHeadMinSize} and no send behind
  *     it, its first {@code eagerMaxSize} bytes go out at once with its tag and size (its head),
  *     and the writes of the rest follow the announcement. Else, when none has come within
- *     {@code intentDelayUs}, its request to send (its tag and size, matched by its tag) goes out, for a
+ *     {@code rtsDelayUs}, its request to send (its tag and size, matched by its tag) goes out, for a
  *     receive that sends no announcement to refuse it. A head serves as the request to send too.
  * </ul>
  * So within a receive the sends matched by tag come first, in sequence order, and both sides give
@@ -237,7 +237,7 @@ final class SendSequencer {
 
     /**
      * Whether the request to send of {@code request}, the head, may go out: once it has waited {@link
-     * #rtsDelayNanos} for its announcement (intentDelayUs).
+     * #rtsDelayNanos} for its announcement (rtsDelayUs).
      */
     private boolean rtsDue(SendRequest request) {
         if (rtsDelayNanos == 0) {

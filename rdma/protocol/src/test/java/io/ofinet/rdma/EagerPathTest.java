@@ -256,7 +256,7 @@ class EagerPathTest extends TwoHostFixture {
     }
 
     /**
-     * A send larger than {@code eagerMaxSize} posted before its receive waits {@code intentDelayUs}
+     * A send larger than {@code eagerMaxSize} posted before its receive waits {@code rtsDelayUs}
      * for the receive's announcement before it sends its request to send: within the delay the receiver
      * holds nothing, and the send goes on the announcement. With a delay of 0 the request to send goes at
      * once and is held until the receive is posted.
@@ -264,7 +264,7 @@ class EagerPathTest extends TwoHostFixture {
     @ParameterizedTest
     @ValueSource(longs = {60_000_000, 0})
     void aLargeSendBeforeItsReceiveSendsNoRtsWithinTheDelay(long delayUs) throws Exception {
-        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "\"intentDelayUs\": " + delayUs);
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "\"rtsDelayUs\": " + delayUs);
         Slabs s = new Slabs();
         s.dst.fill((byte) 0x5A);
         SendRequest send = p.send().isend(s.src.address, 20000, 3, s.srcMr);
@@ -305,13 +305,13 @@ class EagerPathTest extends TwoHostFixture {
 
     /**
      * A send too large for a receive that sends no announcement (its buffer takes an eager
-     * message whole) is refused on both sides once its request to send has gone, {@code intentDelayUs} after
+     * message whole) is refused on both sides once its request to send has gone, {@code rtsDelayUs} after
      * it reached the head of its queue; nothing is written.
      */
     @Test
     void aSendTooLargeForASmallReceiveIsRefusedAfterTheRtsDelay() throws Exception {
         long delayMs = 50;
-        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "\"intentDelayUs\": " + delayMs * 1000);
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "\"rtsDelayUs\": " + delayMs * 1000);
         Slabs s = new Slabs();
         s.dst.fill((byte) 0x5A);
         RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {4096}, new int[] {1},

@@ -27,7 +27,7 @@ class HeadPathTest extends TwoHostFixture {
     private static final int CANARY = 64;
     private static final int SLAB = 320 * 1024;
     private static final String HEADS_ON = "\"eagerHead\": \"on\", \"eagerHeadMinSize\": 16384,"
-            + " \"intentDelayUs\": 60000000";
+            + " \"rtsDelayUs\": 60000000";
 
     private SendComm send;
     private RecvComm recv;
@@ -60,7 +60,7 @@ class HeadPathTest extends TwoHostFixture {
     @ValueSource(strings = {"on", "off"})
     void aHeadWaitsForItsReceiveAndTheRestIsWrittenPastIt(String heads) throws Exception {
         connect(MemProvider.builder().domains(2).outOfOrderCompletions(3).build(), 2,
-                "\"eagerHead\": \"" + heads + "\", \"eagerHeadMinSize\": 16384, \"intentDelayUs\": 60000000,"
+                "\"eagerHead\": \"" + heads + "\", \"eagerHeadMinSize\": 16384, \"rtsDelayUs\": 60000000,"
                         + " \"minStripeSize\": 8192");
         dst.fill((byte) 0x5A);
         long before = a.pools.counts.headsSent();

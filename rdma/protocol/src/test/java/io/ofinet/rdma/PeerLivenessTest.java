@@ -242,7 +242,7 @@ class PeerLivenessTest {
         RecvComm recv = p.recv();
         HostBuffer src = new HostBuffer(64 << 10);
         buffers.add(src);
-        // Too large to go eagerly: with no receive announced it sends a request to send after intentDelayUs.
+        // Too large to go eagerly: with no receive announced it sends a request to send after rtsDelayUs.
         SendRequest s = send.isend(src.address, 64 << 10, 1, registered(a, src));
         assertNotNull(s);
         long deadline = System.nanoTime() + 5_000_000_000L;
