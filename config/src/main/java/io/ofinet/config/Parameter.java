@@ -54,12 +54,12 @@ public final class Parameter<T> {
     public static final Parameter<Long> CQ_READ_COUNT = count("cqReadCount", 4, 1, 1024,
             "completions read from a completion queue per read, the batch of one progress step");
 
-    /** Announcement receive buffers kept posted, low-water mark. */
+    /** Control-rail receive buffers kept posted (handshakes, zero-byte messages, sent announcements), low-water mark. */
     public static final Parameter<Long> RDMA_MIN_POSTED_CONTROL_BUFFERS = count(
             "rdmaMinPostedControlBuffers", 16, 1, 65536,
             "control receive buffers kept posted per control rail; more are posted below this");
 
-    /** Announcement receive buffers kept posted, high-water mark. */
+    /** Control-rail receive buffers kept posted, high-water mark. */
     public static final Parameter<Long> RDMA_MAX_POSTED_CONTROL_BUFFERS = count(
             "rdmaMaxPostedControlBuffers", 32, 1, 65536,
             "control receive buffers posted per control rail at most");

@@ -85,7 +85,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** Steps between reads of the control rails' queues while nothing is awaited there. */
     static final int QUIET_EVERY = 16;
 
-    /** A step of opening the endpoint, or of the control path. */
+    /** A step of opening the endpoint, or of the setup path. */
     @FunctionalInterface
     private interface Step<T> {
         T run() throws FabricException, RdmaException;
@@ -124,7 +124,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
-    /** Runs {@code step} holding the endpoint, which must be open (control path: it may allocate). */
+    /** Runs {@code step} holding the endpoint, which must be open (setup path: it may allocate). */
     private <T> T whileOpen(Step<T> step) throws RdmaException {
         lock.lock();
         try {
