@@ -61,7 +61,7 @@ final class ImmediateDispatcher {
         }
     }
 
-    /** A data segment of a send, or a zero-byte send's write notice, for receive communicator {@code comm}. */
+    /** A data segment of a send (written, or its write notice), or a zero-byte send, for receive communicator {@code comm}. */
     private void segment(int rail, int comm, int seq, int word, long len, long upper) {
         RecvComm recv = checks.openRecv(comm);
         if (recv == null || !checks.fromItsSource(recv, rail, "data segment")) {

@@ -8,9 +8,9 @@ import io.ofinet.rdma.error.RdmaException;
  * it, which is all the target learns of it:
  *
  * <pre>
- *  31..30 type: {@link #TYPE_DATA} 0 data (a segment of a send, an eager message, or a zero-byte
- *         send's write notice), {@link #TYPE_ANNOUNCEMENT} 1 an announcement (docs/PROTOCOL.md),
- *         {@link #TYPE_ERROR} 2 an error (the send was refused), {@link #TYPE_SIGNAL} 3 a signal
+ *  31..30 type: {@link #TYPE_DATA} 0 data (a segment of a send, an eager message, a zero-byte
+ *         send, or a write's notice), {@link #TYPE_ANNOUNCEMENT} 1 an announcement, {@link
+ *         #TYPE_ERROR} 2 an error (the send was refused or failed), {@link #TYPE_SIGNAL} 3 a signal
  *  29..26 segments - 1 (1..16: one per data rail at most, and the send's eager head); for an error,
  *         the reason - 1 (1 truncated, 2 no buffer has the tag, 3 the writes did not complete)
  *  25..23 receive buffer index (0..7: a grouped receive has 8 buffers at most); for a signal, its
