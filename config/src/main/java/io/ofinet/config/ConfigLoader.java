@@ -127,15 +127,20 @@ public final class ConfigLoader {
     static Map<Parameter<?>, Setting<?>> overrides(ConfigEnvironment env) throws ConfigException {
         Map<Parameter<?>, Setting<?>> result = new LinkedHashMap<>();
         for (Parameter<?> parameter : Parameter.ALL) {
-            Optional<String> fromEnv = env.getenv(parameter.envName());
-            if (fromEnv.isPresent()) {
-                result.put(parameter, fromText(parameter, fromEnv.get(), Source.ENVIRONMENT,
-                        parameter.envName()));
+            // A former name first, so that the current one wins where both are set.
+            for (String name : parameter.layoutNames()) {
+                String variable = Parameter.envName(name);
+                Optional<String> fromEnv = env.getenv(variable);
+                if (fromEnv.isPresent()) {
+                    result.put(parameter, fromText(parameter, fromEnv.get(), Source.ENVIRONMENT, variable));
+                }
             }
-            Optional<String> fromProperty = env.property(parameter.propertyName());
-            if (fromProperty.isPresent()) {
-                result.put(parameter, fromText(parameter, fromProperty.get(), Source.SYSTEM_PROPERTY,
-                        parameter.propertyName()));
+            for (String name : parameter.layoutNames()) {
+                String property = "ofinet." + name;
+                Optional<String> fromProperty = env.property(property);
+                if (fromProperty.isPresent()) {
+                    result.put(parameter, fromText(parameter, fromProperty.get(), Source.SYSTEM_PROPERTY, property));
+                }
             }
         }
         warnAboutUnknownVariables(env);
@@ -154,7 +159,8 @@ public final class ConfigLoader {
     private static void warnAboutUnknownVariables(ConfigEnvironment env) {
         for (String name : env.envNamesStartingWith("OFINET_")) {
             boolean known = OTHER_VARIABLES.contains(name)
-                    || Parameter.ALL.stream().anyMatch(p -> p.envName().equals(name));
+                    || Parameter.ALL.stream().anyMatch(p -> p.layoutNames().stream()
+                            .anyMatch(n -> Parameter.envName(n).equals(name)));
             if (!known) {
                 LOG.log(Level.WARNING, "ignoring unknown environment variable {0}", name);
             }

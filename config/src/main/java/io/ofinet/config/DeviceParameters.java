@@ -70,8 +70,8 @@ public final class DeviceParameters {
         return get(Parameter.EAGER_MAX_SIZE);
     }
 
-    public long intentDelayNanos() {
-        return get(Parameter.INTENT_DELAY_US) * 1000;
+    public long rtsDelayNanos() {
+        return get(Parameter.RTS_DELAY_US) * 1000;
     }
 
     public long minStripeSizeBytes() {

@@ -26,14 +26,19 @@ final class LayoutParser {
     private static final Set<String> DATA_RAIL_FIELDS = Set.of("provider", "domain", "srcAddr");
     private static final Set<String> CONTROL_RAIL_FIELDS = Set.of("dataRail");
     private static final Set<String> DEVICE_FIELDS;
+    /** Former names of parameters: accepted in a device, not listed among its known fields. */
+    private static final Set<String> FORMER_FIELDS;
 
     static {
         Set<String> fields = new LinkedHashSet<>(List.of("name", "description", "dataRails",
                 "controlRails"));
+        Set<String> former = new LinkedHashSet<>();
         for (Parameter<?> parameter : Parameter.ALL) {
             fields.add(parameter.name());
+            parameter.formerName().ifPresent(former::add);
         }
         DEVICE_FIELDS = Set.copyOf(fields);
+        FORMER_FIELDS = Set.copyOf(former);
     }
 
     private static final ObjectMapper MAPPER = new ObjectMapper()
@@ -94,7 +99,7 @@ final class LayoutParser {
 
     private FileDevice parseDevice(JsonNode node, String path, int index) throws ConfigException {
         requireObject(node, path);
-        checkFields(node, path, DEVICE_FIELDS);
+        checkFields(node, path, DEVICE_FIELDS, FORMER_FIELDS);
         String name = optionalText(node, path, "name").orElse("device" + index);
         optionalText(node, path, "description");
 
@@ -121,9 +126,18 @@ final class LayoutParser {
 
         Map<Parameter<?>, Setting<?>> settings = new LinkedHashMap<>();
         for (Parameter<?> parameter : Parameter.ALL) {
-            JsonNode value = node.get(parameter.name());
-            if (value != null) {
-                settings.put(parameter, fromFile(parameter, value, path + "." + parameter.name()));
+            String set = null;
+            for (String field : parameter.layoutNames()) {
+                JsonNode value = node.get(field);
+                if (value == null) {
+                    continue;
+                }
+                if (set != null) {
+                    throw new ConfigException(origin, path + "." + field, "set twice, also as " + set
+                            + " (its former name)");
+                }
+                set = field;
+                settings.put(parameter, fromFile(parameter, value, path + "." + field));
             }
         }
         return new FileDevice(name, dataRails, controlRails, settings);
@@ -191,10 +205,15 @@ final class LayoutParser {
     }
 
     private void checkFields(JsonNode node, String path, Set<String> known) throws ConfigException {
+        checkFields(node, path, known, Set.of());
+    }
+
+    /** As {@link #checkFields(JsonNode, String, Set)}, accepting {@code former} names too without listing them. */
+    private void checkFields(JsonNode node, String path, Set<String> known, Set<String> former) throws ConfigException {
         Iterator<String> names = node.fieldNames();
         while (names.hasNext()) {
             String name = names.next();
-            if (!known.contains(name)) {
+            if (!known.contains(name) && !former.contains(name)) {
                 String fieldPath = path.isEmpty() ? name : path + "." + name;
                 throw new ConfigException(origin, fieldPath,
                         "unknown field; known fields here are " + String.join(", ", sorted(known)));

@@ -2,7 +2,6 @@ package io.ofinet.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -23,20 +22,21 @@ public final class Parameter<T> {
             "where registrations live: auto (endpoint scope when the provider requires"
                     + " FI_MR_ENDPOINT), domain, or endpoint");
 
-    /** Largest message sent eagerly, without waiting for the receiver's control message. */
+    /** Largest message sent eagerly, without waiting for the receiver's announcement. */
     public static final Parameter<Long> EAGER_MAX_SIZE = bytes("eagerMaxSize", 8192, 0,
-            "largest message sent eagerly, before the receiver's control message arrives");
+            "largest message sent eagerly, before the receiver's announcement arrives");
 
     /**
-     * How long a send larger than {@code eagerMaxSize} that finds no control message waits at the
-     * head of its queue for one before it sends its intent. Only a receive that sends no control
-     * message (its buffers all take eager messages) needs the intent, to refuse the send; every
-     * other receive's control message arrives, and the send goes without one.
+     * How long a send larger than {@code eagerMaxSize} that finds no announcement waits at the
+     * head of its queue for one before it sends its request to send (RTS). Only a receive that
+     * sends no announcement (its buffers all take eager messages) needs the RTS, to refuse the
+     * send; every other receive's announcement arrives, and the send goes without one. Its former
+     * name {@code intentDelayUs} is still accepted.
      */
-    public static final Parameter<Long> INTENT_DELAY_US = new Parameter<>("intentDelayUs", ValueType.LONG,
+    public static final Parameter<Long> RTS_DELAY_US = new Parameter<>("rtsDelayUs", ValueType.LONG,
             1000L, "us", 0, 60_000_000L,
-            "how long a send larger than eagerMaxSize waits for its receive's control message before it"
-                    + " announces itself with an intent; 0: at once");
+            "how long a send larger than eagerMaxSize waits for its receive's announcement before it"
+                    + " announces itself with a request to send (RTS); 0: at once").formerly("intentDelayUs");
 
     /**
      * Smallest stripe when a message is split over data rails. A multiple of 128 so that every
@@ -54,12 +54,12 @@ public final class Parameter<T> {
     public static final Parameter<Long> CQ_READ_COUNT = count("cqReadCount", 4, 1, 1024,
             "completions read from a completion queue per read, the batch of one progress step");
 
-    /** Control-message receive buffers kept posted, low-water mark. */
+    /** Control-rail receive buffers kept posted (handshakes, zero-byte messages, sent announcements), low-water mark. */
     public static final Parameter<Long> RDMA_MIN_POSTED_CONTROL_BUFFERS = count(
             "rdmaMinPostedControlBuffers", 16, 1, 65536,
             "control receive buffers kept posted per control rail; more are posted below this");
 
-    /** Control-message receive buffers kept posted, high-water mark. */
+    /** Control-rail receive buffers kept posted, high-water mark. */
     public static final Parameter<Long> RDMA_MAX_POSTED_CONTROL_BUFFERS = count(
             "rdmaMaxPostedControlBuffers", 32, 1, 65536,
             "control receive buffers posted per control rail at most");
@@ -109,7 +109,7 @@ public final class Parameter<T> {
 
     /**
      * How long a communicator with requests outstanding waits without hearing anything from its
-     * peer (data, control messages, keepalives) before failing them. This is for a peer that is
+     * peer (data, announcements, keepalives) before failing them. This is for a peer that is
      * alive but silent (stopped, in a long pause); a peer that is gone is condemned as soon as
      * there is evidence of it (error completions, refused reconnects, its process ended).
      */
@@ -149,14 +149,14 @@ public final class Parameter<T> {
                     + " zero-byte message), or tagged (as message, but large buffers get one tagged message and no"
                     + " write)");
 
-    /** Whether a large send that finds no control message sends its head at once; see {@link EagerHead}. */
+    /** Whether a large send that finds no announcement sends its head at once; see {@link EagerHead}. */
     public static final Parameter<EagerHead> EAGER_HEAD = choice("eagerHead", ValueType.EAGER_HEAD,
-            EagerHead.AUTO, "whether a send of at least eagerHeadMinSize that finds no control message sends its first"
+            EagerHead.AUTO, "whether a send of at least eagerHeadMinSize that finds no announcement sends its first"
                     + " eagerMaxSize bytes at once: auto (on tcp), on, or off");
 
     /** Smallest send that sends a head (eagerHead); below it heads measured slower on tcp. */
     public static final Parameter<Long> EAGER_HEAD_MIN_SIZE = bytes("eagerHeadMinSize", 524288, 1,
-            "smallest send that sends its head when it finds no control message (eagerHead)");
+            "smallest send that sends its head when it finds no announcement (eagerHead)");
 
     /**
      * Turns off asking providers for the source of what arrives (FI_SOURCE), which ties data
@@ -164,7 +164,8 @@ public final class Parameter<T> {
      * "What a peer can forge").
      */
     public static final Parameter<Boolean> SOURCE_CHECK_DISABLE = flag("sourceCheckDisable", false,
-            "do not ask providers for the source of arrivals (FI_SOURCE); notices are then tied to their"
+            "do not ask providers for the source of arrivals (FI_SOURCE); signals, errors and announcements are"
+            + " then tied to their"
             + " connection by their token only, and data segments not at all");
 
     /**
@@ -176,7 +177,7 @@ public final class Parameter<T> {
                     + " reports none; 0: unknown");
 
     /** Every parameter, in report order. */
-    public static final List<Parameter<?>> ALL = List.of(MR_SCOPE, EAGER_MAX_SIZE, INTENT_DELAY_US,
+    public static final List<Parameter<?>> ALL = List.of(MR_SCOPE, EAGER_MAX_SIZE, RTS_DELAY_US,
             MIN_STRIPE_SIZE, SCHED_MAX_SMALL_RR_SIZE, CQ_READ_COUNT, RDMA_MIN_POSTED_CONTROL_BUFFERS,
             RDMA_MAX_POSTED_CONTROL_BUFFERS, RDMA_MIN_POSTED_EAGER_BUFFERS,
             RDMA_MAX_POSTED_EAGER_BUFFERS, MR_KEY_SIZE, MR_CACHE_DISABLE, MR_CACHE_MAX_ENTRIES,
@@ -192,6 +193,8 @@ public final class Parameter<T> {
     private final long max;
     private final long multipleOf;
     private final String description;
+    /** The name it had before, still accepted in layouts, the environment and system properties; or null. */
+    private String formerName;
 
     private Parameter(String name, ValueType<T> type, T defaultValue, String unit, long min,
             long max, String description) {
@@ -228,9 +231,22 @@ public final class Parameter<T> {
         return new Parameter<>(name, ValueType.BOOLEAN, defaultValue, "", 0, 0, description);
     }
 
-    /** Looks a parameter up by its layout name. */
+    private Parameter<T> formerly(String former) {
+        this.formerName = former;
+        return this;
+    }
+
+    /** Looks a parameter up by its layout name, or the name it had before. */
     public static Optional<Parameter<?>> byName(String name) {
-        return ALL.stream().filter(p -> p.name.equals(name)).findFirst();
+        return ALL.stream().filter(p -> p.name.equals(name) || name.equals(p.formerName)).findFirst();
+    }
+
+    /**
+     * The name it had before, still accepted wherever {@link #name()} is (a layout, the
+     * environment, system properties), so that configurations written for it keep working.
+     */
+    public Optional<String> formerName() {
+        return Optional.ofNullable(formerName);
     }
 
     /** The name in a layout file, e.g. {@code eagerMaxSize}. */
@@ -240,8 +256,13 @@ public final class Parameter<T> {
 
     /** The environment variable, e.g. {@code OFINET_EAGER_MAX_SIZE}. */
     public String envName() {
+        return envName(name);
+    }
+
+    /** The environment variable of layout name {@code layoutName}. */
+    static String envName(String layoutName) {
         StringBuilder sb = new StringBuilder("OFINET_");
-        for (char c : name.toCharArray()) {
+        for (char c : layoutName.toCharArray()) {
             if (Character.isUpperCase(c)) {
                 sb.append('_');
             }
@@ -253,6 +274,11 @@ public final class Parameter<T> {
     /** The Java system property, e.g. {@code ofinet.eagerMaxSize}. */
     public String propertyName() {
         return "ofinet." + name;
+    }
+
+    /** The names it is set by in a layout, newest last: its former name, if any, then its name. */
+    List<String> layoutNames() {
+        return formerName == null ? List.of(name) : List.of(formerName, name);
     }
 
     public T defaultValue() {
@@ -303,7 +329,7 @@ public final class Parameter<T> {
 
     /** Formats a value as a layout would write it. */
     public String format(Object value) {
-        return value instanceof Enum<?> choice ? choice.name().toLowerCase(Locale.ROOT) : String.valueOf(value);
+        return value instanceof Enum<?> choice ? ValueType.spelling(choice) : String.valueOf(value);
     }
 
     private T checked(T value) {

@@ -57,7 +57,15 @@ abstract class ValueType<T> {
     static final ValueType<WriteNotice> WRITE_NOTICE = choice(WriteNotice.values());
     static final ValueType<EagerHead> EAGER_HEAD = choice(EagerHead.values());
 
-    /** One of an enumeration's names, in lower case in a layout, in any case in the environment. */
+    /**
+     * How a layout spells {@code value}: its {@code jsonName()} where it has one that differs from
+     * its Java name ({@link WriteNotice}), else its name in lower case.
+     */
+    static String spelling(Enum<?> value) {
+        return value instanceof WriteNotice notice ? notice.jsonName() : value.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** One of an enumeration's spellings ({@link #spelling}), in a layout as spelled, in any case in the environment. */
     private static <E extends Enum<E>> ValueType<E> choice(E[] values) {
         return new ValueType<>("a string") {
             @Override
@@ -76,7 +84,7 @@ abstract class ValueType<T> {
             private E parse(String text) {
                 StringJoiner names = new StringJoiner(", ");
                 for (E value : values) {
-                    String name = value.name().toLowerCase(Locale.ROOT);
+                    String name = spelling(value);
                     if (name.equals(text)) {
                         return value;
                     }

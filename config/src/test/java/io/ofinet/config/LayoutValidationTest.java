@@ -51,12 +51,12 @@ class LayoutValidationTest {
     void unknownFieldIsRejectedWithPathAndKnownFields() {
         rejects(device("\"eagerMaxSizee\": 10"), "test.json: devices[0].eagerMaxSizee: unknown field;"
                 + " known fields here are connectionTimeoutMs, controlRails, cqReadCount, dataRails,"
-                + " description, eagerHead, eagerHeadMinSize, eagerMaxSize, gdrFlushDisable, intentDelayUs, latencyUs,"
+                + " description, eagerHead, eagerHeadMinSize, eagerMaxSize, gdrFlushDisable, latencyUs,"
                 + " maxPendingConnections,"
                 + " minStripeSize, mrCacheDisable, mrCacheMaxBytes, mrCacheMaxEntries, mrKeySize, mrScope, name,"
                 + " peerProcessCheckDisable, peerTimeoutMs, postRetryTimeoutMs,"
                 + " rdmaMaxPostedControlBuffers, rdmaMaxPostedEagerBuffers,"
-                + " rdmaMinPostedControlBuffers, rdmaMinPostedEagerBuffers, schedMaxSmallRrSize, sourceCheckDisable, writeNotice");
+                + " rdmaMinPostedControlBuffers, rdmaMinPostedEagerBuffers, rtsDelayUs, schedMaxSmallRrSize, sourceCheckDisable, writeNotice");
         rejects("{\"devices\": [{\"dataRails\": [{\"provider\": \"tcp\", \"domain\": \"lo\","
                 + " \"iface\": \"x\"}]}]}",
                 "test.json: devices[0].dataRails[0].iface: unknown field;"

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class OverrideTest {
@@ -44,6 +45,43 @@ class OverrideTest {
         assertEquals(new Setting<>(Parameter.EAGER_MAX_SIZE, 1024L, Source.FILE, "devices[0].eagerMaxSize"),
                 p.setting(Parameter.EAGER_MAX_SIZE));
         assertEquals(Source.DEFAULT, p.setting(Parameter.MIN_STRIPE_SIZE).source());
+    }
+
+    /** The delay of a request to send is still set by its former name, intentDelayUs; the current name wins. */
+    @Test
+    void theRtsDelayKeepsItsFormerName() throws ConfigException {
+        assertEquals(Optional.of("intentDelayUs"), Parameter.RTS_DELAY_US.formerName());
+        assertEquals(Optional.of(Parameter.RTS_DELAY_US), Parameter.byName("intentDelayUs"));
+        DeviceParameters file = parse(device("\"intentDelayUs\": 5"), env(Map.of())).devices().get(0).parameters();
+        assertEquals(5000, file.rtsDelayNanos());
+        assertEquals("devices[0].intentDelayUs", file.setting(Parameter.RTS_DELAY_US).origin());
+        assertEquals(7000, parse(device("\"rtsDelayUs\": 7"), env(Map.of())).devices().get(0).parameters()
+                .rtsDelayNanos());
+        assertEquals(9000, parse(device(""), env(Map.of("OFINET_INTENT_DELAY_US", "9"))).devices().get(0)
+                .parameters().rtsDelayNanos());
+        assertEquals(11000, parse(device(""), env(Map.of("OFINET_INTENT_DELAY_US", "9", "OFINET_RTS_DELAY_US", "11")))
+                .devices().get(0).parameters().rtsDelayNanos());
+        assertEquals(13000, parse(device(""), env(Map.of(), Map.of("ofinet.intentDelayUs", "13"))).devices().get(0)
+                .parameters().rtsDelayNanos());
+        ConfigException twice = assertThrows(ConfigException.class,
+                () -> parse(device("\"intentDelayUs\": 5, \"rtsDelayUs\": 6"), env(Map.of())));
+        assertEquals("test.json: devices[0].rtsDelayUs: set twice, also as intentDelayUs (its former name)",
+                twice.getMessage());
+    }
+
+    /** The write-notice modes keep the spellings users write, whatever their Java names. */
+    @Test
+    void writeNoticeModesKeepTheirSpellings() throws ConfigException {
+        assertEquals(WriteNotice.TAGGED_SEND_INSTEAD,
+                parse(device("\"writeNotice\": \"tagged\""), env(Map.of())).devices().get(0).parameters().writeNotice());
+        DeviceParameters p = parse(device(""), env(Map.of("OFINET_WRITE_NOTICE", "Tagged"))).devices().get(0)
+                .parameters();
+        assertEquals(WriteNotice.TAGGED_SEND_INSTEAD, p.writeNotice());
+        assertEquals("tagged", Parameter.WRITE_NOTICE.format(p.writeNotice()));
+        assertEquals(java.util.List.of("auto", "immediate", "message", "tagged"),
+                java.util.Arrays.stream(WriteNotice.values()).map(WriteNotice::jsonName).toList());
+        assertThrows(ConfigException.class, () -> parse(device("\"writeNotice\": \"tagged_send_instead\""),
+                env(Map.of())));
     }
 
     @Test

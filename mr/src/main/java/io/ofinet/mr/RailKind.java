@@ -4,6 +4,6 @@ package io.ofinet.mr;
 public enum RailKind {
     /** Data rails: RDMA writes of payload, flush reads. */
     DATA,
-    /** Control rails: control messages and the connection handshake. */
+    /** Control rails: announcements and the connection handshake. */
     CONTROL
 }

@@ -16,7 +16,7 @@ public enum Use {
      * source or destination of sends; present on control rails too, where small messages may go.
      */
     USER_BUFFER(true, true, Fi.SEND | Fi.RECV | Fi.READ | Fi.WRITE | Fi.REMOTE_READ | Fi.REMOTE_WRITE),
-    /** The control mailbox: peers RDMA-write control messages into it; outgoing ones are written from it. */
+    /** The mailbox: peers RDMA-write announcements into it; outgoing ones are written from it. */
     CONTROL_MAILBOX(false, true, Fi.SEND | Fi.RECV | Fi.WRITE | Fi.REMOTE_WRITE),
     /** Freelist blocks used on data rails (eager receive buffers, outgoing small messages). */
     DATA_BUFFERS(true, false, Fi.SEND | Fi.RECV | Fi.WRITE | Fi.REMOTE_WRITE),

@@ -143,7 +143,7 @@ final class PipelinedAllreduce {
 
     /**
      * Posts the receives that may go now, in order: receive k once send k − 1 has been posted. Its
-     * announcement (the control message) takes as long to post as the data write the peer's
+     * announcement takes as long to post as the data write the peer's
      * announcement lets go, so the write comes first. The receive after a head goes before the
      * head's send: the head is sent without an announcement, and the rest's should not wait for it.
      */

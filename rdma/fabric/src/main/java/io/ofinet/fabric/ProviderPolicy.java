@@ -73,7 +73,7 @@ public record ProviderPolicy(String provider) {
     }
 
     /**
-     * Large sends that find no control message send their first bytes at once by default: measured
+     * Large sends that find no announcement send their first bytes at once by default: measured
      * faster on {@code tcp} only (docs/measurements, "Heads in the protocol").
      */
     public boolean headsByDefault() {

@@ -4,6 +4,7 @@ import io.ofinet.mr.Registrar;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Signal;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
@@ -123,7 +124,7 @@ final class CommClosing {
                 return false;
             }
             if (live) {
-                comm.sendClosedNotice();
+                comm.sendClosedSignal();
                 endpoint.progressEveryRail();
             }
             comm.closed = true;
@@ -133,7 +134,7 @@ final class CommClosing {
             if (comm.receiverDone) {
                 duties.releaseMailbox(comm.mailbox, comm.mailboxMr);
             } else {
-                // The receiver may still write control messages into the mailbox: keep it
+                // The receiver may still write announcements into the mailbox: keep it
                 // registered until it says its last word, or for peerTimeoutMs, so that such a
                 // write never meets a missing key (which breaks rxm connections).
                 duties.quarantine(comm);
@@ -160,17 +161,17 @@ final class CommClosing {
         endpoint.lock();
         try {
             if (!comm.closed && comm.connectedAndOpen() && comm.liveness().dead == null && !endpoint.isClosed()) {
-                // The sender hears of every close. With nothing outstanding, every control message of
-                // this side was written before it (a receive ends after its own), so the notice is
-                // this side's last word and frees the sender's mailbox; where control messages go
-                // over several control rails the notice may overtake one, and the sender waits.
+                // The sender hears of every close. With nothing outstanding, every announcement of
+                // this side was written before it (a receive ends after its own), so the signal is
+                // this side's last word and frees the sender's mailbox; where announcements go
+                // over several control rails the signal may overtake one, and the sender waits.
                 boolean outstanding = comm.outstanding() > 0;
                 RmaOp op = endpoint.pools.acquireOp();
                 if (op != null) {
                     Connection sender = comm.connection();
-                    int last = !outstanding && endpoint.controlRails() == 1 ? Immediate.CLOSING_FINAL : 0;
-                    sender.sendNotice(op, "close notice", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
-                            Immediate.RECEIVER_CLOSING, sender.peerCommId(), last), comm.liveness());
+                    int last = !outstanding && endpoint.controlRails() == 1 ? Signal.CLOSING_FINAL : 0;
+                    sender.sendImmediate(op, "close signal", Immediate.signal(
+                            Signal.RECEIVER_CLOSING, sender.peerCommId(), last), comm.liveness());
                     waiting = outstanding;
                 }
             }

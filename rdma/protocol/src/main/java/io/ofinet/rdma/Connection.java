@@ -18,7 +18,7 @@ final class Connection {
 
     private final RdmaEndpoint endpoint;
     private final int peerCommId;
-    /** What the peer's communicator expects in the upper half of every notice's CQ data (its token). */
+    /** What the peer's communicator expects in the upper half of the CQ data of every signal, error and announcement (its token). */
     private final int peerToken;
     private final long[] dataPeers;
     private final long[] controlPeers;
@@ -100,8 +100,8 @@ final class Connection {
     }
 
     /**
-     * The upper half of a notice's CQ data (where it has 8 bytes): a data segment's length (0 for
-     * a zero-byte send's notice), else the peer's token.
+     * The upper half of a zero-byte message's CQ data (where it has 8 bytes): for data, a segment's
+     * length (0: a zero-byte send), else the peer's token.
      */
     long upperHalf(int word) {
         return Immediate.type(word) == Immediate.TYPE_DATA ? 0 : peerToken & 0xffffffffL;
@@ -161,10 +161,11 @@ final class Connection {
     }
 
     /**
-     * Posts {@code op} as a notice to the peer: a zero-byte send with immediate data {@code word}
-     * to its first control rail, through that destination's queue.
+     * Posts {@code op} as a zero-byte message to the peer, whose immediate data {@code word} is all
+     * it carries (a signal, an error, a zero-byte send's data), to its first control rail, through
+     * that destination's queue.
      */
-    void sendNotice(RmaOp op, String what, int word, RmaOp.Owner owner) {
+    void sendImmediate(RmaOp op, String what, int word, RmaOp.Owner owner) {
         RailSet rails = endpoint.railSet;
         op.set(RmaOp.Kind.SENDDATA, rails.controlEndpoint(0), 0, what, owner);
         op.buf = 0;
@@ -176,10 +177,10 @@ final class Connection {
     }
 
     /**
-     * Posts {@code op} as a notice to the peer's data rail {@code rail}, on this side's data rail
+     * Posts {@code op} as a zero-byte message to the peer's data rail {@code rail}, on this side's data rail
      * endpoint: behind the writes posted there before it, where the provider keeps that order.
      */
-    void sendNoticeOnData(RmaOp op, int rail, String what, int word, RmaOp.Owner owner) {
+    void sendImmediateOnData(RmaOp op, int rail, String what, int word, RmaOp.Owner owner) {
         RailSet rails = endpoint.railSet;
         op.set(RmaOp.Kind.SENDDATA, rails.dataEndpoint(rail), rail, what, owner);
         op.buf = 0;

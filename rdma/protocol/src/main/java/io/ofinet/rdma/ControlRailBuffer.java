@@ -12,10 +12,12 @@ import java.util.function.Consumer;
 
 /**
  * An entry of an endpoint's control-buffer freelist: a registered native buffer on the control
- * rails, with the two operations made once for it: a posted receive of handshake messages and
- * notices on the first control rail (and, where control messages are sent rather than written, of
- * those on every control rail), and a send of a handshake message. A receive communicator also
- * takes one per posted receive and encodes its control message straight into it.
+ * rails, which carries handshake messages, zero-byte messages (signals and errors), and
+ * announcements. It has the two operations made once for it: a posted receive of handshake
+ * messages and zero-byte messages on the first control rail (and, where announcements are sent
+ * rather than written, of those on every control rail), and a send of a handshake message. A
+ * receive communicator also takes one per posted receive and encodes its announcement straight
+ * into it.
  */
 final class ControlRailBuffer {
     /** Bytes of a control buffer: any handshake message fits. */
@@ -42,7 +44,7 @@ final class ControlRailBuffer {
     }
 
     /**
-     * A posted receive of handshake messages and notices (and, where control messages are sent
+     * A posted receive of handshake messages and zero-byte messages (and, where announcements are sent
      * rather than written, of those), kept posted ({@link KeptReceive}).
      */
     final class Receive extends KeptReceive {
@@ -75,11 +77,11 @@ final class ControlRailBuffer {
             if ((flags & Fi.REMOTE_CQ_DATA) == 0) {
                 endpoint.handshake.onMessage(address, (int) Math.min(len, BYTES));
             } else if (len > 0) {
-                // A control message that was sent rather than written.
-                endpoint.immediates.controlMessage(engineRail(), address, (int) Math.min(len, BYTES), data);
+                // An announcement that was sent rather than written.
+                endpoint.immediates.announcementReceived(engineRail(), address, (int) Math.min(len, BYTES), data);
             } else {
-                // A notice with immediate data (a zero-byte message, a refusal, a keepalive).
-                endpoint.immediates.notice(engineRail(), len, data);
+                // A zero-byte message with immediate data (a signal, an error, a zero-byte send).
+                endpoint.immediates.zeroByteMessage(engineRail(), len, data);
             }
             return true;
         }

@@ -8,7 +8,7 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.progress.Operation;
 import io.ofinet.rdma.progress.PeerQueue;
-import io.ofinet.rdma.wire.EagerHeader;
+import io.ofinet.rdma.wire.EagerMessageHeader;
 
 /**
  * An entry of an endpoint's eager freelist ({@link EagerBuffers}): a buffer of {@code
@@ -35,11 +35,11 @@ final class EagerBuffer {
 
     /** Where the payload starts. */
     long payload() {
-        return address + EagerHeader.BYTES;
+        return address + EagerMessageHeader.BYTES;
     }
 
     /**
-     * A receive of one eager message (or a notice) on a data rail, kept posted ({@link
+     * A receive of one eager message (or a zero-byte message) on a data rail, kept posted ({@link
      * KeptReceive}) except while it holds a message whose receive is not posted yet.
      */
     final class Receive extends KeptReceive {
@@ -76,7 +76,7 @@ final class EagerBuffer {
             if ((flags & Fi.REMOTE_CQ_DATA) == 0) {
                 endpoint.immediates.dropStray(rail, len);
             } else if (len == 0) {
-                endpoint.immediates.notice(rail, len, data);
+                endpoint.immediates.zeroByteMessage(rail, len, data);
             } else if (endpoint.immediates.eager(rail, EagerBuffer.this, len, data)) {
                 endpoint.pools.eager.held(EagerBuffer.this);
                 return false;

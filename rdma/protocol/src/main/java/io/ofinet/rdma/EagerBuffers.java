@@ -6,7 +6,7 @@ import io.ofinet.mr.Use;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.progress.ProgressEngine;
-import io.ofinet.rdma.wire.EagerHeader;
+import io.ofinet.rdma.wire.EagerMessageHeader;
 
 /**
  * An endpoint's eager buffers: one freelist, registered for the data rails ({@link
@@ -36,7 +36,7 @@ final class EagerBuffers {
         this.endpoint = endpoint;
         // On shm a message above its inject size completes in order behind other peers' (see RailSet).
         this.payloadBytes = Math.min(params.eagerMaxSizeBytes(),
-                endpoint.railSet.messagesCompleteAtOnceUpTo() - EagerHeader.BYTES);
+                endpoint.railSet.messagesCompleteAtOnceUpTo() - EagerMessageHeader.BYTES);
         this.minPosted = (int) (long) params.get(Parameter.RDMA_MIN_POSTED_EAGER_BUFFERS);
         this.maxPosted = Math.max(minPosted, (int) (long) params.get(Parameter.RDMA_MAX_POSTED_EAGER_BUFFERS));
         this.posted = new int[endpoint.dataRails()];
@@ -54,7 +54,7 @@ final class EagerBuffers {
 
     /** Bytes of a buffer: header and payload. */
     long bufferBytes() {
-        return payloadBytes + EagerHeader.BYTES;
+        return payloadBytes + EagerMessageHeader.BYTES;
     }
 
     /** Makes the freelist and posts the receives of every data rail. */

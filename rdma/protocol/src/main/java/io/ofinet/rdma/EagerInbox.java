@@ -2,12 +2,13 @@ package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
-import io.ofinet.rdma.wire.EagerHeader;
+import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Signal;
 import io.ofinet.rdma.wire.Limits;
 
 /**
- * A receive communicator's eager messages, intents and heads (docs/PROTOCOL.md, "Eager messages"): those
+ * A receive communicator's eager messages, requests to send and heads (docs/PROTOCOL.md, "Eager messages"): those
  * whose receive is posted are matched and copied out at once; those that came first stay in their
  * buffers (held) until their receive is posted, at most {@link SendSequencer#CREDITS} of them. A
  * message matched by tag waits for the earlier ones of its receive matched by tag, since both sides
@@ -16,12 +17,12 @@ import io.ofinet.rdma.wire.Limits;
  */
 final class EagerInbox {
     private static final int MASK = (1 << Limits.SEQ_BITS) - 1;
-    /** Credits returned in one notice. */
+    /** Credits returned in one signal. */
     static final int CREDIT_BATCH = SendSequencer.CREDITS / 2;
 
     private final RecvComm comm;
     private final RdmaEndpoint endpoint;
-    private final EagerHeader header = new EagerHeader();
+    private final EagerMessageHeader header = new EagerMessageHeader();
     private final int[] heldSeq = new int[SendSequencer.CREDITS];
     private final long[] heldLength = new long[SendSequencer.CREDITS];
     private final EagerBuffer[] held = new EagerBuffer[SendSequencer.CREDITS];
@@ -43,7 +44,8 @@ final class EagerInbox {
      * in its header: one without it is not its peer's, and is dropped without failing it.
      */
     boolean carriesToken(EagerBuffer buffer, long len) {
-        return len >= EagerHeader.BYTES && EagerHeader.tokenAt(endpoint.memory, buffer.address) == comm.token();
+        return len >= EagerMessageHeader.BYTES
+                && EagerMessageHeader.tokenAt(endpoint.memory, buffer.address) == comm.token();
     }
 
     /**
@@ -105,7 +107,7 @@ final class EagerInbox {
                         + request.buffers + "-buffer receive");
             }
         }
-        boolean data = header.kind() == EagerHeader.KIND_EAGER;
+        boolean data = header.kind() == EagerMessageHeader.KIND_EAGER;
         if ((((data ? request.taken : request.eagerFilled) >>> i) & 1) != 0) {
             throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " for buffer " + i
                     + " of receive " + request.seq + ", which something else took");
@@ -122,12 +124,12 @@ final class EagerInbox {
                 endpoint.memory.copy(buffer.payload(), request.address[i], size);
             }
             request.eagerFilled(i, size);
-        } else if (header.kind() == EagerHeader.KIND_HEAD && !request.tagged(i)) {
+        } else if (header.kind() == EagerMessageHeader.KIND_HEAD && !request.tagged(i)) {
             // At most eagerMaxSize bytes, fewer than the send's size, which fits the buffer (decode, above).
             endpoint.memory.copy(buffer.payload(), request.address[i], header.payload());
             request.head(i, header.payload());
         } else {
-            // An intent; or a head for a buffer that takes a tagged message, which brings the head's bytes again.
+            // A request to send; or a head for a buffer that takes a tagged message, which brings the head's bytes again.
             request.taken |= 1 << i;
         }
         used();
@@ -185,13 +187,13 @@ final class EagerInbox {
         comm.failed(request);
         RmaOp op = endpoint.pools.acquireOp();
         if (op != null) {
-            comm.connection().sendNotice(op, "refusal to the sender", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
-                    reason == Immediate.ERROR_TRUNCATED ? Immediate.TRUNCATED_TO_SENDER : Immediate.NO_TAG_TO_SENDER,
+            comm.connection().sendImmediate(op, "refusal to the sender", Immediate.signal(
+                    reason == Immediate.ERROR_TRUNCATED ? Signal.TRUNCATED_TO_SENDER : Signal.NO_TAG_TO_SENDER,
                     comm.connection().peerCommId(), seq), SendWrites.NO_OWNER);
         }
     }
 
-    /** An eager message or intent was used up (or dropped): its credit is due back. */
+    /** An eager message or request to send was used up (or dropped): its credit is due back. */
     void used() {
         creditsDue++;
         returnCredits(CREDIT_BATCH);
@@ -206,8 +208,8 @@ final class EagerInbox {
         if (op == null) {
             return;
         }
-        comm.connection().sendNotice(op, "credits to the sender", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1,
-                Immediate.CREDITS_TO_SENDER, comm.connection().peerCommId(), creditsDue), SendWrites.NO_OWNER);
+        comm.connection().sendImmediate(op, "credits to the sender", Immediate.signal(
+                Signal.CREDITS_TO_SENDER, comm.connection().peerCommId(), creditsDue), SendWrites.NO_OWNER);
         creditsDue = 0;
     }
 

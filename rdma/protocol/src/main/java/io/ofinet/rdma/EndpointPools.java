@@ -15,9 +15,8 @@ import java.util.List;
 
 /**
  * What an endpoint hands out on the data path, made ahead and reused: pooled operations, the
- * registered control buffers (posted handshake receives, handshake sends and outgoing control
- * messages), and the flush buffer the flush reads into. Registered for the endpoint's rails; owned
- * by the endpoint.
+ * registered control buffers (posted handshake receives, handshake sends and outgoing announcements), and the
+ * flush buffer the flush reads into. Registered for the endpoint's rails; owned by the endpoint.
  */
 final class EndpointPools {
     /** Data-path operations per endpoint at most. */
@@ -56,7 +55,7 @@ final class EndpointPools {
         int maxPosted = (int) (long) params.get(Parameter.RDMA_MAX_POSTED_CONTROL_BUFFERS);
         controlBuffers = Freelist.<ControlRailBuffer>builder("control buffers",
                 (block, address) -> new ControlRailBuffer(endpoint, block, address))
-                // Each outstanding receive holds one until its control message is written: room for
+                // Each outstanding receive holds one until its announcement is written: room for
                 // many communicators, so that peers that do not answer cannot starve the others.
                 .sizes(minPosted, minPosted, Math.max(maxPosted + minPosted, MAX_CONTROL_BUFFERS))
                 .nativeEntries(ControlRailBuffer.BYTES, 64, blockMemory())
@@ -66,7 +65,7 @@ final class EndpointPools {
                     engine.register(buffer.send);
                 }, buffer -> { })
                 .build();
-        // Control rail 0 takes handshake messages and notices; where control messages are sent
+        // Control rail 0 takes handshake messages and zero-byte messages (signals, errors); where announcements are sent
         // rather than written, every control rail takes them.
         int receivingRails = endpoint.railSet.noticeAfterWrite() ? endpoint.controlRails() : 1;
         for (int rail = 0; rail < receivingRails; rail++) {
@@ -78,10 +77,10 @@ final class EndpointPools {
                 .sizes(256, 256, MAX_OPS).hooks(engine::register, op -> { }).build();
         eager = new EagerBuffers(endpoint, params);
         if (eager.enabled()) {
-            // Posted eager receives take the data rails' notices too.
+            // Posted eager receives take the data rails' zero-byte messages too.
             eager.open(engine, this);
-        } else if (endpoint.railSet.dataRailsTakeNotices()) {
-            NoticeReceive.postAll(endpoint);
+        } else if (endpoint.railSet.dataRailsTakeZeroByteMessages()) {
+            ZeroByteReceive.postAll(endpoint);
         }
     }
 

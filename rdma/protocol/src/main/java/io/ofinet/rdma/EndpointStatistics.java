@@ -11,18 +11,18 @@ import java.util.Map;
  * @param bytesSent their bytes
  * @param messagesReceived receives reported done
  * @param bytesReceived their bytes
- * @param writesPosted RDMA writes posted (data segments, and control messages where written)
+ * @param writesPosted RDMA writes posted (data segments, and announcements where written)
  * @param readsPosted RDMA reads posted (the flush's)
  * @param refusedPosts posts the provider refused for now (-FI_EAGAIN) and that were retried
  * @param condemnedPeers destinations condemned (gone, refusing past the bound, unreachable)
  * @param remoteWriteErrors failed writes into this endpoint that belong to no operation of its
  * @param droppedMalformed arrivals dropped because their immediate data broke the format, or a
- *     message came without immediate data where only notices go
+ *     message came without immediate data where only zero-byte messages with it go
  * @param droppedUnknownComm arrivals dropped because they named no open communicator and none
  *     closed under that id (a peer's mistake)
- * @param droppedForged notices and control messages dropped because they did not carry the token
+ * @param droppedForged signals, errors and announcements dropped because they did not carry the token
  *     of the communicator they named: not from its peer (a stray or hostile process, or a late
- *     notice meant for an earlier connection)
+ *     signal meant for an earlier connection)
  * @param droppedHandshakes handshake messages that did not decode, or answered nothing asked
  * @param refusedConnections CONNECTs answered with a REJECT (no such listener, rail counts that
  *     differ, {@code maxPendingConnections})
@@ -30,8 +30,8 @@ import java.util.Map;
  *     token, where CQ data carries one): a peer's words that crossed the close, expected, ignored
  * @param addressEntries peer addresses in the address vectors now, the endpoint's own included
  *     (a gauge: each peer address once per rail, removed when no connection uses it)
- * @param mailboxesKept mailboxes of closed send communicators still registered now, for control
- *     messages their receivers may still write (a gauge)
+ * @param mailboxesKept mailboxes of closed send communicators still registered now, for announcements
+ *     their receivers may still write (a gauge)
  */
 public record EndpointStatistics(long messagesSent, long bytesSent, long messagesReceived, long bytesReceived,
         long writesPosted, long readsPosted, long refusedPosts, long condemnedPeers, long remoteWriteErrors,

@@ -7,7 +7,7 @@ import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.PeerQueue;
-import io.ofinet.rdma.wire.ControlMessage;
+import io.ofinet.rdma.wire.Announcement;
 import io.ofinet.rdma.wire.HandshakeMessage;
 import io.ofinet.rdma.wire.Limits;
 import io.ofinet.rdma.wire.ListenHandle;
@@ -130,7 +130,7 @@ final class Handshake {
                     + handle.dataRails() + " and " + handle.controlRails());
         }
         int id = endpoint.comms.newSendId();
-        int slotBytes = ControlMessage.maxBytes(dataRails);
+        int slotBytes = Announcement.maxBytes(dataRails);
         long mailbox = 0;
         MrHandle mailboxMr = null;
         long inserted = Connection.NOT_INSERTED;
@@ -339,7 +339,7 @@ final class Handshake {
                     + e.getMessage(), e));
             return;
         }
-        // Ready for control messages from now on: the receiver may post before connect() returns.
+        // Ready for announcements from now on: the receiver may post before connect() returns.
         comm.accepted(acceptor,
                 new io.ofinet.rdma.sched.RailScheduler(dataRails, endpoint.params.minStripeSizeBytes(),
                         endpoint.params.schedMaxSmallRrSizeBytes()), endpoint.params.peerTimeoutMs(),

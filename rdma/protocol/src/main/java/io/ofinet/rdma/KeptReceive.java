@@ -5,7 +5,7 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.Operation;
 
 /**
- * A receive an endpoint keeps posted (control-rail buffers, notice receives, eager buffers):
+ * A receive an endpoint keeps posted (control-rail buffers, zero-byte receives, eager buffers):
  * reposted after each arrival (at the start of the next step), unless what arrived stays in it
  * for later, and after a peer's message too large for it (FI_ETRUNC, dropped and counted as
  * malformed), so that no peer can leave the endpoint without posted receives; after any other

@@ -29,7 +29,7 @@ public final class OpCounts {
         heads++;
     }
 
-    /** Large sends whose first bytes went out at once, ahead of their control message (eagerHead). */
+    /** Large sends whose first bytes went out at once, ahead of their announcement (eagerHead). */
     public long headsSent() {
         return heads;
     }
@@ -52,7 +52,7 @@ public final class OpCounts {
         return completed[RmaOp.Kind.READ.ordinal()];
     }
 
-    /** RDMA writes with immediate data posted (data segments and control messages). */
+    /** RDMA writes with immediate data posted (data segments and announcements). */
     public long writesPosted() {
         return posted[RmaOp.Kind.WRITEDATA.ordinal()];
     }

@@ -15,7 +15,7 @@ import io.ofinet.rdma.progress.PeerQueue;
  *       peer runs on this host, its process having ended ({@link ProcessCheck}, looked at every
  *       {@link #PROCESS_CHECK_NANOS});
  *   <li>silence fails a busy communicator only after {@code peerTimeoutMs}: one with requests
- *       outstanding that hears nothing from its peer — data, control messages, keepalives — for
+ *       outstanding that hears nothing from its peer — data, announcements, keepalives — for
  *       that long. The clock restarts when a communicator goes from idle to busy, so that a peer
  *       that was merely idle is not taken for dead, and a paused peer (SIGSTOP, a long GC) that
  *       comes back in time loses nothing.
@@ -46,7 +46,7 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
         Connection connection();
 
         /**
-         * What the peer puts in the upper half of the CQ data of its notices and control messages
+         * What the peer puts in the upper half of the CQ data of its signals, errors and announcements
          * to this communicator, chosen at random for the connection and given in the handshake.
          */
         int token();

@@ -42,7 +42,7 @@ final class RailSet {
     private Rails registrationView;
     private boolean wideImmediate = true;
     private boolean noticeAfterWrite;
-    /** Writes longer than this are announced by a notice even where others carry immediate data. */
+    /** Writes longer than this are announced by a write notice message even where others carry immediate data. */
     private long noticeAbove = Long.MAX_VALUE;
     private boolean sendsFollowWrites = true;
     /** Receive buffers up to this size get a tagged receive and one tagged message (writeNotice tagged); 0: none. */
@@ -96,7 +96,7 @@ final class RailSet {
     private void chooseNotices(WriteNotice notice) {
         boolean all = switch (notice) {
             case IMMEDIATE -> false;
-            case MESSAGE, TAGGED -> true;
+            case MESSAGE, TAGGED_SEND_INSTEAD -> true;
             case AUTO -> policies().stream().allMatch(ProviderPolicy::crashesOnCutImmediates);
         };
         long above = notice != WriteNotice.AUTO ? Long.MAX_VALUE
@@ -115,7 +115,7 @@ final class RailSet {
     }
 
     /**
-     * Whether large receive buffers get one tagged message each ({@link WriteNotice#TAGGED}): as
+     * Whether large receive buffers get one tagged message each ({@link WriteNotice#TAGGED_SEND_INSTEAD}): as
      * set, or by default on {@code tcp} with one data rail (a tagged message travels on one rail,
      * where writes are striped over all of them); only where every data rail was granted
      * FI_TAGGED, and writes are announced by messages.
@@ -135,7 +135,7 @@ final class RailSet {
      * {@code dataRails}: the hints then ask for FI_TAGGED.
      */
     static boolean wantsTagged(WriteNotice notice, String provider, int dataRails) {
-        return notice == WriteNotice.TAGGED || notice == WriteNotice.AUTO && dataRails == 1
+        return notice == WriteNotice.TAGGED_SEND_INSTEAD || notice == WriteNotice.AUTO && dataRails == 1
                 && new ProviderPolicy(provider).crashesOnCutImmediates();
     }
 
@@ -159,7 +159,7 @@ final class RailSet {
     }
 
     /**
-     * Whether large sends that find no control message send their heads ({@link EagerHead}): as
+     * Whether large sends that find no announcement send their heads ({@link EagerHead}): as
      * set, or by default where every data rail is {@code tcp}. Never with as many data rails as a
      * write's immediate data counts segments, as the head is one more.
      */
@@ -190,8 +190,8 @@ final class RailSet {
 
     /**
      * Whether every write is announced by a zero-byte message after it instead of by immediate data
-     * ({@link WriteNotice}), and control messages are sent rather than written; then every rail
-     * keeps receives posted for the notices.
+     * ({@link WriteNotice}), and announcements are sent rather than written; then every rail
+     * keeps receives posted for the write notices.
      */
     boolean noticeAfterWrite() {
         return noticeAfterWrite;
@@ -212,7 +212,7 @@ final class RailSet {
      * the writes before it (FI_ORDER_SAW). A write's completion at the sender says only that the
      * provider took it ({@code tcp}: into the socket); a confirmation on another connection can
      * overtake it, and the receiver would let its buffers go while the write is still on its way.
-     * The data rails then keep notice receives posted ({@link NoticeReceive}).
+     * The data rails then keep zero-byte receives posted ({@link ZeroByteReceive}).
      */
     boolean confirmsCloseOnDataRails() {
         return sendsFollowWrites;
@@ -230,8 +230,8 @@ final class RailSet {
         }
     }
 
-    /** Whether the data rails keep zero-byte receives posted for notices. */
-    boolean dataRailsTakeNotices() {
+    /** Whether the data rails keep zero-byte receives posted, for write notices and close signals. */
+    boolean dataRailsTakeZeroByteMessages() {
         return noticeAfterWrite || noticeAbove != Long.MAX_VALUE || sendsFollowWrites;
     }
 
@@ -342,7 +342,7 @@ final class RailSet {
     }
 
     /**
-     * The immediate data of a write or notice: the 32-bit word, and above it, where CQ data has 8
+     * The immediate data of a write or zero-byte message: the 32-bit word, and above it, where CQ data has 8
      * bytes, {@code upper} (a data segment's length, or the receiving communicator's token).
      */
     long immediate(int word, long upper) {

@@ -85,7 +85,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** Steps between reads of the control rails' queues while nothing is awaited there. */
     static final int QUIET_EVERY = 16;
 
-    /** A step of opening the endpoint, or of the control path. */
+    /** A step of opening the endpoint, or of the setup path. */
     @FunctionalInterface
     private interface Step<T> {
         T run() throws FabricException, RdmaException;
@@ -124,7 +124,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
-    /** Runs {@code step} holding the endpoint, which must be open (control path: it may allocate). */
+    /** Runs {@code step} holding the endpoint, which must be open (setup path: it may allocate). */
     private <T> T whileOpen(Step<T> step) throws RdmaException {
         lock.lock();
         try {
@@ -155,23 +155,23 @@ public final class RdmaEndpoint implements AutoCloseable {
         return step(false);
     }
 
-    /** {@link #progressLocked} reading every rail's queue: for waits on a peer's notices (closes, the watchdog). */
+    /** {@link #progressLocked} reading every rail's queue: for waits on a peer's signals (closes, the watchdog). */
     int progressEveryRail() throws RdmaException {
         return step(true);
     }
 
     private int step(boolean everyRail) throws RdmaException {
         requireOpen();
-        engine.expectOnQuietRails(everyRail || awaitingControl || handshake.busy());
+        engine.expectOnQuietRails(everyRail || awaitingAnnouncement || handshake.busy());
         int handled = readQueues();
         List<SendComm> sends = comms.connectedSends();
         boolean awaiting = false;
         for (int i = 0; i < sends.size(); i++) {
             SendComm send = sends.get(i);
             send.progress();
-            awaiting |= send.awaitsControl();
+            awaiting |= send.awaitsAnnouncement();
         }
-        awaitingControl = awaiting;
+        awaitingAnnouncement = awaiting;
         duties.runIfDue(stepNanos, sends, comms.connectedRecvs());
         return handled;
     }
@@ -233,15 +233,15 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     private long stepNanos = System.nanoTime();
 
-    /** A send communicator waits for a control message or credits (at the last step). */
-    private boolean awaitingControl;
+    /** A send communicator waits for an announcement or credits (at the last step). */
+    private boolean awaitingAnnouncement;
 
     /**
-     * A send communicator has begun to wait for a control message or credits since the last step:
+     * A send communicator has begun to wait for an announcement or credits since the last step:
      * the next step reads the control rails.
      */
-    void expectControl() {
-        awaitingControl = true;
+    void expectAnnouncement() {
+        awaitingAnnouncement = true;
     }
 
     /** A listening communicator; its handle goes to the peers that connect. */

@@ -3,13 +3,13 @@ package io.ofinet.rdma;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.RdmaException;
-import io.ofinet.rdma.wire.ControlMessage;
+import io.ofinet.rdma.wire.Announcement;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
 import io.ofinet.rdma.wire.TaggedData;
 
 /**
- * Tells a receive communicator's sender of each posted receive: its control message — remote
+ * Tells a receive communicator's sender of each posted receive: its announcement — remote
  * address or offset, length, tag and data-rail keys of each buffer — encoded into a registered
  * control buffer and written into the sender's mailbox slot {@code sequence mod 256} with
  * immediate data, over control rail {@code sequence mod control rails}; or, where writes are
@@ -28,11 +28,11 @@ final class ReceiveAnnouncer {
     private final long taggedUpTo;
     /** What {@link #reserve} took for the tagged receives of the announcement right after it. */
     private final RmaOp[] taggedOps = new RmaOp[Limits.MAX_RECVS];
-    /** Where the control messages go: the sender's mailbox, its slot size and keys. */
+    /** Where the announcements go: the sender's mailbox, its slot size and keys. */
     private final long peerMailbox;
     private final int peerSlotBytes;
     private final long[] peerMailboxKeys;
-    private final ControlMessage message = new ControlMessage();
+    private final Announcement message = new Announcement();
     private final long[] keys = new long[Limits.MAX_DATA_RAILS];
     /** What {@link #reserve()} took, for the announcement right after it. */
     private ControlRailBuffer buffer;
@@ -145,7 +145,7 @@ final class ReceiveAnnouncer {
             for (int r = 0; r < endpoint.dataRails(); r++) {
                 keys[r] = mr == null ? 0 : mr.key(RailKind.DATA, r);
             }
-            message.buffer(i, remote, sizes[i], tags[i], keys, (tagged & (1 << i)) != 0 ? ControlMessage.TAGGED : 0);
+            message.buffer(i, remote, sizes[i], tags[i], keys, (tagged & (1 << i)) != 0 ? Announcement.TAGGED : 0);
         }
         // Encoded straight into the registered control buffer the write goes out from.
         int length = message.encode(endpoint.memory, buffer.address);
@@ -157,7 +157,7 @@ final class ReceiveAnnouncer {
         op.buf = buffer.address;
         op.len = length;
         op.desc = buffer.descriptor(rail);
-        int word = Immediate.encode(Immediate.TYPE_CONTROL, 1, 0, sender.peerCommId(), seq);
+        int word = Immediate.encode(Immediate.TYPE_ANNOUNCEMENT, 1, 0, sender.peerCommId(), seq);
         op.data = endpoint.railSet.immediate(word, sender.upperHalf(word));
         op.peer = sender.controlPeer(rail);
         op.remote = peerMailbox + (long) (seq % Limits.WINDOW) * peerSlotBytes;

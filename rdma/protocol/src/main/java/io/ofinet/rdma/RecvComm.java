@@ -9,10 +9,10 @@ import io.ofinet.rdma.wire.Limits;
 
 /**
  * The receiving side of a connection: the sender's communicator id, its rail addresses, and
- * where to write control messages (its mailbox address, slot size and control-rail keys).
+ * where to write announcements (its mailbox address, slot size and control-rail keys).
  *
  * <p>Each receive takes the next message sequence number per buffer. One with a buffer larger than
- * {@code eagerMaxSize} RDMA-writes a control message into the sender's mailbox over a control rail
+ * {@code eagerMaxSize} RDMA-writes an announcement into the sender's mailbox over a control rail
  * (round-robin), with the control-rail registration and immediate data, listing its buffers,
  * lengths, tags and per-rail keys; segments arrive as remote writes with immediate data, in any
  * order and over any rail. Eager messages arrive into the endpoint's posted eager buffers and are
@@ -32,7 +32,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     final ListenComm listen;
     /** The sender, as the handshake learned it. */
     private final Connection connection;
-    /** Where this side's control messages go, and how. */
+    /** Where this side's announcements go, and how. */
     private final ReceiveAnnouncer announcer;
     boolean acceptSent;
     boolean closed;
@@ -42,11 +42,11 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final RequestPool<RecvRequest> requests = new RequestPool<>(MAX_REQUESTS, () -> new RecvRequest(this));
     private final Flushes flushes;
     private final PeerLiveness liveness;
-    /** Eager messages and intents: matched, held until their receive, credits returned. */
+    /** Eager messages and requests to send: matched, held until their receive, credits returned. */
     final EagerInbox inbox;
-    /** The largest eager payload (0: none), so the largest buffer a receive needs no control message for. */
+    /** The largest eager payload (0: none), so the largest buffer a receive needs no announcement for. */
     private final long eagerMax;
-    /** The sender's close, as its notices tell it. */
+    /** The sender's close, as its close signals tell it. */
     final SenderClose senderClose;
 
     RecvComm(RdmaEndpoint endpoint, int id, int token, ListenComm listen, Connection sender, long peerMailbox,
@@ -142,7 +142,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /**
-     * The sender closed, as its notice on engine rail {@code rail} says; it served no receive from
+     * The sender closed, as its close signal on engine rail {@code rail} says; it served no receive from
      * {@code firstUnserved} on (in sequence order), and those will never complete: they fail now.
      * Earlier ones complete as their data arrives.
      */
@@ -223,7 +223,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         endpoint.lock();
         try {
             RecvRequest request = post(count, addresses, sizes, tags, mrs);
-            // Progress after the post, never before: the control message goes out first.
+            // Progress after the post, never before: the announcement goes out first.
             endpoint.progressLocked();
             return request;
         } finally {
@@ -254,8 +254,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             return null;
         }
         liveness.posting();
-        // A receive whose every buffer takes an eager message whole needs no control message: a
-        // larger send into it announces itself with an intent, and is refused.
+        // A receive whose every buffer takes an eager message whole needs no announcement: a
+        // larger send into it announces itself with a request to send, and is refused.
         boolean announce = eagerMax == 0;
         for (int i = 0; i < count; i++) {
             announce |= sizes[i] > eagerMax;
@@ -300,7 +300,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /**
-     * Eager message or intent {@code seq} arrived in {@code buffer} ({@code len} bytes): delivered
+     * Eager message or request to send {@code seq} arrived in {@code buffer} ({@code len} bytes): delivered
      * to its receive, held until it is posted, or dropped when its receive has failed.
      *
      * @return whether the buffer is held
@@ -349,7 +349,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         liveness.heard(endpoint.stepNanos());
         RecvRequest request = window.retrieve(seq);
         if (request == null || request.seq != seq) {
-            throw new RdmaException(ErrorCategory.REMOTE, "an error notice for receive " + seq + ", which is not posted");
+            throw new RdmaException(ErrorCategory.REMOTE, "an error for receive " + seq + ", which is not posted");
         }
         if (reason == Immediate.ERROR_SEND_FAILED) {
             request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes into buffer " + index

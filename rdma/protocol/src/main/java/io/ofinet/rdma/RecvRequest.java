@@ -7,7 +7,7 @@ import io.ofinet.rdma.wire.Limits;
 
 /**
  * An outstanding grouped receive: up to 8 buffers with tags, under as many consecutive message
- * sequence numbers from {@link #seq}. It is done when its control message (if it needed one) has
+ * sequence numbers from {@link #seq}. It is done when its announcement (if it needed one) has
  * been written, every buffer has its eager message, its tagged message or all its segments, and
  * none of its tagged receives is still posted.
  */
@@ -22,7 +22,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     final int[] segmentsExpected = new int[Limits.MAX_RECVS];
     final int[] segmentsArrived = new int[Limits.MAX_RECVS];
     int buffersDone;
-    /** Buffers something was assigned to: an eager message, an intent, or a written segment (a bit each). */
+    /** Buffers something was assigned to: an eager message, a request to send, or a written segment (a bit each). */
     int taken;
     /** Buffers filled by an eager message (a bit each): nothing else may land there. */
     int eagerFilled;
@@ -216,7 +216,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     /** Buffer {@code i} took an eager message of {@code bytes} bytes, copied in already. */
     void eagerFilled(int i, long bytes) {
         if (taggedReceives[i] != null) {
-            // A small send matched by tag before the control message reached the sender.
+            // A small send matched by tag before the announcement reached the sender.
             taggedReceives[i].cancel();
         }
         taken |= 1 << i;
@@ -269,7 +269,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         }
     }
 
-    /** The control message's write completed. */
+    /** The announcement's write completed. */
     @Override
     public void opDone(RmaOp op) {
         pendingOps--;
@@ -280,7 +280,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     public void opFailed(RmaOp op, RdmaException cause) {
         releaseControlBuffer();
         operationFailed(new RdmaException(ErrorCategory.REMOTE, "receive " + seq
-                + ": the control message did not reach the sender: " + cause.getMessage(), cause));
+                + ": the announcement did not reach the sender: " + cause.getMessage(), cause));
     }
 
     private void releaseControlBuffer() {

@@ -23,7 +23,7 @@ final class RmaOp extends Operation {
     /** Descriptions per rail, made once: describing an operation allocates nothing. */
     static final String[] WRITE_ON_DATA_RAIL = names("write on data rail ");
     static final String[] READ_ON_DATA_RAIL = names("flush read on data rail ");
-    static final String[] CONTROL_ON_RAIL = names("control message on control rail ");
+    static final String[] CONTROL_ON_RAIL = names("announcement on control rail ");
     static final String[] EAGER_RECEIVE_ON_RAIL = names("eager receive on data rail ");
     static final String[] EAGER_SEND_ON_RAIL = names("eager send on data rail ");
     static final String[] TAGGED_RECEIVE_ON_RAIL = names("tagged receive on data rail ");

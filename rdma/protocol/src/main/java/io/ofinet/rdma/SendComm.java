@@ -9,13 +9,13 @@ import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayDeque;
 
 /**
- * The sending side of a connection. While connecting it owns its control mailbox (where the
- * receiver writes control messages) and waits for the ACCEPT; once connected it knows the
+ * The sending side of a connection. While connecting it owns its mailbox (where the
+ * receiver writes announcements) and waits for the ACCEPT; once connected it knows the
  * receiver's communicator id and its rail addresses.
  *
  * <p>Sends are queued in order, each under the next message sequence number. Sends of up to {@code
  * eagerMaxSize} go out at once as eager messages; the receiver announces each receive with a
- * larger buffer with a control message written into mailbox slot {@code sequence mod 256}, into
+ * larger buffer with an announcement written into mailbox slot {@code sequence mod 256}, into
  * whose buffer (by tag) a larger send is written in stripes over the data rails as the scheduler
  * decides ({@link SendSequencer}). A send larger than its buffer, or whose tag matches no buffer
  * of the receive, fails on both sides. One thread at a
@@ -42,7 +42,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     private Connection connection;
     boolean closed;
 
-    /** How queued sends meet announced receives: sequence numbers, control messages, eager credits. */
+    /** How queued sends meet announced receives: sequence numbers, announcements, eager credits. */
     private final SendSequencer sequencer;
     private final ArrayDeque<SendRequest> queue = new ArrayDeque<>();
     private final RequestPool<SendRequest> requests = new RequestPool<>(MAX_REQUESTS, () -> new SendRequest(this));
@@ -51,7 +51,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     boolean peerClosing;
     /** The receiver closed with nothing outstanding: it writes nothing more into the mailbox. */
     boolean receiverDone;
-    boolean closedNoticeSent;
+    boolean closedSignalSent;
     /** What goes on the wire, once connected. */
     private SendWrites writes;
 
@@ -68,7 +68,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         long eagerMax = eager != null && eager.enabled() ? eager.payloadBytes() : 0;
         long headMin = endpoint.railSet.sendsHeads(endpoint.params.eagerHead())
                 ? Math.max(endpoint.params.eagerHeadMinSizeBytes(), eagerMax + 1) : Long.MAX_VALUE;
-        this.sequencer = new SendSequencer(eagerMax, endpoint.params.intentDelayNanos(), headMin);
+        this.sequencer = new SendSequencer(eagerMax, endpoint.params.rtsDelayNanos(), headMin);
     }
 
     @Override
@@ -138,7 +138,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             @Override
             public void opFailed(RmaOp op, RdmaException cause) {
                 liveness.condemn(new RdmaException(ErrorCategory.REMOTE, "send communicator " + id
-                        + ": an eager message or intent did not go out: " + cause.getMessage(), cause));
+                        + ": an eager message or request to send did not go out: " + cause.getMessage(), cause));
             }
         });
         this.liveness = new PeerLiveness(this, peerTimeoutMs, "send communicator " + id
@@ -232,7 +232,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
                 return null;
             }
             if (peerClosing) {
-                // No control message comes for it: it fails, as the sends queued at the notice did.
+                // No announcement comes for it: it fails, as the sends queued at the signal did.
                 SendRequest request = requests.take();
                 request.start(address, size, tag, mr);
                 request.fail(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
@@ -243,11 +243,11 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             request.start(address, size, tag, mr);
             queue.add(request);
             // This communicator posts what it can first; then one step of the endpoint (completion
-            // queues included) follows, never precedes, the post. When the send waits for its control
-            // message, that step reads the control rails, where the message may be already.
+            // queues included) follows, never precedes, the post. When the send waits for its announcement,
+            // that step reads the control rails, where the message may be already.
             progress();
-            if (awaitsControl()) {
-                endpoint.expectControl();
+            if (awaitsAnnouncement()) {
+                endpoint.expectAnnouncement();
             }
             endpoint.progressLocked();
             return request;
@@ -265,36 +265,36 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         requests.trimIfIdle(now);
     }
 
-    /** A control message for {@code seq} was written into the mailbox. */
-    void controlArrived(int seq) throws RdmaException {
+    /** The announcement for {@code seq} was written into the mailbox. */
+    void announcementWritten(int seq) throws RdmaException {
         int slot = seq % Limits.WINDOW;
-        controlArrived(seq, mailbox + (long) slot * slotBytes, slotBytes);
+        announcementArrived(seq, mailbox + (long) slot * slotBytes, slotBytes);
     }
 
     /**
-     * A control message for {@code seq} arrived as a message of {@code bytes} bytes at {@code
-     * address} (a posted control receive), instead of being written into the mailbox.
+     * The announcement for {@code seq} arrived as a message of {@code bytes} bytes at {@code
+     * address} (a posted control-rail receive), instead of being written into the mailbox.
      */
-    void controlReceived(int seq, long address, int bytes) throws RdmaException {
+    void announcementReceived(int seq, long address, int bytes) throws RdmaException {
         if (bytes > slotBytes) {
-            throw new RdmaException(ErrorCategory.REMOTE, "control message " + seq + " of " + bytes
+            throw new RdmaException(ErrorCategory.REMOTE, "announcement " + seq + " of " + bytes
                     + " bytes is larger than a mailbox slot (" + slotBytes + " bytes)");
         }
-        controlArrived(seq, address, bytes);
+        announcementArrived(seq, address, bytes);
     }
 
-    private void controlArrived(int seq, long address, int bytes) throws RdmaException {
+    private void announcementArrived(int seq, long address, int bytes) throws RdmaException {
         sequencer.checkArrival(seq);
         // Decoded straight from where it arrived: only its bytes are read.
         sequencer.slotFor(seq).decode(endpoint.memory, address, bytes, endpoint.dataRails(), seq);
-        if (liveness != null) { // a control message may overtake the ACCEPT on another rail
+        if (liveness != null) { // an announcement may overtake the ACCEPT on another rail
             liveness.heard(endpoint.stepNanos());
         }
         SendRequest head = queue.peek();
-        sequencer.arrived(seq, head != null && head.intentSent);
+        sequencer.arrived(seq, head != null && head.rtsSent);
     }
 
-    /** The receiver used up {@code count} eager messages or intents of this side. */
+    /** The receiver used up {@code count} eager messages or requests to send of this side. */
     void creditsReturned(int count) throws RdmaException {
         liveness.heard(endpoint.stepNanos());
         sequencer.creditsReturned(count);
@@ -302,13 +302,13 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     /**
      * The receiver refused message {@code seq}, sent matched by its tag, for {@code reason}: the
-     * send waiting with its intent fails; a send already done cannot, so the communicator fails
+     * send waiting with its request to send fails; a send already done cannot, so the communicator fails
      * (the receiver's receive failed too).
      */
     void eagerRefused(int seq, int reason) {
         liveness.heard(endpoint.stepNanos());
         if (sequencer.refused(seq, queue, reason)) {
-            return; // an intent: its send failed with its own reason
+            return; // a request to send: its send failed with its own reason
         }
         if (sequencer.sentEager(seq)) {
             // Its send completed when it was copied out: the refusal fails the receive there, and is
@@ -334,7 +334,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         if (connectedAndOpen() && liveness.dead == null) {
             progressSends();
             if (peerClosing && !writesInFlight()) {
-                sendClosedNotice();
+                sendClosedSignal();
             }
         }
     }
@@ -345,11 +345,10 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /**
-     * Whether the oldest queued send waits for something the control rails bring: its control
-     * message, or credits.
+     * Whether the oldest queued send waits for something the control rails bring: its announcement, or credits.
      */
-    boolean awaitsControl() {
-        return !queue.isEmpty() && sequencer.awaitsControl(queue.peek());
+    boolean awaitsAnnouncement() {
+        return !queue.isEmpty() && sequencer.awaitsAnnouncement(queue.peek());
     }
 
     /** Whether writes of this communicator are still in flight. */
@@ -364,13 +363,13 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /** Tells the receiver that this side writes no more (once), when its writes completed. */
-    void sendClosedNotice() {
-        if (closedNoticeSent || connection == null) {
+    void sendClosedSignal() {
+        if (closedSignalSent || connection == null) {
             return;
         }
         // Names the first message this side did not send; the receiver fails the receives that
         // wait for it or later ones.
-        closedNoticeSent = writes.closed(sequencer.nextSeq());
+        closedSignalSent = writes.closed(sequencer.nextSeq());
     }
 
     /** Fails every queued send; used when the communicator closes or its peer is gone. */

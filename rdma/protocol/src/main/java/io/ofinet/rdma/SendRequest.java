@@ -4,7 +4,7 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 
-/** An outstanding send: waits for the receiver's control message, then its stripes' writes. */
+/** An outstanding send: waits for the receiver's announcement, then its stripes' writes. */
 public final class SendRequest extends Request implements RmaOp.Owner {
     private final SendComm comm;
     long address;
@@ -15,13 +15,13 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     long writesPostedNanos;
     int seq;
     int bufferIndex;
-    /** Its intent or its head went out: it waits, at the head of the queue, for its control message. */
-    boolean intentSent;
+    /** Its request to send or its head went out: it waits, at the head of the queue, for its announcement. */
+    boolean rtsSent;
     /** Bytes its head carried (0: no head): the writes carry the rest. */
     long headBytes;
-    /** Whether {@link #intentDueNanos} is set: the send has waited at the head for its control message. */
-    boolean intentTimed;
-    long intentDueNanos;
+    /** Whether {@link #rtsDueNanos} is set: the send has waited at the head for its announcement. */
+    boolean rtsTimed;
+    long rtsDueNanos;
 
     SendRequest(SendComm comm) {
         this.comm = comm;
@@ -33,9 +33,9 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         this.tag = bufferTag;
         this.mr = handle;
         this.writesPostedNanos = 0;
-        this.intentSent = false;
+        this.rtsSent = false;
         this.headBytes = 0;
-        this.intentTimed = false;
+        this.rtsTimed = false;
         begin(0);
     }
 

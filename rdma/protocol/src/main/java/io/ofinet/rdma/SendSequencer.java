@@ -2,8 +2,8 @@ package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
-import io.ofinet.rdma.wire.ControlMessage;
-import io.ofinet.rdma.wire.EagerHeader;
+import io.ofinet.rdma.wire.Announcement;
+import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayDeque;
@@ -11,48 +11,47 @@ import java.util.ArrayDeque;
 /**
  * How a send communicator's queued sends meet the receiver's receives (docs/PROTOCOL.md, "Eager
  * messages"). Every send takes the next message sequence number, and a receive of n buffers takes
- * n consecutive ones, so that a send needs no control message to know its number. A control
- * message, written into the mailbox slot of its receive's first number, covers the numbers of its
- * buffers.
+ * n consecutive ones, so that a send needs no announcement to know its number. An announcement, written into
+ * the mailbox slot of its receive's first number, covers the numbers of its buffers.
  *
  * <p>The oldest queued send goes out as follows:
  * <ul>
- * <li>its control message has arrived: into the first buffer not yet taken whose tag matches —
- *     as one tagged message where the buffer asks for that ({@link ControlMessage#TAGGED}), else
+ * <li>its announcement has arrived: into the first buffer not yet taken whose tag matches —
+ *     as one tagged message where the buffer asks for that ({@link Announcement#TAGGED}), else
  *     eagerly (with the buffer's index) when it is at most {@code eagerMaxSize}, else in RDMA
  *     writes; refused when no buffer has the tag or it does not fit;
  *     <li>none has arrived, and it is at most {@code eagerMaxSize}: eagerly, to be matched by its
  *     tag at the receiver;
- * <li>none has arrived, and it is larger: it waits for the control message, and later sends wait
+ * <li>none has arrived, and it is larger: it waits for the announcement, and later sends wait
  *     behind it. With heads on (eagerHead), at least {@code eagerHeadMinSize} and no send behind
  *     it, its first {@code eagerMaxSize} bytes go out at once with its tag and size (its head),
- *     and the writes of the rest follow the control message. Else, when none has come within
- *     {@code intentDelayUs}, its intent (its tag and size, matched by its tag) goes out, for a
- *     receive that sends no control message to refuse it. A head serves as the intent too.
+ *     and the writes of the rest follow the announcement. Else, when none has come within
+ *     {@code rtsDelayUs}, its request to send (its tag and size, matched by its tag) goes out, for a
+ *     receive that sends no announcement to refuse it. A head serves as the request to send too.
  * </ul>
  * So within a receive the sends matched by tag come first, in sequence order, and both sides give
- * each the first untaken buffer with its tag in that order; sends after the control message
- * arrived carry the buffer's index. When a control message arrives, the sends already matched by
- * tag are replayed over it. Each eager message or intent takes one of the communicator's credits,
+ * each the first untaken buffer with its tag in that order; sends after the announcement
+ * arrived carry the buffer's index. When an announcement arrives, the sends already matched by
+ * tag are replayed over it. Each eager message or request to send takes one of the communicator's credits,
  * which the receiver returns as it uses them up. Touched only with the endpoint held.
  */
 final class SendSequencer {
-    /** Eager messages and intents a communicator may have that the receiver has not used up. */
+    /** Eager messages and requests to send a communicator may have that the receiver has not used up. */
     static final int CREDITS = 64;
     private static final int SEQS = 1 << Limits.SEQ_BITS;
     private static final int MASK = SEQS - 1;
 
     private final int eagerMax;
     /**
-     * The smallest send that sends its head when it finds no control message and no send behind it
+     * The smallest send that sends its head when it finds no announcement and no send behind it
      * (eagerHeadMinSize), or {@link Long#MAX_VALUE}: heads off (eagerHead).
      */
     private final long headMin;
-    /** How long a send larger than {@link #eagerMax} waits at the head for its control message before its intent. */
-    private final long intentDelayNanos;
-    private final ControlMessage[] controls = new ControlMessage[Limits.WINDOW];
-    /** Per mailbox slot: the sequence number of the control message there, or -1 when none is pending. */
-    private final int[] controlSeq = new int[Limits.WINDOW];
+    /** How long a send larger than {@link #eagerMax} waits at the head for its announcement before its RTS. */
+    private final long rtsDelayNanos;
+    private final Announcement[] announcements = new Announcement[Limits.WINDOW];
+    /** Per mailbox slot: the sequence number of the announcement there, or -1 when none is pending. */
+    private final int[] announcedSeq = new int[Limits.WINDOW];
     /** Per mailbox slot: the buffers of its receive that sends have taken (a bit each). */
     private final int[] consumed = new int[Limits.WINDOW];
     /** Per mailbox slot: no buffer had a send's tag, so the receive failed as a whole. */
@@ -68,13 +67,13 @@ final class SendSequencer {
     private int nextSeq;
     private int credits = CREDITS;
 
-    SendSequencer(long eagerMaxSize, long intentDelayNanos, long headMinSize) {
+    SendSequencer(long eagerMaxSize, long rtsDelayNanos, long headMinSize) {
         this.eagerMax = (int) Math.min(eagerMaxSize, Integer.MAX_VALUE);
         this.headMin = eagerMax > 0 ? headMinSize : Long.MAX_VALUE;
-        this.intentDelayNanos = intentDelayNanos;
+        this.rtsDelayNanos = rtsDelayNanos;
         for (int i = 0; i < Limits.WINDOW; i++) {
-            controls[i] = new ControlMessage();
-            controlSeq[i] = -1;
+            announcements[i] = new Announcement();
+            announcedSeq[i] = -1;
         }
     }
 
@@ -88,13 +87,13 @@ final class SendSequencer {
         return credits;
     }
 
-    /** Where control message {@code seq} is decoded into, once {@link #checkArrival} allowed it. */
-    ControlMessage slotFor(int seq) {
-        return controls[seq % Limits.WINDOW];
+    /** Where announcement {@code seq} is decoded into, once {@link #checkArrival} allowed it. */
+    Announcement slotFor(int seq) {
+        return announcements[seq % Limits.WINDOW];
     }
 
     /**
-     * Checks that control message {@code seq} may arrive now: within the window ahead of the
+     * Checks that announcement {@code seq} may arrive now: within the window ahead of the
      * oldest queued send, or behind it by no more than eager sends can have run ahead, and its
      * slot free.
      */
@@ -102,75 +101,75 @@ final class SendSequencer {
         int ahead = (seq - nextSeq) & MASK;
         int behind = (nextSeq - seq) & MASK;
         if (ahead >= Limits.WINDOW && behind > Limits.WINDOW + CREDITS) {
-            throw new RdmaException(ErrorCategory.REMOTE, "control message " + seq + " is past the window of "
+            throw new RdmaException(ErrorCategory.REMOTE, "announcement " + seq + " is past the window of "
                     + Limits.WINDOW + " from " + nextSeq);
         }
-        int pending = controlSeq[seq % Limits.WINDOW];
+        int pending = announcedSeq[seq % Limits.WINDOW];
         if (pending != -1) {
-            throw new RdmaException(ErrorCategory.REMOTE, "control message " + seq + (pending == seq ? " arrived twice"
+            throw new RdmaException(ErrorCategory.REMOTE, "announcement " + seq + (pending == seq ? " arrived twice"
                     : " arrived while the one for " + pending + " is still in use in its slot"));
         }
     }
 
     /**
-     * Control message {@code seq} has been decoded into its slot: the sends before the head that it
-     * covers (sent matched by tag), and the head's intent, are replayed over it.
+     * Announcement {@code seq} has been decoded into its slot: the sends before the head that it
+     * covers (sent matched by tag), and the head's request to send, are replayed over it.
      */
-    void arrived(int seq, boolean headIntent) {
+    void arrived(int seq, boolean rtsSent) {
         int slot = seq % Limits.WINDOW;
-        ControlMessage control = controls[slot];
-        controlSeq[slot] = seq;
+        Announcement announcement = announcements[slot];
+        announcedSeq[slot] = seq;
         consumed[slot] = 0;
         failedGroup[slot] = false;
         int sent = (nextSeq - seq) & MASK;
         if (sent > Limits.WINDOW + CREDITS) {
             return; // ahead of the head: nothing was sent into it yet
         }
-        int replay = Math.min(control.buffers(), sent + (headIntent ? 1 : 0));
+        int replay = Math.min(announcement.buffers(), sent + (rtsSent ? 1 : 0));
         for (int k = 0; k < replay; k++) {
             int t = (seq + k) & MASK;
-            int i = failedGroup[slot] ? -1 : untaken(control, consumed[slot], byTagTag[t]);
+            int i = failedGroup[slot] ? -1 : untaken(announcement, consumed[slot], byTagTag[t]);
             if (i < 0) {
                 replayed[t] = NO_TAG;
                 failedGroup[slot] = true;
             } else {
                 consumed[slot] |= 1 << i;
-                replayed[t] = byTagSize[t] > control.length(i) ? TRUNCATED : i;
+                replayed[t] = byTagSize[t] > announcement.length(i) ? TRUNCATED : i;
             }
         }
-        if (sent >= control.buffers()) {
-            controlSeq[slot] = -1; // every send of it went out before it came
+        if (sent >= announcement.buffers()) {
+            announcedSeq[slot] = -1; // every send of it went out before it came
         }
     }
 
-    /** The first buffer of {@code control} not in {@code taken} whose tag is {@code tag}, or -1. */
-    private static int untaken(ControlMessage control, int taken, int tag) {
-        for (int i = 0; i < control.buffers(); i++) {
-            if ((taken & (1 << i)) == 0 && control.tag(i) == tag) {
+    /** The first buffer of {@code announcement} not in {@code taken} whose tag is {@code tag}, or -1. */
+    private static int untaken(Announcement announcement, int taken, int tag) {
+        for (int i = 0; i < announcement.buffers(); i++) {
+            if ((taken & (1 << i)) == 0 && announcement.tag(i) == tag) {
                 return i;
             }
         }
         return -1;
     }
 
-    /** The slot of the control message that covers {@code seq}, or -1. */
+    /** The slot of the announcement that covers {@code seq}, or -1. */
     private int covering(int seq) {
         for (int k = 0; k < Limits.MAX_RECVS; k++) {
             int u = (seq - k) & MASK;
             int slot = u % Limits.WINDOW;
-            if (controlSeq[slot] == u) {
-                return k < controls[slot].buffers() ? slot : -1;
+            if (announcedSeq[slot] == u) {
+                return k < announcements[slot].buffers() ? slot : -1;
             }
         }
         return -1;
     }
 
-    /** Whether {@code head}, the oldest queued send, waits for its control message or for credits. */
-    boolean awaitsControl(SendRequest head) {
+    /** Whether {@code head}, the oldest queued send, waits for its announcement or for credits. */
+    boolean awaitsAnnouncement(SendRequest head) {
         return covering(nextSeq) < 0 && (eagerMax <= 0 || head.size > eagerMax || credits == 0);
     }
 
-    /** The receiver used up {@code count} eager messages or intents. */
+    /** The receiver used up {@code count} eager messages or requests to send. */
     void creditsReturned(int count) throws RdmaException {
         if (count < 1 || credits + count > CREDITS) {
             throw new RdmaException(ErrorCategory.REMOTE, "the receiver returned " + count + " eager credits with "
@@ -180,7 +179,7 @@ final class SendSequencer {
     }
 
     /**
-     * Sends queued sends, oldest first, as far as control messages, credits and operations allow;
+     * Sends queued sends, oldest first, as far as announcements, credits and operations allow;
      * bounded by the queue.
      */
     void progress(ArrayDeque<SendRequest> queue, SendWrites writes) throws RdmaException {
@@ -192,8 +191,8 @@ final class SendSequencer {
                 if (!byTag(request, t, writes, queue.size() == 1)) {
                     return;
                 }
-                if (request.intentSent) {
-                    return; // it waits for its control message; later sends wait behind it
+                if (request.rtsSent) {
+                    return; // it waits for its announcement; later sends wait behind it
                 }
             } else if (!matched(request, t, slot, writes)) {
                 return;
@@ -206,112 +205,113 @@ final class SendSequencer {
     /**
      * The head goes out matched by tag: eagerly; or, when larger, with its first {@link #eagerMax}
      * bytes at once if it is at least {@link #headMin} and no send waits behind it ({@code alone}:
-     * in a stream of sends the receiver's control messages are on their way, and heads would only
-     * add copies), else as an intent once that is due. False when it must wait.
+     * in a stream of sends the receiver's announcements are on their way, and heads would only
+     * add copies), else as a request to send once that is due. False when it must wait.
      */
     private boolean byTag(SendRequest request, int t, SendWrites writes, boolean alone) {
-        if (request.intentSent) {
+        if (request.rtsSent) {
             return true;
         }
         if (eagerMax <= 0) {
-            return false; // without eager buffers at the receiver nothing goes out before its control message
+            return false; // without eager buffers at the receiver nothing goes out before its announcement
         }
         if (credits == 0) {
             return false;
         }
         boolean eager = request.size <= eagerMax;
-        boolean head = !eager && request.size >= headMin && alone && !request.intentTimed;
-        if (!eager && !head && !intentDue(request)) {
+        boolean head = !eager && request.size >= headMin && alone && !request.rtsTimed;
+        if (!eager && !head && !rtsDue(request)) {
             return false;
         }
-        int kind = eager ? EagerHeader.KIND_EAGER : head ? EagerHeader.KIND_HEAD : EagerHeader.KIND_INTENT;
-        if (!writes.eager(request, t, EagerHeader.BY_TAG, kind, head ? eagerMax : 0)) {
+        int kind = eager ? EagerMessageHeader.KIND_EAGER
+                : head ? EagerMessageHeader.KIND_HEAD : EagerMessageHeader.KIND_RTS;
+        if (!writes.eager(request, t, EagerMessageHeader.BY_TAG, kind, head ? eagerMax : 0)) {
             return false;
         }
         credits--;
         byTagTag[t] = request.tag;
         byTagSize[t] = request.size;
-        request.intentSent = !eager;
+        request.rtsSent = !eager;
         return true;
     }
 
     /**
-     * Whether the intent of {@code request}, the head, may go out: once it has waited {@link
-     * #intentDelayNanos} for its control message (intentDelayUs).
+     * Whether the request to send of {@code request}, the head, may go out: once it has waited {@link
+     * #rtsDelayNanos} for its announcement (rtsDelayUs).
      */
-    private boolean intentDue(SendRequest request) {
-        if (intentDelayNanos == 0) {
+    private boolean rtsDue(SendRequest request) {
+        if (rtsDelayNanos == 0) {
             return true;
         }
         long now = System.nanoTime();
-        if (!request.intentTimed) {
-            request.intentTimed = true;
-            request.intentDueNanos = now + intentDelayNanos;
+        if (!request.rtsTimed) {
+            request.rtsTimed = true;
+            request.rtsDueNanos = now + rtsDelayNanos;
             return false;
         }
-        return now - request.intentDueNanos >= 0;
+        return now - request.rtsDueNanos >= 0;
     }
 
     /**
-     * The head meets the control message in {@code slot}: the buffer the replay gave it (after an
-     * intent), or the first untaken one with its tag. False when it must wait.
+     * The head meets the announcement in {@code slot}: the buffer the replay gave it (after a
+     * request to send), or the first untaken one with its tag. False when it must wait.
      */
     private boolean matched(SendRequest request, int t, int slot, SendWrites writes) {
-        ControlMessage control = controls[slot];
-        int u = controlSeq[slot];
+        Announcement announcement = announcements[slot];
+        int u = announcedSeq[slot];
         int i;
-        if (request.intentSent) {
+        if (request.rtsSent) {
             i = replayed[t];
             if (i < 0) {
-                // The receiver refused the intent as well: nothing to tell it.
+                // The receiver refused the request to send as well: nothing to tell it.
                 request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, i == NO_TAG
                         ? "isend: no buffer of the posted receive " + u + " has tag " + request.tag
                         : "isend: " + request.size + " bytes do not fit their receive buffer (tag " + request.tag + ")"));
-                return advance(slot, t, u, control);
+                return advance(slot, t, u, announcement);
             }
         } else if (failedGroup[slot]) {
             request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, "isend: the posted receive " + u
                     + " failed: an earlier send's tag matched none of its buffers"));
-            return advance(slot, t, u, control);
+            return advance(slot, t, u, announcement);
         } else {
-            i = untaken(control, consumed[slot], request.tag);
+            i = untaken(announcement, consumed[slot], request.tag);
             if (i < 0) {
                 if (!writes.refuse(request, u, 0, Immediate.ERROR_NO_TAG, "isend: no buffer of the posted receive "
                         + u + " has tag " + request.tag)) {
                     return false;
                 }
                 failedGroup[slot] = true;
-                return advance(slot, t, u, control);
+                return advance(slot, t, u, announcement);
             }
-            if (request.size > control.length(i)) {
-                if (!writes.refuse(request, u, control.index(i), Immediate.ERROR_TRUNCATED, "isend: " + request.size
-                        + " bytes do not fit the " + control.length(i) + "-byte receive buffer (tag " + request.tag + ")")) {
+            if (request.size > announcement.length(i)) {
+                if (!writes.refuse(request, u, announcement.index(i), Immediate.ERROR_TRUNCATED, "isend: " + request.size
+                        + " bytes do not fit the " + announcement.length(i) + "-byte receive buffer (tag " + request.tag + ")")) {
                     return false;
                 }
                 consumed[slot] |= 1 << i;
-                return advance(slot, t, u, control);
+                return advance(slot, t, u, announcement);
             }
             // A buffer that waits for a tagged message takes the send as one, however small.
-            if (eagerMax > 0 && request.size <= eagerMax && credits > 0 && !control.tagged(i)) {
-                if (!writes.eager(request, t, control.index(i), EagerHeader.KIND_EAGER, 0)) {
+            if (eagerMax > 0 && request.size <= eagerMax && credits > 0 && !announcement.tagged(i)) {
+                if (!writes.eager(request, t, announcement.index(i), EagerMessageHeader.KIND_EAGER, 0)) {
                     return false;
                 }
                 credits--;
                 consumed[slot] |= 1 << i;
-                return advance(slot, t, u, control);
+                return advance(slot, t, u, announcement);
             }
         }
-        if (!writes.write(request, control, i, u)) {
+        if (!writes.write(request, announcement, i, u)) {
             return false;
         }
         consumed[slot] |= 1 << i;
-        return advance(slot, t, u, control);
+        return advance(slot, t, u, announcement);
     }
 
     /** Send {@code t} of the receive {@code u} went out (or failed): the slot is freed after its last. */
-    private boolean advance(int slot, int t, int u, ControlMessage control) {
-        if (((t - u) & MASK) == control.buffers() - 1) {
-            controlSeq[slot] = -1;
+    private boolean advance(int slot, int t, int u, Announcement announcement) {
+        if (((t - u) & MASK) == announcement.buffers() - 1) {
+            announcedSeq[slot] = -1;
         }
         return true;
     }
@@ -337,17 +337,17 @@ final class SendSequencer {
 
     /**
      * The receiver refused message {@code seq} (reason {@link Immediate#ERROR_TRUNCATED} or {@link
-     * Immediate#ERROR_NO_TAG}), sent matched by tag. The head waiting with an intent for it fails
+     * Immediate#ERROR_NO_TAG}), sent matched by tag. The head waiting with a request to send for it fails
      * and is dequeued; a send already done cannot fail: the caller counts and logs the refusal.
      *
-     * @return whether it was an intent (the head's, failed now, or one that failed already)
+     * @return whether it was a request to send (the head's, failed now, or one that failed already)
      */
     boolean refused(int seq, ArrayDeque<SendRequest> queue, int reason) {
         if (byTagSize[seq] > eagerMax && seq != nextSeq) {
-            return true; // an intent whose send failed already, by the replay over its control message
+            return true; // a request to send whose send failed already, by the replay over its announcement
         }
         SendRequest head = queue.peek();
-        if (head != null && head.intentSent && seq == nextSeq) {
+        if (head != null && head.rtsSent && seq == nextSeq) {
             head.fail(new RdmaException(ErrorCategory.INVALID_USAGE, reason == Immediate.ERROR_TRUNCATED
                     ? "isend: " + head.size + " bytes (tag " + head.tag + ") do not fit the receive buffer they were"
                             + " matched with, the receiver reports"

@@ -5,22 +5,23 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.sched.RailScheduler;
 import io.ofinet.rdma.sched.Schedule;
-import io.ofinet.rdma.wire.ControlMessage;
-import io.ofinet.rdma.wire.EagerHeader;
+import io.ofinet.rdma.wire.Announcement;
+import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Signal;
 import io.ofinet.rdma.wire.Limits;
 import io.ofinet.rdma.wire.TaggedData;
 
 /**
- * What a connected send communicator puts on the wire: a send's striped writes into the buffer a
- * control message announced (or one tagged message, where the receiver asked for it), the notices
+ * What a connected send communicator puts on the wire: a send's striped writes into the buffer an
+ * announcement named (or one tagged message, where the receiver asked for it), the errors
  * that tell the receiver of a refused or failed send, and the confirmation of its close. Every
  * method takes the operations it needs from the endpoint's pool, all or none, and returns false
  * when they are short (the caller retries at the next progress step). Touched only with the
  * endpoint held.
  */
 final class SendWrites {
-    /** For notices whose fate nobody waits on. */
+    /** For zero-byte messages whose fate nobody waits on. */
     static final RmaOp.Owner NO_OWNER = new RmaOp.Owner() {
         @Override
         public void opDone(RmaOp op) {
@@ -37,7 +38,7 @@ final class SendWrites {
     private final Schedule schedule = new Schedule(Limits.MAX_DATA_RAILS);
     private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
 
-    /** Hears of eager messages and intents, whose sends are done when they are posted. */
+    /** Hears of eager messages and requests to send, whose sends are done when they are posted. */
     interface EagerOwner extends RmaOp.Owner {
         /** An eager send of {@code bytes} is done. */
         void sent(long bytes);
@@ -52,14 +53,14 @@ final class SendWrites {
         this.scheduler = scheduler;
     }
 
-    /** Fails a send and tells the receiver why ({@code reason}, an error notice for {@code seq}). */
+    /** Fails a send and tells the receiver why ({@code reason}, an error for {@code seq}). */
     boolean refuse(SendRequest request, int seq, int buffer, int reason, String why) {
         RmaOp op = endpoint.pools.acquireOp();
         if (op == null) {
             return false;
         }
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
-        connection.sendNotice(op, "notice to the receiver", Immediate.encode(Immediate.TYPE_ERROR, reason, buffer,
+        connection.sendImmediate(op, "error to the receiver", Immediate.encode(Immediate.TYPE_ERROR, reason, buffer,
                 connection.peerCommId(), seq), NO_OWNER);
         return true;
     }
@@ -68,18 +69,18 @@ final class SendWrites {
     void sendFailed(SendRequest request) {
         RmaOp op = endpoint.pools.acquireOp();
         if (op != null) {
-            connection.sendNotice(op, "notice to the receiver", Immediate.encode(Immediate.TYPE_ERROR,
+            connection.sendImmediate(op, "error to the receiver", Immediate.encode(Immediate.TYPE_ERROR,
                     Immediate.ERROR_SEND_FAILED, request.bufferIndex, connection.peerCommId(), request.seq), NO_OWNER);
         }
     }
 
     /**
-     * Sends message {@code seq} as an eager message of {@code kind} ({@link EagerHeader}) — its
+     * Sends message {@code seq} as an eager message of {@code kind} ({@link EagerMessageHeader}) — its
      * header, and the payload copied into an eager buffer, one message to the receiver's data rail
-     * {@code seq mod rails}: the whole send ({@link EagerHeader#KIND_EAGER}), nothing ({@link
-     * EagerHeader#KIND_INTENT}), or its first {@code headBytes} ({@link EagerHeader#KIND_HEAD}, the
+     * {@code seq mod rails}: the whole send ({@link EagerMessageHeader#KIND_EAGER}), nothing ({@link
+     * EagerMessageHeader#KIND_RTS}), or its first {@code headBytes} ({@link EagerMessageHeader#KIND_HEAD}, the
      * rest written later past them). {@code index} is the receive buffer's, or {@link
-     * EagerHeader#BY_TAG}. An eager send is done at once (its payload is copied); the message's
+     * EagerMessageHeader#BY_TAG}. An eager send is done at once (its payload is copied); the message's
      * failure to go out fails the communicator, through {@code eagerOwner}.
      */
     boolean eager(SendRequest request, int seq, int index, int kind, long headBytes) {
@@ -87,9 +88,9 @@ final class SendWrites {
         if (buffer == null) {
             return false;
         }
-        boolean whole = kind == EagerHeader.KIND_EAGER;
-        long payload = whole ? request.size : kind == EagerHeader.KIND_HEAD ? headBytes : 0;
-        EagerHeader.encode(endpoint.memory, buffer.address, kind, index, seq, request.tag, request.size,
+        boolean whole = kind == EagerMessageHeader.KIND_EAGER;
+        long payload = whole ? request.size : kind == EagerMessageHeader.KIND_HEAD ? headBytes : 0;
+        EagerMessageHeader.encode(endpoint.memory, buffer.address, kind, index, seq, request.tag, request.size,
                 connection.peerToken());
         if (payload > 0) {
             endpoint.memory.copy(request.address, buffer.payload(), payload);
@@ -97,8 +98,8 @@ final class SendWrites {
         int rail = seq % endpoint.dataRails();
         int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0, connection.peerCommId(), seq);
         request.seq = seq;
-        request.bufferIndex = index == EagerHeader.BY_TAG ? 0 : index;
-        request.headBytes = kind == EagerHeader.KIND_HEAD ? headBytes : 0;
+        request.bufferIndex = index == EagerMessageHeader.BY_TAG ? 0 : index;
+        request.headBytes = kind == EagerMessageHeader.KIND_HEAD ? headBytes : 0;
         if (request.headBytes > 0) {
             endpoint.pools.counts.headSent();
         }
@@ -111,24 +112,24 @@ final class SendWrites {
             endpoint.pools.counts.sent(request.size);
             eagerOwner.sent(request.size);
         }
-        buffer.send.start(rail, EagerHeader.BYTES + payload, data, connection.dataPeer(rail), connection.dataQueue(rail),
+        buffer.send.start(rail, EagerMessageHeader.BYTES + payload, data, connection.dataPeer(rail), connection.dataQueue(rail),
                 eagerOwner);
         return true;
     }
 
     /**
      * Writes a send in stripes into buffer {@code i} of the receive {@code seq} announced by
-     * {@code control}, as the scheduler splits it over the data rails; a zero-byte send is a
+     * {@code announcement}, as the scheduler splits it over the data rails; a zero-byte send is a
      * zero-byte message with the same immediate data to the receiver's first control rail. Of a
      * send whose head went out, the rest is written past the head, and the head counts as one more
      * of the buffer's segments.
      */
-    boolean write(SendRequest request, ControlMessage control, int i, int seq) {
+    boolean write(SendRequest request, Announcement announcement, int i, int seq) {
         request.seq = seq;
-        request.bufferIndex = control.index(i);
+        request.bufferIndex = announcement.index(i);
         request.writesPostedNanos = System.nanoTime();
-        if (control.tagged(i)) {
-            return tagged(request, control.index(i), seq);
+        if (announcement.tagged(i)) {
+            return tagged(request, announcement.index(i), seq);
         }
         if (request.size == 0) {
             RmaOp op = endpoint.pools.acquireOp();
@@ -136,8 +137,8 @@ final class SendWrites {
                 return false;
             }
             request.pendingOps = 1;
-            connection.sendNotice(op, "notice to the receiver", Immediate.encode(Immediate.TYPE_DATA, 1,
-                    control.index(i), connection.peerCommId(), seq), request);
+            connection.sendImmediate(op, "zero-byte send to the receiver", Immediate.encode(Immediate.TYPE_DATA, 1,
+                    announcement.index(i), connection.peerCommId(), seq), request);
             return true;
         }
         long skip = request.headBytes;
@@ -157,11 +158,11 @@ final class SendWrites {
             op.buf = request.address + offset;
             op.len = length;
             op.desc = request.mr.descriptor(RailKind.DATA, rail);
-            op.data = endpoint.railSet.immediate(Immediate.encode(Immediate.TYPE_DATA, segments, control.index(i),
+            op.data = endpoint.railSet.immediate(Immediate.encode(Immediate.TYPE_DATA, segments, announcement.index(i),
                     connection.peerCommId(), seq), length);
             op.peer = connection.dataPeer(rail);
-            op.remote = control.address(i) + offset;
-            op.key = control.key(i, rail);
+            op.remote = announcement.address(i) + offset;
+            op.key = announcement.key(i, rail);
             op.submit(connection.dataQueue(rail));
             ops[s] = null;
         }
@@ -170,7 +171,7 @@ final class SendWrites {
 
     /**
      * Sends a send whole as one tagged message into buffer {@code index} of receive {@code seq},
-     * whose receiver posted a tagged receive for it ({@link ControlMessage#TAGGED}), on the data
+     * whose receiver posted a tagged receive for it ({@link Announcement#TAGGED}), on the data
      * rail and with the tag {@link TaggedData} gives. The message lands at the buffer's start, so a
      * send whose head went out sends the head's bytes again; the receiver ignores heads for such a
      * buffer. The CQ data is that of a single written segment, for what reads it.
@@ -203,17 +204,16 @@ final class SendWrites {
      */
     boolean closed(int firstUnserved) {
         boolean onData = endpoint.railSet.confirmsCloseOnDataRails();
-        int notices = onData ? endpoint.dataRails() : 1;
-        if (!endpoint.pools.acquireOps(ops, notices)) {
+        int signals = onData ? endpoint.dataRails() : 1;
+        if (!endpoint.pools.acquireOps(ops, signals)) {
             return false;
         }
-        int word = Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED, connection.peerCommId(),
-                firstUnserved);
-        for (int r = 0; r < notices; r++) {
+        int word = Immediate.signal(Signal.SENDER_CLOSED, connection.peerCommId(), firstUnserved);
+        for (int r = 0; r < signals; r++) {
             if (onData) {
-                connection.sendNoticeOnData(ops[r], r, "close notice", word, NO_OWNER);
+                connection.sendImmediateOnData(ops[r], r, "close signal", word, NO_OWNER);
             } else {
-                connection.sendNotice(ops[r], "close notice", word, NO_OWNER);
+                connection.sendImmediate(ops[r], "close signal", word, NO_OWNER);
             }
             ops[r] = null;
         }

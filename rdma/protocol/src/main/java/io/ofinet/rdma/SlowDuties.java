@@ -3,6 +3,7 @@ package io.ofinet.rdma;
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Signal;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -32,7 +33,7 @@ final class SlowDuties {
 
     /**
      * What a closed send communicator leaves behind for a while: its mailbox, still registered, and
-     * what identifies a late control message for it. Not the communicator itself, which is released
+     * what identifies a late announcement for it. Not the communicator itself, which is released
      * at its close.
      */
     record ClosedMailbox(int commId, int token, long memory, MrHandle mr, long closedNanos) {
@@ -70,14 +71,14 @@ final class SlowDuties {
         for (int i = 0; i < sends.size(); i++) {
             SendComm comm = sends.get(i);
             if (comm.connectedAndOpen()) {
-                check(comm, Immediate.KEEPALIVE_TO_RECEIVER, now);
+                check(comm, Signal.KEEPALIVE_TO_RECEIVER, now);
             }
             comm.trimIfIdle(now);
         }
         for (int i = 0; i < recvs.size(); i++) {
             RecvComm comm = recvs.get(i);
             if (comm.connectedAndOpen()) {
-                check(comm, Immediate.KEEPALIVE_TO_SENDER, now);
+                check(comm, Signal.KEEPALIVE_TO_SENDER, now);
             }
             comm.trimIfIdle(now);
         }
@@ -93,14 +94,14 @@ final class SlowDuties {
         }
     }
 
-    private void check(PeerLiveness.Peered comm, int side, long now) {
+    private void check(PeerLiveness.Peered comm, Signal keepalive, long now) {
         Connection peer = comm.connection();
         PeerLiveness liveness = comm.liveness();
         if (liveness.keepaliveDue(now)) {
             RmaOp op = endpoint.pools.acquireOp();
             if (op != null) {
                 liveness.lastKeepaliveNanos = now;
-                peer.sendNotice(op, "keepalive", Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, side, peer.peerCommId(), 0),
+                peer.sendImmediate(op, "keepalive", Immediate.signal(keepalive, peer.peerCommId(), 0),
                         liveness);
             }
         }
@@ -140,9 +141,9 @@ final class SlowDuties {
      * The receiver of closed send communicator {@code id} said its last word (its token in {@code
      * upper}): the mailbox kept for it goes now. False when none is kept for that communicator.
      */
-    boolean releaseMailbox(int id, long upper, ImmediateDispatcher dispatcher) {
+    boolean releaseMailbox(int id, long upper, ArrivalChecks checks) {
         for (ClosedMailbox mailbox : quarantine) {
-            if (mailbox.commId() == id && dispatcher.carriesToken(mailbox.token(), upper)) {
+            if (mailbox.commId() == id && checks.carriesToken(mailbox.token(), upper)) {
                 quarantine.remove(mailbox);
                 releaseMailbox(mailbox.memory(), mailbox.mr());
                 return true;

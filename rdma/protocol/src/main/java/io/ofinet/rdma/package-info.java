@@ -1,6 +1,6 @@
 /**
  * The RDMA protocol: devices, domains and endpoints with their control and data rails,
- * communicators, the handshake, control messages, striped RDMA writes with immediate data,
+ * communicators, the handshake, announcements, striped RDMA writes with immediate data,
  * flush, freelists and the progress engine.
  *
  * <p><b>Ownership.</b> Everything of an endpoint — its progress engine and peer queues, operation

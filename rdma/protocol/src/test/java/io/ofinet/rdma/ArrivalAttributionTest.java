@@ -74,7 +74,7 @@ class ArrivalAttributionTest {
         SendComm toBFromA = (SendComm) pairA[0];
         int data = io.ofinet.rdma.wire.Immediate.TYPE_DATA;
         int error = io.ofinet.rdma.wire.Immediate.TYPE_ERROR;
-        int keepalive = io.ofinet.rdma.wire.Immediate.TYPE_KEEPALIVE;
+        int signal = io.ofinet.rdma.wire.Immediate.TYPE_SIGNAL;
         long wrongToken = ~fromA.token() & 0xffffffffL;
         b.lock();
         try {
@@ -86,17 +86,17 @@ class ArrivalAttributionTest {
             // A segment for a receive fromA never posted: a segment carries its length where a token
             // would go, so its sender cannot be told; dropped and counted, not charged to fromA.
             b.immediates.remoteData(0, 0, 64, arrival(data, 1, 0, fromA.id(), 0, 64));
-            // A refusal, a close notice and a keepalive naming fromA without its token: not from its peer.
+            // An error, a close signal and a keepalive naming fromA without its token: not from its peer.
             b.immediates.remoteData(0, 0, 0, arrival(error, 1, 0, fromA.id(), 0, wrongToken));
-            b.immediates.remoteData(0, 0, 0, arrival(keepalive, 1, io.ofinet.rdma.wire.Immediate.SENDER_CLOSED,
+            b.immediates.remoteData(0, 0, 0, arrival(signal, 1, io.ofinet.rdma.wire.Signal.SENDER_CLOSED.code(),
                     fromA.id(), 0, wrongToken));
-            b.immediates.remoteData(0, 0, 0, arrival(keepalive, 1, io.ofinet.rdma.wire.Immediate.KEEPALIVE_TO_RECEIVER,
+            b.immediates.remoteData(0, 0, 0, arrival(signal, 1, io.ofinet.rdma.wire.Signal.KEEPALIVE_TO_RECEIVER.code(),
                     fromA.id(), 0, wrongToken));
         } finally {
             b.unlock();
         }
         b.progress(); // nothing is thrown out of progress
-        assertFalse(fromA.senderClose.said(), "a forged close notice closed the connection");
+        assertFalse(fromA.senderClose.said(), "a forged close signal closed the connection");
         try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(4096)) {
             io.ofinet.mr.MrHandle mrB = b.registerUserBuffer(buf.address, 2048);
             io.ofinet.mr.MrHandle mrA = a.registerUserBuffer(buf.address + 2048, 1024);
@@ -228,11 +228,11 @@ class ArrivalAttributionTest {
             a.lock();
             try {
                 a.immediates.remoteData(1, 0, 0,
-                        arrival(io.ofinet.rdma.wire.Immediate.TYPE_CONTROL, 1, 0, 4000, 0, 0));
+                        arrival(io.ofinet.rdma.wire.Immediate.TYPE_ANNOUNCEMENT, 1, 0, 4000, 0, 0));
             } finally {
                 a.unlock();
             }
-            assertEquals(List.of("dropping a control message for send communicator {0}, which is not open"),
+            assertEquals(List.of("dropping an announcement for send communicator {0}, which is not open"),
                     warnings.stream().map(LogRecord::getMessage).toList());
             mrA.close();
             mrB.close();

@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The data path allocates nothing: rounds of irecv, isend and test between two endpoints over
  * real shm, counted with the JVM's per-thread allocation counter, on whichever data path the JVM
  * runs (FFM on JDK 22+, JNA on Java 17): an eager message (1 KiB) and a rendezvous (4 KiB, above
- * shm's eager limit of 4,080 bytes: the receive's control message, then a write), and with heads
- * on a 16 KiB send whose head goes before its control message arrives.
+ * shm's eager limit of 4,080 bytes: the receive's announcement, then a write), and with heads
+ * on a 16 KiB send whose head goes before its announcement arrives.
  */
 @Timeout(120)
 class DataPathAllocationIT {

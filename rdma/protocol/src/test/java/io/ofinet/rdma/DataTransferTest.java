@@ -166,8 +166,8 @@ class DataTransferTest extends TwoHostFixture {
         SendRequest s = send.isend(src.address, 5120, 1, register(a, deviceA, src));
         RdmaException sent = assertThrows(RdmaException.class, () -> await(s, null));
         assertEquals(ErrorCategory.INVALID_USAGE, sent.category());
-        // The receive needed no control message (4 KiB takes an eager message whole): the send's
-        // intent is refused by the receiver.
+        // The receive needed no announcement (4 KiB takes an eager message whole): the send's
+        // request to send is refused by the receiver.
         assertEquals("isend: 5120 bytes (tag 1) do not fit the receive buffer they were matched with, the receiver"
                 + " reports", sent.getMessage());
         RdmaException received = assertThrows(RdmaException.class, () -> await(r, new long[1]));
@@ -199,7 +199,7 @@ class DataTransferTest extends TwoHostFixture {
         HostBuffer dst = buffer(64);
         RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {64}, new int[] {1},
                 new MrHandle[] {register(b, deviceB, dst)});
-        // Let the control message arrive, then fail the data write.
+        // Let the announcement arrive, then fail the data write.
         for (int i = 0; i < 10; i++) {
             a.progress();
             b.progress();
@@ -293,21 +293,21 @@ class DataTransferTest extends TwoHostFixture {
 
     /** The sender keeps the receiver's announcements in the same window type the receiver uses, and checks them. */
     @Test
-    void aControlMessageTwiceOrPastTheWindowIsAProtocolError() throws Exception {
+    void anAnnouncementTwiceOrPastTheWindowIsAProtocolError() throws Exception {
         connect(MemProvider.create(), 1, "\"eagerMaxSize\": 0");
         HostBuffer dst = buffer(64);
         MrHandle mr = register(b, deviceB, dst);
         recv.irecv(1, new long[] {dst.address}, new long[] {64}, new int[] {0}, new MrHandle[] {mr});
         for (int i = 0; i < 20; i++) {
-            a.progress(); // the control message of receive 0 arrives at the sender
+            a.progress(); // the announcement of receive 0 arrives at the sender
         }
         a.lock();
         try {
-            RdmaException twice = assertThrows(RdmaException.class, () -> send.controlArrived(0));
+            RdmaException twice = assertThrows(RdmaException.class, () -> send.announcementWritten(0));
             assertEquals(ErrorCategory.REMOTE, twice.category());
-            assertEquals("control message 0 arrived twice", twice.getMessage());
-            RdmaException far = assertThrows(RdmaException.class, () -> send.controlArrived(300));
-            assertEquals("control message 300 is past the window of 256 from 0", far.getMessage());
+            assertEquals("announcement 0 arrived twice", twice.getMessage());
+            RdmaException far = assertThrows(RdmaException.class, () -> send.announcementWritten(300));
+            assertEquals("announcement 300 is past the window of 256 from 0", far.getMessage());
         } finally {
             a.unlock();
         }

@@ -152,7 +152,7 @@ class EagerPathTest extends TwoHostFixture {
     }
 
     /**
-     * A grouped receive with a repeated tag and one large buffer (so it sends a control message),
+     * A grouped receive with a repeated tag and one large buffer (so it sends an announcement),
      * and one of small buffers only (so it sends none): both sides give the sends of the same tag
      * the buffers in order, whether the sends come first or the receive does.
      */
@@ -256,20 +256,20 @@ class EagerPathTest extends TwoHostFixture {
     }
 
     /**
-     * A send larger than {@code eagerMaxSize} posted before its receive waits {@code intentDelayUs}
-     * for the receive's control message before it sends its intent: within the delay the receiver
-     * holds nothing, and the send goes on the control message. With a delay of 0 the intent goes at
+     * A send larger than {@code eagerMaxSize} posted before its receive waits {@code rtsDelayUs}
+     * for the receive's announcement before it sends its request to send: within the delay the receiver
+     * holds nothing, and the send goes on the announcement. With a delay of 0 the request to send goes at
      * once and is held until the receive is posted.
      */
     @ParameterizedTest
     @ValueSource(longs = {60_000_000, 0})
-    void aLargeSendBeforeItsReceiveSendsNoIntentWithinTheDelay(long delayUs) throws Exception {
-        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "\"intentDelayUs\": " + delayUs);
+    void aLargeSendBeforeItsReceiveSendsNoRtsWithinTheDelay(long delayUs) throws Exception {
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "\"rtsDelayUs\": " + delayUs);
         Slabs s = new Slabs();
         s.dst.fill((byte) 0x5A);
         SendRequest send = p.send().isend(s.src.address, 20000, 3, s.srcMr);
         spin(20);
-        assertEquals(delayUs == 0 ? 1 : 0, p.recv().inbox.held(), "intents held by the receiver");
+        assertEquals(delayUs == 0 ? 1 : 0, p.recv().inbox.held(), "requests to send held by the receiver");
         long[] got = new long[1];
         RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {30000}, new int[] {3},
                 new MrHandle[] {s.dstMr});
@@ -282,12 +282,12 @@ class EagerPathTest extends TwoHostFixture {
     }
 
     /**
-     * A large send whose control message arrived while its endpoint was not progressing goes out
-     * within {@code isend}: the send waits for its control message, so the step after the post reads
+     * A large send whose announcement arrived while its endpoint was not progressing goes out
+     * within {@code isend}: the send waits for its announcement, so the step after the post reads
      * the control rails (which a step otherwise reads only every 16th time).
      */
     @Test
-    void aLargeSendMeetsItsControlMessageWithinIsend() throws Exception {
+    void aLargeSendMeetsItsAnnouncementWithinIsend() throws Exception {
         Pair p = connect(MemProvider.builder().domains(1).build(), 1, "");
         Slabs s = new Slabs();
         for (int i = 0; i < 20; i++) {
@@ -304,14 +304,14 @@ class EagerPathTest extends TwoHostFixture {
     }
 
     /**
-     * A send too large for a receive that sends no control message (its buffer takes an eager
-     * message whole) is refused on both sides once its intent has gone, {@code intentDelayUs} after
+     * A send too large for a receive that sends no announcement (its buffer takes an eager
+     * message whole) is refused on both sides once its request to send has gone, {@code rtsDelayUs} after
      * it reached the head of its queue; nothing is written.
      */
     @Test
-    void aSendTooLargeForASmallReceiveIsRefusedAfterTheIntentDelay() throws Exception {
+    void aSendTooLargeForASmallReceiveIsRefusedAfterTheRtsDelay() throws Exception {
         long delayMs = 50;
-        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "\"intentDelayUs\": " + delayMs * 1000);
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "\"rtsDelayUs\": " + delayMs * 1000);
         Slabs s = new Slabs();
         s.dst.fill((byte) 0x5A);
         RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {4096}, new int[] {1},
@@ -321,7 +321,7 @@ class EagerPathTest extends TwoHostFixture {
         RdmaException sent = assertThrows(RdmaException.class, () -> await(send, null));
         long waitedMs = (System.nanoTime() - start) / 1_000_000;
         assertEquals(ErrorCategory.INVALID_USAGE, sent.category());
-        assertTrue(waitedMs >= delayMs, "refused after " + waitedMs + " ms, before the intent could go");
+        assertTrue(waitedMs >= delayMs, "refused after " + waitedMs + " ms, before the request to send could go");
         RdmaException received = assertThrows(RdmaException.class, () -> await(r, null));
         assertEquals(ErrorCategory.INVALID_USAGE, received.category());
         for (int i = 0; i < 4096 + CANARY; i++) {
@@ -380,12 +380,12 @@ class EagerPathTest extends TwoHostFixture {
         b.lock();
         try {
             EagerBuffer forged = b.pools.eager.acquire();
-            io.ofinet.rdma.wire.EagerHeader.encode(b.memory, forged.address, io.ofinet.rdma.wire.EagerHeader.KIND_EAGER,
-                    io.ofinet.rdma.wire.EagerHeader.BY_TAG, 0, 1, 8, p.recv().token() + 1);
+            io.ofinet.rdma.wire.EagerMessageHeader.encode(b.memory, forged.address, io.ofinet.rdma.wire.EagerMessageHeader.KIND_EAGER,
+                    io.ofinet.rdma.wire.EagerMessageHeader.BY_TAG, 0, 1, 8, p.recv().token() + 1);
             int word = io.ofinet.rdma.wire.Immediate.encode(io.ofinet.rdma.wire.Immediate.TYPE_DATA, 1, 0,
                     p.recv().id(), 0);
             long data = (p.recv().token() & 0xffffffffL) << 32 | (word & 0xffffffffL);
-            assertFalse(b.immediates.eager(0, forged, io.ofinet.rdma.wire.EagerHeader.BYTES + 8, data), "not held");
+            assertFalse(b.immediates.eager(0, forged, io.ofinet.rdma.wire.EagerMessageHeader.BYTES + 8, data), "not held");
             b.pools.eager.release(forged);
             assertEquals(1, b.immediates.forged());
             assertTrue(p.recv().liveness().dead == null, "the communicator is not charged");

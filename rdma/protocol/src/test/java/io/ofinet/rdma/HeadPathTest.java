@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Heads on the in-memory provider (docs/PROTOCOL.md, "Heads"): a send larger than {@code
- * eagerMaxSize} that finds no control message and no send behind it sends its first {@code
+ * eagerMaxSize} that finds no announcement and no send behind it sends its first {@code
  * eagerMaxSize} bytes at once; the receive puts them together with the writes of the rest, holds a
  * head that came before it, and refuses one that does not fit without writing anything.
  */
@@ -27,7 +27,7 @@ class HeadPathTest extends TwoHostFixture {
     private static final int CANARY = 64;
     private static final int SLAB = 320 * 1024;
     private static final String HEADS_ON = "\"eagerHead\": \"on\", \"eagerHeadMinSize\": 16384,"
-            + " \"intentDelayUs\": 60000000";
+            + " \"rtsDelayUs\": 60000000";
 
     private SendComm send;
     private RecvComm recv;
@@ -53,14 +53,14 @@ class HeadPathTest extends TwoHostFixture {
 
     /**
      * With heads on, a large send posted before its receive leaves its head held at the receiver
-     * (with them off, nothing: the intent delay here is a minute); once the receive is posted,
+     * (with them off, nothing: the RTS delay here is a minute); once the receive is posted,
      * the head and the written rest make up the message, and nothing lands past it.
      */
     @ParameterizedTest
     @ValueSource(strings = {"on", "off"})
     void aHeadWaitsForItsReceiveAndTheRestIsWrittenPastIt(String heads) throws Exception {
         connect(MemProvider.builder().domains(2).outOfOrderCompletions(3).build(), 2,
-                "\"eagerHead\": \"" + heads + "\", \"eagerHeadMinSize\": 16384, \"intentDelayUs\": 60000000,"
+                "\"eagerHead\": \"" + heads + "\", \"eagerHeadMinSize\": 16384, \"rtsDelayUs\": 60000000,"
                         + " \"minStripeSize\": 8192");
         dst.fill((byte) 0x5A);
         long before = a.pools.counts.headsSent();
@@ -82,7 +82,7 @@ class HeadPathTest extends TwoHostFixture {
     /**
      * Only a send with no send behind it sends a head: of a burst of large sends before their
      * receives, the first does (it is alone when posted), and the others wait behind it for their
-     * control messages. A send below {@code eagerHeadMinSize} sends none.
+     * announcements. A send below {@code eagerHeadMinSize} sends none.
      */
     @Test
     void aBurstOfSendsSendsOneHead() throws Exception {
@@ -119,9 +119,9 @@ class HeadPathTest extends TwoHostFixture {
     }
 
     /**
-     * A head that does not fit its receive's buffer — one that sends no control message (its buffer
+     * A head that does not fit its receive's buffer — one that sends no announcement (its buffer
      * takes eager messages whole), or a larger one — fails both sides at once, not after the
-     * intent delay, and nothing is written. Another communicator of the same endpoints goes on.
+     * RTS delay, and nothing is written. Another communicator of the same endpoints goes on.
      */
     @ParameterizedTest
     @ValueSource(longs = {4096, 50_000})

@@ -19,7 +19,7 @@ import java.util.HexFormat;
  * receive buffer. The victim accepts only the honest connection. The hostile process ({@link
  * HostileProcess}), on a bare libfabric endpoint of the same provider, sends to the victim's
  * control rail malformed, truncated, random and (but on shm) oversized handshake messages, a flood
- * of CONNECTs it never uses, and zero-byte messages and control messages with immediate data that
+ * of CONNECTs it never uses, and zero-byte messages and announcements with immediate data that
  * name every communicator id the victim may have, of every kind, with impossible fields or without
  * the right token, and data segments for the victim's first communicators, which only their source
  * tells apart; to the victim's data rail eager messages for those communicators, with random

@@ -12,8 +12,8 @@ import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.fabric.testing.AddressExchange;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.fabric.testing.Peer;
-import io.ofinet.rdma.wire.ControlMessage;
-import io.ofinet.rdma.wire.EagerHeader;
+import io.ofinet.rdma.wire.Announcement;
+import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.HandshakeMessage;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
@@ -32,7 +32,7 @@ import java.util.SplittableRandom;
 final class HostileProcess {
     private static final int FLOOD = 40;
     /** The largest eager message on tcp (the default eagerMaxSize and its header); on shm 4096 bytes. */
-    private static final int EAGER_BYTES = 8192 + EagerHeader.BYTES;
+    private static final int EAGER_BYTES = 8192 + EagerMessageHeader.BYTES;
     /** A message larger than an eager buffer but within rxm's own eager size. */
     private static final int OVERSIZED = EAGER_BYTES + 1000;
     private static final int OVERSIZED_MESSAGES = (KeptReceive.MAX_FAILURES_IN_A_ROW + 1) * 128 + 1;
@@ -69,25 +69,25 @@ final class HostileProcess {
             long immediates = 0;
             for (int comm = 0; comm < 64; comm++) {
                 for (int side = 0; side < 4; side++) {
-                    out.notice(Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, side, comm, 0), random.nextInt());
+                    out.zeroByte(Immediate.encode(Immediate.TYPE_SIGNAL, 1, side, comm, 0), random.nextInt());
                     immediates++;
                 }
                 for (int reason = 1; reason <= 3; reason++) {
-                    out.notice(Immediate.encode(Immediate.TYPE_ERROR, reason, 0, comm, random.nextInt(1024)),
+                    out.zeroByte(Immediate.encode(Immediate.TYPE_ERROR, reason, 0, comm, random.nextInt(1024)),
                             random.nextInt());
                     immediates++;
                 }
-                out.notice(Immediate.encode(Immediate.TYPE_CONTROL, 1, 0, comm, random.nextInt(1024)), random.nextInt());
-                // A control message sent with bytes (as under write notices), without the token.
-                byte[] control = new byte[ControlMessage.maxBytes(1)];
-                random.nextBytes(control);
-                out.send(control, control.length, Immediate.encode(Immediate.TYPE_CONTROL, 1, 0, comm, 0)
+                out.zeroByte(Immediate.encode(Immediate.TYPE_ANNOUNCEMENT, 1, 0, comm, random.nextInt(1024)), random.nextInt());
+                // An announcement sent with bytes (as under write notices), without the token.
+                byte[] announcement = new byte[Announcement.maxBytes(1)];
+                random.nextBytes(announcement);
+                out.send(announcement, announcement.length, Immediate.encode(Immediate.TYPE_ANNOUNCEMENT, 1, 0, comm, 0)
                         | (long) random.nextInt() << 32);
                 immediates += 2;
                 // Data segments for communicators that cannot exist, and impossible segment counts.
-                out.notice(Immediate.encode(Immediate.TYPE_DATA, 1, 0, Limits.MAX_COMMS - 1 - comm, 0), 64);
-                out.notice(Immediate.encode(Immediate.TYPE_DATA, 16, 0, comm, 0), 64);
-                out.notice(Immediate.encode(Immediate.TYPE_ERROR, 1, 0, comm, 0) & ~(0xf << 26) | 7 << 26, 0);
+                out.zeroByte(Immediate.encode(Immediate.TYPE_DATA, 1, 0, Limits.MAX_COMMS - 1 - comm, 0), 64);
+                out.zeroByte(Immediate.encode(Immediate.TYPE_DATA, 16, 0, comm, 0), 64);
+                out.zeroByte(Immediate.encode(Immediate.TYPE_ERROR, 1, 0, comm, 0) & ~(0xf << 26) | 7 << 26, 0);
                 immediates += 3;
             }
             // Zero-byte data segments for the first communicators and sequence numbers, as a zero-byte
@@ -95,7 +95,7 @@ final class HostileProcess {
             // apart by their source (received messages name theirs on tcp;ofi_rxm and on shm).
             for (int comm = 0; comm < 4; comm++) {
                 for (int seq = 0; seq < 16; seq++) {
-                    out.notice(Immediate.encode(Immediate.TYPE_DATA, 1, 0, comm, seq), 0);
+                    out.zeroByte(Immediate.encode(Immediate.TYPE_DATA, 1, 0, comm, seq), 0);
                     immediates++;
                 }
             }
@@ -109,14 +109,14 @@ final class HostileProcess {
                 for (int seq = 0; seq < 16; seq++) {
                     random.nextBytes(eager);
                     if (seq % 2 == 0) {
-                        int size = random.nextInt(eagerBytes - EagerHeader.BYTES + 1);
-                        try (HostBuffer header = new HostBuffer(EagerHeader.BYTES)) {
-                            EagerHeader.encode(NativeMemory.host(), header.address, EagerHeader.KIND_EAGER,
-                                    EagerHeader.BY_TAG, seq, 0, size, random.nextInt());
-                            System.arraycopy(header.bytes(0, EagerHeader.BYTES), 0, eager, 0, EagerHeader.BYTES);
+                        int size = random.nextInt(eagerBytes - EagerMessageHeader.BYTES + 1);
+                        try (HostBuffer header = new HostBuffer(EagerMessageHeader.BYTES)) {
+                            EagerMessageHeader.encode(NativeMemory.host(), header.address, EagerMessageHeader.KIND_EAGER,
+                                    EagerMessageHeader.BY_TAG, seq, 0, size, random.nextInt());
+                            System.arraycopy(header.bytes(0, EagerMessageHeader.BYTES), 0, eager, 0, EagerMessageHeader.BYTES);
                         }
                     }
-                    int length = EagerHeader.BYTES + random.nextInt(eagerBytes - EagerHeader.BYTES + 1);
+                    int length = EagerMessageHeader.BYTES + random.nextInt(eagerBytes - EagerMessageHeader.BYTES + 1);
                     data.send(eager, length, Immediate.encode(Immediate.TYPE_DATA, 1, 0, comm, seq)
                             | (long) random.nextInt() << 32);
                     immediates++;
@@ -136,7 +136,7 @@ final class HostileProcess {
             }
             // A message with payload and an immediate type that never carries one.
             byte[] stray = new byte[100];
-            out.send(stray, stray.length, Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, 0, 0, 0));
+            out.send(stray, stray.length, Immediate.encode(Immediate.TYPE_SIGNAL, 1, 0, 0, 0));
             immediates++;
             System.out.println("hostile: sending broken handshake messages");
             // Handshake messages: random bytes, CONNECTs cut short, and messages larger than any receive;
@@ -175,7 +175,7 @@ final class HostileProcess {
     private static HandshakeMessage connect(ListenHandle victim, Peer peer, int commId) throws Exception {
         byte[] name = peer.endpoint.name();
         return HandshakeMessage.connect(1, 1, victim.listenId(), commId, 0x1000, Limits.WINDOW,
-                ControlMessage.maxBytes(1), new long[] {commId}, List.of(name), List.of(name), ProcessIdentity.NONE,
+                Announcement.maxBytes(1), new long[] {commId}, List.of(name), List.of(name), ProcessIdentity.NONE,
                 commId + 1, 8192);
     }
 
@@ -195,7 +195,7 @@ final class HostileProcess {
         }
 
         /** A zero-byte message with immediate data {@code word} and {@code upper} above it. */
-        void notice(int word, long upper) throws Exception {
+        void zeroByte(int word, long upper) throws Exception {
             post(0, (upper & 0xffffffffL) << 32 | (word & 0xffffffffL), true);
         }
 

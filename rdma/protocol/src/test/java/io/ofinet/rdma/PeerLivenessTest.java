@@ -242,12 +242,12 @@ class PeerLivenessTest {
         RecvComm recv = p.recv();
         HostBuffer src = new HostBuffer(64 << 10);
         buffers.add(src);
-        // Too large to go eagerly: with no receive announced it sends an intent after intentDelayUs.
+        // Too large to go eagerly: with no receive announced it sends a request to send after rtsDelayUs.
         SendRequest s = send.isend(src.address, 64 << 10, 1, registered(a, src));
         assertNotNull(s);
         long deadline = System.nanoTime() + 5_000_000_000L;
         while (recv.inbox.held() == 0) {
-            assertTrue(System.nanoTime() < deadline, "the intent did not arrive");
+            assertTrue(System.nanoTime() < deadline, "the request to send did not arrive");
             a.progress();
             b.progress();
         }
@@ -258,11 +258,11 @@ class PeerLivenessTest {
         RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {dst.size}, new int[] {1},
                 new MrHandle[] {registered(b, dst)});
         RdmaException e = failureOf(r);
-        // The intent's message is not among those the close says were sent.
+        // The request to send is not among those the close says were sent.
         assertEquals("irecv: the sender closed the connection", e.getMessage());
     }
 
-    /** Drives the receiver until it has seen its sender's close notice. */
+    /** Drives the receiver until it has seen its sender's close signal. */
     private static void awaitSenderClose(RecvComm recv, RdmaEndpoint receiver, long deadline) throws Exception {
         while (!recv.senderClose.said()) {
             assertTrue(System.nanoTime() < deadline, "the sender's close did not arrive");
@@ -402,7 +402,7 @@ class PeerLivenessTest {
         }
         HostBuffer large = new HostBuffer(16384);
         buffers.add(large);
-        // Above eagerMaxSize, with no receive for it: its intent goes out and it waits.
+        // Above eagerMaxSize, with no receive for it: its request to send goes out and it waits.
         SendRequest waiting = send.isend(large.address, large.size, 1, registered(a, large));
         provider.faults().vanish(b.railSet.controlEndpoint(0));
         provider.faults().vanish(b.railSet.dataEndpoint(0));

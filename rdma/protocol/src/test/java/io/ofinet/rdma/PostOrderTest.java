@@ -127,7 +127,7 @@ class PostOrderTest {
             Request received = link.irecv(4096);
             List<String> irecvCalls = provider.stopRecordingCalls();
             if (irecvFirst != null) {
-                assertEquals(irecvFirst, irecvCalls.get(0), "irecv's control message first: " + irecvCalls);
+                assertEquals(irecvFirst, irecvCalls.get(0), "irecv's announcement first: " + irecvCalls);
             } else {
                 assertEquals(List.of("fi_cq_read"), irecvCalls.stream().distinct().toList(), "irecv posts nothing");
             }

@@ -16,8 +16,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * A sender that sends a few small messages and closes before the receiver posted their receives,
  * over real libfabric with two data rails: each eager send is done at once, so the application may
- * close right after it. The receiver posts the receives only once it has seen the close notice,
- * and must still get every message, whole; a receive beyond them fails. On {@code shm} the notice
+ * close right after it. The receiver posts the receives only once it has seen the close signal,
+ * and must still get every message, whole; a receive beyond them fails. On {@code shm} the signal
  * travels on the control rail and can overtake the messages on the data rails; on {@code tcp} it
  * follows them on every data rail, and they wait, held, for their receives.
  */
@@ -51,7 +51,7 @@ class SenderClosedIT {
                 send.close();
                 long deadline = System.nanoTime() + 10_000_000_000L;
                 while (!recv.senderClose.said()) {
-                    assertTrue(System.nanoTime() < deadline, "the close notice did not arrive");
+                    assertTrue(System.nanoTime() < deadline, "the close signal did not arrive");
                     receiver.progress();
                 }
                 dst.fill((byte) 0);

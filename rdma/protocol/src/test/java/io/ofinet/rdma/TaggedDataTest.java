@@ -14,6 +14,7 @@ import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Signal;
 import io.ofinet.rdma.wire.TaggedData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,7 +23,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * writeNotice tagged on the in-memory provider: receive buffers larger than an eager message take
- * the send as one tagged message into a receive posted before the control message, and no write;
+ * the send as one tagged message into a receive posted before the announcement, and no write;
  * the tagged receives of receives that end otherwise are cancelled, and nothing else lands in them.
  */
 @Timeout(120)
@@ -78,8 +79,8 @@ class TaggedDataTest extends TwoHostFixture {
         }
     }
 
-    /** Drives both sides until the control messages posted so far have reached the sender (quiet rails too). */
-    private void controlArrives() throws Exception {
+    /** Drives both sides until the announcements posted so far have reached the sender (quiet rails too). */
+    private void announcementsArrive() throws Exception {
         spin(4 * RdmaEndpoint.QUIET_EVERY);
     }
 
@@ -114,7 +115,7 @@ class TaggedDataTest extends TwoHostFixture {
     }
 
     /**
-     * A send of at most an eager message that goes before the control message reaches the sender
+     * A send of at most an eager message that goes before the announcement reaches the sender
      * fills the buffer eagerly; the buffer's tagged receive is cancelled, and the receive reports
      * done only once the provider has answered the cancel.
      */
@@ -133,12 +134,12 @@ class TaggedDataTest extends TwoHostFixture {
     }
 
     @Test
-    void aSmallSendAfterTheControlMessageGoesAsATaggedMessage() throws Exception {
+    void aSmallSendAfterTheAnnouncementGoesAsATaggedMessage() throws Exception {
         connect(1);
         HostBuffer src = buffer(100).pattern(5);
         HostBuffer dst = buffer(65536 + CANARY).fill((byte) 0x5A);
         RecvRequest r = irecv(dst, 65536, 3);
-        controlArrives();
+        announcementsArrive();
         SendRequest s = send.isend(src.address, 100, 3, register(a, deviceA, src));
         long[] sizes = new long[1];
         await(s, null);
@@ -154,7 +155,7 @@ class TaggedDataTest extends TwoHostFixture {
         connect(MemProvider.builder().domains(2).outOfOrderCompletions(7).build(), 2);
         HostBuffer[] dst = {buffer(20000), buffer(20000), buffer(20000)};
         RecvRequest r = irecvGroup(recv, dst, 20000, 7, 8, 9);
-        controlArrives();
+        announcementsArrive();
         int[] tags = {9, 7, 8};
         long[] lengths = {19000, 7000, 0};
         HostBuffer[] src = new HostBuffer[3];
@@ -178,7 +179,7 @@ class TaggedDataTest extends TwoHostFixture {
         HostBuffer src = buffer(16384).pattern(1);
         HostBuffer dst = buffer(8192 + CANARY).fill((byte) 0x5A);
         RecvRequest r = irecv(dst, 8192, 1);
-        controlArrives();
+        announcementsArrive();
         SendRequest s = send.isend(src.address, 16384, 1, register(a, deviceA, src));
         RdmaException sent = assertThrows(RdmaException.class, () -> await(s, null));
         assertEquals(ErrorCategory.INVALID_USAGE, sent.category());
@@ -200,7 +201,7 @@ class TaggedDataTest extends TwoHostFixture {
         connect(1);
         HostBuffer dst = buffer(8192 + CANARY).fill((byte) 0x5A);
         RecvRequest r = irecv(dst, 8192, 1);
-        controlArrives();
+        announcementsArrive();
         HostBuffer big = buffer(16384).fill((byte) 0xEE);
         MrHandle bigMr = register(a, deviceA, big);
         forge(0, big, bigMr, 16384, TaggedData.tag(recv.token(), recv.id(), 0, 0));
@@ -226,7 +227,7 @@ class TaggedDataTest extends TwoHostFixture {
         HostBuffer forged = buffer(65536).fill((byte) 0xEE);
         MrHandle forgedMr = register(a, deviceA, forged);
         RecvRequest r = irecv(dst, 65536, 1);
-        controlArrives();
+        announcementsArrive();
         long[] wrongTags = {TaggedData.tag(recv.token() + 1, recv.id(), 0, 0), TaggedData.tag(recv.token(), recv.id(),
                 1, 0), TaggedData.tag(recv.token(), recv.id() + 1, 0, 0)};
         for (long tag : wrongTags) {
@@ -256,9 +257,9 @@ class TaggedDataTest extends TwoHostFixture {
         irecv(dst, 65536, 1);
         recv.irecv(1, new long[] {dst.address}, new long[] {65536}, new int[] {2},
                 new MrHandle[] {register(b, deviceB, dst)});
-        controlArrives();
+        announcementsArrive();
         assertEquals(2, b.counts().taggedReceivesPosted());
-        int word = Immediate.encode(Immediate.TYPE_KEEPALIVE, 1, Immediate.SENDER_CLOSED, recv.id(), 2);
+        int word = Immediate.signal(Signal.SENDER_CLOSED, recv.id(), 2);
         for (int rail = 0; rail < 2; rail++) {
             a.lock();
             try {
@@ -291,7 +292,7 @@ class TaggedDataTest extends TwoHostFixture {
         int bOps = b.pools.opsInUse();
         HostBuffer dst = buffer(65536);
         RecvRequest r = irecv(dst, 65536, 1);
-        controlArrives();
+        announcementsArrive();
         send.close();
         RdmaException e = assertThrows(RdmaException.class, () -> await(r, new long[1]));
         assertEquals(ErrorCategory.REMOTE, e.category());

@@ -47,7 +47,7 @@ public final class ChurnPeer {
                     receiveOnce(p, exchange, buf, lifetime, deadline);
                 }
                 if (lifetime == FIRST_MEASURED || lifetime == lifetimes) {
-                    // The peer's last words (close notices) and the address vector's sweep come
+                    // The peer's last words (close signals) and the address vector's sweep come
                     // with progress: give them a moment, through a plugin call that drives it.
                     settle(p);
                     System.out.println(side + ": at " + lifetime + ": " + figures(p));

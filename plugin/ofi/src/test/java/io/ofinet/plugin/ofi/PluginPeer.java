@@ -135,7 +135,7 @@ public final class PluginPeer {
 
     private static void sizes(NetPlugin p, boolean sender, Handles.Comm comm, HostBuffer buf, Handles.MrHandle mr)
             throws NetException {
-        // 12 KiB is above eagerMaxSize: its intent is refused, the send fails and the connection goes on.
+        // 12 KiB is above eagerMaxSize: its request to send is refused, the send fails and the connection goes on.
         long[] sends = {100, 12 << 10, 2 << 20};
         long[] recvs = {4096, 8 << 10, 1 << 20};
         NetResult[] expected = {null, NetResult.INVALID_USAGE, NetResult.INVALID_USAGE};

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * and not yet closed (fabrics, domains, endpoints, completion queues, address vectors, memory
  * registrations), among them the memory registrations alone, address vector entries, and bytes
  * allocated from the C heap and not yet freed (with the totals allocated and freed). Counting
- * happens on the control path only: opening, registering, inserting and allocating; the data path
+ * happens on the setup path only: opening, registering, inserting and allocating; the data path
  * does none of them.
  */
 public final class NativeUsage {

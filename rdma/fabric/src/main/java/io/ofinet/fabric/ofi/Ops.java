@@ -7,7 +7,7 @@ import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FiErrno;
 
 /**
- * Control-path helpers: reading native memory, calling through libfabric's function-pointer
+ * Setup-path helpers: reading native memory, calling through libfabric's function-pointer
  * tables, and turning negative returns into {@link FabricException} (the one place error codes
  * are translated; {@code -FI_EAGAIN} is returned, never thrown, by the data-path callers).
  */

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code RegistrationChurn PROVIDER DOMAIN THREADS SECONDS}: THREADS threads register and
  * deregister memory on one domain of real libfabric for SECONDS, while another thread keeps the
- * garbage collector busy, so that collections land inside the native calls of the control path.
+ * garbage collector busy, so that collections land inside the native calls of the setup path.
  * Memory the binding hands to libfabric (an {@code fi_mr_attr} and its iovec) must stay allocated
  * until the call returns, however soon its Java owner becomes unreachable. Prints the number of
  * registrations and exits 0, or dies.

@@ -9,16 +9,16 @@ import java.util.Objects;
 
 /**
  * A connection message, sent on the first control rail: CONNECT from the connecting side to the
- * listener, ACCEPT or REJECT back. CONNECT carries what the acceptor needs to write control
- * messages (the connector's mailbox address, slots and control-rail keys); CONNECT and ACCEPT
- * carry the addresses of every data and control rail endpoint of their side.
+ * listener, ACCEPT or REJECT back. CONNECT carries what the acceptor needs to write announcements (the
+ * connector's mailbox address, slots and control-rail keys); CONNECT and ACCEPT carry the addresses of every
+ * data and control rail endpoint of their side.
  *
  * <pre>
  *  0 u32 magic 0x4E49464F ("OFIN")  4 u8 version (4)  5 u8 type (1 CONNECT, 2 ACCEPT, 3 REJECT)
  *  6 u8 data rails (1..16)          7 u8 control rails (1..16)
  *  8 u32 listen id                 12 u32 connector's comm id       16 u32 acceptor's comm id
  * 20 u32 mailbox slots (CONNECT)   24 u64 mailbox address           32 u32 mailbox slot bytes
- * 36 u32 token: the upper half of the CQ data of every notice and control message to this side
+ * 36 u32 token: the upper half of the CQ data of every signal, error and announcement to this side
  * 40 u64 host identity (0: unknown) 48 u32 pid                      52 u32 eager max size (0: off)
  * 56 u64 process start, clock ticks since boot
  * 64 u64 mailbox key per control rail
@@ -127,7 +127,7 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
         int acceptor = r.range(r.i32("acceptor comm id"), 0, Limits.MAX_COMMS - 1, "acceptor comm id");
         int slots = r.range(r.i32("mailbox slots"), 0, Limits.WINDOW, "mailbox slots");
         long mailbox = r.i64("mailbox address");
-        int slotBytes = r.range(r.i32("mailbox slot bytes"), 0, ControlMessage.maxBytes(Limits.MAX_DATA_RAILS),
+        int slotBytes = r.range(r.i32("mailbox slot bytes"), 0, Announcement.maxBytes(Limits.MAX_DATA_RAILS),
                 "mailbox slot bytes");
         int token = r.i32("token");
         long host = r.i64("host identity");
@@ -139,9 +139,9 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
             String reason = new String(r.bytes(n, "reason"), StandardCharsets.UTF_8);
             return reject(data, control, listenId, connector, reason);
         }
-        if (type == Type.CONNECT && (slots != Limits.WINDOW || slotBytes < ControlMessage.maxBytes(data))) {
+        if (type == Type.CONNECT && (slots != Limits.WINDOW || slotBytes < Announcement.maxBytes(data))) {
             throw r.fail("mailbox of " + slots + " slots of " + slotBytes + " bytes cannot hold a window of "
-                    + Limits.WINDOW + " control messages for " + data + " data rails");
+                    + Limits.WINDOW + " announcements for " + data + " data rails");
         }
         long[] keys = new long[control];
         for (int c = 0; c < control; c++) {

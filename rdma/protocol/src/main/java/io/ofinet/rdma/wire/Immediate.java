@@ -4,47 +4,32 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 
 /**
- * The 32-bit immediate data of every RDMA write, which is all the target learns of it:
+ * The 32-bit immediate data of every RDMA write, and of every zero-byte message that carries only
+ * it, which is all the target learns of it:
  *
  * <pre>
- *  31..30 type (0 data segment, 1 control message, 2 error: the send was refused, 3 keepalive)
- *  29..26 segments - 1 (1..16: one per data rail at most, and the send's head); for an error, the reason - 1
- *         (1 truncated, 2 no buffer has the tag, 3 the writes did not complete)
- *  25..23 receive buffer index (0..7: a grouped receive has 8 buffers at most)
+ *  31..30 type: {@link #TYPE_DATA} 0 data (a segment of a send, an eager message, a zero-byte
+ *         send, or a write's notice), {@link #TYPE_ANNOUNCEMENT} 1 an announcement, {@link
+ *         #TYPE_ERROR} 2 an error (the send was refused or failed), {@link #TYPE_SIGNAL} 3 a signal
+ *  29..26 segments - 1 (1..16: one per data rail at most, and the send's eager head); for an error,
+ *         the reason - 1 (1 truncated, 2 no buffer has the tag, 3 the writes did not complete)
+ *  25..23 receive buffer index (0..7: a grouped receive has 8 buffers at most); for a signal, its
+ *         code ({@link Signal}): 0 keepalive to the receiver, 1 keepalive to the sender, 2 the
+ *         receiver is closing, 3 the sender has closed, 4 an eager message was truncated, 5 an eager
+ *         message matched no tag, 6 credits returned
  *  22..10 communicator id (13 bits: 8192 communicators per endpoint)
- *   9..0  message sequence number (10 bits; 256 in flight)
+ *   9..0  message sequence number (10 bits; 256 in flight); for a signal, the value it carries
  * </pre>
  *
  * The C++ anchor packs {@code | 4 nseg | 3 recv_idx | 15 comm_id | 10 msg_seq |}; two bits of the
  * communicator id carry the type here, so that a receiver can be told its receive failed, and so
- * that peers can tell each other they are alive. A keepalive's buffer-index field says which
- * communicator it is for and why: 0 the receiving side (alive), 1 the sending side (alive), 2 the
- * sending side (the receiver is closing: stop), 3 the receiving side (the sender has closed).
+ * that peers can signal each other: that they are alive, that they close, that credits return.
  */
 public final class Immediate {
     public static final int TYPE_DATA = 0;
-    public static final int TYPE_CONTROL = 1;
+    public static final int TYPE_ANNOUNCEMENT = 1;
     public static final int TYPE_ERROR = 2;
-    public static final int TYPE_KEEPALIVE = 3;
-    /** Keepalive index: for the receive communicator of the connection. */
-    public static final int KEEPALIVE_TO_RECEIVER = 0;
-    /** Keepalive index: for the send communicator of the connection. */
-    public static final int KEEPALIVE_TO_SENDER = 1;
-    /** Keepalive index: the receiver is closing; the sender should stop and confirm. */
-    public static final int RECEIVER_CLOSING = 2;
-    /**
-     * In a {@link #RECEIVER_CLOSING} notice's sequence field: the receiver closed with no receive
-     * outstanding and wrote its last control message before it, so the sender's mailbox may go.
-     */
-    public static final int CLOSING_FINAL = 1;
-    /** Keepalive index: the sender has closed and will write no more. */
-    public static final int SENDER_CLOSED = 3;
-    /** Keepalive side: to the send side, eager message (the sequence number) did not fit its buffer. */
-    public static final int TRUNCATED_TO_SENDER = 4;
-    /** Keepalive side: to the send side, eager message (the sequence number) matched no tag. */
-    public static final int NO_TAG_TO_SENDER = 5;
-    /** Keepalive side: to the send side, credits returned (their count where the sequence number goes). */
-    public static final int CREDITS_TO_SENDER = 6;
+    public static final int TYPE_SIGNAL = 3;
 
     /** Error reason, in the segment field of an error: the send did not fit the buffer. */
     public static final int ERROR_TRUNCATED = 1;
@@ -57,13 +42,23 @@ public final class Immediate {
     }
 
     public static int encode(int type, int segments, int recvIndex, int commId, int seq) {
-        if (type < 0 || type > TYPE_KEEPALIVE || segments < 1 || segments > Limits.MAX_DATA_RAILS || recvIndex < 0
+        if (type < 0 || type > TYPE_SIGNAL || segments < 1 || segments > Limits.MAX_DATA_RAILS || recvIndex < 0
                 || recvIndex >= Limits.MAX_RECVS || commId < 0 || commId >= Limits.MAX_COMMS || seq < 0
                 || seq >= 1 << Limits.SEQ_BITS) {
             throw new IllegalArgumentException("immediate data out of range: type " + type + ", segments "
                     + segments + ", index " + recvIndex + ", comm " + commId + ", seq " + seq);
         }
         return type << 30 | (segments - 1) << 26 | recvIndex << 23 | commId << 10 | seq;
+    }
+
+    /** The immediate data of {@code signal} to communicator {@code commId}, carrying {@code value}. */
+    public static int signal(Signal signal, int commId, int value) {
+        return encode(TYPE_SIGNAL, 1, signal.code(), commId, value);
+    }
+
+    /** The signal of immediate data of type {@link #TYPE_SIGNAL} that {@link #check} passed. */
+    public static Signal signal(int data) {
+        return Signal.from(recvIndex(data));
     }
 
     public static int type(int data) {
@@ -87,8 +82,8 @@ public final class Immediate {
     }
 
     /**
-     * Checks what a peer sent: a data write in more segments than there are data rails and a head,
-     * an error with an unknown reason, or a keepalive for neither side, is a remote error.
+     * Checks what a peer sent: a data write in more segments than there are data rails and an eager
+     * head, an error with an unknown reason, or a signal of an unknown code, is a remote error.
      */
     public static int check(long data, int dataRails) throws RdmaException {
         if (data < 0 || data > 0xffffffffL) {
@@ -96,9 +91,9 @@ public final class Immediate {
                     + ": more than 32 bits");
         }
         int d = (int) data;
-        if (type(d) == TYPE_KEEPALIVE && recvIndex(d) > CREDITS_TO_SENDER) {
+        if (type(d) == TYPE_SIGNAL && !Signal.known(recvIndex(d))) {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
-                    + ": keepalive for side " + recvIndex(d));
+                    + ": signal of unknown code " + recvIndex(d));
         }
         if (type(d) == TYPE_ERROR && (segments(d) < ERROR_TRUNCATED || segments(d) > ERROR_SEND_FAILED)) {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)

@@ -1,8 +1,8 @@
 package io.ofinet.rdma.wire;
 
 /**
- * Where a receive buffer's data travels as one tagged message ({@link ControlMessage#TAGGED}): its
- * tag, and its data rail. Both sides compute them from what the control message names.
+ * Where a receive buffer's data travels as one tagged message ({@link Announcement#TAGGED}): its
+ * tag, and its data rail. Both sides compute them from what the announcement names.
  *
  * <pre>
  * 63..32 token of the receive communicator   25..13 its communicator id   12..3 the receive's

@@ -64,7 +64,7 @@ class WireFormatsTest {
     }
 
     private static HandshakeMessage connect() {
-        return HandshakeMessage.connect(2, 2, 7, 300, 0x1000L, Limits.WINDOW, ControlMessage.maxBytes(2),
+        return HandshakeMessage.connect(2, 2, 7, 300, 0x1000L, Limits.WINDOW, Announcement.maxBytes(2),
                 new long[] {0x11, 0x22}, List.of(new byte[] {1}, new byte[] {2, 2}), List.of(new byte[] {3}, new byte[] {4}),
                 new ProcessIdentity(0x0102030405060708L, 4321, 99), 0x5eed1234, 8192);
     }
@@ -98,38 +98,38 @@ class WireFormatsTest {
                 List.of(new byte[] {1}, new byte[] {1}), List.of(new byte[] {1}), ProcessIdentity.NONE, 1, 0);
         byte[] b = small.encode();
         RdmaException e = assertThrows(RdmaException.class, () -> HandshakeMessage.decode(b, b.length));
-        assertTrue(e.getMessage().contains("cannot hold a window of 256 control messages"), e.getMessage());
+        assertTrue(e.getMessage().contains("cannot hold a window of 256 announcements"), e.getMessage());
     }
 
     @Test
-    void controlMessageIsPinnedAndValidated() throws RdmaException {
-        ControlMessage m = new ControlMessage().reset(1, 2, 513).buffer(0, 0x40, 4096, 9, new long[] {5, 6});
-        byte[] out = new byte[ControlMessage.maxBytes(2)];
+    void announcementIsPinnedAndValidated() throws RdmaException {
+        Announcement m = new Announcement().reset(1, 2, 513).buffer(0, 0x40, 4096, 9, new long[] {5, 6});
+        byte[] out = new byte[Announcement.maxBytes(2)];
         int n = m.encode(out);
         assertEquals("01" + "01" + "02" + "00" + "0102" + "0000" + "4000000000000000" + "0010000000000000"
                 + "09000000" + "00" + "000000" + "0500000000000000" + "0600000000000000",
                 HEX.formatHex(out, 0, n));
-        ControlMessage back = new ControlMessage().decode(out, n, 2, 513);
+        Announcement back = new Announcement().decode(out, n, 2, 513);
         assertEquals(0x40, back.address(0));
         assertEquals(4096, back.length(0));
         assertEquals(9, back.tag(0));
         assertEquals(6, back.key(0, 1));
-        assertEquals(1224, ControlMessage.maxBytes(16));
-        RdmaException wrongSeq = assertThrows(RdmaException.class, () -> new ControlMessage().decode(out, n, 2, 512));
-        assertEquals("malformed control message: sequence 513 outside 512..512", wrongSeq.getMessage());
-        assertThrows(RdmaException.class, () -> new ControlMessage().decode(out, n, 4, 513), "rail count");
+        assertEquals(1224, Announcement.maxBytes(16));
+        RdmaException wrongSeq = assertThrows(RdmaException.class, () -> new Announcement().decode(out, n, 2, 512));
+        assertEquals("malformed announcement: sequence 513 outside 512..512", wrongSeq.getMessage());
+        assertThrows(RdmaException.class, () -> new Announcement().decode(out, n, 4, 513), "rail count");
         byte[] badIndex = out.clone();
         badIndex[28] = 1;
-        assertThrows(RdmaException.class, () -> new ControlMessage().decode(badIndex, n, 2, 513));
+        assertThrows(RdmaException.class, () -> new Announcement().decode(badIndex, n, 2, 513));
         assertFalse(back.tagged(0));
         byte[] tagged = out.clone();
-        tagged[29] = ControlMessage.TAGGED;
-        assertTrue(new ControlMessage().decode(tagged, n, 2, 513).tagged(0), "the flags byte after the index");
+        tagged[29] = Announcement.TAGGED;
+        assertTrue(new Announcement().decode(tagged, n, 2, 513).tagged(0), "the flags byte after the index");
         byte[] badFlags = out.clone();
         badFlags[29] = 2;
-        RdmaException flags = assertThrows(RdmaException.class, () -> new ControlMessage().decode(badFlags, n, 2, 513));
-        assertEquals("malformed control message: flags 2 outside 0..1", flags.getMessage());
-        fuzz(java.util.Arrays.copyOf(out, n), (b, len) -> new ControlMessage().decode(b, len, 2, 513),
+        RdmaException flags = assertThrows(RdmaException.class, () -> new Announcement().decode(badFlags, n, 2, 513));
+        assertEquals("malformed announcement: flags 2 outside 0..1", flags.getMessage());
+        fuzz(java.util.Arrays.copyOf(out, n), (b, len) -> new Announcement().decode(b, len, 2, 513),
                 ErrorCategory.REMOTE);
     }
 
@@ -146,47 +146,47 @@ class WireFormatsTest {
         io.ofinet.fabric.HostMemory memory = io.ofinet.fabric.ofi.NativeMemory.host();
         long at = memory.allocate(64);
         try {
-            EagerHeader.encode(memory, at, EagerHeader.KIND_EAGER, EagerHeader.BY_TAG, 513, 9, 32, 0x12345678);
-            byte[] out = new byte[EagerHeader.BYTES];
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_EAGER, EagerMessageHeader.BY_TAG, 513, 9, 32, 0x12345678);
+            byte[] out = new byte[EagerMessageHeader.BYTES];
             memory.read(at, out, 0, out.length);
             assertEquals("01" + "ff" + "0102" + "09000000" + "20000000" + "78563412", HEX.formatHex(out));
-            EagerHeader h = new EagerHeader().decode(memory, at, EagerHeader.BYTES + 32, 513, 8192);
-            assertEquals(EagerHeader.KIND_EAGER, h.kind());
+            EagerMessageHeader h = new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 32, 513, 8192);
+            assertEquals(EagerMessageHeader.KIND_EAGER, h.kind());
             assertTrue(h.byTag());
             assertEquals(9, h.tag());
             assertEquals(32, h.size());
             assertEquals(0x12345678, h.token());
             RdmaException wrongSeq = assertThrows(RdmaException.class,
-                    () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 32, 512, 8192));
+                    () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 32, 512, 8192));
             assertEquals(ErrorCategory.REMOTE, wrongSeq.category());
             assertEquals("eager message sequence number 513 where its immediate data says 512", wrongSeq.getMessage());
-            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 31, 513,
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 31, 513,
                     8192), "a payload shorter than its size");
-            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 32, 513, 16),
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 32, 513, 16),
                     "a payload larger than eagerMaxSize");
-            EagerHeader.encode(memory, at, EagerHeader.KIND_INTENT, 8, 1, 9, 1 << 20, 1);
-            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES, 1, 8192),
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_RTS, 8, 1, 9, 1 << 20, 1);
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES, 1, 8192),
                     "buffer index 8");
-            EagerHeader.encode(memory, at, EagerHeader.KIND_INTENT, 7, 1, 9, 1 << 20, 1);
-            assertEquals(1 << 20, new EagerHeader().decode(memory, at, EagerHeader.BYTES, 1, 8192).size(),
-                    "an intent announces a size above eagerMaxSize");
-            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 1, 1, 8192),
-                    "an intent with a payload");
-            EagerHeader.encode(memory, at, EagerHeader.KIND_HEAD, EagerHeader.BY_TAG, 1, 9, 20000, 1);
-            EagerHeader head = new EagerHeader().decode(memory, at, EagerHeader.BYTES + 8192, 1, 8192);
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_RTS, 7, 1, 9, 1 << 20, 1);
+            assertEquals(1 << 20, new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES, 1, 8192).size(),
+                    "a request to send announces a size above eagerMaxSize");
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 1, 1, 8192),
+                    "a request to send with a payload");
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_HEAD, EagerMessageHeader.BY_TAG, 1, 9, 20000, 1);
+            EagerMessageHeader head = new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 8192, 1, 8192);
             assertEquals(20000, head.size(), "a head announces its send's size");
             assertEquals(8192, head.payload(), "and carries its first bytes");
             assertEquals("a head of 8193 bytes for a send of 20000 (a head carries 1 to 8192 bytes, fewer than its"
-                    + " send)", assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at,
-                    EagerHeader.BYTES + 8193, 1, 8192)).getMessage());
-            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES, 1, 8192),
+                    + " send)", assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at,
+                    EagerMessageHeader.BYTES + 8193, 1, 8192)).getMessage());
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES, 1, 8192),
                     "a head without bytes");
-            EagerHeader.encode(memory, at, EagerHeader.KIND_HEAD, EagerHeader.BY_TAG, 1, 9, 4096, 1);
-            assertThrows(RdmaException.class, () -> new EagerHeader().decode(memory, at, EagerHeader.BYTES + 4096, 1,
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_HEAD, EagerMessageHeader.BY_TAG, 1, 9, 4096, 1);
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 4096, 1,
                     8192), "a head as large as its send");
             fuzz(java.util.Arrays.copyOf(out, out.length), (b, len) -> {
                 memory.write(at, b, 0, Math.min(len, 64));
-                new EagerHeader().decode(memory, at, len, 513, 8192);
+                new EagerMessageHeader().decode(memory, at, len, 513, 8192);
             }, ErrorCategory.REMOTE);
         } finally {
             memory.free(at);
@@ -194,10 +194,28 @@ class WireFormatsTest {
     }
 
     @Test
+    void signalCodesArePinned() {
+        Signal[] byCode = {Signal.KEEPALIVE_TO_RECEIVER, Signal.KEEPALIVE_TO_SENDER, Signal.RECEIVER_CLOSING,
+            Signal.SENDER_CLOSED, Signal.TRUNCATED_TO_SENDER, Signal.NO_TAG_TO_SENDER, Signal.CREDITS_TO_SENDER};
+        assertEquals(byCode.length, Signal.values().length);
+        for (int code = 0; code < byCode.length; code++) {
+            assertEquals(code, byCode[code].code());
+            assertEquals(byCode[code], Signal.from(code));
+            assertEquals(byCode[code], Immediate.signal(Immediate.signal(byCode[code], 5, 9)));
+        }
+        assertEquals(List.of(Signal.KEEPALIVE_TO_RECEIVER, Signal.SENDER_CLOSED),
+                java.util.Arrays.stream(Signal.values()).filter(s -> !s.toSender()).toList());
+        assertEquals(1, Signal.CLOSING_FINAL);
+        assertEquals(0xC1801403, Immediate.signal(Signal.SENDER_CLOSED, 5, 3));
+        assertThrows(IllegalArgumentException.class, () -> Signal.from(7));
+        assertThrows(IllegalArgumentException.class, () -> Signal.from(-1));
+    }
+
+    @Test
     void immediateDataIsPinnedAndChecked() throws RdmaException {
-        int data = Immediate.encode(Immediate.TYPE_CONTROL, 2, 3, 4095, 513);
+        int data = Immediate.encode(Immediate.TYPE_ANNOUNCEMENT, 2, 3, 4095, 513);
         assertEquals(0b01_0001_011_0111111111111_1000000001, data);
-        assertEquals(Immediate.TYPE_CONTROL, Immediate.type(data));
+        assertEquals(Immediate.TYPE_ANNOUNCEMENT, Immediate.type(data));
         assertEquals(2, Immediate.segments(data));
         assertEquals(3, Immediate.recvIndex(data));
         assertEquals(4095, Immediate.commId(data));
@@ -205,8 +223,9 @@ class WireFormatsTest {
         int max = Immediate.encode(Immediate.TYPE_ERROR, 16, 7, Limits.MAX_COMMS - 1, 1023);
         assertEquals(0xBFFFFFFF, max);
         assertEquals(data, Immediate.check(data & 0xffffffffL, 2));
-        assertEquals(Immediate.TYPE_KEEPALIVE, Immediate.type(Immediate.check(0xC0800000L, 16)), "keepalive to a sender");
-        assertThrows(RdmaException.class, () -> Immediate.check(0xC3800000L, 16), "keepalive for side 7");
+        assertEquals(Immediate.TYPE_SIGNAL, Immediate.type(Immediate.check(0xC0800000L, 16)), "keepalive to a sender");
+        assertEquals(Signal.KEEPALIVE_TO_SENDER, Immediate.signal(0xC0800000));
+        assertThrows(RdmaException.class, () -> Immediate.check(0xC3800000L, 16), "signal of code 7");
         assertThrows(RdmaException.class, () -> Immediate.check(Immediate.encode(0, 4, 0, 0, 0), 2), "4 segments, 2 rails");
         assertEquals(3, Immediate.segments(Immediate.check(Immediate.encode(0, 3, 0, 0, 0), 2)),
                 "2 stripes and a head");
@@ -240,28 +259,28 @@ class WireFormatsTest {
 
     /** Encoding into and decoding from native memory (a registered slot) is the same format, with the same checks. */
     @Test
-    void controlMessagesEncodeIntoAndDecodeFromNativeMemoryAsTheyDoInArrays() throws Exception {
+    void announcementsEncodeIntoAndDecodeFromNativeMemoryAsTheyDoInArrays() throws Exception {
         io.ofinet.fabric.HostMemory memory = io.ofinet.fabric.mem.MemProvider.create().memory();
-        ControlMessage m = new ControlMessage().reset(3, 2, 1023)
+        Announcement m = new Announcement().reset(3, 2, 1023)
                 .buffer(0, 0x40, 4096, 9, new long[] {5, 6})
                 .buffer(1, 0x1234_5678_9abcL, 1L << 32, -7, new long[] {-1L, 0x0102_0304_0506_0708L})
                 .buffer(2, 0, 0, 0, new long[] {0, 0});
-        byte[] inArray = new byte[ControlMessage.maxBytes(2)];
+        byte[] inArray = new byte[Announcement.maxBytes(2)];
         int n = m.encode(inArray);
-        long slot = memory.allocate(ControlMessage.maxBytes(2));
+        long slot = memory.allocate(Announcement.maxBytes(2));
         try {
             assertEquals(n, m.encode(memory, slot));
             byte[] inNative = new byte[n];
             memory.read(slot, inNative, 0, n);
             assertArrayEquals(java.util.Arrays.copyOf(inArray, n), inNative);
-            ControlMessage back = new ControlMessage().decode(memory, slot, n, 2, 1023);
+            Announcement back = new Announcement().decode(memory, slot, n, 2, 1023);
             assertEquals(3, back.buffers());
             assertEquals(0x1234_5678_9abcL, back.address(1));
             assertEquals(1L << 32, back.length(1));
             assertEquals(-7, back.tag(1));
             assertEquals(0x0102_0304_0506_0708L, back.key(1, 1));
             RdmaException truncated = assertThrows(RdmaException.class,
-                    () -> new ControlMessage().decode(memory, slot, n - 1, 2, 1023));
+                    () -> new Announcement().decode(memory, slot, n - 1, 2, 1023));
             assertEquals(ErrorCategory.REMOTE, truncated.category());
             assertTrue(truncated.getMessage().contains("truncated at key"), truncated.getMessage());
         } finally {

@@ -19,13 +19,13 @@ import io.ofinet.rdma.error.RdmaException;
  * <p>Flags: {@link #TAGGED} — the receiver posted a tagged receive for the buffer, and takes its
  * data as one tagged message ({@link TaggedData}) instead of writes.
  */
-public final class ControlMessage {
+public final class Announcement {
     static final int TYPE_RECV_POSTED = 1;
     static final int HEADER = 8;
     /** A buffer's flag: it takes one tagged message, not writes. */
     public static final int TAGGED = 1;
 
-    private final WireReader reader = new WireReader("control message", ErrorCategory.REMOTE);
+    private final WireReader reader = new WireReader("announcement", ErrorCategory.REMOTE);
     private final WireWriter writer = new WireWriter(new byte[0]);
     private int buffers;
     private int dataRails;
@@ -48,10 +48,10 @@ public final class ControlMessage {
     }
 
     /** Starts a message for {@code count} buffers on {@code rails} data rails. */
-    public ControlMessage reset(int count, int rails, int seq) {
+    public Announcement reset(int count, int rails, int seq) {
         if (count < 1 || count > Limits.MAX_RECVS || rails < 1 || rails > Limits.MAX_DATA_RAILS
                 || seq < 0 || seq >= 1 << Limits.SEQ_BITS) {
-            throw new IllegalArgumentException("control message of " + count + " buffers, " + rails
+            throw new IllegalArgumentException("announcement of " + count + " buffers, " + rails
                     + " rails, sequence " + seq);
         }
         this.buffers = count;
@@ -61,12 +61,12 @@ public final class ControlMessage {
     }
 
     /** Sets buffer {@code i}. */
-    public ControlMessage buffer(int i, long remoteAddress, long bytes, int bufferTag, long[] railKeys) {
+    public Announcement buffer(int i, long remoteAddress, long bytes, int bufferTag, long[] railKeys) {
         return buffer(i, remoteAddress, bytes, bufferTag, railKeys, 0);
     }
 
     /** Sets buffer {@code i}, with its {@code bufferFlags} ({@link #TAGGED}). */
-    public ControlMessage buffer(int i, long remoteAddress, long bytes, int bufferTag, long[] railKeys,
+    public Announcement buffer(int i, long remoteAddress, long bytes, int bufferTag, long[] railKeys,
             int bufferFlags) {
         address[i] = remoteAddress;
         length[i] = bytes;
@@ -144,7 +144,7 @@ public final class ControlMessage {
      * @param expectedRails the data rails of the connection
      * @param expectedSeq the sequence number of the slot it was written to
      */
-    public ControlMessage decode(byte[] bytes, int limit, int expectedRails, int expectedSeq) throws RdmaException {
+    public Announcement decode(byte[] bytes, int limit, int expectedRails, int expectedSeq) throws RdmaException {
         return decode(reader.reset(bytes, limit), expectedRails, expectedSeq);
     }
 
@@ -152,12 +152,12 @@ public final class ControlMessage {
      * Decodes the {@code limit} bytes at {@code address} in native memory (a mailbox slot a peer
      * wrote into), with the same checks as {@link #decode(byte[], int, int, int)}.
      */
-    public ControlMessage decode(HostMemory memory, long address, int limit, int expectedRails, int expectedSeq)
+    public Announcement decode(HostMemory memory, long address, int limit, int expectedRails, int expectedSeq)
             throws RdmaException {
         return decode(reader.reset(memory, address, limit), expectedRails, expectedSeq);
     }
 
-    private ControlMessage decode(WireReader r, int expectedRails, int expectedSeq) throws RdmaException {
+    private Announcement decode(WireReader r, int expectedRails, int expectedSeq) throws RdmaException {
         r.range(r.u8("type"), TYPE_RECV_POSTED, TYPE_RECV_POSTED, "type");
         int count = r.range(r.u8("buffers"), 1, Limits.MAX_RECVS, "buffers");
         int rails = r.range(r.u8("data rails"), expectedRails, expectedRails, "data rails");

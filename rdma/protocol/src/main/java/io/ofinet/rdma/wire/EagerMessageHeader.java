@@ -7,25 +7,26 @@ import io.ofinet.rdma.error.RdmaException;
 /**
  * The 16-byte header in front of an eager message (docs/PROTOCOL.md, "Eager messages"): a send of
  * at most {@code eagerMaxSize} bytes that goes out whole into a receive buffer the receiver keeps
- * posted, the intent of a larger send that waits for its control message, or a larger send's
- * head: its first bytes, ahead of the writes of the rest ("Heads"). Little-endian:
+ * posted, the request to send (RTS) of a larger send that waits for its announcement, or a larger send's eager
+ * head: its first bytes, ahead of the writes of the rest ("Heads"; "head" names that alone, never
+ * this header). Little-endian:
  *
  * <pre>
- *  0  u8  kind: 1 eager data (the payload follows), 2 intent (no payload), 3 head (the send's
- *         first bytes follow)
- *  1  u8  buffer index 0..7, chosen by the sender from the control message; 0xFF: matched by tag
+ *  0  u8  kind: 1 eager data (the payload follows), 2 RTS (no payload), 3 eager head (the
+ *         send's first bytes follow)
+ *  1  u8  buffer index 0..7, chosen by the sender from the announcement; 0xFF: matched by tag
  *  2  u16 message sequence number (equals the immediate data's)
  *  4  u32 tag
- *  8  u32 size: the payload's (eager), the announced send's (intent, head)
+ *  8  u32 size: the payload's (eager), the announced send's (RTS, eager head)
  * 12  u32 token of the receive communicator
  * </pre>
  *
  * One instance decodes many headers; it holds the last one decoded.
  */
-public final class EagerHeader {
+public final class EagerMessageHeader {
     public static final int BYTES = 16;
     public static final int KIND_EAGER = 1;
-    public static final int KIND_INTENT = 2;
+    public static final int KIND_RTS = 2;
     public static final int KIND_HEAD = 3;
     /** The buffer index of a message matched by its tag. */
     public static final int BY_TAG = 0xFF;
@@ -58,7 +59,7 @@ public final class EagerHeader {
      *
      * @throws RdmaException (remote) naming the field that breaks a rule
      */
-    public EagerHeader decode(HostMemory memory, long address, long length, int expectedSeq, long maxPayload)
+    public EagerMessageHeader decode(HostMemory memory, long address, long length, int expectedSeq, long maxPayload)
             throws RdmaException {
         if (length < BYTES) {
             throw remote("an eager message of " + length + " bytes is shorter than its " + BYTES + "-byte header");
@@ -71,7 +72,7 @@ public final class EagerHeader {
         size = memory.getInt(address + 8) & 0xffffffffL;
         token = memory.getInt(address + 12);
         payload = length - BYTES;
-        if (kind != KIND_EAGER && kind != KIND_INTENT && kind != KIND_HEAD) {
+        if (kind != KIND_EAGER && kind != KIND_RTS && kind != KIND_HEAD) {
             throw remote("eager message kind " + kind);
         }
         if (buffer != BY_TAG && buffer >= Limits.MAX_RECVS) {
@@ -84,8 +85,8 @@ public final class EagerHeader {
             throw remote("eager message of " + (length - BYTES) + " payload bytes claims " + size
                     + " (at most " + maxPayload + ")");
         }
-        if (kind == KIND_INTENT && length != BYTES) {
-            throw remote("an intent of " + length + " bytes carries a payload");
+        if (kind == KIND_RTS && length != BYTES) {
+            throw remote("a request to send of " + length + " bytes carries a payload");
         }
         if (kind == KIND_HEAD && (length == BYTES || length - BYTES > maxPayload || length - BYTES >= size)) {
             throw remote("a head of " + (length - BYTES) + " bytes for a send of " + size + " (a head carries 1 to "

@@ -5,14 +5,14 @@ import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.Fi;
 
 /**
- * A zero-byte receive kept posted ({@link KeptReceive}) on a data rail for the notices that follow
- * writes that carry no immediate data ({@link RailSet#noticeFor(long)}), and for the
- * sender's close confirmation sent behind its writes ({@link RailSet#confirmsCloseOnDataRails()});
- * posted where either applies ({@link RailSet#dataRailsTakeNotices()}). The control rails' posted
- * control receives take notices already.
+ * A zero-byte receive kept posted ({@link KeptReceive}) on a data rail for the write notices that
+ * follow writes that carry no immediate data ({@link RailSet#noticeFor(long)}), and for the
+ * sender's close signal sent behind its writes ({@link RailSet#confirmsCloseOnDataRails()});
+ * posted where either applies ({@link RailSet#dataRailsTakeZeroByteMessages()}). The control
+ * rails' posted receives ({@link ControlRailBuffer}) take zero-byte messages already.
  */
-final class NoticeReceive extends KeptReceive {
-    /** Receives kept posted per rail: a notice finding none waits in the provider's unexpected queue. */
+final class ZeroByteReceive extends KeptReceive {
+    /** Receives kept posted per rail: a zero-byte message finding none waits in the provider's unexpected queue. */
     static final int PER_RAIL = 64;
 
     private final Endpoint on;
@@ -20,20 +20,20 @@ final class NoticeReceive extends KeptReceive {
     private final int rail;
     private final String what;
 
-    NoticeReceive(RdmaEndpoint endpoint, Endpoint on, int rail, String what) {
+    ZeroByteReceive(RdmaEndpoint endpoint, Endpoint on, int rail, String what) {
         super(endpoint);
         this.on = on;
         this.rail = rail;
         this.what = what;
     }
 
-    /** Posts {@link #PER_RAIL} notice receives on every data rail. */
+    /** Posts {@link #PER_RAIL} zero-byte receives on every data rail. */
     static void postAll(RdmaEndpoint endpoint) {
         for (int r = 0; r < endpoint.dataRails(); r++) {
             Endpoint on = endpoint.railSet.dataEndpoint(r);
-            String what = "notice receive on data rail " + r;
+            String what = "zero-byte receive on data rail " + r;
             for (int i = 0; i < PER_RAIL; i++) {
-                NoticeReceive receive = new NoticeReceive(endpoint, on, r, what);
+                ZeroByteReceive receive = new ZeroByteReceive(endpoint, on, r, what);
                 endpoint.engine.register(receive);
                 receive.submit();
             }
@@ -53,7 +53,7 @@ final class NoticeReceive extends KeptReceive {
     @Override
     boolean arrived(long flags, long len, long data) {
         if ((flags & Fi.REMOTE_CQ_DATA) != 0) {
-            endpoint.immediates.notice(rail, len, data);
+            endpoint.immediates.zeroByteMessage(rail, len, data);
         } else {
             endpoint.immediates.dropStray(rail, len);
         }

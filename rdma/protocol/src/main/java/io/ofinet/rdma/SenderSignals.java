@@ -1,0 +1,92 @@
+package io.ofinet.rdma;
+
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Signal;
+
+/**
+ * The signals for the send side of a connection ({@link Signal#toSender()}): the receiver's
+ * keepalive, its close, its refusals of eager messages and its credits, handed to the send
+ * communicator they name once {@link ArrivalChecks} passed them. Called from progress, with the
+ * endpoint's lock held.
+ */
+final class SenderSignals {
+    private final RdmaEndpoint endpoint;
+    private final ArrivalChecks checks;
+
+    SenderSignals(RdmaEndpoint endpoint, ArrivalChecks checks) {
+        this.endpoint = endpoint;
+        this.checks = checks;
+    }
+
+    /**
+     * {@code signal}, carrying {@code value}, arrived on engine rail {@code rail} for send
+     * communicator {@code comm}; {@code upper} is the upper half of its CQ data.
+     */
+    void arrived(int rail, int comm, Signal signal, int value, long upper) {
+        switch (signal) {
+            case KEEPALIVE_TO_SENDER -> keepalive(rail, comm, upper);
+            case RECEIVER_CLOSING -> receiverClosing(rail, comm, value, upper);
+            case TRUNCATED_TO_SENDER, NO_TAG_TO_SENDER, CREDITS_TO_SENDER -> eagerPath(rail, comm, signal, value, upper);
+            default -> throw new IllegalArgumentException(signal + " is not for a sender");
+        }
+    }
+
+    private void keepalive(int rail, int comm, long upper) {
+        SendComm send = endpoint.comms.send(comm);
+        if (send == null || send.liveness() == null) {
+            if (!checks.lateForClosedSend(comm, upper)) {
+                checks.unknownComm();
+            }
+        } else if (checks.fromItsPeer(send, rail, upper, "keepalive")) {
+            send.liveness().heard(endpoint.stepNanos());
+        }
+    }
+
+    /** The receiver closes: the send communicator stops; {@code value} says whether it was its last word. */
+    private void receiverClosing(int rail, int comm, int value, long upper) {
+        SendComm send = endpoint.comms.send(comm);
+        if (send == null || send.closed) {
+            // Closed already (its confirmation went out at its close): the receiver's last
+            // word, which frees the mailbox kept for it.
+            if (value == Signal.CLOSING_FINAL && endpoint.duties.releaseMailbox(comm, upper, checks)) {
+                checks.lateForClosedComm();
+            } else if (!checks.lateForClosedSend(comm, upper)) {
+                checks.unknownComm();
+            }
+            return;
+        }
+        if (!checks.fromItsPeer(send, rail, upper, "close signal")) {
+            return;
+        }
+        send.liveness().heard(endpoint.stepNanos());
+        send.receiverDone |= value == Signal.CLOSING_FINAL;
+        send.peerClosing = true;
+        send.failQueued(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
+    }
+
+    /** A refusal of eager message {@code value}, or {@code value} credits returned. */
+    private void eagerPath(int rail, int comm, Signal signal, int value, long upper) {
+        SendComm send = endpoint.comms.send(comm);
+        if (send == null || send.closed || send.liveness() == null) {
+            checks.unknownComm();
+            return;
+        }
+        boolean credits = signal == Signal.CREDITS_TO_SENDER;
+        if (!checks.fromItsPeer(send, rail, upper, credits ? "credit signal" : "refusal")) {
+            return;
+        }
+        if (!credits) {
+            send.eagerRefused(value, signal == Signal.TRUNCATED_TO_SENDER ? Immediate.ERROR_TRUNCATED
+                    : Immediate.ERROR_NO_TAG);
+            return;
+        }
+        try {
+            send.creditsReturned(value);
+        } catch (RdmaException e) {
+            send.liveness().condemn(new RdmaException(ErrorCategory.REMOTE, "send communicator " + send.id()
+                    + ": " + e.getMessage(), e));
+        }
+    }
+}
