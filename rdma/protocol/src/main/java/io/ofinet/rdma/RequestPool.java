@@ -90,14 +90,16 @@ final class RequestPool<R extends Request> {
 
     /**
      * Drops every request when none is outstanding and none was taken for {@link #IDLE_NANOS}
-     * before {@code now}.
+     * before {@code now}; whether it did.
      */
-    void trimIfIdle(long now) {
+    boolean trimIfIdle(long now) {
         if (created > 0 && freeCount == created && now - lastTakenNanos > IDLE_NANOS) {
             all = new Request[FIRST_CAPACITY];
             free = new Request[FIRST_CAPACITY];
             created = 0;
             freeCount = 0;
+            return true;
         }
+        return false;
     }
 }

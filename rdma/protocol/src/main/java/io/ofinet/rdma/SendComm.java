@@ -260,9 +260,11 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         requests.give(request);
     }
 
-    /** Drops its requests when it has been idle a while (the endpoint's slow duties). */
+    /** Drops its requests and unused announcement slots when it has been idle a while (slow duties). */
     void trimIfIdle(long now) {
-        requests.trimIfIdle(now);
+        if (requests.trimIfIdle(now)) {
+            sequencer.dropIdleSlots();
+        }
     }
 
     /** The announcement for {@code seq} was written into the mailbox. */

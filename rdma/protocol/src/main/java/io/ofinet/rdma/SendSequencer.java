@@ -7,6 +7,7 @@ import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 
 /**
  * How a send communicator's queued sends meet the receiver's receives (docs/PROTOCOL.md, "Eager
@@ -71,10 +72,7 @@ final class SendSequencer {
         this.eagerMax = (int) Math.min(eagerMaxSize, Integer.MAX_VALUE);
         this.headMin = eagerMax > 0 ? headMinSize : Long.MAX_VALUE;
         this.rtsDelayNanos = rtsDelayNanos;
-        for (int i = 0; i < Limits.WINDOW; i++) {
-            announcements[i] = new Announcement();
-            announcedSeq[i] = -1;
-        }
+        Arrays.fill(announcedSeq, -1);
     }
 
     /** The sequence number of the oldest send not yet gone out. */
@@ -87,9 +85,27 @@ final class SendSequencer {
         return credits;
     }
 
-    /** Where announcement {@code seq} is decoded into, once {@link #checkArrival} allowed it. */
+    /**
+     * Where announcement {@code seq} is decoded into, once {@link #checkArrival} allowed it: made
+     * the first time its slot is used, so that a communicator holds only the slots it has used.
+     */
     Announcement slotFor(int seq) {
-        return announcements[seq % Limits.WINDOW];
+        int slot = seq % Limits.WINDOW;
+        Announcement announcement = announcements[slot];
+        if (announcement == null) {
+            announcement = new Announcement();
+            announcements[slot] = announcement;
+        }
+        return announcement;
+    }
+
+    /** Drops the slots no announcement is pending in, for an idle communicator; made again when used. */
+    void dropIdleSlots() {
+        for (int slot = 0; slot < Limits.WINDOW; slot++) {
+            if (announcedSeq[slot] == -1) {
+                announcements[slot] = null;
+            }
+        }
     }
 
     /**
