@@ -10,14 +10,13 @@ import io.ofinet.mr.Use;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.ProgressEngine;
-import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A protocol endpoint: its rails ({@link RailSet}), the progress engine over their queues and the
  * queues of its peers ({@link Peers}), its pools ({@link EndpointPools}), its communicators
- * ({@link CommTable}, {@link Handshake}, {@link CommClosing}) and its slow duties. Listen, send and
- * receive communicators hang off it.
+ * ({@link CommTable}, {@link Handshake}, {@link CommClosing}), its step ({@link EndpointStep}) and its
+ * slow duties. Listen, send and receive communicators hang off it.
  *
  * <p>{@link #listen}, {@link #connect} and {@link #accept} never block: connect and accept return
  * null until the handshake completes and are called again (connect with the same handle). Each
@@ -46,6 +45,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final ReentrantLock lock;
     /** Keepalives, peer checks, quarantine; the watchdog looks at when they last ran. */
     final SlowDuties duties;
+    private final EndpointStep step;
     private boolean closed;
 
     RdmaEndpoint(Device device) throws RdmaException {
@@ -74,16 +74,14 @@ public final class RdmaEndpoint implements AutoCloseable {
             pools.open(engine, params);
             return null;
         });
+        this.step = new EndpointStep(engine, handshake, comms, duties);
         if (pools.eager.enabled()) {
             // Small messages need nothing from the control rails: those are read every
             // QUIET_EVERY steps unless something is awaited there (docs/PERFORMANCE.md).
-            engine.quietRailsFrom(dataRails, QUIET_EVERY);
+            engine.quietRailsFrom(dataRails, EndpointStep.QUIET_EVERY);
         }
         Watchdog.watch(this);
     }
-
-    /** Steps between reads of the control rails' queues while nothing is awaited there. */
-    static final int QUIET_EVERY = 16;
 
     /** A step of opening the endpoint, or of the setup path. */
     @FunctionalInterface
@@ -162,86 +160,27 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     private int step(boolean everyRail) throws RdmaException {
         requireOpen();
-        engine.expectOnQuietRails(everyRail || awaitingAnnouncement || handshake.busy());
-        int handled = readQueues();
-        List<SendComm> sends = comms.connectedSends();
-        boolean awaiting = false;
-        for (int i = 0; i < sends.size(); i++) {
-            SendComm send = sends.get(i);
-            send.progress();
-            awaiting |= send.awaitsAnnouncement();
-        }
-        awaitingAnnouncement = awaiting;
-        duties.runIfDue(stepNanos, sends, comms.connectedRecvs());
-        return handled;
+        return step.run(everyRail);
     }
 
-    /**
-     * Posts again the receives whose arrivals the last step handled ({@link #repostNextStep}), then
-     * reads the queues once: the step's clock is read first, and what arrives in it is heard at
-     * that time ({@link #stepNanos}): one clock read per step, none per arrival.
-     */
+    /** Reads the queues once, without the rest of a step (the handshake's waits). */
     int readQueues() throws RdmaException {
-        // Those queued before this step; one that asks again while it is posted waits for the next.
-        KeptReceive last = repostTail;
-        KeptReceive receive = null;
-        while (receive != last) {
-            receive = repostHead;
-            repostHead = receive.nextRepost;
-            if (repostHead == null) {
-                repostTail = null;
-            }
-            receive.nextRepost = null;
-            receive.repostQueued = false;
-            receive.repost();
-        }
-        stepNanos = System.nanoTime();
-        return engine.progress();
+        return step.readQueues();
     }
 
-    /**
-     * Posts {@code receive} again at the start of the next step rather than now: an arrival's step
-     * then ends, and the {@code test} that waits for it returns, without the post in between. A
-     * receive already waiting for that is posted once.
-     */
+    /** See {@link EndpointStep#repostNextStep}. */
     void repostNextStep(KeptReceive receive) {
-        if (receive.repostQueued) {
-            return;
-        }
-        receive.repostQueued = true;
-        if (repostTail == null) {
-            repostHead = receive;
-        } else {
-            repostTail.nextRepost = receive;
-        }
-        repostTail = receive;
+        step.repostNextStep(receive);
     }
-
-    /**
-     * Kept receives whose arrival a step handled, posted again at the start of the next: a queue
-     * linked through the receives ({@link KeptReceive#nextRepost}). A generic queue would cast
-     * what it returns, and the compiled step then assumes the kinds of receive it has seen so far
-     * until another kind arrives (a deoptimization per new kind, in the middle of a stream).
-     */
-    private KeptReceive repostHead;
-    private KeptReceive repostTail;
 
     /** When the current (or last) reading of the queues began: the time of what arrives in it. */
     long stepNanos() {
-        return stepNanos;
+        return step.nanos();
     }
 
-    private long stepNanos = System.nanoTime();
-
-    /** A send communicator waits for an announcement or credits (at the last step). */
-    private boolean awaitingAnnouncement;
-
-    /**
-     * A send communicator has begun to wait for an announcement or credits since the last step:
-     * the next step reads the control rails.
-     */
+    /** A send communicator waits for an announcement or credits: the next step reads the control rails. */
     void expectAnnouncement() {
-        awaitingAnnouncement = true;
+        step.expectAnnouncement();
     }
 
     /** A listening communicator; its handle goes to the peers that connect. */
@@ -351,14 +290,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** Marks the endpoint closed; the caller holds it. */
     void markClosed() {
         closed = true;
-        for (KeptReceive receive = repostHead; receive != null; ) {
-            KeptReceive next = receive.nextRepost;
-            receive.nextRepost = null;
-            receive.repostQueued = false;
-            receive = next;
-        }
-        repostHead = null;
-        repostTail = null;
+        step.clear();
         Watchdog.unwatch(this);
     }
 }

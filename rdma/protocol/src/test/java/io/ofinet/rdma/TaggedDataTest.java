@@ -81,7 +81,7 @@ class TaggedDataTest extends TwoHostFixture {
 
     /** Drives both sides until the announcements posted so far have reached the sender (quiet rails too). */
     private void announcementsArrive() throws Exception {
-        spin(4 * RdmaEndpoint.QUIET_EVERY);
+        spin(4 * EndpointStep.QUIET_EVERY);
     }
 
     /** Drives both sides until neither has a data-path operation out beyond {@code aOps} and {@code bOps}. */

@@ -128,7 +128,7 @@ class TaggedOverTcpIT extends TwoHostFixture {
             MrHandle dstMr = b.registerUserBuffer(dst.address, dst.size);
             RecvRequest small = recv.irecv(1, new long[] {dst.address}, new long[] {50_000}, new int[] {1},
                     new MrHandle[] {dstMr});
-            spin(4 * RdmaEndpoint.QUIET_EVERY);
+            spin(4 * EndpointStep.QUIET_EVERY);
             SendRequest large = send.isend(src.address, 100_000, 1, srcMr);
             RdmaException sent = assertThrows(RdmaException.class, () -> await(large, null));
             assertEquals(ErrorCategory.INVALID_USAGE, sent.category(), sent.getMessage());
