@@ -32,7 +32,7 @@ final class ReceiveAnnouncer {
     private final long peerMailbox;
     private final int peerSlotBytes;
     private final long[] peerMailboxKeys;
-    private final Announcement message = new Announcement();
+    private final Announcement announcement = new Announcement();
     private final long[] keys = new long[Limits.MAX_DATA_RAILS];
     /** What {@link #reserve()} took, for the announcement right after it. */
     private ControlRailBuffer buffer;
@@ -138,17 +138,17 @@ final class ReceiveAnnouncer {
         RmaOp op = this.op;
         this.buffer = null;
         this.op = null;
-        message.reset(count, endpoint.dataRails(), seq);
+        announcement.reset(count, endpoint.dataRails(), seq);
         for (int i = 0; i < count; i++) {
             MrHandle mr = mrs[i];
             long remote = mr == null ? 0 : mr.remoteAddress(RailKind.DATA, 0, addresses[i] - mr.address());
             for (int r = 0; r < endpoint.dataRails(); r++) {
                 keys[r] = mr == null ? 0 : mr.key(RailKind.DATA, r);
             }
-            message.buffer(i, remote, sizes[i], tags[i], keys, (tagged & (1 << i)) != 0 ? Announcement.TAGGED : 0);
+            announcement.buffer(i, remote, sizes[i], tags[i], keys, (tagged & (1 << i)) != 0 ? Announcement.TAGGED : 0);
         }
         // Encoded straight into the registered control buffer the write goes out from.
-        int length = message.encode(endpoint.memory, buffer.address);
+        int length = announcement.encode(endpoint.memory, buffer.address);
         int rail = seq % endpoint.controlRails();
         // A message instead of a write and its notice, where writes are announced by notices.
         boolean sent = endpoint.railSet.noticeAfterWrite();
