@@ -54,8 +54,8 @@ class ArrivalAttributionTest {
     private RdmaEndpoint a;
     private RdmaEndpoint b;
     private RdmaEndpoint c;
-    private Object[] pairA;
-    private Object[] pairC;
+    private ConnectedPair pairA;
+    private ConnectedPair pairC;
 
     @BeforeEach
     void connectTrio() throws Exception {
@@ -70,8 +70,8 @@ class ArrivalAttributionTest {
 
     @Test
     void arrivalsThatBreakARuleFailOnlyTheCommunicatorTheyCanBeTracedTo() throws Exception {
-        RecvComm fromA = (RecvComm) pairA[1];
-        SendComm toBFromA = (SendComm) pairA[0];
+        RecvComm fromA = pairA.recv();
+        SendComm toBFromA = pairA.send();
         int data = io.ofinet.rdma.wire.Immediate.TYPE_DATA;
         int error = io.ofinet.rdma.wire.Immediate.TYPE_ERROR;
         int signal = io.ofinet.rdma.wire.Immediate.TYPE_SIGNAL;
@@ -115,7 +115,7 @@ class ArrivalAttributionTest {
             assertTrue(e.getMessage().startsWith("receive communicator " + fromA.id() + ": "), e.getMessage());
             // The other connection on the endpoint is untouched.
             io.ofinet.mr.MrHandle mrC = c.registerUserBuffer(buf.address + 3072, 1024);
-            transfer((RecvComm) pairC[1], (SendComm) pairC[0], buf.address, mrB, buf.address + 3072, mrC);
+            transfer(pairC.recv(), pairC.send(), buf.address, mrB, buf.address + 3072, mrC);
             EndpointStatistics stats = b.statistics();
             assertEquals(2, stats.droppedMalformed(), stats.toString());
             assertEquals(1, stats.droppedUnknownComm(), stats.toString());
@@ -133,7 +133,7 @@ class ArrivalAttributionTest {
 
     @Test
     void aDataSegmentFromAnotherPeerIsDroppedWhereTheProviderNamesSources() throws Exception {
-        RecvComm fromA = (RecvComm) pairA[1];
+        RecvComm fromA = pairA.recv();
         try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(4096)) {
             io.ofinet.mr.MrHandle mrB = b.registerUserBuffer(buf.address, 2048);
             io.ofinet.mr.MrHandle mrA = a.registerUserBuffer(buf.address + 2048, 1024);
@@ -153,7 +153,7 @@ class ArrivalAttributionTest {
             }
             // The real send completes it, with its data.
             NativeMemoryPattern.fill(buf.address + 2048, 64);
-            SendRequest s = ((SendComm) pairA[0]).isend(buf.address + 2048, 64, 0, mrA);
+            SendRequest s = pairA.send().isend(buf.address + 2048, 64, 0, mrA);
             long[] sizes = new long[1];
             boolean got = false;
             boolean sent = false;
@@ -177,8 +177,8 @@ class ArrivalAttributionTest {
      */
     @Test
     void anAnnouncementThatArrivesAfterItsSenderClosedIsDroppedWithoutAWarning() throws Exception {
-        SendComm send = (SendComm) pairA[0];
-        RecvComm recv = (RecvComm) pairA[1];
+        SendComm send = pairA.send();
+        RecvComm recv = pairA.recv();
         // The watchdog thread may take a step too.
         List<LogRecord> warnings = new CopyOnWriteArrayList<>();
         Logger log = Logger.getLogger(ImmediateDispatcher.class.getName());
@@ -205,17 +205,13 @@ class ArrivalAttributionTest {
             NativeMemoryPattern.fill(buf.address, 64);
             SendRequest s = send.isend(buf.address, 64, 0, mrA);
             long deadline = System.nanoTime() + 10_000_000_000L;
-            while (!s.test(null)) {
-                assertTrue(System.nanoTime() < deadline, "the eager send was not done");
-            }
+            Await.done(s, null, "the eager send");
             send.close();
             // Posted before b has read anything: the message is not held yet, so it announces.
             RecvRequest r = recv.irecv(1, new long[] {buf.address + 65536}, new long[] {65536}, new int[] {0},
                     new io.ofinet.mr.MrHandle[] {mrB});
             long[] sizes = new long[1];
-            while (!r.test(sizes)) {
-                assertTrue(System.nanoTime() < deadline, "the message did not arrive");
-            }
+            Await.done(r, sizes, "the message");
             assertEquals(64, sizes[0]);
             assertArrayEquals(buf.bytes(0, 64), buf.bytes(65536, 64));
             while (a.statistics().lateForClosedComm() == 0) {

@@ -42,9 +42,9 @@ class CloseRecvIT {
             ListenComm listen = receiver.listen();
             MrHandle srcMr = sender.registerUserBuffer(src.address, src.size);
             for (int round = 0; round < ROUNDS; round++) {
-                Object[] pair = ConnectionTest.establish(sender, receiver, listen);
-                SendComm send = (SendComm) pair[0];
-                RecvComm recv = (RecvComm) pair[1];
+                ConnectedPair pair = ConnectionTest.establish(sender, receiver, listen);
+                SendComm send = pair.send();
+                RecvComm recv = pair.recv();
                 dst.fill((byte) 0);
                 MrHandle dstMr = receiver.registerUserBuffer(dst.address, dst.size);
                 List<RecvRequest> receives = new ArrayList<>();
@@ -57,10 +57,7 @@ class CloseRecvIT {
                 AtomicReference<Throwable> senderFailure = new AtomicReference<>();
                 Thread streaming = new Thread(() -> stream(send, src, srcMr, senderFailure), "sender");
                 streaming.start();
-                long deadline = System.nanoTime() + 30_000_000_000L;
-                while (!receives.get(0).test(null)) {
-                    assertTrue(System.nanoTime() < deadline, "the first message did not arrive in 30 s");
-                }
+                Await.done(receives.get(0), null, "the first message");
                 recv.close();
                 byte[] atClose = dst.bytes(0, (int) dst.size);
                 long watchEnd = System.nanoTime() + WATCH_NANOS;

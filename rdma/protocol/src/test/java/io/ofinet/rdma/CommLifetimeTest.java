@@ -25,9 +25,9 @@ class CommLifetimeTest extends TwoHostFixture {
         List<WeakReference<Object>> closed = new ArrayList<>();
         for (int lifetime = 0; lifetime < 20; lifetime++) {
             ListenComm listen = b.listen();
-            Object[] pair = ConnectionTest.establish(a, b, listen);
-            SendComm send = (SendComm) pair[0];
-            RecvComm recv = (RecvComm) pair[1];
+            ConnectedPair pair = ConnectionTest.establish(a, b, listen);
+            SendComm send = pair.send();
+            RecvComm recv = pair.recv();
             transfer(send, recv, 4096, 4096, lifetime);
             send.close();
             recv.close();
@@ -58,10 +58,10 @@ class CommLifetimeTest extends TwoHostFixture {
         int entriesB = b.peers.entries();
         for (int lifetime = 0; lifetime < 100; lifetime++) {
             ListenComm listen = b.listen();
-            Object[] pair = ConnectionTest.establish(a, b, listen);
-            transfer((SendComm) pair[0], (RecvComm) pair[1], 64, 64, lifetime);
-            ((SendComm) pair[0]).close();
-            ((RecvComm) pair[1]).close();
+            ConnectedPair pair = ConnectionTest.establish(a, b, listen);
+            transfer(pair.send(), pair.recv(), 64, 64, lifetime);
+            pair.send().close();
+            pair.recv().close();
             listen.close();
         }
         assertEquals(entriesA, a.peers.entries(), "a's address vector entries after 100 lifetimes");
@@ -75,10 +75,10 @@ class CommLifetimeTest extends TwoHostFixture {
         int before = a.peers.entries();
         RdmaEndpoint c = deviceB.openEndpoint();
         ListenComm listen = c.listen();
-        Object[] pair = ConnectionTest.establish(a, c, listen);
+        ConnectedPair pair = ConnectionTest.establish(a, c, listen);
         assertEquals(true, a.peers.entries() > before, "c's addresses were inserted");
-        ((SendComm) pair[0]).close();
-        ((RecvComm) pair[1]).close();
+        pair.send().close();
+        pair.recv().close();
         listen.close();
         long deadline = System.nanoTime() + Peers.RETIRED_KEPT_NANOS + 5_000_000_000L;
         while (a.peers.entries() != before && System.nanoTime() < deadline) {

@@ -45,13 +45,13 @@ class ConnectionTest {
         static Loopback open(Device device) throws Exception {
             RdmaEndpoint a = device.openEndpoint();
             RdmaEndpoint b = device.openEndpoint();
-            Object[] pair = establish(a, b, b.listen());
-            return new Loopback(a, b, (SendComm) pair[0], (RecvComm) pair[1]);
+            ConnectedPair pair = establish(a, b, b.listen());
+            return new Loopback(a, b, pair.send(), pair.recv());
         }
     }
 
     /** Drives both sides until connect and accept have both returned their communicator. */
-    static Object[] establish(RdmaEndpoint connector, RdmaEndpoint listener, ListenComm listen) throws Exception {
+    static ConnectedPair establish(RdmaEndpoint connector, RdmaEndpoint listener, ListenComm listen) throws Exception {
         SendComm send = null;
         RecvComm recv = null;
         long deadline = System.nanoTime() + 10_000_000_000L;
@@ -66,7 +66,7 @@ class ConnectionTest {
                 recv = listener.accept(listen);
             }
         }
-        return new Object[] {send, recv};
+        return new ConnectedPair(send, recv);
     }
 
     /** Steps a connect that must fail until it does, within 10 s, and returns its failure. */
@@ -91,9 +91,9 @@ class ConnectionTest {
         RdmaEndpoint bEp = device(rails, "").openEndpoint();
         ListenComm listen = bEp.listen();
         assertTrue(listen.handle().length <= 128);
-        Object[] pair = establish(a, bEp, listen);
-        SendComm send = (SendComm) pair[0];
-        RecvComm recv = (RecvComm) pair[1];
+        ConnectedPair pair = establish(a, bEp, listen);
+        SendComm send = pair.send();
+        RecvComm recv = pair.recv();
         assertEquals(recv.id(), send.connection().peerCommId());
         assertEquals(send.id(), recv.connection().peerCommId());
         assertEquals(rails, a.rails().dataRails());
@@ -119,8 +119,8 @@ class ConnectionTest {
         ListenComm listen = listener.listen();
         List<Integer> peers = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            Object[] pair = establish(host.openEndpoint(), listener, listen);
-            peers.add(((RecvComm) pair[1]).connection().peerCommId());
+            ConnectedPair pair = establish(host.openEndpoint(), listener, listen);
+            peers.add(pair.recv().connection().peerCommId());
         }
         assertEquals(3, peers.size());
         assertNull(listener.accept(listen), "no fourth connection");
@@ -161,8 +161,8 @@ class ConnectionTest {
                 + " (maxPendingConnections 2)"), refused.getMessage());
         assertEquals(1, listener.statistics().refusedConnections());
         assertNotNull(listener.accept(listen));
-        Object[] pair = establish(host.openEndpoint(), listener, listen);
-        assertNotNull(pair[1], "room again once accept() returned one");
+        ConnectedPair pair = establish(host.openEndpoint(), listener, listen);
+        assertNotNull(pair.recv(), "room again once accept() returned one");
     }
 
     /** Connects with {@code handle} until the listener's refusal arrives, and returns it. */
@@ -317,7 +317,7 @@ class ConnectionTest {
         // establish's 10 s however slowly the first steps run (a cold JVM).
         provider.faults().failNextPosts(a.railSet.controlEndpoint(0), 40, FiErrno.FI_EAGAIN);
         provider.faults().failNextPosts(b.railSet.controlEndpoint(0), 40, FiErrno.FI_EAGAIN);
-        Object[] pair = establish(a, b, listen);
-        assertEquals(((RecvComm) pair[1]).id(), ((SendComm) pair[0]).connection().peerCommId());
+        ConnectedPair pair = establish(a, b, listen);
+        assertEquals(pair.recv().id(), pair.send().connection().peerCommId());
     }
 }

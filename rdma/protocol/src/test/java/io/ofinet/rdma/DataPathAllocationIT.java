@@ -34,9 +34,9 @@ class DataPathAllocationIT {
             // memory inside the provider (docs/FABRIC.md).
             RdmaEndpoint a = device.openEndpoint();
             RdmaEndpoint b = device.openEndpoint();
-            Object[] pair = ConnectionTest.establish(a, b, b.listen());
-            SendComm send = (SendComm) pair[0];
-            RecvComm recv = (RecvComm) pair[1];
+            ConnectedPair pair = ConnectionTest.establish(a, b, b.listen());
+            SendComm send = pair.send();
+            RecvComm recv = pair.recv();
             MrHandle srcMr = a.registerUserBuffer(src.address, src.size);
             MrHandle dstMr = b.registerUserBuffer(dst.address, dst.size);
             long[] addresses = {dst.address};

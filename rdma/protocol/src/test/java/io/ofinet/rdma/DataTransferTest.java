@@ -35,9 +35,9 @@ class DataTransferTest extends TwoHostFixture {
     }
 
     private void connect(MemProvider memProvider, io.ofinet.config.DeviceSpec spec) throws Exception {
-        Object[] pair = openAndConnect(memProvider, spec);
-        send = (SendComm) pair[0];
-        recv = (RecvComm) pair[1];
+        ConnectedPair pair = openAndConnect(memProvider, spec);
+        send = pair.send();
+        recv = pair.recv();
     }
 
     private void transfer(long sendSize, long recvSize, int tag) throws Exception {

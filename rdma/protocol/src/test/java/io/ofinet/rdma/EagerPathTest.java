@@ -34,13 +34,13 @@ class EagerPathTest extends TwoHostFixture {
     private static final int SLAB = 320 * 1024;
 
     private Pair connect(MemProvider memProvider, int rails, String extra) throws Exception {
-        Object[] comms = openAndConnect(memProvider, Layouts.mem(rails, extra));
-        return new Pair((SendComm) comms[0], (RecvComm) comms[1]);
+        ConnectedPair comms = openAndConnect(memProvider, Layouts.mem(rails, extra));
+        return new Pair(comms.send(), comms.recv());
     }
 
     private Pair pair(ListenComm listen) throws Exception {
-        Object[] comms = ConnectionTest.establish(a, b, listen);
-        return new Pair((SendComm) comms[0], (RecvComm) comms[1]);
+        ConnectedPair comms = ConnectionTest.establish(a, b, listen);
+        return new Pair(comms.send(), comms.recv());
     }
 
     private record Pair(SendComm send, RecvComm recv) {

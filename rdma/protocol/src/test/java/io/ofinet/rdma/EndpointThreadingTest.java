@@ -61,9 +61,9 @@ class EndpointThreadingTest {
             SendComm[] sends = new SendComm[THREADS];
             RecvComm[] recvs = new RecvComm[THREADS];
             for (int i = 0; i < THREADS; i++) {
-                Object[] pair = ConnectionTest.establish(a, b, listen);
-                sends[i] = (SendComm) pair[0];
-                recvs[i] = (RecvComm) pair[1];
+                ConnectedPair pair = ConnectionTest.establish(a, b, listen);
+                sends[i] = pair.send();
+                recvs[i] = pair.recv();
             }
             ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
             List<Thread> threads = new ArrayList<>();
@@ -170,9 +170,9 @@ class EndpointThreadingTest {
                     a.deregisterUserBuffer(a.registerUserBuffer(scratch.address + 64L * i, 4096 + 512L * i));
                     b.deregisterUserBuffer(b.registerUserBuffer(scratch.address + 64L * i, 8192));
                 }
-                Object[] pair = ConnectionTest.establish(a, b, listen);
-                ((RecvComm) pair[1]).close();
-                ((SendComm) pair[0]).close();
+                ConnectedPair pair = ConnectionTest.establish(a, b, listen);
+                pair.recv().close();
+                pair.send().close();
             }
         }
     }

@@ -30,9 +30,9 @@ class FlushIT {
                 Device device = Device.open(new OfiProvider(), Layouts.device(provider, new String[] {domain}, ""))) {
             RdmaEndpoint a = device.openEndpoint();
             RdmaEndpoint b = device.openEndpoint();
-            Object[] pair = ConnectionTest.establish(a, b, b.listen());
-            SendComm send = (SendComm) pair[0];
-            RecvComm recv = (RecvComm) pair[1];
+            ConnectedPair pair = ConnectionTest.establish(a, b, b.listen());
+            SendComm send = pair.send();
+            RecvComm recv = pair.recv();
             MrHandle srcMr = a.registerUserBuffer(src.address, src.size);
             MrHandle dstMr = b.registerUserBuffer(dst.address, dst.size);
             RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {4096}, new int[] {0},
@@ -77,14 +77,14 @@ class FlushIT {
                         "\"gdrFlushDisable\": true"))) {
             RdmaEndpoint a = device.openEndpoint();
             RdmaEndpoint b = device.openEndpoint();
-            Object[] pair = ConnectionTest.establish(a, b, b.listen());
-            RecvComm recv = (RecvComm) pair[1];
+            ConnectedPair pair = ConnectionTest.establish(a, b, b.listen());
+            RecvComm recv = pair.recv();
             MrHandle dstMr = b.registerUserBuffer(dst.address, dst.size);
             FlushRequest f = recv.iflush(1, new long[] {dst.address}, new long[] {4096}, new MrHandle[] {dstMr});
             assertTrue(f.test(null));
             assertEquals(0, b.counts().readsPosted());
             dstMr.close();
-            ((SendComm) pair[0]).close();
+            pair.send().close();
             recv.close();
             a.close();
             b.close();

@@ -37,9 +37,9 @@ class HeadPathTest extends TwoHostFixture {
     private MrHandle dstMr;
 
     private void connect(MemProvider memProvider, int rails, String members) throws Exception {
-        Object[] comms = openAndConnect(memProvider, Layouts.mem(rails, members));
-        send = (SendComm) comms[0];
-        recv = (RecvComm) comms[1];
+        ConnectedPair comms = openAndConnect(memProvider, Layouts.mem(rails, members));
+        send = comms.send();
+        recv = comms.recv();
         src = buffer(SLAB).pattern(17);
         dst = buffer(SLAB + CANARY);
         srcMr = register(a, deviceA, src);
@@ -127,7 +127,7 @@ class HeadPathTest extends TwoHostFixture {
     @ValueSource(longs = {4096, 50_000})
     void aHeadTooLargeForItsReceiveIsRefusedAndWritesNothing(long capacity) throws Exception {
         connect(MemProvider.builder().domains(1).build(), 1, HEADS_ON);
-        Object[] other = ConnectionTest.establish(a, b, b.listen());
+        ConnectedPair other = ConnectionTest.establish(a, b, b.listen());
         dst.fill((byte) 0x5A);
         RecvRequest r = irecv(capacity, 1);
         spin(5);
@@ -139,9 +139,9 @@ class HeadPathTest extends TwoHostFixture {
         for (int i = 0; i < capacity + CANARY; i++) {
             assertEquals(0x5A, dst.get(i), "byte " + i + " was written");
         }
-        RecvRequest r2 = ((RecvComm) other[1]).irecv(1, new long[] {dst.address + 200_000}, new long[] {100_000},
+        RecvRequest r2 = other.recv().irecv(1, new long[] {dst.address + 200_000}, new long[] {100_000},
                 new int[] {2}, new MrHandle[] {dstMr});
-        SendRequest s2 = ((SendComm) other[0]).isend(src.address, 100_000, 2, srcMr);
+        SendRequest s2 = other.send().isend(src.address, 100_000, 2, srcMr);
         await(s2, null);
         await(r2, null);
         assertArrayEquals(src.bytes(0, 100_000), dst.bytes(200_000, 100_000));

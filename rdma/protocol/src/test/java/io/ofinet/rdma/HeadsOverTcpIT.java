@@ -37,10 +37,10 @@ class HeadsOverTcpIT extends TwoHostFixture {
             a = device.openEndpoint();
             b = device.openEndpoint();
             ListenComm listen = b.listen();
-            Object[] first = ConnectionTest.establish(a, b, listen);
-            Object[] second = ConnectionTest.establish(a, b, b.listen());
-            SendComm[] sends = {(SendComm) first[0], (SendComm) second[0]};
-            RecvComm[] recvs = {(RecvComm) first[1], (RecvComm) second[1]};
+            ConnectedPair first = ConnectionTest.establish(a, b, listen);
+            ConnectedPair second = ConnectionTest.establish(a, b, b.listen());
+            SendComm[] sends = {first.send(), second.send()};
+            RecvComm[] recvs = {first.recv(), second.recv()};
             MrHandle srcMr = a.registerUserBuffer(src.address, src.size);
             MrHandle dstMr = b.registerUserBuffer(dst.address, dst.size);
             for (int round = 0; round < 40; round++) {

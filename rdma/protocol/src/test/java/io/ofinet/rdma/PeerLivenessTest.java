@@ -72,8 +72,8 @@ class PeerLivenessTest {
         provider = MemProvider.create();
         RdmaEndpoint a = endpoint();
         RdmaEndpoint b = endpoint();
-        Object[] comms = ConnectionTest.establish(a, b, b.listen());
-        return new Pair(a, b, (SendComm) comms[0], (RecvComm) comms[1]);
+        ConnectedPair comms = ConnectionTest.establish(a, b, b.listen());
+        return new Pair(a, b, comms.send(), comms.recv());
     }
 
     /** Tests {@code request} until it fails, and returns the failure. */
@@ -91,8 +91,8 @@ class PeerLivenessTest {
         RdmaEndpoint a = endpoint();
         RdmaEndpoint b = endpoint();
         ListenComm listen = b.listen();
-        Object[] pair = ConnectionTest.establish(a, b, listen);
-        RecvComm recv = (RecvComm) pair[1];
+        ConnectedPair pair = ConnectionTest.establish(a, b, listen);
+        RecvComm recv = pair.recv();
         RecvRequest request = post(recv, b);
         long start = System.nanoTime();
         // a is alive but paused, as if stopped: holding it keeps even the watchdog out.
@@ -142,8 +142,8 @@ class PeerLivenessTest {
         provider = MemProvider.create();
         RdmaEndpoint a = endpoint();
         RdmaEndpoint b = endpoint();
-        Object[] pair = ConnectionTest.establish(a, b, b.listen());
-        RecvComm recv = (RecvComm) pair[1];
+        ConnectedPair pair = ConnectionTest.establish(a, b, b.listen());
+        RecvComm recv = pair.recv();
         RecvRequest request = post(recv, b);
         // Neither side is progressed for 1.5 s (five peer timeouts): b, stuck, heard nothing, but
         // it was not listening either.
@@ -182,9 +182,7 @@ class PeerLivenessTest {
         HostBuffer src = buffer();
         SendRequest s = send.isend(src.address, 64, 1, registered(a, src));
         long[] sizes = new long[1];
-        while (!served.test(sizes)) {
-            s.test(null);
-        }
+        Await.done(served, sizes, "the served receive", a);
         assertEquals(64, sizes[0]);
         send.close();
         RdmaException e = failureOf(unserved);
@@ -208,9 +206,7 @@ class PeerLivenessTest {
         // Eager sends: each is done at once, its message on its way to the receiver.
         for (int i = 0; i < 2; i++) {
             SendRequest s = send.isend(src.address + 100 * i, 40 + i, 1, srcMr);
-            while (!s.test(null)) {
-                a.progress();
-            }
+            Await.done(s, null, "eager send " + i, a);
         }
         send.close();
         long deadline = System.nanoTime() + 5_000_000_000L;
@@ -221,10 +217,7 @@ class PeerLivenessTest {
         for (int i = 0; i < 2; i++) {
             RecvRequest r = recv.irecv(1, new long[] {dst.address + 100 * i}, new long[] {100}, new int[] {1},
                     new MrHandle[] {dstMr});
-            while (!r.test(sizes)) {
-                assertTrue(System.nanoTime() < deadline, "message " + i + " did not arrive");
-                b.progress();
-            }
+            Await.done(r, sizes, "message " + i, b);
             assertEquals(40 + i, sizes[0]);
             assertArrayEquals(src.bytes(100 * i, 40 + i), dst.bytes(100 * i, 40 + i), "message " + i);
         }
@@ -300,8 +293,8 @@ class PeerLivenessTest {
         RdmaEndpoint a = endpoint();
         RdmaEndpoint b = endpoint();
         ListenComm listen = b.listen();
-        Object[] pair = ConnectionTest.establish(a, b, listen);
-        RecvComm recv = (RecvComm) pair[1];
+        ConnectedPair pair = ConnectionTest.establish(a, b, listen);
+        RecvComm recv = pair.recv();
         RecvRequest request = post(recv, b);
         long until = System.nanoTime() + 1_200_000_000L; // four peer timeouts; a's thread never calls
         while (System.nanoTime() < until) {
@@ -320,9 +313,9 @@ class PeerLivenessTest {
         RdmaEndpoint a = endpoint();
         RdmaEndpoint b = endpoint();
         ListenComm listen = b.listen();
-        Object[] pair = ConnectionTest.establish(a, b, listen);
-        SendComm send = (SendComm) pair[0];
-        RecvComm recv = (RecvComm) pair[1];
+        ConnectedPair pair = ConnectionTest.establish(a, b, listen);
+        SendComm send = pair.send();
+        RecvComm recv = pair.recv();
         RecvRequest request = post(recv, b);
         long until = System.nanoTime() + 1_200_000_000L; // four peer timeouts
         while (System.nanoTime() < until) {
@@ -333,9 +326,7 @@ class PeerLivenessTest {
         SendRequest s = send.isend(src.address, 100, 1, registered(a, src));
         assertNotNull(s);
         long[] sizes = new long[1];
-        while (!request.test(sizes)) {
-            s.test(null);
-        }
+        Await.done(request, sizes, "the receive", a);
         assertEquals(100, sizes[0]);
     }
 
@@ -347,10 +338,10 @@ class PeerLivenessTest {
         RdmaEndpoint c = endpoint();
         ListenComm toB = b.listen();
         ListenComm toC = c.listen();
-        SendComm sendB = (SendComm) ConnectionTest.establish(a, b, toB)[0];
-        Object[] pairC = ConnectionTest.establish(a, c, toC);
-        SendComm sendC = (SendComm) pairC[0];
-        RecvComm recvC = (RecvComm) pairC[1];
+        SendComm sendB = ConnectionTest.establish(a, b, toB).send();
+        ConnectedPair pairC = ConnectionTest.establish(a, c, toC);
+        SendComm sendC = pairC.send();
+        RecvComm recvC = pairC.recv();
         HostBuffer src = buffer();
         MrHandle srcMr = registered(a, src);
         SendRequest lost = sendB.isend(src.address, 64, 1, srcMr);
@@ -373,9 +364,7 @@ class PeerLivenessTest {
         RecvRequest r = post(recvC, c);
         SendRequest s = sendC.isend(src.address, 64, 1, srcMr);
         long[] sizes = new long[1];
-        while (!r.test(sizes)) {
-            s.test(null);
-        }
+        Await.done(r, sizes, "the receive on c", a);
         assertEquals(64, sizes[0]);
     }
 

@@ -42,9 +42,9 @@ class PostOrderTest {
                 deviceB = openedB = Device.open(provider, Layouts.mem(1, layout));
                 a = deviceA.openEndpoint();
                 b = deviceB.openEndpoint();
-                Object[] pair = ConnectionTest.establish(a, b, b.listen());
-                send = (SendComm) pair[0];
-                recv = (RecvComm) pair[1];
+                ConnectedPair pair = ConnectionTest.establish(a, b, b.listen());
+                send = pair.send();
+                recv = pair.recv();
                 srcMr = a.registerUserBuffer(src.address, src.size);
                 dstMr = b.registerUserBuffer(dst.address, dst.size);
             } catch (Exception | Error e) {

@@ -41,9 +41,9 @@ class SenderClosedIT {
             MrHandle dstMr = receiver.registerUserBuffer(dst.address, dst.size);
             long[] sizes = new long[1];
             for (int round = 0; round < ROUNDS; round++) {
-                Object[] pair = ConnectionTest.establish(sender, receiver, listen);
-                SendComm send = (SendComm) pair[0];
-                RecvComm recv = (RecvComm) pair[1];
+                ConnectedPair pair = ConnectionTest.establish(sender, receiver, listen);
+                SendComm send = pair.send();
+                RecvComm recv = pair.recv();
                 for (int i = 0; i < MESSAGES; i++) {
                     SendRequest s = send.isend(src.address + (long) i * SLOT, size(round, i), 1, srcMr);
                     assertTrue(s != null && s.test(null), "eager send " + i + " is done at once");

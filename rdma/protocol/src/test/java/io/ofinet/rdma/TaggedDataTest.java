@@ -39,9 +39,9 @@ class TaggedDataTest extends TwoHostFixture {
     }
 
     private void connect(MemProvider memProvider, int rails, String extra) throws Exception {
-        Object[] pair = openAndConnect(memProvider, Layouts.mem(rails, TAGGED + extra));
-        send = (SendComm) pair[0];
-        recv = (RecvComm) pair[1];
+        ConnectedPair pair = openAndConnect(memProvider, Layouts.mem(rails, TAGGED + extra));
+        send = pair.send();
+        recv = pair.recv();
     }
 
     private void connect(int rails) throws Exception {

@@ -41,9 +41,9 @@ class TaggedOverTcpIT extends TwoHostFixture {
             SendComm[] sends = new SendComm[2];
             RecvComm[] recvs = new RecvComm[2];
             for (int c = 0; c < 2; c++) {
-                Object[] pair = ConnectionTest.establish(a, b, b.listen());
-                sends[c] = (SendComm) pair[0];
-                recvs[c] = (RecvComm) pair[1];
+                ConnectedPair pair = ConnectionTest.establish(a, b, b.listen());
+                sends[c] = pair.send();
+                recvs[c] = pair.recv();
             }
             int aOps = a.pools.opsInUse();
             int bOps = b.pools.opsInUse();

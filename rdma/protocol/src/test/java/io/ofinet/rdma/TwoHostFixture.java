@@ -26,7 +26,7 @@ abstract class TwoHostFixture {
     RdmaEndpoint b;
 
     /** Opens both hosts on {@code memProvider} with {@code spec}, connects a to b and returns the pair. */
-    Object[] openAndConnect(MemProvider memProvider, DeviceSpec spec) throws Exception {
+    ConnectedPair openAndConnect(MemProvider memProvider, DeviceSpec spec) throws Exception {
         provider = memProvider;
         deviceA = Device.open(provider, spec);
         deviceB = Device.open(provider, spec);
@@ -105,14 +105,7 @@ abstract class TwoHostFixture {
 
     /** Drives both sides until the request is done; its failure is thrown. */
     boolean await(Request request, long[] sizes) throws Exception {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!request.test(sizes)) {
-            a.progress();
-            b.progress();
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("request not done within 20 s");
-            }
-        }
+        Await.done(request, sizes, "the request", a, b);
         return true;
     }
 
