@@ -31,8 +31,6 @@ final class RailSet {
     private static final System.Logger LOG = System.getLogger(RailSet.class.getName());
     private static final int CQ_SIZE = 4096;
     private static final int AV_SIZE = 256;
-    /** libfabric 1.17 shm's SMR_INJECT_SIZE: longer messages and writes leave the command queue. */
-
 
     private final int dataRails;
     private final List<CompletionQueue> queues = new ArrayList<>();
