@@ -180,7 +180,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         }
         for (int i = 0; i < requests.created(); i++) {
             SendRequest request = requests.at(i);
-            if (request.inUse && request.pendingOps > 0 && request.writesPostedNanos != 0
+            if (request.inUse && request.state() == SendRequest.State.MOVING && request.pendingOps > 0
                     && now - request.writesPostedNanos > timeoutNanos) {
                 request.abandon(new RdmaException(ErrorCategory.REMOTE, "isend: the writes of " + request.size
                         + " bytes (tag " + request.tag + ") did not complete within " + timeoutNanos / 1_000_000
@@ -293,7 +293,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             liveness.heard(endpoint.stepNanos());
         }
         SendRequest head = queue.peek();
-        sequencer.arrived(seq, head != null && head.rtsSent);
+        sequencer.arrived(seq, head != null && head.rtsSent());
     }
 
     /** The receiver used up {@code count} eager messages or requests to send of this side. */

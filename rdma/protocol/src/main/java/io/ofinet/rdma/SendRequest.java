@@ -4,19 +4,34 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 
-/** An outstanding send: waits for the receiver's announcement, then its stripes' writes. */
+/**
+ * An outstanding send: waits for the receiver's announcement, then its stripes' writes. Its
+ * states and their transitions are here ({@link State}); the sequencer and the writer decide when a
+ * transition happens, and the request's end (done or failed) is {@link Request}'s.
+ */
 public final class SendRequest extends Request implements RmaOp.Owner {
+    /** Where a send stands between its post and its end. */
+    enum State {
+        /** In its communicator's queue: it waits for its announcement, or for credits to go out eagerly. */
+        QUEUED,
+        /** Its request to send or its head went out: it waits, at the head of the queue, for its announcement. */
+        RTS_SENT,
+        /** Copied whole into an eager message: done once posted. */
+        EAGER,
+        /** Its writes or its tagged message are posted: it waits for their completions. */
+        MOVING
+    }
+
     private final SendComm comm;
     long address;
     long size;
     int tag;
     MrHandle mr;
-    /** When its writes were posted (0 before): writes that take longer than peerTimeoutMs fail it. */
+    private State state = State.QUEUED;
+    /** When its writes were posted ({@link State#MOVING}): writes that take longer than peerTimeoutMs fail it. */
     long writesPostedNanos;
     int seq;
     int bufferIndex;
-    /** Its request to send or its head went out: it waits, at the head of the queue, for its announcement. */
-    boolean rtsSent;
     /** Bytes its head carried (0: no head): the writes carry the rest. */
     long headBytes;
     /** Whether {@link #rtsDueNanos} is set: the send has waited at the head for its announcement. */
@@ -32,11 +47,59 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         this.size = bytes;
         this.tag = bufferTag;
         this.mr = handle;
+        this.state = State.QUEUED;
         this.writesPostedNanos = 0;
-        this.rtsSent = false;
         this.headBytes = 0;
         this.rtsTimed = false;
         begin(0);
+    }
+
+    State state() {
+        return state;
+    }
+
+    /** Its request to send or its head went out: it waits, at the head of the queue, for its announcement. */
+    boolean rtsSent() {
+        return state == State.RTS_SENT;
+    }
+
+    /**
+     * It went out as eager message {@code sequence} into receive buffer {@code index}: whole (done
+     * now, its payload copied), or as a request to send carrying its first {@code head} bytes
+     * (none: a bare request to send).
+     */
+    void sentEagerly(int sequence, int index, boolean whole, long head) {
+        seq = sequence;
+        bufferIndex = index;
+        headBytes = head;
+        if (whole) {
+            state = State.EAGER;
+            pendingOps = 0;
+            done = true;
+        } else {
+            state = State.RTS_SENT;
+        }
+    }
+
+    /** Its writes (or its tagged message) into buffer {@code index} of receive {@code sequence} are posted now. */
+    void moving(int sequence, int index, long now) {
+        state = State.MOVING;
+        seq = sequence;
+        bufferIndex = index;
+        writesPostedNanos = now;
+    }
+
+    /**
+     * Whether its request to send may go out at {@code now}: once it has waited {@code delayNanos} at
+     * the head of the queue for its announcement, counted from the first time this is asked.
+     */
+    boolean rtsDue(long now, long delayNanos) {
+        if (!rtsTimed) {
+            rtsTimed = true;
+            rtsDueNanos = now + delayNanos;
+            return false;
+        }
+        return now - rtsDueNanos >= 0;
     }
 
     @Override

@@ -207,7 +207,7 @@ final class SendSequencer {
                 if (!byTag(request, t, writes, queue.size() == 1)) {
                     return;
                 }
-                if (request.rtsSent) {
+                if (request.rtsSent()) {
                     return; // it waits for its announcement; later sends wait behind it
                 }
             } else if (!matched(request, t, slot, writes)) {
@@ -225,7 +225,7 @@ final class SendSequencer {
      * add copies), else as a request to send once that is due. False when it must wait.
      */
     private boolean byTag(SendRequest request, int t, SendWrites writes, boolean alone) {
-        if (request.rtsSent) {
+        if (request.rtsSent()) {
             return true;
         }
         if (eagerMax <= 0) {
@@ -247,7 +247,6 @@ final class SendSequencer {
         credits--;
         byTagTag[t] = request.tag;
         byTagSize[t] = request.size;
-        request.rtsSent = !eager;
         return true;
     }
 
@@ -259,13 +258,7 @@ final class SendSequencer {
         if (rtsDelayNanos == 0) {
             return true;
         }
-        long now = System.nanoTime();
-        if (!request.rtsTimed) {
-            request.rtsTimed = true;
-            request.rtsDueNanos = now + rtsDelayNanos;
-            return false;
-        }
-        return now - request.rtsDueNanos >= 0;
+        return request.rtsDue(System.nanoTime(), rtsDelayNanos);
     }
 
     /**
@@ -276,7 +269,7 @@ final class SendSequencer {
         Announcement announcement = announcements[slot];
         int u = announcedSeq[slot];
         int i;
-        if (request.rtsSent) {
+        if (request.rtsSent()) {
             i = replayed[t];
             if (i < 0) {
                 // The receiver refused the request to send as well: nothing to tell it.
@@ -363,7 +356,7 @@ final class SendSequencer {
             return true; // a request to send whose send failed already, by the replay over its announcement
         }
         SendRequest head = queue.peek();
-        if (head != null && head.rtsSent && seq == nextSeq) {
+        if (head != null && head.rtsSent() && seq == nextSeq) {
             head.fail(new RdmaException(ErrorCategory.INVALID_USAGE, reason == Immediate.ERROR_TRUNCATED
                     ? "isend: " + head.size + " bytes (tag " + head.tag + ") do not fit the receive buffer they were"
                             + " matched with, the receiver reports"

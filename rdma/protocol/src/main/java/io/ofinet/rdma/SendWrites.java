@@ -97,18 +97,15 @@ final class SendWrites {
         }
         int rail = seq % endpoint.dataRails();
         int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0, connection.peerCommId(), seq);
-        request.seq = seq;
-        request.bufferIndex = index == EagerMessageHeader.BY_TAG ? 0 : index;
-        request.headBytes = kind == EagerMessageHeader.KIND_HEAD ? headBytes : 0;
+        // Copied out whole, the send is done now, and its message's fate is the communicator's (a
+        // failure to deliver it fails the communicator).
+        request.sentEagerly(seq, index == EagerMessageHeader.BY_TAG ? 0 : index, whole,
+                kind == EagerMessageHeader.KIND_HEAD ? headBytes : 0);
         if (request.headBytes > 0) {
             endpoint.pools.counts.headSent();
         }
         long data = endpoint.railSet.immediate(word, connection.peerToken() & 0xffffffffL);
         if (whole) {
-            // The payload is copied out: the send is done now, and its message's fate is the
-            // communicator's (a failure to deliver it fails the communicator).
-            request.pendingOps = 0;
-            request.done = true;
             endpoint.pools.counts.sent(request.size);
             eagerOwner.sent(request.size);
         }
@@ -125,9 +122,7 @@ final class SendWrites {
      * of the buffer's segments.
      */
     boolean write(SendRequest request, Announcement announcement, int i, int seq) {
-        request.seq = seq;
-        request.bufferIndex = announcement.index(i);
-        request.writesPostedNanos = System.nanoTime();
+        request.moving(seq, announcement.index(i), System.nanoTime());
         if (announcement.tagged(i)) {
             return tagged(request, announcement.index(i), seq);
         }
