@@ -11,7 +11,8 @@ import io.ofinet.rdma.error.RdmaException;
 public final class FlushRequest extends Request implements RmaOp.Owner {
     private final RecvComm comm;
 
-    FlushRequest(RecvComm comm) {
+    FlushRequest(RecvComm comm, RequestPool<FlushRequest> home) {
+        super(home);
         this.comm = comm;
     }
 
@@ -23,11 +24,6 @@ public final class FlushRequest extends Request implements RmaOp.Owner {
     @Override
     RdmaEndpoint endpoint() {
         return comm.endpoint();
-    }
-
-    @Override
-    void release() {
-        comm.release(this);
     }
 
     @Override

@@ -16,7 +16,7 @@ final class Flushes {
 
     Flushes(RecvComm comm, int bound) {
         this.endpoint = comm.endpoint();
-        this.requests = new RequestPool<>(bound, () -> new FlushRequest(comm));
+        this.requests = new RequestPool<>(bound, pool -> new FlushRequest(comm, pool));
     }
 
     /**
@@ -60,10 +60,6 @@ final class Flushes {
             endpoint.engine.submit(op, endpoint.peers.local(r));
         }
         return request;
-    }
-
-    void release(FlushRequest request) {
-        requests.give(request);
     }
 
     void trimIfIdle(long now) {

@@ -39,7 +39,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
 
     private final MessageWindow<RecvRequest> window = new MessageWindow<>(Limits.SEQ_BITS, Limits.WINDOW, 0);
     private int recvSeq;
-    private final RequestPool<RecvRequest> requests = new RequestPool<>(MAX_REQUESTS, () -> new RecvRequest(this));
+    private final RequestPool<RecvRequest> requests = new RequestPool<>(MAX_REQUESTS, pool -> new RecvRequest(this, pool));
     private final Flushes flushes;
     private final PeerLiveness liveness;
     /** Eager messages and requests to send: matched, held until their receive, credits returned. */
@@ -363,18 +363,10 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         completeAll(request);
     }
 
-    void release(RecvRequest request) {
-        requests.give(request);
-    }
-
     /** Drops its requests and flushes when it has been idle a while (the endpoint's slow duties). */
     void trimIfIdle(long now) {
         requests.trimIfIdle(now);
         flushes.trimIfIdle(now);
-    }
-
-    void release(FlushRequest request) {
-        flushes.release(request);
     }
 
     /**

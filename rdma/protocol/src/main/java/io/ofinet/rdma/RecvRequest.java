@@ -53,7 +53,8 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         }
     };
 
-    RecvRequest(RecvComm comm) {
+    RecvRequest(RecvComm comm, RequestPool<RecvRequest> home) {
+        super(home);
         this.comm = comm;
     }
 
@@ -253,11 +254,6 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     @Override
     RdmaEndpoint endpoint() {
         return comm.endpoint();
-    }
-
-    @Override
-    void release() {
-        comm.release(this);
     }
 
     @Override

@@ -7,6 +7,8 @@ import io.ofinet.rdma.error.RdmaException;
  * said so, or thrown its failure, the request goes back to its pool and must not be used again.
  */
 public abstract class Request {
+    /** The pool it returns to once reported (null: made outside a pool, by a test). */
+    private final RequestPool<?> home;
     int pendingOps;
     /** Bumped at each reuse, so that a late completion of an earlier use is ignored. */
     int generation;
@@ -55,8 +57,16 @@ public abstract class Request {
     /** The endpoint that drives this request. */
     abstract RdmaEndpoint endpoint();
 
+    Request(RequestPool<?> home) {
+        this.home = home;
+    }
+
     /** Returns the request to its communicator's pool. */
-    abstract void release();
+    final void release() {
+        if (home != null) {
+            home.give(this);
+        }
+    }
 
     /** Writes the sizes received, for receives. */
     void reportSizes(long[] sizes) {

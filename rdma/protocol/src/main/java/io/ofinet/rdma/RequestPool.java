@@ -1,7 +1,7 @@
 package io.ofinet.rdma;
 
 import java.util.Arrays;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * A communicator's requests of one kind: made when first needed, up to the bound the plugin
@@ -16,15 +16,15 @@ final class RequestPool<R extends Request> {
     private static final int FIRST_CAPACITY = 4;
 
     private final int bound;
-    private final Supplier<R> make;
+    private final Function<RequestPool<R>, R> make;
     private Request[] all = new Request[FIRST_CAPACITY];
     private int created;
     private Request[] free = new Request[FIRST_CAPACITY];
     private int freeCount;
     private long lastTakenNanos;
 
-    /** A pool of at most {@code bound} requests, each made by {@code make}. */
-    RequestPool(int bound, Supplier<R> make) {
+    /** A pool of at most {@code bound} requests, each made by {@code make}, given the pool it returns to. */
+    RequestPool(int bound, Function<RequestPool<R>, R> make) {
         if (bound < 1) {
             throw new IllegalArgumentException("bound " + bound);
         }
@@ -49,7 +49,7 @@ final class RequestPool<R extends Request> {
             all = Arrays.copyOf(all, capacity);
             free = Arrays.copyOf(free, capacity);
         }
-        R r = make.get();
+        R r = make.apply(this);
         all[created++] = r;
         return r;
     }
@@ -60,7 +60,7 @@ final class RequestPool<R extends Request> {
     }
 
     /** Returns a request in use to the pool; one returned already is left alone. */
-    void give(R request) {
+    void give(Request request) {
         if (request.inUse) {
             request.inUse = false;
             free[freeCount++] = request;

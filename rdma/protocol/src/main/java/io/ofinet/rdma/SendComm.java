@@ -45,7 +45,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     /** How queued sends meet announced receives: sequence numbers, announcements, eager credits. */
     private final SendSequencer sequencer;
     private final ArrayDeque<SendRequest> queue = new ArrayDeque<>();
-    private final RequestPool<SendRequest> requests = new RequestPool<>(MAX_REQUESTS, () -> new SendRequest(this));
+    private final RequestPool<SendRequest> requests = new RequestPool<>(MAX_REQUESTS, pool -> new SendRequest(this, pool));
     private PeerLiveness liveness;
     /** The receiver is closing: queued sends failed, a confirmation is due once writes drain. */
     boolean peerClosing;
@@ -254,10 +254,6 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         } finally {
             endpoint.unlock();
         }
-    }
-
-    void release(SendRequest request) {
-        requests.give(request);
     }
 
     /** Drops its requests and unused announcement slots when it has been idle a while (slow duties). */

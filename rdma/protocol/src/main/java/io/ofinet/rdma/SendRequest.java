@@ -38,7 +38,8 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     boolean rtsTimed;
     long rtsDueNanos;
 
-    SendRequest(SendComm comm) {
+    SendRequest(SendComm comm, RequestPool<SendRequest> home) {
+        super(home);
         this.comm = comm;
     }
 
@@ -105,11 +106,6 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     @Override
     RdmaEndpoint endpoint() {
         return comm.endpoint();
-    }
-
-    @Override
-    void release() {
-        comm.release(this);
     }
 
     @Override

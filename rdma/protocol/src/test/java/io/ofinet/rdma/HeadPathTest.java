@@ -206,7 +206,7 @@ class HeadPathTest extends TwoHostFixture {
      */
     @Test
     void aHeadIsOneOfItsBuffersSegments() throws Exception {
-        RecvRequest r = new RecvRequest(null);
+        RecvRequest r = new RecvRequest(null, null);
         r.start(0, 1);
         r.capacity[0] = 100_000;
         r.head(0, 8192);

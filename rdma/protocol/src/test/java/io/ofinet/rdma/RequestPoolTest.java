@@ -14,22 +14,22 @@ import org.junit.jupiter.api.Test;
 class RequestPoolTest {
     /** A request that only counts how many were made. */
     private static final class Counted extends Request {
-        @Override
-        RdmaEndpoint endpoint() {
-            throw new UnsupportedOperationException();
+        Counted(RequestPool<Counted> home) {
+            super(home);
         }
 
         @Override
-        void release() {
+        RdmaEndpoint endpoint() {
+            throw new UnsupportedOperationException();
         }
     }
 
     private int made;
 
     private RequestPool<Counted> pool(int bound) {
-        return new RequestPool<>(bound, () -> {
+        return new RequestPool<>(bound, home -> {
             made++;
-            return new Counted();
+            return new Counted(home);
         });
     }
 
