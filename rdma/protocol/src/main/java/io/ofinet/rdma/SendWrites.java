@@ -119,10 +119,10 @@ final class SendWrites {
      * {@code announcement}, as the scheduler splits it over the data rails; a zero-byte send is a
      * zero-byte message with the same immediate data to the receiver's first control rail. Of a
      * send whose head went out, the rest is written past the head, and the head counts as one more
-     * of the buffer's segments.
+     * of the buffer's segments. The send moves only once its operations are taken: false (it waits,
+     * as it was) when there are none.
      */
     boolean write(SendRequest request, Announcement announcement, int i, int seq) {
-        request.moving(seq, announcement.index(i), System.nanoTime());
         if (announcement.tagged(i)) {
             return tagged(request, announcement.index(i), seq);
         }
@@ -131,6 +131,7 @@ final class SendWrites {
             if (op == null) {
                 return false;
             }
+            request.moving(seq, announcement.index(i), System.nanoTime());
             request.pendingOps = 1;
             connection.sendImmediate(op, "zero-byte send to the receiver", Immediate.encode(Immediate.TYPE_DATA, 1,
                     announcement.index(i), connection.peerCommId(), seq), request);
@@ -142,6 +143,7 @@ final class SendWrites {
         if (!endpoint.pools.acquireOps(ops, stripes)) {
             return false;
         }
+        request.moving(seq, announcement.index(i), System.nanoTime());
         int segments = stripes + (skip > 0 ? 1 : 0);
         request.pendingOps = stripes;
         for (int s = 0; s < stripes; s++) {
@@ -176,6 +178,7 @@ final class SendWrites {
         if (op == null) {
             return false;
         }
+        request.moving(seq, index, System.nanoTime());
         int rail = TaggedData.rail(seq, index, endpoint.dataRails());
         request.pendingOps = 1;
         op.set(RmaOp.Kind.TSENDDATA, endpoint.railSet.dataEndpoint(rail), rail, RmaOp.TAGGED_SEND_ON_RAIL[rail],

@@ -10,6 +10,8 @@ import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -116,6 +118,39 @@ class HeadPathTest extends TwoHostFixture {
         await(small, null);
         await(r2, null);
         assertArrayEquals(src.bytes(0, 16_383), dst.bytes(0, 16_383));
+    }
+
+    /**
+     * A send whose head went out and whose announcement came waits as it was while no operation is
+     * free for its writes: once operations are free again, it writes into the buffer the receiver
+     * gave its head, and the message arrives intact.
+     */
+    @Test
+    void aHeadsWritesWaitForOperationsAndKeepTheirBuffer() throws Exception {
+        connect(MemProvider.builder().domains(2).build(), 2, HEADS_ON + ", \"minStripeSize\": 8192");
+        SendRequest s = send.isend(src.address, 30_000, 7, srcMr);
+        spin(5);
+        assertEquals(1, a.pools.counts.headsSent(), "the head went out");
+        List<RmaOp> taken = new ArrayList<>();
+        RecvRequest r = irecv(30_000, 7);
+        for (int i = 0; i < 20; i++) {
+            // Every free operation taken before each step: the one a step frees is short of the
+            // writes' two stripes.
+            for (RmaOp op = a.pools.acquireOp(); op != null; op = a.pools.acquireOp()) {
+                taken.add(op);
+            }
+            b.progress();
+            a.progress();
+        }
+        assertEquals(SendRequest.State.RTS_SENT, s.state(), "the announcement came; the writes wait");
+        for (RmaOp op : taken) {
+            a.pools.releaseOp(op);
+        }
+        long[] got = new long[1];
+        await(s, null);
+        await(r, got);
+        assertEquals(30_000, got[0]);
+        assertArrayEquals(src.bytes(0, 30_000), dst.bytes(0, 30_000));
     }
 
     /**
