@@ -1,14 +1,16 @@
 package io.ofinet.rdma;
 
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.function.Function;
 
 /**
  * A communicator's requests of one kind: made when first needed, up to the bound the plugin
- * interface guarantees the communicator, reused once returned, and dropped when the communicator
- * has had none outstanding for {@link #IDLE_NANOS}. An idle communicator so holds no request, and
- * a busy one allocates nothing in steady state: its pool stays at the most requests it has had
- * outstanding at once. Touched only with the endpoint held.
+ * interface guarantees the communicator, reused once returned (oldest returned first, so that a
+ * request is reused as late as possible), and dropped when the communicator has had none
+ * outstanding, taken or given back for {@link #IDLE_NANOS}. An idle communicator so holds no
+ * request, and a busy one allocates nothing in steady state: its pool stays at the most requests
+ * it has had outstanding at once. Touched only with the endpoint held.
  */
 final class RequestPool<R extends Request> {
     /** How long a communicator has had nothing outstanding before its requests are dropped. */
@@ -19,9 +21,11 @@ final class RequestPool<R extends Request> {
     private final Function<RequestPool<R>, R> make;
     private Request[] all = new Request[FIRST_CAPACITY];
     private int created;
-    private Request[] free = new Request[FIRST_CAPACITY];
-    private int freeCount;
-    private long lastTakenNanos;
+    private ArrayDeque<Request> free = new ArrayDeque<>(FIRST_CAPACITY);
+    /** A request was taken or given back since the last {@link #trimIfIdle}. */
+    private boolean used;
+    /** When {@link #trimIfIdle} last found the pool in use. */
+    private long lastBusyNanos;
 
     /** A pool of at most {@code bound} requests, each made by {@code make}, given the pool it returns to. */
     RequestPool(int bound, Function<RequestPool<R>, R> make) {
@@ -35,46 +39,44 @@ final class RequestPool<R extends Request> {
     /** A request for a new use (not yet begun), or null when {@code bound} are outstanding. */
     @SuppressWarnings("unchecked")
     R take() {
-        lastTakenNanos = System.nanoTime();
-        if (freeCount > 0) {
-            R r = (R) free[--freeCount];
-            free[freeCount] = null;
-            return r;
+        used = true;
+        Request r = free.poll();
+        if (r != null) {
+            return (R) r;
         }
         if (created == bound) {
             return null;
         }
         if (created == all.length) {
-            int capacity = Math.min(bound, all.length * 2);
-            all = Arrays.copyOf(all, capacity);
-            free = Arrays.copyOf(free, capacity);
+            all = Arrays.copyOf(all, Math.min(bound, all.length * 2));
         }
-        R r = make.apply(this);
-        all[created++] = r;
-        return r;
+        R made = make.apply(this);
+        all[created++] = made;
+        return made;
     }
 
     /** Whether another request can be taken now. */
     boolean available() {
-        return freeCount > 0 || created < bound;
+        return !free.isEmpty() || created < bound;
     }
 
     /** Returns a request in use to the pool; one returned already is left alone. */
     void give(Request request) {
         if (request.inUse) {
             request.inUse = false;
-            free[freeCount++] = request;
+            used = true;
+            free.add(request);
         }
     }
 
     /** Returns a request taken and not begun, as when its post could not go ahead. */
     void putBack(R request) {
-        free[freeCount++] = request;
+        free.addFirst(request);
     }
 
     /** Requests taken and not yet given back. */
     int outstanding() {
-        return created - freeCount;
+        return created - free.size();
     }
 
     /** Requests made so far (taken or free): indexes for {@link #at}. */
@@ -89,17 +91,21 @@ final class RequestPool<R extends Request> {
     }
 
     /**
-     * Drops every request when none is outstanding and none was taken for {@link #IDLE_NANOS}
-     * before {@code now}; whether it did.
+     * Called periodically (the endpoint's slow duties): drops every request once the pool has had
+     * none outstanding, taken or given back for {@link #IDLE_NANOS} up to {@code now}; whether it did.
      */
     boolean trimIfIdle(long now) {
-        if (created > 0 && freeCount == created && now - lastTakenNanos > IDLE_NANOS) {
-            all = new Request[FIRST_CAPACITY];
-            free = new Request[FIRST_CAPACITY];
-            created = 0;
-            freeCount = 0;
-            return true;
+        if (used || outstanding() > 0) {
+            used = false;
+            lastBusyNanos = now;
+            return false;
         }
-        return false;
+        if (created == 0 || now - lastBusyNanos <= IDLE_NANOS) {
+            return false;
+        }
+        all = new Request[FIRST_CAPACITY];
+        free = new ArrayDeque<>(FIRST_CAPACITY);
+        created = 0;
+        return true;
     }
 }

@@ -93,18 +93,35 @@ class RequestPoolTest {
     void anIdlePoolDropsItsRequestsAndABusyOneKeepsThem() {
         RequestPool<Counted> pool = pool(8);
         Counted a = begun(pool);
-        long later = System.nanoTime() + 2 * RequestPool.IDLE_NANOS;
-        pool.trimIfIdle(later);
-        assertEquals(1, pool.created(), "one outstanding: nothing dropped");
+        long t = 0;
+        for (int i = 0; i < 5; i++, t += RequestPool.IDLE_NANOS) {
+            assertFalse(pool.trimIfIdle(t), "one outstanding, for seconds: nothing dropped");
+        }
         assertSame(a, pool.at(0));
         pool.give(a);
-        pool.trimIfIdle(System.nanoTime());
-        assertEquals(1, pool.created(), "not idle long enough");
-        pool.trimIfIdle(later);
-        assertEquals(0, pool.created(), "idle: dropped");
+        assertFalse(pool.trimIfIdle(t), "its request came back just now");
+        assertFalse(pool.trimIfIdle(t + RequestPool.IDLE_NANOS / 2), "not idle long enough");
+        assertTrue(pool.trimIfIdle(t + 2 * RequestPool.IDLE_NANOS), "idle: dropped");
+        assertEquals(0, pool.created());
         assertEquals(0, pool.outstanding());
         assertTrue(pool.available());
         assertNotNull(begun(pool));
         assertEquals(2, made, "made again after the drop");
+        Counted b = pool.at(0);
+        pool.give(b);
+        long later = t + 10 * RequestPool.IDLE_NANOS;
+        assertFalse(pool.trimIfIdle(later), "taken since the last look: busy");
+        assertTrue(pool.trimIfIdle(later + 2 * RequestPool.IDLE_NANOS));
+    }
+
+    @Test
+    void theOldestReturnedIsReusedFirst() {
+        RequestPool<Counted> pool = pool(8);
+        Counted a = begun(pool);
+        Counted b = begun(pool);
+        pool.give(a);
+        pool.give(b);
+        assertSame(a, pool.take(), "a came back first");
+        assertSame(b, pool.take());
     }
 }

@@ -8,6 +8,7 @@ import io.ofinet.rdma.RecvComm;
 import io.ofinet.rdma.Request;
 import io.ofinet.rdma.SendComm;
 import io.ofinet.rdma.wire.Limits;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -56,8 +57,8 @@ final class OfiHandles {
         private final int bound;
         private PooledRequest[] all = new PooledRequest[4];
         private int created;
-        private PooledRequest[] free = new PooledRequest[4];
-        private int freeCount;
+        /** Returned request objects, the oldest first: one is reused as late as possible. */
+        private final ArrayDeque<PooledRequest> free = new ArrayDeque<>(4);
         /** The protocol's handles of the buffers being posted, and the plugin's. */
         final MrHandle[] scratch = new MrHandle[Limits.MAX_RECVS];
         final Mr[] scratchMrs = new Mr[Limits.MAX_RECVS];
@@ -93,13 +94,12 @@ final class OfiHandles {
 
         /** Request objects in use: posted and not yet reported by test. */
         int outstanding() {
-            return created - freeCount;
+            return created - free.size();
         }
 
         private PooledRequest take() {
-            if (freeCount > 0) {
-                PooledRequest r = free[--freeCount];
-                free[freeCount] = null;
+            PooledRequest r = free.poll();
+            if (r != null) {
                 return r;
             }
             if (created == bound) {
@@ -107,9 +107,8 @@ final class OfiHandles {
             }
             if (created == all.length) {
                 all = Arrays.copyOf(all, Math.min(bound, created * 2));
-                free = Arrays.copyOf(free, all.length);
             }
-            PooledRequest r = new PooledRequest(this);
+            r = new PooledRequest(this);
             all[created++] = r;
             return r;
         }
@@ -136,7 +135,7 @@ final class OfiHandles {
             r.mrCount = 0;
             r.inUse = false;
             r.inner = null;
-            free[freeCount++] = r;
+            free.add(r);
         }
 
         /** Marks it closed and releases its outstanding requests: they end with it. */
