@@ -1,8 +1,15 @@
 # Shared by the bin/ scripts: where the project is, and which JDK to use.
 # The build and the tools prefer a JDK 22+ (the FFM data path); Temurin 25 is the one on the
 # project's machines. OFINET_JAVA_HOME overrides the choice.
+# The same file serves the source tree (the scripts build what they run) and the unpacked
+# distribution (ofinet-VERSION-linux-x86_64.tar.gz: no pom.xml, the jars in lib/java, nothing built).
 
 OFINET_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+if [ -f "$OFINET_ROOT/pom.xml" ]; then
+    OFINET_DIST=""
+else
+    OFINET_DIST=1
+fi
 
 ofinet_java_home() {
     if [ -n "${OFINET_JAVA_HOME:-}" ]; then
@@ -26,7 +33,10 @@ export IPATH_NO_BACKTRACE=1 HFI_NO_BACKTRACE=1
 # iproute2) when some of it is missing, saying so on stderr; on a system without Debian's package
 # tools it only warns.
 ofinet_ensure_deps() {
-    if command -v dpkg-query >/dev/null 2>&1; then
+    if [ -n "$OFINET_DIST" ]; then
+        command -v fi_info >/dev/null 2>&1 || echo "ofinet: libfabric's fi_info is not installed: install libfabric" \
+            "1.17+ (on Debian or Ubuntu: apt-get install libfabric1 libfabric-bin)" >&2
+    elif command -v dpkg-query >/dev/null 2>&1; then
         "$OFINET_ROOT/bin/install-deps"
     elif ! command -v fi_info >/dev/null 2>&1; then
         echo "ofinet: libfabric's fi_info is not installed and this is not a Debian system: install libfabric" \
@@ -38,6 +48,7 @@ ofinet_ensure_deps() {
 # of it or of an ofinet module it depends on (the jars are rewritten on every build: forceCreation).
 ofinet_build_if_needed() {
     local module=$1 jar sources=() dep
+    [ -z "$OFINET_DIST" ] || return 0
     jar=$(ls "$OFINET_ROOT/$module"/target/*-SNAPSHOT.jar 2>/dev/null | grep -v -- '-tests\.jar$' | head -n 1 || true)
     sources+=("$OFINET_ROOT/$module/src/main" "$OFINET_ROOT/$module/pom.xml" "$OFINET_ROOT/pom.xml")
     if [ -f "$OFINET_ROOT/$module/target/runtime-classpath.txt" ]; then
@@ -48,13 +59,17 @@ ofinet_build_if_needed() {
     if [ -z "$jar" ] || [ ! -f "$OFINET_ROOT/$module/target/runtime-classpath.txt" ] \
             || [ -n "$(find "${sources[@]}" -newer "$jar" -print -quit 2>/dev/null)" ]; then
         echo "ofinet: building $module ..." >&2
-        (cd "$OFINET_ROOT" && mvn -q -B -ntp -DskipTests -pl "$module" -am install) >&2
+        (cd "$OFINET_ROOT" && mvn -q -B -ntp -DskipTests -Dmaven.source.skip -Dmaven.javadoc.skip -pl "$module" -am package) >&2
     fi
 }
 
-# The runtime classpath of a module: its jar and its dependencies.
+# The runtime classpath of a module: its jar and its dependencies (in the distribution: every jar).
 ofinet_classpath() {
     local module=$1 jar
+    if [ -n "$OFINET_DIST" ]; then
+        echo "$OFINET_ROOT/lib/java/*"
+        return
+    fi
     jar=$(ls "$OFINET_ROOT/$module"/target/*-SNAPSHOT.jar | grep -v -- '-tests\.jar$' | head -n 1)
     echo "$jar:$(cat "$OFINET_ROOT/$module/target/runtime-classpath.txt")"
 }
