@@ -85,12 +85,25 @@ ofinet_native_access() {
 }
 
 # The Vector API for the collectives' sum on JDK 25+ where the JDK has it (an incubator module, so
-# the JVM prints a warning that it is in use; see integration-tests/.../FloatSum.java).
+# the JVM prints a warning that it is in use; see tools/.../coll/FloatSum.java).
 ofinet_vector_module() {
     local modules release
     modules=$(java --list-modules 2>/dev/null)
     release=$(sed -n 's/^java\.base@\([0-9]*\).*/\1/p' <<< "$modules")
     if [ "$release" -ge 25 ] 2>/dev/null && grep -q '^jdk\.incubator\.vector@' <<< "$modules"; then
         echo "--add-modules=jdk.incubator.vector"
+    fi
+}
+
+# ofinet-perf's module and main class in the checkout DIR, for a baseline of bin/ofinet-compare: the
+# tools module (io.ofinet.tools.perf), or in older checkouts integration-tests (io.ofinet.it.perf).
+ofinet_perf_module() {
+    if [ -d "$1/tools/src/main/java/io/ofinet/tools/perf" ]; then echo tools; else echo integration-tests; fi
+}
+ofinet_perf_main() {
+    if [ "$(ofinet_perf_module "$1")" = tools ]; then
+        echo io.ofinet.tools.perf.OfinetPerf
+    else
+        echo io.ofinet.it.perf.OfinetPerf
     fi
 }
