@@ -50,6 +50,17 @@ class PlotIT {
     }
 
     @Test
+    void aLabelNamesItsInputInTheLegendInsteadOfTheFile(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("run.svg");
+        Plot.render(out, "caption", java.util.List.of(csv(dir, "ofinet-perf123", "shm", 1), csv(dir, "tcp", "tcp", 2)),
+                java.util.List.of("shm, data path FFM, 2026-11-27"));
+        String svg = Files.readString(out, StandardCharsets.UTF_8);
+        assertTrue(svg.contains("<title>shm, data path FFM, 2026-11-27</title>"), "the label: " + svg);
+        assertTrue(!svg.contains("ofinet-perf123"), "not the file's name: " + svg);
+        assertTrue(svg.contains("<title>tcp (tcp)</title>"), "an input without a label: its file: " + svg);
+    }
+
+    @Test
     void aPngIsAPngOfTheAskedSize(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("latency.png");
         Plot.render(out, "shm", java.util.List.of(csv(dir, "shm", "shm", 1)));

@@ -276,11 +276,22 @@ public final class OfinetPerf implements Callable<Integer> {
 
     /** The plot's caption: provider or layout, data path, ranks, date. */
     private String caption(Rendezvous rv) {
-        // The binding's rule (DataPathIT pins it): FFM on JDK 22+ unless -Dofinet.dataPath=jna.
-        String path = Runtime.version().feature() >= 22 && !"jna".equals(System.getProperty("ofinet.dataPath"))
+        return where() + ", data path " + dataPath() + ", " + rv.size() + " ranks, " + java.time.LocalDate.now();
+    }
+
+    /** The plot's name for this run in its legend: where, the data path and the date. */
+    private String runName() {
+        return where() + ", data path " + dataPath() + ", " + java.time.LocalDate.now();
+    }
+
+    private String where() {
+        return layoutGiven ? "layout " + layout.getFileName() : provider + ", 1 data rail on lo";
+    }
+
+    /** The binding's rule (DataPathIT pins it): FFM on JDK 22+ unless -Dofinet.dataPath=jna. */
+    private static String dataPath() {
+        return Runtime.version().feature() >= 22 && !"jna".equals(System.getProperty("ofinet.dataPath"))
                 ? "FFM" : "JNA";
-        String where = layoutGiven ? "layout " + layout.getFileName() : provider + ", 1 data rail on lo";
-        return where + ", data path " + path + ", " + rv.size() + " ranks, " + java.time.LocalDate.now();
     }
 
     private int run(Rendezvous rv) throws Exception {
@@ -308,7 +319,7 @@ public final class OfinetPerf implements Callable<Integer> {
                 }
             }
             if (plot != null && !test.equals("check")) {
-                Plot.render(plot, caption(rv), List.of(table));
+                Plot.render(plot, caption(rv), List.of(table), List.of(runName()));
             }
             if (csv == null) {
                 Files.delete(table);

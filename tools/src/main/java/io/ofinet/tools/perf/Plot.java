@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
  * Draws {@code ofinet-perf} results with Debian's gnuplot: one line per CSV file (a run, a
  * provider), message size against one-way latency (pingpong) or bandwidth (the others), both axes
  * logarithmic, into a PNG or an SVG chosen by the output's extension, with a caption. Used by
- * {@code ofinet-perf --plot FILE} and by {@code bin/ofinet-plot OUT CSV...}.
+ * {@code ofinet-perf --plot FILE}, whose one line the legend names by the run, and by
+ * {@code bin/ofinet-plot OUT CSV...}, whose lines it names by their files.
  */
 public final class Plot {
     private Plot() {
@@ -60,11 +61,22 @@ public final class Plot {
         return new Series(name + " (" + provider + ")", test, points);
     }
 
-    /** Renders the inputs into {@code out}; throws when gnuplot is missing or fails. */
+    /** Renders the inputs into {@code out}, each named by its file; throws when gnuplot is missing or fails. */
     public static void render(Path out, String caption, List<Path> inputs) throws IOException, InterruptedException {
+        render(out, caption, inputs, List.of());
+    }
+
+    /**
+     * Renders the inputs into {@code out}, the legend naming the i-th input {@code labels.get(i)}
+     * (an input past the end of {@code labels} is named by its file and provider); throws when
+     * gnuplot is missing or fails.
+     */
+    public static void render(Path out, String caption, List<Path> inputs, List<String> labels)
+            throws IOException, InterruptedException {
         List<Series> series = new ArrayList<>();
-        for (Path input : inputs) {
-            series.add(read(input));
+        for (int i = 0; i < inputs.size(); i++) {
+            Series s = read(inputs.get(i));
+            series.add(i < labels.size() ? new Series(labels.get(i), s.test(), s.points()) : s);
         }
         String test = series.get(0).test();
         for (Series s : series) {
