@@ -31,7 +31,8 @@ export IPATH_NO_BACKTRACE=1 HFI_NO_BACKTRACE=1
 
 # Installs what the scripts need (bin/install-deps: libfabric with its tools and headers, gcc,
 # iproute2) when some of it is missing, saying so on stderr; on a system without Debian's package
-# tools it only warns.
+# tools it only warns. Only the README's two commands (bin/test, bin/ofinet-perf) install; the
+# other scripts check with ofinet_require_packages.
 ofinet_ensure_deps() {
     if [ -n "$OFINET_DIST" ]; then
         command -v fi_info >/dev/null 2>&1 || echo "ofinet: libfabric's fi_info is not installed: install libfabric" \
@@ -42,6 +43,26 @@ ofinet_ensure_deps() {
         echo "ofinet: libfabric's fi_info is not installed and this is not a Debian system: install libfabric" \
             "1.17+ with its tools and headers, gcc and iproute2 yourself" >&2
     fi
+}
+
+# Checks that the Debian packages given are installed, installing nothing: when some are missing,
+# names them and how to install them, and exits. Off Debian (no dpkg-query) it only warns when
+# libfabric's fi_info is missing: the package names are Debian's.
+ofinet_require_packages() {
+    local missing=() p how
+    if ! command -v dpkg-query >/dev/null 2>&1; then
+        command -v fi_info >/dev/null 2>&1 || echo "ofinet: libfabric's fi_info is not installed and this is not a" \
+            "Debian system: install libfabric 1.17+ with its tools and headers, and what $(basename "$0") uses" >&2
+        return 0
+    fi
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -gt 0 ] || return 0
+    how="apt-get install ${missing[*]} (as root, or with sudo)"
+    [ -n "$OFINET_DIST" ] || how="bin/install-deps ${missing[*]}, or $how"
+    echo "ofinet: $(basename "$0") needs ${missing[*]}, not installed: install with $how" >&2
+    exit 1
 }
 
 # Builds a module (and the modules it needs) when its jar is missing or older than a source or pom

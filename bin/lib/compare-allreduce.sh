@@ -14,7 +14,8 @@
 #   --baseline DIR   also another ofinet checkout, run in every round right after this one
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-ofinet_ensure_deps
+# libfabric, and Open MPI's mpirun and mpicc for the MPI side.
+ofinet_require_packages libfabric1 openmpi-bin libopenmpi-dev
 baseline=""
 rounds=3
 while [ $# -gt 0 ]; do
@@ -29,7 +30,6 @@ while [ $# -gt 0 ]; do
         *) echo "compare-allreduce: unknown argument $1 (--rounds N, --baseline DIR)" >&2; exit 2 ;;
     esac
 done
-"$OFINET_ROOT/bin/install-deps" libopenmpi-dev
 sizes=(1048576 2097152 4194304 8388608)
 steps=(1048576 2097152 4194304)
 work=$(mktemp -d)
