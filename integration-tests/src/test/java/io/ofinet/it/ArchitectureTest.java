@@ -33,8 +33,8 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     /** The modules whose main classes the package rules cover (benchmarks live in the binding's package on purpose). */
-    private static final List<String> MODULES = List.of("config", "rdma/fabric", "mr", "rdma/protocol", "plugin/api",
-            "plugin/ofi", "tools");
+    private static final List<String> MODULES = List.of("config", "rdma/fabric", "rdma/fabric-mem", "mr",
+            "rdma/protocol", "plugin/api", "plugin/ofi", "tools");
     private static final String BINDING = "io.ofinet.fabric.ofi";
     /**
      * Who may use the libfabric binding: its own module (the provider boundary, the in-memory
