@@ -14,20 +14,22 @@
 #   --baseline DIR   also another ofinet checkout, run in every round right after this one
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-ofinet_ensure_deps
+# libfabric, and Open MPI's mpirun and mpicc for the MPI side.
+ofinet_require_packages libfabric1 openmpi-bin libopenmpi-dev
 baseline=""
 rounds=3
 while [ $# -gt 0 ]; do
     case "$1" in
         --baseline)
             baseline=$(cd "$2" && pwd)
-            baseline_cp=$(bash -c 'source "$1/bin/lib/common.sh"; ofinet_build_if_needed integration-tests; ofinet_classpath integration-tests' _ "$baseline")
+            baseline_cp=$(bash -c 'source "$1/bin/lib/common.sh"; ofinet_build_if_needed "$2"; ofinet_classpath "$2"' _ \
+                "$baseline" "$(ofinet_perf_module "$baseline")")
+            baseline_main=$(ofinet_perf_main "$baseline")
             shift 2 ;;
         --rounds) rounds=$2; shift 2 ;;
         *) echo "compare-allreduce: unknown argument $1 (--rounds N, --baseline DIR)" >&2; exit 2 ;;
     esac
 done
-"$OFINET_ROOT/bin/install-deps" libopenmpi-dev
 sizes=(1048576 2097152 4194304 8388608)
 steps=(1048576 2097152 4194304)
 work=$(mktemp -d)
@@ -45,7 +47,7 @@ paired() {
 mpicc -O2 -o "$work/mpi_allreduce" "$OFINET_ROOT/bin/lib/mpi_allreduce.c"
 as_root=()
 [ "$(id -u)" -ne 0 ] || as_root=(--allow-run-as-root)
-cp=$(ofinet_build_if_needed integration-tests; ofinet_classpath integration-tests)
+cp=$(ofinet_build_if_needed tools; ofinet_classpath tools)
 mpi_round() { # MPI_Allreduce, then MPI_Sendrecv
     timeout 300 mpirun "${as_root[@]}" -np 2 --oversubscribe --bind-to none --mca btl tcp,self \
         --mca btl_tcp_if_include lo "$work/mpi_allreduce" "${sizes[@]}" > "$work/mpi.txt"
@@ -56,15 +58,16 @@ mpi_round() { # MPI_Allreduce, then MPI_Sendrecv
 }
 
 ofinet_round() { # this tree's allreduce, the baseline's, then this tree's exchange
-    local tag tcp
+    local tag tcp main
     for tag in o ${baseline:+b}; do
         tcp=$([ "$tag" = o ] && echo "$cp" || echo "$baseline_cp")
+        main=$([ "$tag" = o ] && echo io.ofinet.tools.perf.OfinetPerf || echo "$baseline_main")
         java $(ofinet_native_access) $(ofinet_vector_module) -cp "$tcp" \
-            io.ofinet.it.perf.OfinetPerf allreduce -n 2 --provider "tcp;ofi_rxm" \
+            "$main" allreduce -n 2 --provider "tcp;ofi_rxm" \
             --sizes="$(IFS=,; echo "${sizes[*]}")" --reps 1 --csv "$work/$tag.csv" > /dev/null 2>&1
         tail -n +2 "$work/$tag.csv" | while IFS=, read -r _ _ _ size _ _ _ _ busbw _; do echo "$busbw" >> "$work/${tag}_$size"; done
     done
-    java $(ofinet_native_access) -cp "$cp" io.ofinet.it.perf.OfinetPerf exchange -n 2 --provider "tcp;ofi_rxm" \
+    java $(ofinet_native_access) -cp "$cp" io.ofinet.tools.perf.OfinetPerf exchange -n 2 --provider "tcp;ofi_rxm" \
         --sizes="$(IFS=,; echo "${steps[*]}")" --reps 1 --csv "$work/x.csv" > /dev/null 2>&1
     tail -n +2 "$work/x.csv" | while IFS=, read -r _ _ _ size _ _ _ algbw _; do echo "$algbw" >> "$work/ox_$size"; done
 }

@@ -33,16 +33,17 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     /** The modules whose main classes the package rules cover (benchmarks live in the binding's package on purpose). */
-    private static final List<String> MODULES = List.of("config", "rdma/fabric", "mr", "rdma/protocol", "plugin/api",
-            "plugin/ofi", "integration-tests");
+    private static final List<String> MODULES = List.of("config", "rdma/fabric", "rdma/fabric-mem", "mr",
+            "rdma/protocol", "plugin/api", "plugin/ofi", "tools");
     private static final String BINDING = "io.ofinet.fabric.ofi";
     /**
      * Who may use the libfabric binding: its own module (the provider boundary, the in-memory
-     * provider, which moves real host memory as the binding does), and the place that chooses the
-     * binding: the plugin, which makes the OfiProvider and its discovery.
+     * provider, which moves real host memory as the binding does), and the places that choose the
+     * binding: the plugin, which makes the OfiProvider and its discovery, and the layout command,
+     * which asks the same discovery and provider what they offer.
      */
     private static final List<String> BINDING_USERS = List.of("io.ofinet.fabric", "io.ofinet.fabric.mem",
-            "io.ofinet.plugin.ofi");
+            "io.ofinet.plugin.ofi", "io.ofinet.tools.layout");
     private static final Pattern EDGE = Pattern.compile("^\\s+(\\S+)\\s+->\\s+(\\S+)(\\s+.*)?$");
 
     /** Package dependencies of the main classes: package -> packages it uses (io.ofinet and JNA only). */
@@ -195,14 +196,14 @@ class ArchitectureTest {
 
     /**
      * Every "does this provider ..." question of the library is asked of {@code ProviderPolicy}, in
-     * the fabric layer. The tools (ofinet-perf here) name providers to build a layout, and are not
-     * the library.
+     * the fabric layer. The tools (ofinet-perf) name providers to build a layout, and are not the
+     * library.
      */
     @Test
     void onlyTheProviderPolicyComparesProviderNames() throws IOException {
         List<String> offenders = mainSources().stream()
                 .filter(p -> !p.getFileName().toString().equals("ProviderPolicy.java"))
-                .filter(p -> !ROOT.relativize(p).startsWith("integration-tests") && !ROOT.relativize(p).startsWith("benchmarks"))
+                .filter(p -> !ROOT.relativize(p).startsWith("tools") && !ROOT.relativize(p).startsWith("benchmarks"))
                 .filter(p -> {
                     try {
                         return PROVIDER_NAME_COMPARED.matcher(Files.readString(p)).find();

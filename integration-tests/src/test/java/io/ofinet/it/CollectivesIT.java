@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.testing.ChildJvm;
-import io.ofinet.it.perf.OfinetPerf;
+import io.ofinet.tools.perf.OfinetPerf;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

@@ -42,6 +42,8 @@ class PerfCommandIT {
             assertTrue(text.contains("# droppedMalformed     0"), "nothing dropped: " + text);
             String svg = Files.readString(dir.resolve("plot.svg"), StandardCharsets.UTF_8);
             assertTrue(svg.contains("ofinet pingpong: tcp;ofi_rxm, 1 data rail on lo, data path"), "plot title: " + svg);
+            assertTrue(Pattern.compile("<title>tcp;ofi_rxm, 1 data rail on lo, data path (FFM|JNA), \\d{4}-\\d{2}-\\d{2}"
+                    + "</title>").matcher(svg).find(), "the legend names the run, not a file: " + svg);
             List<String> rows = Files.readAllLines(csv, StandardCharsets.UTF_8);
             assertEquals("test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong,disp_pct,reps,iters,"
                     + "redone", rows.get(0));

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ofinet.it.perf.Plot;
+import io.ofinet.tools.perf.Plot;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -47,6 +47,17 @@ class PlotIT {
             found++;
         }
         assertEquals(2, found, "one series per input: " + svg.substring(0, Math.min(svg.length(), 2000)));
+    }
+
+    @Test
+    void aLabelNamesItsInputInTheLegendInsteadOfTheFile(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("run.svg");
+        Plot.render(out, "caption", java.util.List.of(csv(dir, "ofinet-perf123", "shm", 1), csv(dir, "tcp", "tcp", 2)),
+                java.util.List.of("shm, data path FFM, 2026-11-27"));
+        String svg = Files.readString(out, StandardCharsets.UTF_8);
+        assertTrue(svg.contains("<title>shm, data path FFM, 2026-11-27</title>"), "the label: " + svg);
+        assertTrue(!svg.contains("ofinet-perf123"), "not the file's name: " + svg);
+        assertTrue(svg.contains("<title>tcp (tcp)</title>"), "an input without a label: its file: " + svg);
     }
 
     @Test

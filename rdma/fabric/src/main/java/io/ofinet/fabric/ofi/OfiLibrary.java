@@ -78,7 +78,8 @@ public final class OfiLibrary {
         return LOADED.version;
     }
 
-    static String versionString(int version) {
+    /** A version as {@link #version()} gives it, as "major.minor". */
+    public static String versionString(int version) {
         return (version >>> 16) + "." + (version & 0xffff);
     }
 

@@ -10,16 +10,13 @@ import io.ofinet.config.DeviceSpec;
 import io.ofinet.config.RailDiscovery;
 import io.ofinet.config.RailLayout;
 import io.ofinet.config.Source;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
-/** Rails discovered from real fi_getinfo, and the rail view of the layout command. */
+/** Rails discovered from real fi_getinfo. */
 class DiscoveryIT {
     private static final ConfigEnvironment NO_LAYOUT = ConfigEnvironment.of(Map.of(), new Properties());
 
@@ -42,28 +39,5 @@ class DiscoveryIT {
                 .orElseThrow();
         assertEquals(1, lo.dataRails().size());
         assertEquals(1, lo.controlRails().size());
-    }
-
-    private static int show(ByteArrayOutputStream out, String... args) {
-        return ShowRails.run(args, NO_LAYOUT, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
-    }
-
-    @Test
-    void railViewShowsTheOfferAndTheRegistrationScope() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        assertEquals(0, show(out, "../../config/examples/loopback-tcp.json"));
-        String text = out.toString(StandardCharsets.UTF_8);
-        assertTrue(text.contains("device 0 data rail 0: tcp;ofi_rxm domain lo mr_mode []"), text);
-        assertTrue(text.contains("registrations: domain scope, remote addresses offsets from the region start,"
-                + " keys chosen by ofinet"), text);
-    }
-
-    @Test
-    void railWithoutAnOfferIsReportedAndFailsTheCommand() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        assertEquals(1, show(out, "../../config/examples/endpoint-mr.json"));
-        assertTrue(out.toString(StandardCharsets.UTF_8).contains("device 0 data rail 0: no offer from cxi on cxi0"),
-                out.toString(StandardCharsets.UTF_8));
     }
 }

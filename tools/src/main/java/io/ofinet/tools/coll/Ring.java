@@ -1,0 +1,194 @@
+package io.ofinet.tools.coll;
+
+import io.ofinet.plugin.ConnectConfig;
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.NetException;
+import io.ofinet.plugin.NetPlugin;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+
+/**
+ * A rank connected in a ring: a send communicator to the next rank and a receive communicator
+ * from the previous one, on one device of a {@link NetPlugin}, and the step every ring algorithm
+ * is made of: receive a block from the previous rank while sending one to the next.
+ */
+public final class Ring implements AutoCloseable {
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    private final NetPlugin net;
+    private final int rank;
+    private final int size;
+    private final Handles.ListenComm listen;
+    private final Handles.SendComm send;
+    private final Handles.RecvComm recv;
+    private final Backoff backoff = new Backoff();
+    private int tag;
+
+    public Ring(NetPlugin net, Rendezvous rendezvous, int device) throws NetException, IOException, InterruptedException {
+        if (rendezvous.size() < 2) {
+            throw new IllegalArgumentException("a ring needs two ranks at least");
+        }
+        this.net = net;
+        this.rank = rendezvous.rank();
+        this.size = rendezvous.size();
+        this.listen = net.listen(device);
+        rendezvous.publish("handle", listen.handle());
+        byte[] next = rendezvous.fetch((rank + 1) % size, "handle", TIMEOUT);
+        Handles.SendComm s = null;
+        Handles.RecvComm r = null;
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (s == null || r == null) {
+            if (s == null) {
+                s = net.connect(device, next, ConnectConfig.DEFAULT);
+            }
+            if (r == null) {
+                r = net.accept(listen);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("rank " + rank + ": the ring did not connect within " + TIMEOUT);
+            }
+            backoff.idle();
+        }
+        this.send = s;
+        this.recv = r;
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public int next() {
+        return (rank + 1) % size;
+    }
+
+    /** Registers a direct buffer for both of this rank's communicators (they share an endpoint). */
+    public Handles.MrHandle register(ByteBuffer buffer) throws NetException {
+        return net.regMr(send, buffer.duplicate().clear());
+    }
+
+    public void deregister(Handles.MrHandle mr) throws NetException {
+        net.deregMr(send, mr);
+    }
+
+    /**
+     * One step: receive {@code in} (its remaining bytes) from the previous rank while sending
+     * {@code out} to the next; either may be null (first and last ranks of a chain).
+     */
+    public void step(ByteBuffer out, ByteBuffer in, Handles.MrHandle mr) throws NetException {
+        step(out, in, mr, tag++);
+    }
+
+    /** A tag for a message that travels further than one step (a broadcast's). */
+    public int nextTag() {
+        return tag++;
+    }
+
+    /** The first of {@code count} consecutive tags, for a collective that posts many messages at once. */
+    int reserveTags(int count) {
+        int first = tag;
+        tag += count;
+        return first;
+    }
+
+    /** Posts a send of {@code out}'s remaining bytes to the next rank, or returns null: retry later. */
+    Handles.Request isend(ByteBuffer out, int t, Handles.MrHandle mr) throws NetException {
+        return net.isend(send, out, t, mr);
+    }
+
+    /** Posts a receive into {@code in}'s remaining bytes from the previous rank, or returns null: retry later. */
+    Handles.Request irecv(ByteBuffer in, int t, Handles.MrHandle mr) throws NetException {
+        return net.irecv(recv, in, t, mr);
+    }
+
+    /** Whether {@code request} is done (after one step of progress). */
+    boolean test(Handles.Request request) throws NetException {
+        return net.test(request, null);
+    }
+
+    Backoff backoff() {
+        return backoff;
+    }
+
+    /** {@link #step(ByteBuffer, ByteBuffer, Handles.MrHandle)} with an explicit tag. */
+    public void step(ByteBuffer out, ByteBuffer in, Handles.MrHandle mr, int t) throws NetException {
+        Handles.Request r = null;
+        Handles.Request s = null;
+        backoff.reset();
+        while (in != null && (r = net.irecv(recv, in, t, mr)) == null) {
+            backoff.idle();
+        }
+        backoff.reset();
+        while (out != null && (s = net.isend(send, out, t, mr)) == null) {
+            backoff.idle();
+        }
+        boolean sent = s == null;
+        boolean received = r == null;
+        backoff.reset();
+        while (!sent || !received) {
+            boolean progressed = false;
+            if (!sent && net.test(s, null)) {
+                sent = true;
+                progressed = true;
+            }
+            if (!received && net.test(r, null)) {
+                received = true;
+                progressed = true;
+            }
+            if (progressed) {
+                backoff.reset();
+            } else {
+                backoff.idle();
+            }
+        }
+    }
+
+    /**
+     * Streams {@code count} messages of {@code buffer} to the next rank ({@code sending}) or from the
+     * previous one, {@code window} outstanding at a time, and waits for all of them.
+     */
+    public void stream(ByteBuffer buffer, Handles.MrHandle mr, int count, int window, boolean sending)
+            throws NetException {
+        Handles.Request[] requests = new Handles.Request[window];
+        int posted = 0;
+        int done = 0;
+        int first = tag;
+        tag += count;
+        backoff.reset();
+        while (done < count) {
+            boolean progressed = false;
+            for (int i = 0; i < window; i++) {
+                if (requests[i] == null && posted < count) {
+                    Handles.Request r = sending ? net.isend(send, buffer.duplicate(), first + posted, mr)
+                            : net.irecv(recv, buffer.duplicate(), first + posted, mr);
+                    if (r != null) {
+                        requests[i] = r;
+                        posted++;
+                        progressed = true;
+                    }
+                }
+                if (requests[i] != null && net.test(requests[i], null)) {
+                    requests[i] = null;
+                    done++;
+                    progressed = true;
+                }
+            }
+            if (progressed) {
+                backoff.reset();
+            } else {
+                backoff.idle();
+            }
+        }
+    }
+
+    @Override
+    public void close() throws NetException {
+        net.closeSend(send);
+        net.closeRecv(recv);
+        net.closeListen(listen);
+    }
+}

@@ -1,0 +1,330 @@
+package io.ofinet.tools.perf;
+
+import io.ofinet.tools.coll.Collectives;
+import io.ofinet.tools.coll.Rendezvous;
+import io.ofinet.tools.coll.Ring;
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.NetPlugin;
+import io.ofinet.plugin.NetPlugins;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code ofinet-perf}: measures ofinet over the NetPlugin API in the spirit of nccl-tests.
+ * Without a launcher it starts the other ranks as local processes itself; under {@code mpirun}
+ * or {@code srun} it runs as the launcher's rank (give {@code --rendezvous} a directory all ranks
+ * see). Rank 0 prints nccl-tests columns.
+ */
+@Command(name = "ofinet-perf", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Measures ofinet over the NetPlugin API, nccl-tests style.%n"
+                + "Tests: pingpong (one-way latency, RTT/2), sendrecv (bandwidth with a window of requests),"
+                + " exchange (each rank sends to the next and receives from the previous at once: one step of"
+                + " the ring), allreduce and allgather (ring, float32, across --np processes), check (every"
+                + " collective, verified).")
+public final class OfinetPerf implements Callable<Integer> {
+
+    @Parameters(index = "0", defaultValue = "pingpong", description = "pingpong, sendrecv, exchange, allreduce,"
+            + " allgather or check (default: ${DEFAULT-VALUE})")
+    String test;
+
+    @Option(names = "--provider", defaultValue = "tcp;ofi_rxm",
+            description = "libfabric provider on loopback: tcp;ofi_rxm, shm, sockets (default: ${DEFAULT-VALUE})")
+    String provider;
+
+    @Option(names = "--layout", description = "a layout file (overrides --provider)")
+    Path layout;
+    private boolean layoutGiven;
+
+    @Option(names = {"-n", "--np"}, description = "processes (default: 2; pingpong and sendrecv use 2)")
+    int np = 2;
+
+    @Option(names = {"-b", "--min-bytes"}, converter = Sizes.class,
+            description = "smallest size, with K, M or G as in nccl-tests (default: 8 for pingpong, else 1K)")
+    Long minBytes;
+
+    @Option(names = {"-e", "--max-bytes"}, defaultValue = "8M", converter = Sizes.class,
+            description = "largest size (default: ${DEFAULT-VALUE})")
+    long maxBytes;
+
+    @Option(names = {"-f", "--factor"}, defaultValue = "2", description = "size multiplier (default: ${DEFAULT-VALUE})")
+    int factor;
+
+    @Option(names = "--sizes", split = ",", converter = Sizes.class,
+            description = "explicit sizes instead of -b/-e/-f, e.g. 0,4,4K,1M")
+    List<Long> sizes;
+
+    @Option(names = {"-w", "--warmup"}, defaultValue = "100", description = "warm-up iterations per size"
+            + " (default: ${DEFAULT-VALUE})")
+    int warmup;
+
+    @Option(names = {"--untimed", "--first-warmup"}, defaultValue = "10000", description = "untimed iterations"
+            + " before each size, at most 1 GiB, and for at least 1 s (default: ${DEFAULT-VALUE}; --first-warmup is"
+            + " its older name)")
+    int untimed;
+
+    @Option(names = {"-i", "--iters"}, description = "timed iterations per repetition, fewer for large sizes: at"
+            + " most 256 MiB per repetition, at least 10 (default: as many as take about 50 ms, measured per size)")
+    Integer iters;
+
+    @Option(names = {"-r", "--reps"}, defaultValue = "5", description = "timed repetitions per size: the table shows"
+            + " their median, and their spread in disp(%%) (default: ${DEFAULT-VALUE})")
+    int reps;
+
+    @Option(names = "--window", defaultValue = "16", description = "sendrecv: requests in flight (default: ${DEFAULT-VALUE})")
+    int window;
+
+    @Option(names = "--jit-quiet", defaultValue = "500", description = "each untimed pass goes on until the"
+            + " JIT compilers of every rank have been idle this many ms (at most 30 s), and a warm-up or"
+            + " repetition during which they worked is run again; 0: neither (default: ${DEFAULT-VALUE})")
+    long jitQuietMs;
+
+    @Option(names = "--chunk", defaultValue = "4M", converter = Sizes.class, description = "allreduce: the largest"
+            + " message of the pipelined ring; blocks are cut into chunks of at most this size (default: 4M)")
+    long chunk;
+
+    @Option(names = "--exchange-max", defaultValue = "1M", converter = Sizes.class, description = "allreduce with"
+            + " two ranks: up to this size, one exchange of the whole buffer and a sum; above it, the pipelined"
+            + " ring; 0: always the ring (default: 1M)")
+    long exchangeMax;
+
+    @Option(names = "--head", converter = Sizes.class, description = "allreduce: the first part of each block,"
+            + " sent as a message of its own ahead of the rest; 0: none (default: 8K on tcp;ofi_rxm without"
+            + " --layout, else 0)")
+    Long head;
+
+    @Option(names = "--csv", description = "also write the results to this CSV file")
+    Path csv;
+
+    @Option(names = "--plot", description = "also draw the results into this PNG or SVG file (with gnuplot)")
+    Path plot;
+
+    @Option(names = "--stats", description = "after the table, print rank 0's device statistics (messages,"
+            + " bytes, refused posts, dropped arrivals by reason, ...) as '#' lines")
+    boolean stats;
+
+    @Option(names = "--rendezvous", description = "directory where ranks exchange handles (set by the tool, or"
+            + " shared under mpirun/srun)")
+    Path rendezvous;
+
+    @Option(names = "--rank", hidden = true, description = "this process's rank (set by the tool)")
+    Integer rank;
+
+    @Option(names = "--timeout", defaultValue = "600", description = "seconds before the run is abandoned (default: ${DEFAULT-VALUE})")
+    int timeoutSeconds;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new OfinetPerf()).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (!List.of("pingpong", "sendrecv", "exchange", "allreduce", "allgather", "check").contains(test)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "unknown test " + test
+                    + "; choose pingpong, sendrecv, exchange, allreduce, allgather or check");
+        }
+        if (test.equals("pingpong") || test.equals("sendrecv")) {
+            np = 2;
+        }
+        if (np < 2) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--np must be at least 2");
+        }
+        if (reps < 1 || (iters != null && iters < 1) || warmup < 0 || untimed < 0) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--reps and --iters must be at least 1,"
+                    + " --warmup and --untimed at least 0");
+        }
+        if (exchangeMax < 0) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--exchange-max must be at least 0: "
+                    + exchangeMax);
+        }
+        if (head != null && (head < 0 || head % 4 != 0)) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--head must hold whole float32s: "
+                    + head + " bytes");
+        }
+        int[] launched = Rendezvous.fromLauncher(System.getenv());
+        layoutGiven = layout != null;
+        if (layout == null) {
+            layout = writeLayout(provider);
+        }
+        System.setProperty("ofinet.layout", layout.toString());
+        if (launched != null) {
+            if (rendezvous == null) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "under mpirun/srun give --rendezvous"
+                        + " a directory every rank sees");
+            }
+            return run(new Rendezvous(rendezvous, launched[0], launched[1]));
+        }
+        if (rank != null) {
+            return run(new Rendezvous(rendezvous, rank, np));
+        }
+        rendezvous = Files.createTempDirectory("ofinet-perf");
+        List<Process> children = new ArrayList<>();
+        try {
+            for (int r = 1; r < np; r++) {
+                children.add(startRank(r));
+            }
+            int status = run(new Rendezvous(rendezvous, 0, np));
+            for (int r = 1; r < np; r++) {
+                Process child = children.get(r - 1);
+                if (!child.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                    System.err.println("ofinet-perf: rank " + r + " did not finish in time");
+                    status = 1;
+                } else if (child.exitValue() != 0) {
+                    System.err.println("ofinet-perf: rank " + r + " failed (exit status " + child.exitValue() + ")");
+                    status = 1;
+                }
+                Path log = rendezvous.resolve("rank" + r + ".log");
+                if (Files.exists(log)) {
+                    for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                        if (!line.isBlank() && !line.startsWith("WARNING")) {
+                            System.out.println(line);
+                        }
+                    }
+                }
+            }
+            return status;
+        } finally {
+            for (Process child : children) {
+                child.descendants().forEach(ProcessHandle::destroyForcibly);
+                child.destroyForcibly();
+            }
+        }
+    }
+
+    /** The allreduce's head: as given, else {@link Collectives#HEAD_BYTES_ON_TCP} on tcp, where it measured faster. */
+    private long headBytes() {
+        if (head != null) {
+            return head;
+        }
+        return !layoutGiven && provider.startsWith("tcp") ? Collectives.HEAD_BYTES_ON_TCP : 0;
+    }
+
+    /** A one-rail layout on loopback for a provider. */
+    static Path writeLayout(String providerName) throws IOException {
+        String domain = providerName.equals("shm") ? "shm" : "lo";
+        String src = providerName.equals("shm") ? "" : ", \"srcAddr\": \"127.0.0.1\"";
+        Path file = Files.createTempFile("ofinet-layout", ".json");
+        Files.writeString(file, "{\"devices\": [{\"name\": \"" + providerName.replace("\"", "") + "/" + domain
+                + "\", \"dataRails\": [{\"provider\": \"" + providerName.replace("\"", "") + "\", \"domain\": \""
+                + domain + "\"" + src + "}]}]}");
+        file.toFile().deleteOnExit();
+        return file;
+    }
+
+    /** The module of the Vector API, through which the collectives sum on Java 25+. */
+    private static final String VECTOR_MODULE = "jdk.incubator.vector";
+
+    /** Whether the test sums: the allreduce, and check's reduce-scatter and allreduce. */
+    private boolean sums() {
+        return test.equals("allreduce") || test.equals("check");
+    }
+
+    private Process startRank(int r) throws IOException {
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        List<String> command = new ArrayList<>(List.of(java));
+        if (Runtime.version().feature() >= 21) {
+            command.add("--enable-native-access=ALL-UNNAMED");
+        }
+        if (sums() && ModuleLayer.boot().findModule(VECTOR_MODULE).isPresent()) {
+            // The ranks sum as this one does: through the Vector API when this JVM has its module
+            // (bin/ofinet-perf adds it on JDK 25+). It is an incubator module: the JVM prints a
+            // warning, which the rank logs leave out.
+            command.add("--add-modules=" + VECTOR_MODULE);
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), OfinetPerf.class.getName(), test,
+                "--layout", layout.toString(), "--np", Integer.toString(np), "--warmup", Integer.toString(warmup),
+                "--reps", Integer.toString(reps), "--untimed", Integer.toString(untimed), "--window", Integer.toString(window),
+                "--chunk", Long.toString(chunk), "--head", Long.toString(headBytes()), "--exchange-max",
+                Long.toString(exchangeMax), "--jit-quiet",
+                Long.toString(jitQuietMs), "--rendezvous", rendezvous.toString(), "--rank", Integer.toString(r),
+                "--timeout", Integer.toString(timeoutSeconds)));
+        for (long size : sizes()) {
+            command.add("--sizes=" + size);
+        }
+        if (iters != null) {
+            command.add("--iters=" + iters);
+        }
+        // Each rank writes to its own log, printed after the run, so that lines do not interleave.
+        return new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(rendezvous.resolve("rank" + r + ".log").toFile()).start();
+    }
+
+    List<Long> sizes() {
+        if (sizes != null && !sizes.isEmpty()) {
+            return sizes;
+        }
+        List<Long> out = new ArrayList<>();
+        long min = minBytes != null ? minBytes : test.equals("pingpong") ? 8 : 1024;
+        for (long s = Math.max(min, 1); s <= maxBytes; s *= Math.max(2, factor)) {
+            out.add(s);
+        }
+        return out;
+    }
+
+    /** The plot's caption: provider or layout, data path, ranks, date. */
+    private String caption(Rendezvous rv) {
+        return where() + ", data path " + dataPath() + ", " + rv.size() + " ranks, " + java.time.LocalDate.now();
+    }
+
+    /** The plot's name for this run in its legend: where, the data path and the date. */
+    private String runName() {
+        return where() + ", data path " + dataPath() + ", " + java.time.LocalDate.now();
+    }
+
+    private String where() {
+        return layoutGiven ? "layout " + layout.getFileName() : provider + ", 1 data rail on lo";
+    }
+
+    /** The binding's rule (DataPathIT pins it): FFM on JDK 22+ unless -Dofinet.dataPath=jna. */
+    private static String dataPath() {
+        return Runtime.version().feature() >= 22 && !"jna".equals(System.getProperty("ofinet.dataPath"))
+                ? "FFM" : "JNA";
+    }
+
+    private int run(Rendezvous rv) throws Exception {
+        NetPlugin net = NetPlugins.load();
+        net.init();
+        PerfBench bench;
+        try (Ring ring = new Ring(net, rv, 0)) {
+            bench = new PerfBench(this, ring, new Collectives(ring, chunk, headBytes(), exchangeMax));
+            bench.run();
+            if (stats && rv.rank() == 0) {
+                System.out.println("# statistics of device 0, rank 0:");
+                net.statistics(0).forEach((name, value) -> System.out.printf(Locale.ROOT, "# %-20s %d%n", name,
+                        value));
+            }
+        } finally {
+            net.close();
+        }
+        if (rv.rank() == 0 && (csv != null || plot != null)) {
+            Path table = csv != null ? csv : Files.createTempFile("ofinet-perf", ".csv");
+            try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(table, StandardCharsets.UTF_8))) {
+                w.println("test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong,disp_pct,reps,iters,"
+                        + "redone");
+                for (String row : bench.csvRows) {
+                    w.println(row);
+                }
+            }
+            if (plot != null && !test.equals("check")) {
+                Plot.render(plot, caption(rv), List.of(table), List.of(runName()));
+            }
+            if (csv == null) {
+                Files.delete(table);
+            }
+        }
+        return bench.wrongTotal == 0 ? 0 : 1;
+    }
+}
