@@ -3,9 +3,9 @@
  *
  * ofinet-perf's measurements through the table only, as NCCL's proxy makes its calls (post, then
  * test until done): one-way latency (half the round trip of a pingpong) and bandwidth with 16 sends
- * in flight, between this process (rank 0) and a forked one (rank 1). An untimed pass of 8-byte
- * pingpong (at least 10,000 iterations and 1 s) comes first; each size then runs a warm-up and
- * five timed repetitions; the table shows the median with the spread of all five, (max - min) /
+ * in flight, between this process (rank 0) and a forked one (rank 1). Each size first runs an
+ * untimed pass of its own measurement (at least 10,000 iterations, at most 1 GiB, and 1 s), then a
+ * warm-up and five timed repetitions; the table shows the median with the spread of all five, (max - min) /
  * median, and a CSV line per size (prefix "csv,"). The last message of every repetition is
  * checked. The latency run also reports what Java allocated per call on the calling thread in
  * steady state (the finalize of a spare context logs the thread's allocated bytes).
@@ -148,6 +148,40 @@ static void connect_both(struct peer *p, int sock) {
     }
 }
 
+/*
+ * The untimed pass before each size, as ofinet-perf's --untimed: the size's own measurement, in
+ * rounds of `iters`, until at least 10,000 iterations (at most 1 GiB moved) and 1 s have run, so
+ * that the size's path (eager, announced, written) leaves the interpreter and the JIT's
+ * compilations before it is timed. Both ranks run the same count: rank 0 decides and tells rank 1.
+ */
+static int untimed_pass(struct peer *p, int sock, size_t size, int bandwidth, int iters) {
+    long long per_iteration = bandwidth ? (long long)size * WINDOW : (long long)size;
+    long long wanted = 10000;
+    if (per_iteration > 0 && wanted * per_iteration > (1LL << 30)) {
+        wanted = (1LL << 30) / per_iteration;
+    }
+    long long done = 0;
+    double until = now_seconds() + 1.0;
+    for (;;) {
+        int more = p->rank == 0 ? (done < wanted || now_seconds() < until) : 1;
+        if (p->rank == 0 && write(sock, &more, sizeof more) != sizeof more) {
+            return 1;
+        }
+        if (p->rank == 1 && read(sock, &more, sizeof more) != sizeof more) {
+            return 1;
+        }
+        if (!more) {
+            return 0;
+        }
+        if (bandwidth) {
+            window(p, size, iters);
+        } else {
+            pingpong(p, size, iters);
+        }
+        done += iters;
+    }
+}
+
 static int bench(int rank, int sock, int bandwidth, size_t *sizes, int nsizes) {
     struct peer p = {.rank = rank};
     driver_side = rank == 0 ? "rank 0" : "rank 1";
@@ -165,30 +199,12 @@ static int bench(int rank, int sock, int bandwidth, size_t *sizes, int nsizes) {
         printf("#%12s %12s %12s %8s\n", "size", bandwidth ? "busbw(GB/s)" : "time(us)", "iters", "disp(%)");
         printf("csv,size,%s,iters,disp\n", bandwidth ? "gbps" : "us");
     }
-    /*
-     * An untimed pass first, as ofinet-perf's --untimed: at least 10,000 iterations and 1 s of 8-byte
-     * pingpong, so that the data path leaves the interpreter and the JIT's compilations before a
-     * size is timed (both ranks run the same count: rank 0 decides and tells rank 1).
-     */
-    int untimed = 0;
-    double until = now_seconds() + 1.0;
-    for (;;) {
-        int more = rank == 0 ? (untimed < 10000 || now_seconds() < until) : 1;
-        if (rank == 0 && (write(sock, &more, sizeof more) != sizeof more)) {
-            return 1;
-        }
-        if (rank == 1 && read(sock, &more, sizeof more) != sizeof more) {
-            return 1;
-        }
-        if (!more) {
-            break;
-        }
-        pingpong(&p, 8, 1000);
-        untimed += 1000;
-    }
     for (int k = 0; k < nsizes; k++) {
         size_t size = sizes[k];
         int iters = iterations(size, bandwidth);
+        if (untimed_pass(&p, sock, size, bandwidth, iters) != 0) {
+            return 1;
+        }
         double reps[REPS];
         fill_pattern(p.sbuf, size, (unsigned)size);
         if (bandwidth) {
