@@ -3,6 +3,7 @@ package io.ofinet.rdma;
 import io.ofinet.mr.Registrar;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Signal;
 import java.lang.System.Logger.Level;
@@ -166,7 +167,7 @@ final class CommClosing {
                 // this side's last word and frees the sender's mailbox; where announcements go
                 // over several control rails the signal may overtake one, and the sender waits.
                 boolean outstanding = comm.outstanding() > 0;
-                RmaOp op = endpoint.pools.acquireOp();
+                RmaOp op = endpoint.pools.ops.acquire();
                 if (op != null) {
                     Connection sender = comm.connection();
                     int last = !outstanding && endpoint.controlRails() == 1 ? Signal.CLOSING_FINAL : 0;

@@ -2,6 +2,7 @@ package io.ofinet.rdma;
 
 import io.ofinet.fabric.FabricException;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.wire.HandshakeMessage;
 import io.ofinet.rdma.wire.Immediate;

@@ -6,6 +6,7 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
+import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.progress.Operation;
 import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.wire.EagerMessageHeader;

@@ -2,10 +2,11 @@ package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.Immediate;
-import io.ofinet.rdma.wire.Signal;
 import io.ofinet.rdma.wire.Limits;
+import io.ofinet.rdma.wire.Signal;
 
 /**
  * A receive communicator's eager messages, requests to send and heads (docs/PROTOCOL.md, "Eager messages"): those
@@ -185,7 +186,7 @@ final class EagerInbox {
         used();
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
         comm.failed(request);
-        RmaOp op = endpoint.pools.acquireOp();
+        RmaOp op = endpoint.pools.ops.acquire();
         if (op != null) {
             comm.connection().sendImmediate(op, "refusal to the sender", Immediate.signal(
                     reason == Immediate.ERROR_TRUNCATED ? Signal.TRUNCATED_TO_SENDER : Signal.NO_TAG_TO_SENDER,
@@ -204,7 +205,7 @@ final class EagerInbox {
         if (creditsDue < Math.max(1, atLeast)) {
             return;
         }
-        RmaOp op = endpoint.pools.acquireOp();
+        RmaOp op = endpoint.pools.ops.acquire();
         if (op == null) {
             return;
         }

@@ -10,6 +10,8 @@ import io.ofinet.mr.Use;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
+import io.ofinet.rdma.op.OpCounts;
+import io.ofinet.rdma.op.Ops;
 import io.ofinet.rdma.progress.ProgressEngine;
 import java.util.List;
 
@@ -19,8 +21,6 @@ import java.util.List;
  * flush buffer the flush reads into. Registered for the endpoint's rails; owned by the endpoint.
  */
 final class EndpointPools {
-    /** Data-path operations per endpoint at most. */
-    private static final int MAX_OPS = 8192;
     /** Control buffers per endpoint at most (4 KiB each, made as needed). */
     private static final int MAX_CONTROL_BUFFERS = 4096;
     private static final long FLUSH_BYTES = 64;
@@ -33,7 +33,8 @@ final class EndpointPools {
 
     /** What the pooled operations did. */
     final OpCounts counts = new OpCounts();
-    private Freelist<RmaOp> ops;
+    /** The data-path operations; made by {@link #open}. */
+    Ops ops;
     /** The eager buffers (posted on the data rails, held, or sending); made by {@link #open}. */
     EagerBuffers eager;
     private Freelist<ControlRailBuffer> controlBuffers;
@@ -73,8 +74,7 @@ final class EndpointPools {
                 controlBuffers.acquire().receive.postOn(rail);
             }
         }
-        ops = Freelist.<RmaOp>builder("data-path operations", (block, address) -> new RmaOp(endpoint))
-                .sizes(256, 256, MAX_OPS).hooks(engine::register, op -> { }).build();
+        ops = new Ops(engine, counts, endpoint.railSet.noticeBehindWrite());
         eager = new EagerBuffers(endpoint, params);
         if (eager.enabled()) {
             // Posted eager receives take the data rails' zero-byte messages too.
@@ -131,40 +131,6 @@ final class EndpointPools {
         }
     }
 
-    /** A pooled data-path operation, or null when all are in flight. */
-    RmaOp acquireOp() {
-        try {
-            return ops.acquire();
-        } catch (RdmaException e) {
-            return null;
-        }
-    }
-
-    /** Takes {@code n} free operations into {@code into[0..n)}, all or none; false when short. */
-    boolean acquireOps(RmaOp[] into, int n) {
-        for (int i = 0; i < n; i++) {
-            into[i] = acquireOp();
-            if (into[i] == null) {
-                for (int k = 0; k < i; k++) {
-                    releaseOp(into[k]);
-                }
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Data-path operations taken from the pool and not yet returned: in flight, or queued. */
-    int opsInUse() {
-        return ops.allocated() - ops.available();
-    }
-
-    void releaseOp(RmaOp op) {
-        if (!closed) {
-            ops.release(op);
-        }
-    }
-
     /** A free control buffer, or null. */
     ControlRailBuffer acquireControlBuffer() throws RdmaException {
         return controlBuffers.acquire();
@@ -211,11 +177,14 @@ final class EndpointPools {
     }
 
     private Freelist<?>[] pools() {
-        return new Freelist<?>[] {ops, controlBuffers, eager == null ? null : eager.freelist()};
+        return new Freelist<?>[] {controlBuffers, eager == null ? null : eager.freelist()};
     }
 
     /** Frees the pools' memory; the rails that used it are closed. */
     void free() {
+        if (ops != null) {
+            ops.close();
+        }
         for (Freelist<?> pool : pools()) {
             if (pool != null) {
                 pool.free();

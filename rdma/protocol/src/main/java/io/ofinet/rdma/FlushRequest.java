@@ -2,6 +2,7 @@ package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.RmaOp;
 
 /**
  * A flush: an RDMA read of a few bytes of a received buffer, on every data rail, into the

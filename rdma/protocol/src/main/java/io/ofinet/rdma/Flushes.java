@@ -2,6 +2,7 @@ package io.ofinet.rdma;
 
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.wire.Limits;
 
 /**
@@ -41,7 +42,7 @@ final class Flushes {
             return request;
         }
         int rails = endpoint.dataRails();
-        if (!endpoint.pools.acquireOps(ops, rails)) {
+        if (!endpoint.pools.ops.acquire(ops, rails)) {
             requests.putBack(request);
             return null;
         }

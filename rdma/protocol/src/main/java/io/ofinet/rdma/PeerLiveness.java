@@ -2,6 +2,7 @@ package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.progress.PeerQueue;
 
 /**

@@ -9,6 +9,7 @@ import io.ofinet.mr.Rails;
 import io.ofinet.mr.Use;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.OpCounts;
 import io.ofinet.rdma.progress.ProgressEngine;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -252,7 +253,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         lock.lock();
         try {
             OpCounts c = pools.counts;
-            return new EndpointStatistics(c.messagesSent, c.bytesSent, c.messagesReceived, c.bytesReceived,
+            return new EndpointStatistics(c.messagesSent(), c.bytesSent(), c.messagesReceived(), c.bytesReceived(),
                     c.writesPosted() + c.writesNoticed(), c.readsPosted(), engine.refusedPosts(), engine.condemnedPeers(),
                     engine.remoteWriteErrors(), immediates.malformed(), immediates.unknownComm(), immediates.forged(),
                     handshake.dropped,

@@ -3,6 +3,7 @@ package io.ofinet.rdma;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.wire.Announcement;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
@@ -87,10 +88,10 @@ final class ReceiveAnnouncer {
         if (buffer == null) {
             return false;
         }
-        op = endpoint.pools.acquireOp();
-        if (op == null || !endpoint.pools.acquireOps(taggedOps, Integer.bitCount(tagged))) {
+        op = endpoint.pools.ops.acquire();
+        if (op == null || !endpoint.pools.ops.acquire(taggedOps, Integer.bitCount(tagged))) {
             if (op != null) {
-                endpoint.pools.releaseOp(op);
+                endpoint.pools.ops.release(op);
                 op = null;
             }
             endpoint.pools.release(buffer);

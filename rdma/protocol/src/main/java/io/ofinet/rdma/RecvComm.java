@@ -328,7 +328,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     void progressed(RecvRequest request) {
         if (request.done) {
             completeAll(request);
-            endpoint.pools.counts.received(request.receivedBytes());
+            endpoint.pools.ops.counts().received(request.receivedBytes());
             counters.moved(request.receivedBytes());
         }
     }

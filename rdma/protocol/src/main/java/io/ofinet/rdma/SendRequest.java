@@ -3,6 +3,7 @@ package io.ofinet.rdma;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.RmaOp;
 
 /**
  * An outstanding send: waits for the receiver's announcement, then its stripes' writes. Its
@@ -112,7 +113,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     public void opDone(RmaOp op) {
         operationDone();
         if (done) {
-            comm.endpoint().pools.counts.sent(size);
+            comm.endpoint().pools.ops.counts().sent(size);
             comm.counters.moved(size);
         }
     }

@@ -3,13 +3,14 @@ package io.ofinet.rdma;
 import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.sched.RailScheduler;
 import io.ofinet.rdma.sched.Schedule;
 import io.ofinet.rdma.wire.Announcement;
 import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.Immediate;
-import io.ofinet.rdma.wire.Signal;
 import io.ofinet.rdma.wire.Limits;
+import io.ofinet.rdma.wire.Signal;
 import io.ofinet.rdma.wire.TaggedData;
 
 /**
@@ -55,7 +56,7 @@ final class SendWrites {
 
     /** Fails a send and tells the receiver why ({@code reason}, an error for {@code seq}). */
     boolean refuse(SendRequest request, int seq, int buffer, int reason, String why) {
-        RmaOp op = endpoint.pools.acquireOp();
+        RmaOp op = endpoint.pools.ops.acquire();
         if (op == null) {
             return false;
         }
@@ -67,7 +68,7 @@ final class SendWrites {
 
     /** Tells the receiver that a send's writes did not complete in time, if an operation is free. */
     void sendFailed(SendRequest request) {
-        RmaOp op = endpoint.pools.acquireOp();
+        RmaOp op = endpoint.pools.ops.acquire();
         if (op != null) {
             connection.sendImmediate(op, "error to the receiver", Immediate.encode(Immediate.TYPE_ERROR,
                     Immediate.ERROR_SEND_FAILED, request.bufferIndex, connection.peerCommId(), request.seq), NO_OWNER);
@@ -102,11 +103,11 @@ final class SendWrites {
         request.sentEagerly(seq, index == EagerMessageHeader.BY_TAG ? 0 : index, whole,
                 kind == EagerMessageHeader.KIND_HEAD ? headBytes : 0);
         if (request.headBytes > 0) {
-            endpoint.pools.counts.headSent();
+            endpoint.pools.ops.counts().headSent();
         }
         long data = endpoint.railSet.immediate(word, connection.peerToken() & 0xffffffffL);
         if (whole) {
-            endpoint.pools.counts.sent(request.size);
+            endpoint.pools.ops.counts().sent(request.size);
             eagerOwner.sent(request.size);
         }
         buffer.send.start(rail, EagerMessageHeader.BYTES + payload, data, connection.dataPeer(rail), connection.dataQueue(rail),
@@ -127,7 +128,7 @@ final class SendWrites {
             return tagged(request, announcement.index(i), seq);
         }
         if (request.size == 0) {
-            RmaOp op = endpoint.pools.acquireOp();
+            RmaOp op = endpoint.pools.ops.acquire();
             if (op == null) {
                 return false;
             }
@@ -140,7 +141,7 @@ final class SendWrites {
         long skip = request.headBytes;
         scheduler.schedule(request.size - skip, schedule);
         int stripes = schedule.stripes();
-        if (!endpoint.pools.acquireOps(ops, stripes)) {
+        if (!endpoint.pools.ops.acquire(ops, stripes)) {
             return false;
         }
         request.moving(seq, announcement.index(i), System.nanoTime());
@@ -174,7 +175,7 @@ final class SendWrites {
      * buffer. The CQ data is that of a single written segment, for what reads it.
      */
     private boolean tagged(SendRequest request, int index, int seq) {
-        RmaOp op = endpoint.pools.acquireOp();
+        RmaOp op = endpoint.pools.ops.acquire();
         if (op == null) {
             return false;
         }
@@ -203,7 +204,7 @@ final class SendWrites {
     boolean closed(int firstUnserved) {
         boolean onData = endpoint.railSet.confirmsCloseOnDataRails();
         int signals = onData ? endpoint.dataRails() : 1;
-        if (!endpoint.pools.acquireOps(ops, signals)) {
+        if (!endpoint.pools.ops.acquire(ops, signals)) {
             return false;
         }
         int word = Immediate.signal(Signal.SENDER_CLOSED, connection.peerCommId(), firstUnserved);

@@ -2,6 +2,7 @@ package io.ofinet.rdma;
 
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Signal;
 import java.lang.System.Logger.Level;
@@ -98,7 +99,7 @@ final class SlowDuties {
         Connection peer = comm.connection();
         PeerLiveness liveness = comm.liveness();
         if (liveness.keepaliveDue(now)) {
-            RmaOp op = endpoint.pools.acquireOp();
+            RmaOp op = endpoint.pools.ops.acquire();
             if (op != null) {
                 liveness.lastKeepaliveNanos = now;
                 peer.sendImmediate(op, "keepalive", Immediate.signal(keepalive, peer.peerCommId(), 0),

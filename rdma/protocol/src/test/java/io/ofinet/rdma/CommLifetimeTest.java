@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ofinet.rdma.error.RdmaException;
-
 import io.ofinet.fabric.mem.MemProvider;
+import io.ofinet.rdma.error.RdmaException;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;

@@ -10,6 +10,7 @@ import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.RmaOp;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -136,7 +137,7 @@ class HeadPathTest extends TwoHostFixture {
         for (int i = 0; i < 20; i++) {
             // Every free operation taken before each step: the one a step frees is short of the
             // writes' two stripes.
-            for (RmaOp op = a.pools.acquireOp(); op != null; op = a.pools.acquireOp()) {
+            for (RmaOp op = a.pools.ops.acquire(); op != null; op = a.pools.ops.acquire()) {
                 taken.add(op);
             }
             b.progress();
@@ -144,7 +145,7 @@ class HeadPathTest extends TwoHostFixture {
         }
         assertEquals(SendRequest.State.RTS_SENT, s.state(), "the announcement came; the writes wait");
         for (RmaOp op : taken) {
-            a.pools.releaseOp(op);
+            a.pools.ops.release(op);
         }
         long[] got = new long[1];
         await(s, null);

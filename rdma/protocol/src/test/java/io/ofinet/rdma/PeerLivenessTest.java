@@ -12,11 +12,11 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Use;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import java.util.ArrayList;
-import java.util.List;
 
 /** A peer that dies or falls silent fails the requests of its communicators within peerTimeoutMs. */
 @Timeout(60)

@@ -86,11 +86,11 @@ class TaggedDataTest extends TwoHostFixture {
 
     /** Drives both sides until neither has a data-path operation out beyond {@code aOps} and {@code bOps}. */
     private void assertOpsReturn(int aOps, int bOps) throws Exception {
-        for (int i = 0; i < 1000 && (a.pools.opsInUse() > aOps || b.pools.opsInUse() > bOps); i++) {
+        for (int i = 0; i < 1000 && (a.pools.ops.inUse() > aOps || b.pools.ops.inUse() > bOps); i++) {
             spin(1);
         }
-        assertEquals(aOps, a.pools.opsInUse(), "sender's operations out");
-        assertEquals(bOps, b.pools.opsInUse(), "receiver's operations out (a tagged receive left posted?)");
+        assertEquals(aOps, a.pools.ops.inUse(), "sender's operations out");
+        assertEquals(bOps, b.pools.ops.inUse(), "receiver's operations out (a tagged receive left posted?)");
     }
 
     @ParameterizedTest
@@ -98,8 +98,8 @@ class TaggedDataTest extends TwoHostFixture {
     void everyLargeBufferTakesOneTaggedMessageAndNoWrite(int rails, boolean endpointMr) throws Exception {
         MemProvider.Builder builder = MemProvider.builder().domains(rails).outOfOrderCompletions(rails * 31L + 1);
         connect(endpointMr ? builder.endpointMr().build() : builder.build(), rails);
-        int aOps = a.pools.opsInUse();
-        int bOps = b.pools.opsInUse();
+        int aOps = a.pools.ops.inUse();
+        int bOps = b.pools.ops.inUse();
         long[] sizes = {0, 1, 4095, 4096, 4097, 8192, 12289, 65536, 1 << 20, 8 << 20};
         int tag = 0;
         long large = 0;
@@ -122,8 +122,8 @@ class TaggedDataTest extends TwoHostFixture {
     @Test
     void aSmallSendMatchedByTagFillsTheBufferAndItsTaggedReceiveIsCancelled() throws Exception {
         connect(2);
-        int aOps = a.pools.opsInUse();
-        int bOps = b.pools.opsInUse();
+        int aOps = a.pools.ops.inUse();
+        int bOps = b.pools.ops.inUse();
         transfer(100, 65536, 1);
         assertEquals(1, b.counts().taggedReceivesPosted(), "tagged receives posted");
         assertEquals(0, b.counts().taggedReceived(), "tagged receives that took a message");
@@ -174,8 +174,8 @@ class TaggedDataTest extends TwoHostFixture {
     @Test
     void aSendTooLargeIsRefusedOnBothSidesAndItsTaggedReceiveCancelled() throws Exception {
         connect(1);
-        int aOps = a.pools.opsInUse();
-        int bOps = b.pools.opsInUse();
+        int aOps = a.pools.ops.inUse();
+        int bOps = b.pools.ops.inUse();
         HostBuffer src = buffer(16384).pattern(1);
         HostBuffer dst = buffer(8192 + CANARY).fill((byte) 0x5A);
         RecvRequest r = irecv(dst, 8192, 1);
@@ -289,7 +289,7 @@ class TaggedDataTest extends TwoHostFixture {
     @Test
     void aSenderThatClosesFailsTheReceiveAndItsTaggedReceiveIsCancelled() throws Exception {
         connect(1);
-        int bOps = b.pools.opsInUse();
+        int bOps = b.pools.ops.inUse();
         HostBuffer dst = buffer(65536);
         RecvRequest r = irecv(dst, 65536, 1);
         announcementsArrive();
@@ -297,10 +297,10 @@ class TaggedDataTest extends TwoHostFixture {
         RdmaException e = assertThrows(RdmaException.class, () -> await(r, new long[1]));
         assertEquals(ErrorCategory.REMOTE, e.category());
         assertTrue(e.getMessage().contains("closed the connection before sending"), e.getMessage());
-        for (int i = 0; i < 100 && b.pools.opsInUse() > bOps; i++) {
+        for (int i = 0; i < 100 && b.pools.ops.inUse() > bOps; i++) {
             spin(1);
         }
-        assertEquals(bOps, b.pools.opsInUse(), "a tagged receive still posted");
+        assertEquals(bOps, b.pools.ops.inUse(), "a tagged receive still posted");
         assertTrue((b.railSet.dataEndpoint(0).info().caps() & Fi.TAGGED) != 0, "FI_TAGGED asked for");
     }
 }

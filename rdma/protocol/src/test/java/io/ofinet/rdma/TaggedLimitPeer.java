@@ -3,6 +3,7 @@ package io.ofinet.rdma;
 import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.op.OpCounts;
 import java.util.Arrays;
 
 /**

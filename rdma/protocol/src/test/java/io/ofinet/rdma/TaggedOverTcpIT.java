@@ -45,8 +45,8 @@ class TaggedOverTcpIT extends TwoHostFixture {
                 sends[c] = pair.send();
                 recvs[c] = pair.recv();
             }
-            int aOps = a.pools.opsInUse();
-            int bOps = b.pools.opsInUse();
+            int aOps = a.pools.ops.inUse();
+            int bOps = b.pools.ops.inUse();
             ExecutorService threads = Executors.newFixedThreadPool(2);
             try {
                 List<Future<Long>> streams = new ArrayList<>();
@@ -64,11 +64,11 @@ class TaggedOverTcpIT extends TwoHostFixture {
             assertEquals(0, a.pools.counts.writesPosted() + a.pools.counts.writesNoticed(), "writes");
             assertEquals(0, a.pools.counts.headsSent(), "heads");
             refusesASendTooLarge(sends[0], recvs[0]);
-            for (int i = 0; i < 2000 && (a.pools.opsInUse() > aOps || b.pools.opsInUse() > bOps); i++) {
+            for (int i = 0; i < 2000 && (a.pools.ops.inUse() > aOps || b.pools.ops.inUse() > bOps); i++) {
                 spin(1);
             }
-            assertEquals(aOps, a.pools.opsInUse(), "sender's operations out");
-            assertEquals(bOps, b.pools.opsInUse(), "receiver's operations out (a tagged receive left posted?)");
+            assertEquals(aOps, a.pools.ops.inUse(), "sender's operations out");
+            assertEquals(bOps, b.pools.ops.inUse(), "receiver's operations out (a tagged receive left posted?)");
             for (int c = 0; c < 2; c++) {
                 sends[c].close();
                 recvs[c].close();

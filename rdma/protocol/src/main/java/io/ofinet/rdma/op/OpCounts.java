@@ -1,31 +1,31 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.op;
 
 /**
  * How many operations of each kind an endpoint posted to the provider and saw complete, and the
- * messages and bytes its communicators moved, for tests, diagnostics and {@link
- * EndpointStatistics}. Written by the endpoint's owner; read from anywhere (a reader may see a count
+ * messages and bytes its communicators moved, for tests, diagnostics and the endpoint's
+ * statistics. Written by the endpoint's owner; read from anywhere (a reader may see a count
  * a step old).
  */
 public final class OpCounts {
     private final long[] posted = new long[RmaOp.Kind.values().length];
     private final long[] completed = new long[RmaOp.Kind.values().length];
-    long messagesSent;
-    long bytesSent;
-    long messagesReceived;
-    long bytesReceived;
+    private long messagesSent;
+    private long bytesSent;
+    private long messagesReceived;
+    private long bytesReceived;
     private long heads;
 
-    void sent(long bytes) {
+    public void sent(long bytes) {
         messagesSent++;
         bytesSent += bytes;
     }
 
-    void received(long bytes) {
+    public void received(long bytes) {
         messagesReceived++;
         bytesReceived += bytes;
     }
 
-    void headSent() {
+    public void headSent() {
         heads++;
     }
 
@@ -34,11 +34,11 @@ public final class OpCounts {
         return heads;
     }
 
-    void posted(RmaOp.Kind kind) {
+    public void posted(RmaOp.Kind kind) {
         posted[kind.ordinal()]++;
     }
 
-    void completed(RmaOp.Kind kind) {
+    public void completed(RmaOp.Kind kind) {
         completed[kind.ordinal()]++;
     }
 
@@ -74,5 +74,21 @@ public final class OpCounts {
 
     public long taggedReceived() {
         return completed[RmaOp.Kind.TRECV.ordinal()];
+    }
+
+    public long messagesSent() {
+        return messagesSent;
+    }
+
+    public long bytesSent() {
+        return bytesSent;
+    }
+
+    public long messagesReceived() {
+        return messagesReceived;
+    }
+
+    public long bytesReceived() {
+        return bytesReceived;
     }
 }

@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.op;
 
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
@@ -14,20 +14,20 @@ import io.ofinet.rdma.progress.PeerQueue;
  *
  * <p>A {@link Kind#WRITE_NOTICE} goes out in two steps on the same endpoint to the same peer: the
  * plain write, then a zero-byte send carrying {@link #data} — posted right behind the write where
- * the provider orders sends after writes ({@link RailSet#noticeBehindWrite()}), else once the
+ * the provider orders sends after writes (see {@link Ops}), else once the
  * write has completed here. Its owner hears once, when both have completed, or when the last of
  * them has landed after either failed.
  */
-final class RmaOp extends Operation {
+public final class RmaOp extends Operation {
     private static final System.Logger LOG = System.getLogger(RmaOp.class.getName());
     /** Descriptions per rail, made once: describing an operation allocates nothing. */
-    static final String[] WRITE_ON_DATA_RAIL = names("write on data rail ");
-    static final String[] READ_ON_DATA_RAIL = names("flush read on data rail ");
-    static final String[] CONTROL_ON_RAIL = names("announcement on control rail ");
-    static final String[] EAGER_RECEIVE_ON_RAIL = names("eager receive on data rail ");
-    static final String[] EAGER_SEND_ON_RAIL = names("eager send on data rail ");
-    static final String[] TAGGED_RECEIVE_ON_RAIL = names("tagged receive on data rail ");
-    static final String[] TAGGED_SEND_ON_RAIL = names("tagged message on data rail ");
+    public static final String[] WRITE_ON_DATA_RAIL = names("write on data rail ");
+    public static final String[] READ_ON_DATA_RAIL = names("flush read on data rail ");
+    public static final String[] CONTROL_ON_RAIL = names("announcement on control rail ");
+    public static final String[] EAGER_RECEIVE_ON_RAIL = names("eager receive on data rail ");
+    public static final String[] EAGER_SEND_ON_RAIL = names("eager send on data rail ");
+    public static final String[] TAGGED_RECEIVE_ON_RAIL = names("tagged receive on data rail ");
+    public static final String[] TAGGED_SEND_ON_RAIL = names("tagged message on data rail ");
 
     private static String[] names(String prefix) {
         String[] names = new String[io.ofinet.rdma.wire.Limits.MAX_DATA_RAILS];
@@ -37,10 +37,10 @@ final class RmaOp extends Operation {
         return names;
     }
 
-    enum Kind { WRITEDATA, READ, SENDDATA, WRITE_NOTICE, TRECV, TSENDDATA }
+    public enum Kind { WRITEDATA, READ, SENDDATA, WRITE_NOTICE, TRECV, TSENDDATA }
 
     /** Who waits for the operation. */
-    interface Owner {
+    public interface Owner {
         void opDone(RmaOp op);
 
         void opFailed(RmaOp op, RdmaException cause);
@@ -51,24 +51,24 @@ final class RmaOp extends Operation {
         }
     }
 
-    private final RdmaEndpoint endpoint;
+    private final Ops ops;
     private Kind kind;
     private Endpoint target;
     private String what;
-    long buf;
-    long len;
-    long desc;
-    long data;
-    long peer;
-    long remote;
-    long key;
+    public long buf;
+    public long len;
+    public long desc;
+    public long data;
+    public long peer;
+    public long remote;
+    public long key;
     /** A tagged receive's or message's tag. */
-    long tag;
+    public long tag;
     /** The receive buffer a tagged receive is for. */
-    int index;
+    public int index;
     /** Bytes a receive took, as its completion says. */
-    long received;
-    int rail;
+    public long received;
+    public int rail;
     /** Whether it was posted to the provider, and whether its cancel was asked for. */
     private boolean posted;
     private boolean cancelled;
@@ -83,11 +83,11 @@ final class RmaOp extends Operation {
     /** The first failure of a {@link Kind#WRITE_NOTICE} whose other step has yet to land. */
     private RdmaException failure;
 
-    RmaOp(RdmaEndpoint endpoint) {
-        this.endpoint = endpoint;
+    RmaOp(Ops ops) {
+        this.ops = ops;
     }
 
-    RmaOp set(Kind operation, Endpoint on, int railIndex, String description, Owner who) {
+    public RmaOp set(Kind operation, Endpoint on, int railIndex, String description, Owner who) {
         this.kind = operation;
         this.target = on;
         this.rail = railIndex;
@@ -107,14 +107,14 @@ final class RmaOp extends Operation {
      * Sets it as a write of {@code buf[0, len)} to {@code remote}, announced to the target as the
      * endpoint's rails require: with immediate data, or by a notice message after it.
      */
-    RmaOp write(Endpoint on, int railIndex, String description, Owner who, boolean notice) {
+    public RmaOp write(Endpoint on, int railIndex, String description, Owner who, boolean notice) {
         return set(notice ? Kind.WRITE_NOTICE : Kind.WRITEDATA, on, railIndex, description, who);
     }
 
     /** Submits it to the progress engine, to {@code destination}'s queue. */
-    void submit(PeerQueue destination) {
+    public void submit(PeerQueue destination) {
         this.queue = destination;
-        endpoint.engine.submit(this, destination);
+        ops.submit(this, destination);
     }
 
     @Override
@@ -143,7 +143,7 @@ final class RmaOp extends Operation {
         }
         if (result == Endpoint.POSTED) {
             posted = true;
-            endpoint.pools.counts.posted(kind);
+            ops.counts().posted(kind);
         }
         return result;
     }
@@ -153,7 +153,7 @@ final class RmaOp extends Operation {
      * when its turn to be posted comes. Either way its owner hears of it as a failure, or as a
      * completion where the data was landing already; {@link #cancelled()} then says so.
      */
-    void cancel() {
+    public void cancel() {
         if (cancelled) {
             return;
         }
@@ -168,7 +168,7 @@ final class RmaOp extends Operation {
     }
 
     /** Whether its cancel was asked for. */
-    boolean cancelled() {
+    public boolean cancelled() {
         return cancelled;
     }
 
@@ -186,10 +186,10 @@ final class RmaOp extends Operation {
         if (result != Endpoint.POSTED) {
             return result;
         }
-        endpoint.pools.counts.posted(kind);
+        ops.counts().posted(kind);
         noticing = true;
         awaiting = 1;
-        if (endpoint.railSet.noticeBehindWrite()) {
+        if (ops.noticeBehindWrite()) {
             try {
                 if (target.senddata(0, 0, 0, data, peer, context()) == Endpoint.POSTED) {
                     noticing = false;
@@ -216,14 +216,14 @@ final class RmaOp extends Operation {
             if (noticing) {
                 // The write has completed and its notice is not out yet: it follows on the same
                 // endpoint, so the target sees it after the data.
-                endpoint.engine.submit(this, queue);
+                ops.submit(this, queue);
                 return;
             }
         }
-        endpoint.pools.counts.completed(kind);
+        ops.counts().completed(kind);
         Owner who = owner;
         owner = null;
-        endpoint.pools.releaseOp(this);
+        ops.release(this);
         if (who.generation() == ownerGeneration) {
             who.opDone(this);
         }
@@ -242,7 +242,7 @@ final class RmaOp extends Operation {
         RdmaException first = failure != null ? failure : cause;
         Owner who = owner;
         owner = null;
-        endpoint.pools.releaseOp(this);
+        ops.release(this);
         if (who.generation() == ownerGeneration) {
             who.opFailed(this, first);
         }
