@@ -2,6 +2,7 @@ package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.ProgressEngine;
+import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.wire.Immediate;
 import java.lang.System.Logger.Level;
 

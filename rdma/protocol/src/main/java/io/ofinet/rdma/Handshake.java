@@ -7,6 +7,8 @@ import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.PeerQueue;
+import io.ofinet.rdma.rail.Connection;
+import io.ofinet.rdma.rail.ProcessCheck;
 import io.ofinet.rdma.wire.Announcement;
 import io.ofinet.rdma.wire.HandshakeMessage;
 import io.ofinet.rdma.wire.Limits;
@@ -280,7 +282,7 @@ final class Handshake {
         }
         Connection connector;
         try {
-            connector = Connection.inserted(endpoint, m.connectorCommId(), m, reply);
+            connector = Connection.inserted(endpoint.peers, endpoint.engine, !endpoint.params.peerProcessCheckDisabled(), m.connectorCommId(), m, reply);
         } catch (FabricException e) {
             // The connector hears why at once rather than after connectionTimeoutMs.
             refused++;
@@ -333,7 +335,7 @@ final class Handshake {
         }
         Connection acceptor;
         try {
-            acceptor = Connection.inserted(endpoint, m.acceptorCommId(), m, Connection.NOT_INSERTED);
+            acceptor = Connection.inserted(endpoint.peers, endpoint.engine, !endpoint.params.peerProcessCheckDisabled(), m.acceptorCommId(), m, Connection.NOT_INSERTED);
         } catch (FabricException e) {
             comm.connectFailed(new RdmaException(ErrorCategory.SYSTEM, "connect: the acceptor's addresses: "
                     + e.getMessage(), e));

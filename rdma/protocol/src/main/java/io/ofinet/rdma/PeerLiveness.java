@@ -4,6 +4,8 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.progress.PeerQueue;
+import io.ofinet.rdma.rail.Connection;
+import io.ofinet.rdma.rail.ProcessCheck;
 
 /**
  * Whether the peer of a connection is still there. Death is decided by evidence, silence by the

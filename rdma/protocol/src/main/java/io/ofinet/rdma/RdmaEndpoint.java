@@ -11,6 +11,8 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.OpCounts;
 import io.ofinet.rdma.progress.ProgressEngine;
+import io.ofinet.rdma.rail.Peers;
+import io.ofinet.rdma.rail.RailSet;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**

@@ -3,6 +3,7 @@ package io.ofinet.rdma;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.seq.MessageWindow;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;

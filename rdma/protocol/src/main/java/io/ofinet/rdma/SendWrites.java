@@ -4,6 +4,8 @@ import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
+import io.ofinet.rdma.rail.Connection;
+import io.ofinet.rdma.rail.RailSet;
 import io.ofinet.rdma.sched.RailScheduler;
 import io.ofinet.rdma.sched.Schedule;
 import io.ofinet.rdma.wire.Announcement;

@@ -3,6 +3,7 @@ package io.ofinet.rdma;
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.Fi;
+import io.ofinet.rdma.rail.RailSet;
 
 /**
  * A zero-byte receive kept posted ({@link KeptReceive}) on a data rail for the write notices that

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ofinet.rdma.rail.ProcessCheck;
 import io.ofinet.rdma.wire.ProcessIdentity;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -36,7 +36,7 @@ class DebugLoggingTest {
     @Test
     void traceShowsDebugMessages() {
         DebugLogging.apply(Map.of(DebugLogging.VARIABLE, "TRACE"), out);
-        System.getLogger("io.ofinet.rdma.RailSet").log(System.Logger.Level.DEBUG, "rails [tcp]");
+        System.getLogger("io.ofinet.rdma.rail.RailSet").log(System.Logger.Level.DEBUG, "rails [tcp]");
         assertEquals("ofinet DEBUG net: rails [tcp]\n", out.toString());
     }
 

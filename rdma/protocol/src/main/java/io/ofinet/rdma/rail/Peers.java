@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.rail;
 
 import io.ofinet.fabric.AddressVector;
 import io.ofinet.fabric.FabricException;
@@ -28,20 +28,20 @@ import java.util.Map;
  * a new insert of the same peer, shm names the old entry as the source of what that peer sends
  * (measured: ManyPeersIT), so an entry goes only once its process has ended.
  */
-final class Peers {
+public final class Peers {
     /**
      * How long posts to a peer on a rail with connections made on demand may be refused, with
      * nothing in flight to it, before that is taken as evidence that the peer is gone
      * ({@link PeerQueue#refusedReconnect}).
      */
-    static final long REFUSED_RECONNECT_NANOS = 2_000_000_000L;
+    public static final long REFUSED_RECONNECT_NANOS = 2_000_000_000L;
     private static final System.Logger LOG = System.getLogger(Peers.class.getName());
     /**
      * How long an address no connection uses stays in the address vector: a communicator opened
      * again to the same peer soon (as frameworks do) finds it, and rxm keeps its connection instead
      * of tearing it down and making it again.
      */
-    static final long RETIRED_KEPT_NANOS = 2_000_000_000L;
+    public static final long RETIRED_KEPT_NANOS = 2_000_000_000L;
 
     private final RailSet rails;
     private final List<AddressVector> avs;
@@ -87,7 +87,7 @@ final class Peers {
         }
     }
 
-    Peers(RailSet rails, int dataRails) throws FabricException {
+    public Peers(RailSet rails, int dataRails) throws FabricException {
         this.rails = rails;
         this.avs = rails.avs();
         this.dataRails = dataRails;
@@ -113,12 +113,12 @@ final class Peers {
      * The handle of {@code address} on engine rail {@code rail}, inserted into its address vector
      * unless it is there already, and counted as one more use: each use ends with {@link #release}.
      */
-    long insert(int rail, byte[] address) throws FabricException {
+    public long insert(int rail, byte[] address) throws FabricException {
         return insert(rail, address, null);
     }
 
     /** {@link #insert(int, byte[])} for a connection to {@code process} (null when unknown). */
-    long insert(int rail, byte[] address, ProcessIdentity process) throws FabricException {
+    public long insert(int rail, byte[] address, ProcessIdentity process) throws FabricException {
         AddressKey key = new AddressKey(address.clone());
         Entry entry = entriesByAddress.get(rail).get(key);
         if (entry == null) {
@@ -141,7 +141,7 @@ final class Peers {
     }
 
     /** One use of {@code fiAddr} on engine rail {@code rail} ended; the last one retires the entry. */
-    void release(int rail, long fiAddr) {
+    public void release(int rail, long fiAddr) {
         Entry entry = entriesByHandle.get(rail).get(fiAddr);
         if (entry != null && entry.users > 0 && --entry.users == 0) {
             entry.retiredNanos = System.nanoTime();
@@ -157,7 +157,7 @@ final class Peers {
      * queue is idle (nothing waits in it, nothing is in flight to the peer): from the address
      * vector, and their queue. Run with the endpoint's slow duties.
      */
-    void sweep(long now) {
+    public void sweep(long now) {
         for (int i = retired.size() - 1; i >= 0; i--) {
             Entry entry = retired.get(i);
             if (entry.users > 0) {
@@ -187,8 +187,13 @@ final class Peers {
         }
     }
 
+    /** The rails whose address vectors these are. */
+    public RailSet rails() {
+        return rails;
+    }
+
     /** Address vector entries this endpoint holds, its own included. */
-    int entries() {
+    public int entries() {
         return entryCount;
     }
 
@@ -197,18 +202,18 @@ final class Peers {
     }
 
     /** The queue of peer {@code fiAddr} on engine rail {@code rail}, made on first use. */
-    PeerQueue queue(int rail, long fiAddr) {
+    public PeerQueue queue(int rail, long fiAddr) {
         return byRail.get(rail).computeIfAbsent(fiAddr, a -> new PeerQueue(address(rail, a) + " on " + railName(rail),
                 true, rails.connectsOnDemand(rail) ? REFUSED_RECONNECT_NANOS : 0).onRail(rail));
     }
 
     /** The queue of posts with no peer on engine rail {@code rail}. */
-    PeerQueue local(int rail) {
+    public PeerQueue local(int rail) {
         return local[rail];
     }
 
     /** Peer {@code fiAddr}'s address on engine rail {@code rail}, for messages. */
-    String address(int rail, long fiAddr) {
+    public String address(int rail, long fiAddr) {
         try {
             return addressString(avs.get(rail).lookup(fiAddr));
         } catch (FabricException e) {
@@ -220,7 +225,7 @@ final class Peers {
      * An endpoint name for people: {@code ip:port} for an IPv4 socket address (tcp, sockets), the
      * text of a printable name (shm), hex otherwise.
      */
-    static String addressString(byte[] name) {
+    public static String addressString(byte[] name) {
         if (name.length >= 8 && name[0] == 2 && name[1] == 0) { // sockaddr_in, AF_INET in host order
             int port = (name[2] & 0xff) << 8 | name[3] & 0xff;
             return (name[4] & 0xff) + "." + (name[5] & 0xff) + "." + (name[6] & 0xff) + "." + (name[7] & 0xff) + ":"

@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.rail;
 
 import io.ofinet.config.EagerHead;
 import io.ofinet.config.WriteNotice;
@@ -27,7 +27,7 @@ import java.util.List;
  * engine's queues are. Closing closes the endpoints, then the address vectors, then the queues,
  * each in reverse order of opening.
  */
-final class RailSet {
+public final class RailSet {
     private static final System.Logger LOG = System.getLogger(RailSet.class.getName());
     private static final int CQ_SIZE = 4096;
     private static final int AV_SIZE = 256;
@@ -48,7 +48,7 @@ final class RailSet {
     /** Each rail's offer (provider, caps, ordering), as the engine indexes rails. */
     private final List<FabricInfo> infos = new ArrayList<>();
 
-    RailSet(int dataRails) {
+    public RailSet(int dataRails) {
         this.dataRails = dataRails;
         this.self = new long[dataRails];
     }
@@ -59,7 +59,7 @@ final class RailSet {
      * @param controlSpecs the control rails, each naming the data rail whose domain it uses
      * @param notice how the targets of writes learn of them
      */
-    void open(List<DomainContext> contexts, List<io.ofinet.config.ControlRailSpec> controlSpecs, WriteNotice notice)
+    public void open(List<DomainContext> contexts, List<io.ofinet.config.ControlRailSpec> controlSpecs, WriteNotice notice)
             throws FabricException {
         int[] controlOnData = new int[controlSpecs.size()];
         for (int c = 0; c < controlOnData.length; c++) {
@@ -132,7 +132,7 @@ final class RailSet {
      * Whether the layout asks for tagged messages where a rail of {@code provider} is one of
      * {@code dataRails}: the hints then ask for FI_TAGGED.
      */
-    static boolean wantsTagged(WriteNotice notice, String provider, int dataRails) {
+    public static boolean wantsTagged(WriteNotice notice, String provider, int dataRails) {
         return notice == WriteNotice.TAGGED_SEND_INSTEAD || notice == WriteNotice.AUTO && dataRails == 1
                 && new ProviderPolicy(provider).crashesOnCutImmediates();
     }
@@ -142,7 +142,7 @@ final class RailSet {
      * message (above {@code eagerMaxSize}); 0 when none does. On {@code ofi_rxm} it is rxm's eager
      * limit ({@link RxmEagerLimit}): a larger message would go through rxm's own rendezvous.
      */
-    long taggedUpTo() {
+    public long taggedUpTo() {
         return taggedUpTo;
     }
 
@@ -152,7 +152,7 @@ final class RailSet {
      * it through its response queue, which completes in order across all peers (a stopped peer's
      * messages hold up everyone's). Eager messages stay within it. Unbounded elsewhere.
      */
-    long messagesCompleteAtOnceUpTo() {
+    public long messagesCompleteAtOnceUpTo() {
         return policies().stream().mapToLong(ProviderPolicy::messagesCompleteAtOnceUpTo).min().orElse(Long.MAX_VALUE);
     }
 
@@ -161,7 +161,7 @@ final class RailSet {
      * set, or by default where every data rail is {@code tcp}. Never with as many data rails as a
      * write's immediate data counts segments, as the head is one more.
      */
-    boolean sendsHeads(EagerHead setting) {
+    public boolean sendsHeads(EagerHead setting) {
         boolean on = switch (setting) {
             case ON -> true;
             case OFF -> false;
@@ -182,7 +182,7 @@ final class RailSet {
      * Shorter writes travel inline in the command either way and complete at once; immediate data
      * spares them the notice's extra step.
      */
-    boolean noticeFor(long length) {
+    public boolean noticeFor(long length) {
         return noticeAfterWrite || length > noticeAbove;
     }
 
@@ -191,7 +191,7 @@ final class RailSet {
      * ({@link WriteNotice}), and announcements are sent rather than written; then every rail
      * keeps receives posted for the write notices.
      */
-    boolean noticeAfterWrite() {
+    public boolean noticeAfterWrite() {
         return noticeAfterWrite;
     }
 
@@ -200,7 +200,7 @@ final class RailSet {
      * completion: every rail's provider orders a send after the writes before it (FI_ORDER_SAW).
      * On {@code tcp} that keeps a notice from queueing behind the later writes of a window.
      */
-    boolean noticeBehindWrite() {
+    public boolean noticeBehindWrite() {
         return sendsFollowWrites;
     }
 
@@ -210,9 +210,9 @@ final class RailSet {
      * the writes before it (FI_ORDER_SAW). A write's completion at the sender says only that the
      * provider took it ({@code tcp}: into the socket); a confirmation on another connection can
      * overtake it, and the receiver would let its buffers go while the write is still on its way.
-     * The data rails then keep zero-byte receives posted ({@link ZeroByteReceive}).
+     * The data rails then keep zero-byte receives posted (the zero-byte receives of the endpoint).
      */
-    boolean confirmsCloseOnDataRails() {
+    public boolean confirmsCloseOnDataRails() {
         return sendsFollowWrites;
     }
 
@@ -221,7 +221,7 @@ final class RailSet {
      * for received messages; for remote writes too, but on {@code ofi_rxm}, which gives every
      * writer the same source ({@code SourcesIT}).
      */
-    void trustSources(ProgressEngine engine) {
+    public void trustSources(ProgressEngine engine) {
         for (int rail = 0; rail < infos.size(); rail++) {
             boolean sources = (infos.get(rail).caps() & Fi.SOURCE) != 0;
             engine.trustSources(rail, sources, sources && policy(rail).reportsWriteSources());
@@ -229,7 +229,7 @@ final class RailSet {
     }
 
     /** Whether the data rails keep zero-byte receives posted, for write notices and close signals. */
-    boolean dataRailsTakeZeroByteMessages() {
+    public boolean dataRailsTakeZeroByteMessages() {
         return noticeAfterWrite || noticeAbove != Long.MAX_VALUE || sendsFollowWrites;
     }
 
@@ -249,12 +249,12 @@ final class RailSet {
      * ({@code ofi_rxm}): there a post to a peer whose connection broke is refused while a new one
      * is attempted.
      */
-    boolean connectsOnDemand(int rail) {
+    public boolean connectsOnDemand(int rail) {
         return policy(rail).connectsOnDemand();
     }
 
     /** The provider policy of engine rail {@code rail}. */
-    ProviderPolicy policy(int rail) {
+    public ProviderPolicy policy(int rail) {
         return ProviderPolicy.of(infos.get(rail));
     }
 
@@ -269,12 +269,12 @@ final class RailSet {
     }
 
     /** The registration view of these rails (for the registrar). */
-    Rails registrationView() {
+    public Rails registrationView() {
         return registrationView;
     }
 
     /** The completion queues, data rails first: the progress engine's rails. */
-    List<CompletionQueue> queues() {
+    public List<CompletionQueue> queues() {
         return queues;
     }
 
@@ -283,7 +283,7 @@ final class RailSet {
      * entries} addresses: where the provider's limit is known (shm: {@code SMR_MAX_PEERS}), the limit
      * named, as shm says nothing of its own (it inserts none, which the binding reports as FI_EINVAL).
      */
-    FabricException addressVectorFull(int rail, int entries, FabricException e) {
+    public FabricException addressVectorFull(int rail, int entries, FabricException e) {
         ProviderPolicy policy = policy(rail);
         if (policy.addressVectorLimit() == 0) {
             return e;
@@ -299,29 +299,29 @@ final class RailSet {
      * lives: not on shm, which after a remove and a new insert of a peer still names the removed
      * entry as the source of what that peer sends (docs/FABRIC.md).
      */
-    boolean removesLivePeers(int rail) {
+    public boolean removesLivePeers(int rail) {
         return policy(rail).removesLivePeers();
     }
 
     /** The address vectors, indexed as the engine's rails. */
-    List<AddressVector> avs() {
+    public List<AddressVector> avs() {
         return avs;
     }
 
-    AddressVector av(int rail) {
+    public AddressVector av(int rail) {
         return avs.get(rail);
     }
 
-    Endpoint dataEndpoint(int rail) {
+    public Endpoint dataEndpoint(int rail) {
         return endpoints.get(rail);
     }
 
-    Endpoint controlEndpoint(int rail) {
+    public Endpoint controlEndpoint(int rail) {
         return endpoints.get(dataRails + rail);
     }
 
     /** Names of the endpoints {@code from} to {@code from + count - 1} (data rails first, then control). */
-    List<byte[]> names(int from, int count) throws FabricException {
+    public List<byte[]> names(int from, int count) throws FabricException {
         List<byte[]> names = new ArrayList<>(count);
         for (int i = from; i < from + count; i++) {
             names.add(endpoints.get(i).name());
@@ -330,12 +330,12 @@ final class RailSet {
     }
 
     /** This endpoint's own address on data rail {@code rail}: the flush reads through it. */
-    long self(int rail) {
+    public long self(int rail) {
         return self[rail];
     }
 
     /** Whether every data rail carries 8 bytes of CQ data (the segment length rides in the upper half). */
-    boolean wideImmediate() {
+    public boolean wideImmediate() {
         return wideImmediate;
     }
 
@@ -343,7 +343,7 @@ final class RailSet {
      * The immediate data of a write or zero-byte message: the 32-bit word, and above it, where CQ data has 8
      * bytes, {@code upper} (a data segment's length, or the receiving communicator's token).
      */
-    long immediate(int word, long upper) {
+    public long immediate(int word, long upper) {
         return wideImmediate ? upper << 32 | (word & 0xffffffffL) : word & 0xffffffffL;
     }
 
@@ -352,7 +352,7 @@ final class RailSet {
      * must close before their endpoint, whoever forgot them), then closes endpoints, address vectors
      * and queues, adding failures to {@code problems}.
      */
-    void close(Registrar registrar, List<Exception> problems) {
+    public void close(Registrar registrar, List<Exception> problems) {
         try {
             if (registrationView != null && registrationView.anyEndpointScope()) {
                 int left = registrar.closeAll(registrationView);

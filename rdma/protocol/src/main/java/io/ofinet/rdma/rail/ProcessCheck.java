@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.rail;
 
 import io.ofinet.rdma.wire.ProcessIdentity;
 import java.io.IOException;
@@ -14,10 +14,10 @@ import java.nio.file.Path;
  * debugger) is still there. Where {@code /proc} cannot be read, nothing is known and no check is
  * made.
  */
-final class ProcessCheck {
+public final class ProcessCheck {
     private static final System.Logger LOG = System.getLogger(ProcessCheck.class.getName());
     /** This process, as peers see it in the handshake. */
-    static final ProcessIdentity SELF = self();
+    public static final ProcessIdentity SELF = self();
 
     private ProcessCheck() {
     }
@@ -43,7 +43,7 @@ final class ProcessCheck {
      * What became of {@code peer}: null while it runs (or is stopped), else what was seen. Reads
      * {@code /proc/PID/stat} once.
      */
-    static String ended(ProcessIdentity peer) {
+    public static String ended(ProcessIdentity peer) {
         String stat;
         try {
             stat = Files.readString(Path.of("/proc/" + peer.pid() + "/stat"), StandardCharsets.US_ASCII);
