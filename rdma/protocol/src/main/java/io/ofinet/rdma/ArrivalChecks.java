@@ -1,5 +1,6 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.rail.Connection;

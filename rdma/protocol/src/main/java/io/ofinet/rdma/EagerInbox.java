@@ -135,7 +135,7 @@ final class EagerInbox {
         }
         used();
         comm.progressed(request);
-        if (header.byTag() && request.byTagNext < request.buffers && request.failure == null) {
+        if (header.byTag() && request.byTagNext < request.buffers && request.failure() == null) {
             deliverHeld(request, (request.seq + request.byTagNext) & MASK);
         }
         return false;
@@ -143,7 +143,7 @@ final class EagerInbox {
 
     /** Delivers what is held for the receive just posted, in sequence order. */
     void posted(RecvRequest request) throws RdmaException {
-        for (int k = 0; k < request.buffers && heldCount > 0 && request.failure == null; k++) {
+        for (int k = 0; k < request.buffers && heldCount > 0 && request.failure() == null; k++) {
             deliverHeld(request, (request.seq + k) & MASK);
         }
     }

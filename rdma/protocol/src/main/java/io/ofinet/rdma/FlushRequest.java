@@ -1,5 +1,8 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.comm.CommHost;
+import io.ofinet.rdma.comm.Request;
+import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
@@ -19,12 +22,14 @@ public final class FlushRequest extends Request implements RmaOp.Owner {
 
     void start(int reads) {
         begin(reads);
-        this.done = reads == 0;
+        if (reads == 0) {
+            markDone();
+        }
     }
 
     @Override
-    RdmaEndpoint endpoint() {
-        return comm.endpoint();
+    protected CommHost host() {
+        return comm.endpoint().host;
     }
 
     @Override

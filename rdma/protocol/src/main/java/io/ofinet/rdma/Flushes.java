@@ -2,6 +2,7 @@ package io.ofinet.rdma;
 
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.wire.Limits;
 

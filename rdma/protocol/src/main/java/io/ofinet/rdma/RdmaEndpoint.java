@@ -7,6 +7,7 @@ import io.ofinet.fabric.HostMemory;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Rails;
 import io.ofinet.mr.Use;
+import io.ofinet.rdma.comm.CommHost;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.OpCounts;
@@ -40,6 +41,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     final ProgressEngine engine;
     /** The destinations of this endpoint's posts, with their queues. */
     final Peers peers;
+    /** The endpoint as its communicators see it. */
+    final CommHost host = new EndpointHost(this);
 
     private final Device device;
     private final DeviceSpec spec;

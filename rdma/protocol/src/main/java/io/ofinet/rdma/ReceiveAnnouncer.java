@@ -165,7 +165,7 @@ final class ReceiveAnnouncer {
         op.remote = peerMailbox + (long) (seq % Limits.WINDOW) * peerSlotBytes;
         op.key = peerMailboxKeys[rail];
         request.controlBuffer = buffer;
-        request.pendingOps++;
+        request.awaitOneMore();
         op.submit(sender.controlQueue(rail));
     }
 }

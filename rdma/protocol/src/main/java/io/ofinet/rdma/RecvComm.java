@@ -1,6 +1,10 @@
 package io.ofinet.rdma;
 
 import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.comm.CommCounters;
+import io.ofinet.rdma.comm.CommStatistics;
+import io.ofinet.rdma.comm.PeerLiveness;
+import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.rail.Connection;
@@ -133,7 +137,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         }
         for (int i = 0; i < requests.created(); i++) {
             RecvRequest request = requests.at(i);
-            if (request.inUse && !request.finished() && request.partialSinceNanos != 0
+            if (request.inUse() && !request.finished() && request.partialSinceNanos != 0
                     && now - request.partialSinceNanos > timeoutNanos) {
                 request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: receive " + request.seq + " got part of"
                         + " a message and nothing more within " + timeoutNanos / 1_000_000 + " ms (peerTimeoutMs);"
@@ -154,7 +158,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         RdmaException cause = null;
         for (int i = 0; i < requests.created(); i++) {
             RecvRequest request = requests.at(i);
-            if (request.inUse && !request.finished() && senderClose.unserved(request.seq, request.buffers)) {
+            if (request.inUse() && !request.finished() && senderClose.unserved(request.seq, request.buffers)) {
                 if (cause == null) {
                     cause = new RdmaException(ErrorCategory.REMOTE, "receive communicator " + id
                             + ": the sender closed the connection before sending the message");
@@ -174,7 +178,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         boolean pending = false;
         for (int i = 0; i < requests.created(); i++) {
             RecvRequest request = requests.at(i);
-            if (request.inUse && request.taggedPending()) {
+            if (request.inUse() && request.taggedPending()) {
                 request.cancelTagged();
                 pending = true;
             }
@@ -206,7 +210,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     public void peerDead(RdmaException cause) {
         for (int i = 0; i < requests.created(); i++) {
             RecvRequest request = requests.at(i);
-            if (request.inUse) {
+            if (request.inUse()) {
                 request.abandon(cause);
             }
         }
@@ -327,7 +331,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
 
     /** Something arrived for {@code request}: once it is done, its numbers leave the window. */
     void progressed(RecvRequest request) {
-        if (request.done) {
+        if (request.succeeded()) {
             completeAll(request);
             endpoint.pools.ops.counts().received(request.receivedBytes());
             counters.moved(request.receivedBytes());

@@ -1,5 +1,8 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.comm.CommHost;
+import io.ofinet.rdma.comm.Request;
+import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
@@ -50,7 +53,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
 
         @Override
         public int generation() {
-            return generation;
+            return RecvRequest.this.generation();
         }
     };
 
@@ -63,7 +66,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     void taggedPosted(int i, RmaOp op) {
         taggedBuffers |= 1 << i;
         taggedReceives[i] = op;
-        pendingOps++;
+        awaitOneMore();
     }
 
     /** Whether buffer {@code i} takes a tagged message (its receive posted, or landed already). */
@@ -88,8 +91,8 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     private void taggedLanded(RmaOp op, RdmaException cause) {
         int i = op.index;
         taggedReceives[i] = null;
-        pendingOps--;
-        if (failure != null) {
+        operationEnded();
+        if (failure() != null) {
             return;
         }
         if (cause == null) {
@@ -140,14 +143,14 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     }
 
     @Override
-    void fail(RdmaException cause) {
+    public void fail(RdmaException cause) {
         super.fail(cause);
         cancelTagged();
     }
 
     /** Fails it at once: its tagged receives are cancelled, and their completions are not waited for. */
     @Override
-    void abandon(RdmaException cause) {
+    public void abandon(RdmaException cause) {
         super.abandon(cause);
         java.util.Arrays.fill(taggedReceives, null);
     }
@@ -248,17 +251,17 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
 
     void bufferDone() {
         if (++buffersDone == buffers) {
-            done = true;
+            markDone();
         }
     }
 
     @Override
-    RdmaEndpoint endpoint() {
-        return comm.endpoint();
+    protected CommHost host() {
+        return comm.endpoint().host;
     }
 
     @Override
-    void reportSizes(long[] sizes) {
+    protected void reportSizes(long[] sizes) {
         if (sizes != null) {
             for (int i = 0; i < buffers && i < sizes.length; i++) {
                 sizes[i] = received[i];
@@ -269,7 +272,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     /** The announcement's write completed. */
     @Override
     public void opDone(RmaOp op) {
-        pendingOps--;
+        operationEnded();
         releaseControlBuffer();
     }
 

@@ -1,6 +1,10 @@
 package io.ofinet.rdma;
 
 import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.comm.CommCounters;
+import io.ofinet.rdma.comm.CommStatistics;
+import io.ofinet.rdma.comm.PeerLiveness;
+import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
@@ -182,7 +186,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         }
         for (int i = 0; i < requests.created(); i++) {
             SendRequest request = requests.at(i);
-            if (request.inUse && request.state() == SendRequest.State.MOVING && request.pendingOps > 0
+            if (request.inUse() && request.state() == SendRequest.State.MOVING && request.pendingOps() > 0
                     && now - request.writesPostedNanos > timeoutNanos) {
                 request.abandon(new RdmaException(ErrorCategory.REMOTE, "isend: the writes of " + request.size
                         + " bytes (tag " + request.tag + ") did not complete within " + timeoutNanos / 1_000_000
@@ -202,7 +206,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         queue.clear();
         for (int i = 0; i < requests.created(); i++) {
             SendRequest request = requests.at(i);
-            if (request.inUse) {
+            if (request.inUse()) {
                 request.abandon(cause);
             }
         }
@@ -355,7 +359,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     boolean writesInFlight() {
         for (int i = 0; i < requests.created(); i++) {
             SendRequest request = requests.at(i);
-            if (request.inUse && request.pendingOps > 0) {
+            if (request.inUse() && request.pendingOps() > 0) {
                 return true;
             }
         }

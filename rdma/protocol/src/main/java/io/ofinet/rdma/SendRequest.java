@@ -1,6 +1,9 @@
 package io.ofinet.rdma;
 
 import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.comm.CommHost;
+import io.ofinet.rdma.comm.Request;
+import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
@@ -76,8 +79,8 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         headBytes = head;
         if (whole) {
             state = State.EAGER;
-            pendingOps = 0;
-            done = true;
+            awaitOperations(0);
+            markDone();
         } else {
             state = State.RTS_SENT;
         }
@@ -105,14 +108,14 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     }
 
     @Override
-    RdmaEndpoint endpoint() {
-        return comm.endpoint();
+    protected CommHost host() {
+        return comm.endpoint().host;
     }
 
     @Override
     public void opDone(RmaOp op) {
         operationDone();
-        if (done) {
+        if (succeeded()) {
             comm.endpoint().pools.ops.counts().sent(size);
             comm.counters.moved(size);
         }

@@ -135,7 +135,7 @@ final class SendWrites {
                 return false;
             }
             request.moving(seq, announcement.index(i), System.nanoTime());
-            request.pendingOps = 1;
+            request.awaitOperations(1);
             connection.sendImmediate(op, "zero-byte send to the receiver", Immediate.encode(Immediate.TYPE_DATA, 1,
                     announcement.index(i), connection.peerCommId(), seq), request);
             return true;
@@ -148,7 +148,7 @@ final class SendWrites {
         }
         request.moving(seq, announcement.index(i), System.nanoTime());
         int segments = stripes + (skip > 0 ? 1 : 0);
-        request.pendingOps = stripes;
+        request.awaitOperations(stripes);
         for (int s = 0; s < stripes; s++) {
             int rail = schedule.rail(s);
             long offset = skip + schedule.offset(s);
@@ -183,7 +183,7 @@ final class SendWrites {
         }
         request.moving(seq, index, System.nanoTime());
         int rail = TaggedData.rail(seq, index, endpoint.dataRails());
-        request.pendingOps = 1;
+        request.awaitOperations(1);
         op.set(RmaOp.Kind.TSENDDATA, endpoint.railSet.dataEndpoint(rail), rail, RmaOp.TAGGED_SEND_ON_RAIL[rail],
                 request);
         boolean empty = request.size == 0 || request.mr == null;

@@ -2,6 +2,7 @@ package io.ofinet.rdma;
 
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.wire.Immediate;

@@ -1,5 +1,7 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.comm.Request;
+
 /** How the tests wait for a request: its test (one progress step of its endpoint), other endpoints stepped, a bound. */
 final class Await {
     /** Long enough for any request of a test; reached only when something is wrong. */

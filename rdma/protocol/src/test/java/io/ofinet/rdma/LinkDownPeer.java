@@ -6,6 +6,7 @@ import io.ofinet.fabric.testing.AddressExchange;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Use;
+import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import java.nio.file.Path;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.error.RdmaException;
 import java.util.List;
 import org.junit.jupiter.api.Test;

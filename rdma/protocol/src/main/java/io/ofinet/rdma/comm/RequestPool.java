@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.comm;
 
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -12,9 +12,9 @@ import java.util.function.Function;
  * request, and a busy one allocates nothing in steady state: its pool stays at the most requests
  * it has had outstanding at once. Touched only with the endpoint held.
  */
-final class RequestPool<R extends Request> {
+public final class RequestPool<R extends Request> {
     /** How long a communicator has had nothing outstanding before its requests are dropped. */
-    static final long IDLE_NANOS = 1_000_000_000L;
+    public static final long IDLE_NANOS = 1_000_000_000L;
     private static final int FIRST_CAPACITY = 4;
 
     private final int bound;
@@ -28,7 +28,7 @@ final class RequestPool<R extends Request> {
     private long lastBusyNanos;
 
     /** A pool of at most {@code bound} requests, each made by {@code make}, given the pool it returns to. */
-    RequestPool(int bound, Function<RequestPool<R>, R> make) {
+    public RequestPool(int bound, Function<RequestPool<R>, R> make) {
         if (bound < 1) {
             throw new IllegalArgumentException("bound " + bound);
         }
@@ -38,7 +38,7 @@ final class RequestPool<R extends Request> {
 
     /** A request for a new use (not yet begun), or null when {@code bound} are outstanding. */
     @SuppressWarnings("unchecked")
-    R take() {
+    public R take() {
         used = true;
         Request r = free.poll();
         if (r != null) {
@@ -56,12 +56,12 @@ final class RequestPool<R extends Request> {
     }
 
     /** Whether another request can be taken now. */
-    boolean available() {
+    public boolean available() {
         return !free.isEmpty() || created < bound;
     }
 
     /** Returns a request in use to the pool; one returned already is left alone. */
-    void give(Request request) {
+    public void give(Request request) {
         if (request.inUse) {
             request.inUse = false;
             used = true;
@@ -70,23 +70,23 @@ final class RequestPool<R extends Request> {
     }
 
     /** Returns a request taken and not begun, as when its post could not go ahead. */
-    void putBack(R request) {
+    public void putBack(R request) {
         free.addFirst(request);
     }
 
     /** Requests taken and not yet given back. */
-    int outstanding() {
+    public int outstanding() {
         return created - free.size();
     }
 
     /** Requests made so far (taken or free): indexes for {@link #at}. */
-    int created() {
+    public int created() {
         return created;
     }
 
     /** The {@code index}-th request made, in use or not. */
     @SuppressWarnings("unchecked")
-    R at(int index) {
+    public R at(int index) {
         return (R) all[index];
     }
 
@@ -94,7 +94,7 @@ final class RequestPool<R extends Request> {
      * Called periodically (the endpoint's slow duties): drops every request once the pool has had
      * none outstanding, taken or given back for {@link #IDLE_NANOS} up to {@code now}; whether it did.
      */
-    boolean trimIfIdle(long now) {
+    public boolean trimIfIdle(long now) {
         if (used || outstanding() > 0) {
             used = false;
             lastBusyNanos = now;

@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.comm;
 
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
@@ -26,12 +26,12 @@ import io.ofinet.rdma.rail.ProcessCheck;
  *
  * <p>Every connected communicator sends a keepalive every {@link #KEEPALIVE_NANOS} (or a quarter of
  * the timeout when that is shorter). Keepalives and checks run from progress, which the endpoint's
- * watchdog drives while the application does not ({@link Watchdog}).
+ * watchdog drives while the application does not (the endpoint's watchdog).
  */
-final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
+public final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
 
     /** A communicator as liveness sees it. */
-    interface Peered {
+    public interface Peered {
         PeerLiveness liveness();
 
         /** Requests posted and not yet returned by {@code test}. */
@@ -59,22 +59,22 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
     }
 
     /** Keepalives go out this often, or at a quarter of the timeout when that is shorter. */
-    static final long KEEPALIVE_NANOS = 1_000_000_000L;
+    public static final long KEEPALIVE_NANOS = 1_000_000_000L;
     /** How often a peer on this host is looked up in /proc. */
-    static final long PROCESS_CHECK_NANOS = 250_000_000L;
+    public static final long PROCESS_CHECK_NANOS = 250_000_000L;
 
     private final Peered comm;
     private final long timeoutNanos;
     private final long keepaliveNanos;
     private long nextProcessCheckNanos;
     private final String what;
-    long lastHeardNanos;
+    public long lastHeardNanos;
     /** A request was posted with none outstanding: the next check restarts the silence clock. */
     private boolean silenceRestarts;
-    long lastKeepaliveNanos;
-    RdmaException dead;
+    public long lastKeepaliveNanos;
+    public RdmaException dead;
 
-    PeerLiveness(Peered comm, long timeoutMs, String what, long now) {
+    public PeerLiveness(Peered comm, long timeoutMs, String what, long now) {
         this.comm = comm;
         this.timeoutNanos = timeoutMs * 1_000_000L;
         this.keepaliveNanos = Math.min(KEEPALIVE_NANOS, timeoutNanos / 4);
@@ -88,12 +88,12 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
      * a provider call, a pause of this process): the peer's silence meanwhile is no evidence, so
      * the silence clock skips that time.
      */
-    void notListening(long nanos, long now) {
+    public void notListening(long nanos, long now) {
         lastHeardNanos = Math.min(now, lastHeardNanos + nanos);
     }
 
     /** Something arrived from the peer in the step that began at {@code now}. */
-    void heard(long now) {
+    public void heard(long now) {
         lastHeardNanos = now;
         silenceRestarts = false;
     }
@@ -103,13 +103,13 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
      * it counts from the next check on (no later than a duty period after the post, so never longer
      * than it was).
      */
-    void posting() {
+    public void posting() {
         if (comm.outstanding() == 0) {
             silenceRestarts = true;
         }
     }
 
-    boolean keepaliveDue(long now) {
+    public boolean keepaliveDue(long now) {
         return dead == null && now - lastKeepaliveNanos >= keepaliveNanos;
     }
 
@@ -117,7 +117,7 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
      * Checks the peer's process (when due and possible), then the silence: condemns the peer when
      * its process ended, or when a busy communicator heard nothing for too long.
      */
-    void check(long now) {
+    public void check(long now) {
         if (dead == null && now >= nextProcessCheckNanos) {
             nextProcessCheckNanos = now + PROCESS_CHECK_NANOS;
             Connection peer = comm.connection();
@@ -140,7 +140,7 @@ final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
         }
     }
 
-    void condemn(RdmaException cause) {
+    public void condemn(RdmaException cause) {
         if (dead == null) {
             dead = cause;
             comm.peerDead(cause);

@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.comm;
 
 import io.ofinet.rdma.error.RdmaException;
 
@@ -9,11 +9,12 @@ import io.ofinet.rdma.error.RdmaException;
 public abstract class Request {
     /** The pool it returns to once reported (null: made outside a pool, by a test). */
     private final RequestPool<?> home;
-    int pendingOps;
+    private int pendingOps;
     /** Bumped at each reuse, so that a late completion of an earlier use is ignored. */
-    int generation;
-    boolean done;
-    RdmaException failure;
+    private int generation;
+    private boolean done;
+    private RdmaException failure;
+    /** Taken from its pool and not given back (see {@link RequestPool#give}). */
     boolean inUse;
 
     /**
@@ -23,12 +24,12 @@ public abstract class Request {
      * @throws RdmaException the operation's failure; the request is then finished too
      */
     public final boolean test(long[] sizes) throws RdmaException {
-        RdmaEndpoint endpoint = endpoint();
-        endpoint.lock();
+        CommHost host = host();
+        host.lock();
         try {
             // A request done already (an eager send, a receive whose message was held) needs no step.
             if (!finished()) {
-                endpoint.progressLocked();
+                host.progressLocked();
                 if (!finished()) {
                     return false;
                 }
@@ -41,12 +42,12 @@ public abstract class Request {
             }
             return true;
         } finally {
-            endpoint.unlock();
+            host.unlock();
         }
     }
 
     /** Takes it from its pool for a new use that waits for {@code operations} operations. */
-    void begin(int operations) {
+    public void begin(int operations) {
         pendingOps = operations;
         done = false;
         failure = null;
@@ -55,44 +56,44 @@ public abstract class Request {
     }
 
     /** The endpoint that drives this request. */
-    abstract RdmaEndpoint endpoint();
+    protected abstract CommHost host();
 
-    Request(RequestPool<?> home) {
+    protected Request(RequestPool<?> home) {
         this.home = home;
     }
 
     /** Returns the request to its communicator's pool. */
-    final void release() {
+    public final void release() {
         if (home != null) {
             home.give(this);
         }
     }
 
     /** Writes the sizes received, for receives. */
-    void reportSizes(long[] sizes) {
+    protected void reportSizes(long[] sizes) {
     }
 
     /** One of the request's operations completed. */
-    void operationDone() {
+    public void operationDone() {
         if (--pendingOps == 0 && failure == null) {
             done = true;
         }
     }
 
     /** One of the request's operations failed: the request fails with {@code cause}. */
-    void operationFailed(RdmaException cause) {
+    public void operationFailed(RdmaException cause) {
         pendingOps--;
         fail(cause);
     }
 
-    void fail(RdmaException cause) {
+    public void fail(RdmaException cause) {
         if (failure == null) {
             failure = cause;
         }
     }
 
     /** Fails it at once, abandoning what is in flight (the peer is gone). */
-    void abandon(RdmaException cause) {
+    public void abandon(RdmaException cause) {
         fail(cause);
         pendingOps = 0;
         generation++;
@@ -103,7 +104,47 @@ public abstract class Request {
     }
 
     /** Done or failed, with nothing of it still in flight. */
-    boolean finished() {
+    public boolean finished() {
         return pendingOps == 0 && (done || failure != null);
+    }
+
+    /** Whether it is taken from its pool (outstanding), as opposed to free. */
+    public boolean inUse() {
+        return inUse;
+    }
+
+    /** Its operations still in flight. */
+    public int pendingOps() {
+        return pendingOps;
+    }
+
+    /** It now waits for {@code operations} operations (its writes, once they are taken). */
+    public void awaitOperations(int operations) {
+        pendingOps = operations;
+    }
+
+    /** It waits for one operation more. */
+    public void awaitOneMore() {
+        pendingOps++;
+    }
+
+    /** Its failure, or null. */
+    public RdmaException failure() {
+        return failure;
+    }
+
+    /** It is done as far as its own work goes (it may still wait for operations in flight). */
+    protected final void markDone() {
+        done = true;
+    }
+
+    /** One of its operations ended, with no effect on whether it is done. */
+    protected final void operationEnded() {
+        pendingOps--;
+    }
+
+    /** Whether it completed without failure (its operations may still be in flight). */
+    public boolean succeeded() {
+        return done;
     }
 }

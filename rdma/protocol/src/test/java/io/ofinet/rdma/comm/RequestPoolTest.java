@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.comm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -19,7 +19,7 @@ class RequestPoolTest {
         }
 
         @Override
-        RdmaEndpoint endpoint() {
+        protected CommHost host() {
             throw new UnsupportedOperationException();
         }
     }
