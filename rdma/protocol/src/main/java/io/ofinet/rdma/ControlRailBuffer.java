@@ -8,6 +8,7 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.progress.Operation;
 import io.ofinet.rdma.progress.PeerQueue;
+import io.ofinet.rdma.rail.KeptReceive;
 import java.util.function.Consumer;
 
 /**
@@ -52,7 +53,7 @@ final class ControlRailBuffer {
         private int rail;
 
         Receive() {
-            super(ControlRailBuffer.this.endpoint);
+            super(ControlRailBuffer.this.endpoint.host);
         }
 
         /** Posts it on control rail {@code controlRail}. */
@@ -62,7 +63,7 @@ final class ControlRailBuffer {
         }
 
         @Override
-        int engineRail() {
+        public int engineRail() {
             return endpoint.dataRails() + rail;
         }
 
@@ -73,7 +74,7 @@ final class ControlRailBuffer {
         }
 
         @Override
-        boolean arrived(long flags, long len, long data) {
+        protected boolean arrived(long flags, long len, long data) {
             if ((flags & Fi.REMOTE_CQ_DATA) == 0) {
                 endpoint.handshake.onMessage(address, (int) Math.min(len, BYTES));
             } else if (len > 0) {

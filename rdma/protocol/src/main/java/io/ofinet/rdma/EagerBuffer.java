@@ -9,6 +9,7 @@ import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.progress.Operation;
 import io.ofinet.rdma.progress.PeerQueue;
+import io.ofinet.rdma.rail.KeptReceive;
 import io.ofinet.rdma.wire.EagerMessageHeader;
 
 /**
@@ -47,7 +48,7 @@ final class EagerBuffer {
         private int rail;
 
         Receive() {
-            super(EagerBuffer.this.endpoint);
+            super(EagerBuffer.this.endpoint.host);
         }
 
         /** The data rail it is posted on. */
@@ -56,7 +57,7 @@ final class EagerBuffer {
         }
 
         @Override
-        int engineRail() {
+        public int engineRail() {
             return rail;
         }
 
@@ -73,7 +74,7 @@ final class EagerBuffer {
         }
 
         @Override
-        boolean arrived(long flags, long len, long data) {
+        protected boolean arrived(long flags, long len, long data) {
             if ((flags & Fi.REMOTE_CQ_DATA) == 0) {
                 endpoint.immediates.dropStray(rail, len);
             } else if (len == 0) {
@@ -87,7 +88,7 @@ final class EagerBuffer {
 
         /** Posted again through the endpoint's eager buffers, which post nothing once closed. */
         @Override
-        void repost() {
+        public void repost() {
             endpoint.pools.eager.repost(EagerBuffer.this);
         }
 

@@ -2,6 +2,7 @@ package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.ProgressEngine;
+import io.ofinet.rdma.rail.RepostQueue;
 import java.util.List;
 
 /**
@@ -19,14 +20,8 @@ final class EndpointStep {
     private final Handshake handshake;
     private final CommTable comms;
     private final SlowDuties duties;
-    /**
-     * Kept receives whose arrival a step handled, posted again at the start of the next: a queue
-     * linked through the receives ({@link KeptReceive#nextRepost}). A generic queue would cast
-     * what it returns, and the compiled step then assumes the kinds of receive it has seen so far
-     * until another kind arrives (a deoptimization per new kind, in the middle of a stream).
-     */
-    private KeptReceive repostHead;
-    private KeptReceive repostTail;
+    /** Kept receives whose arrival a step handled, posted again at the start of the next. */
+    final RepostQueue reposts = new RepostQueue();
     private long nanos = System.nanoTime();
     /** A send communicator waits for an announcement or credits (at the last step). */
     private boolean awaitingAnnouncement;
@@ -55,44 +50,14 @@ final class EndpointStep {
     }
 
     /**
-     * Posts again the receives whose arrivals the last step handled ({@link #repostNextStep}), then
+     * Posts again the receives whose arrivals the last step handled ({@link RepostQueue}), then
      * reads the queues once: the step's clock is read first, and what arrives in it is heard at
      * that time: one clock read per step, none per arrival.
      */
     int readQueues() throws RdmaException {
-        // Those queued before this step; one that asks again while it is posted waits for the next.
-        KeptReceive last = repostTail;
-        KeptReceive receive = null;
-        while (receive != last) {
-            receive = repostHead;
-            repostHead = receive.nextRepost;
-            if (repostHead == null) {
-                repostTail = null;
-            }
-            receive.nextRepost = null;
-            receive.repostQueued = false;
-            receive.repost();
-        }
+        reposts.postAll();
         nanos = System.nanoTime();
         return engine.progress();
-    }
-
-    /**
-     * Posts {@code receive} again at the start of the next step rather than now: an arrival's step
-     * then ends, and the {@code test} that waits for it returns, without the post in between. A
-     * receive already waiting for that is posted once.
-     */
-    void repostNextStep(KeptReceive receive) {
-        if (receive.repostQueued) {
-            return;
-        }
-        receive.repostQueued = true;
-        if (repostTail == null) {
-            repostHead = receive;
-        } else {
-            repostTail.nextRepost = receive;
-        }
-        repostTail = receive;
     }
 
     /** When the current (or last) reading of the queues began: the time of what arrives in it. */
@@ -110,13 +75,6 @@ final class EndpointStep {
 
     /** Forgets the receives waiting to be posted again: the endpoint closed. */
     void clear() {
-        for (KeptReceive receive = repostHead; receive != null; ) {
-            KeptReceive next = receive.nextRepost;
-            receive.nextRepost = null;
-            receive.repostQueued = false;
-            receive = next;
-        }
-        repostHead = null;
-        repostTail = null;
+        reposts.clear();
     }
 }

@@ -7,11 +7,11 @@ import io.ofinet.fabric.HostMemory;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Rails;
 import io.ofinet.mr.Use;
-import io.ofinet.rdma.comm.CommHost;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.OpCounts;
 import io.ofinet.rdma.progress.ProgressEngine;
+import io.ofinet.rdma.rail.KeptReceive;
 import io.ofinet.rdma.rail.Peers;
 import io.ofinet.rdma.rail.RailSet;
 import java.util.concurrent.locks.ReentrantLock;
@@ -42,7 +42,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** The destinations of this endpoint's posts, with their queues. */
     final Peers peers;
     /** The endpoint as its communicators see it. */
-    final CommHost host = new EndpointHost(this);
+    final EndpointHost host = new EndpointHost(this);
 
     private final Device device;
     private final DeviceSpec spec;
@@ -174,9 +174,9 @@ public final class RdmaEndpoint implements AutoCloseable {
         return step.readQueues();
     }
 
-    /** See {@link EndpointStep#repostNextStep}. */
+    /** Posts {@code receive} again at the start of the next step. */
     void repostNextStep(KeptReceive receive) {
-        step.repostNextStep(receive);
+        step.reposts.add(receive);
     }
 
     /** When the current (or last) reading of the queues began: the time of what arrives in it. */

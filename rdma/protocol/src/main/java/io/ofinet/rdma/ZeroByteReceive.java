@@ -3,6 +3,7 @@ package io.ofinet.rdma;
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.Fi;
+import io.ofinet.rdma.rail.KeptReceive;
 import io.ofinet.rdma.rail.RailSet;
 
 /**
@@ -16,13 +17,15 @@ final class ZeroByteReceive extends KeptReceive {
     /** Receives kept posted per rail: a zero-byte message finding none waits in the provider's unexpected queue. */
     static final int PER_RAIL = 64;
 
+    private final ImmediateDispatcher immediates;
     private final Endpoint on;
     /** The data rail it is posted on. */
     private final int rail;
     private final String what;
 
     ZeroByteReceive(RdmaEndpoint endpoint, Endpoint on, int rail, String what) {
-        super(endpoint);
+        super(endpoint.host);
+        this.immediates = endpoint.immediates;
         this.on = on;
         this.rail = rail;
         this.what = what;
@@ -42,7 +45,7 @@ final class ZeroByteReceive extends KeptReceive {
     }
 
     @Override
-    int engineRail() {
+    public int engineRail() {
         return rail;
     }
 
@@ -52,11 +55,11 @@ final class ZeroByteReceive extends KeptReceive {
     }
 
     @Override
-    boolean arrived(long flags, long len, long data) {
+    protected boolean arrived(long flags, long len, long data) {
         if ((flags & Fi.REMOTE_CQ_DATA) != 0) {
-            endpoint.immediates.zeroByteMessage(rail, len, data);
+            immediates.zeroByteMessage(rail, len, data);
         } else {
-            endpoint.immediates.dropStray(rail, len);
+            immediates.dropStray(rail, len);
         }
         return true;
     }

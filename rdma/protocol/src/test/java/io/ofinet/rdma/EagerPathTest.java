@@ -13,6 +13,7 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Use;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.rail.KeptReceive;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

@@ -12,6 +12,7 @@ import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.fabric.testing.AddressExchange;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.fabric.testing.Peer;
+import io.ofinet.rdma.rail.KeptReceive;
 import io.ofinet.rdma.wire.Announcement;
 import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.HandshakeMessage;

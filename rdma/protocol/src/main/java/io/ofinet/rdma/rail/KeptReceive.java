@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.rail;
 
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
@@ -12,39 +12,53 @@ import io.ofinet.rdma.progress.Operation;
  * failure up to {@link #MAX_FAILURES_IN_A_ROW} in a row, past which the failure is the endpoint's
  * own and reposting would only repeat it.
  */
-abstract class KeptReceive extends Operation {
+public abstract class KeptReceive extends Operation {
+    /** What a kept receive needs of its endpoint. */
+    public interface Host {
+        /** Posts {@code receive} through the queue of posts to no peer on engine rail {@code engineRail}. */
+        void submitLocal(Operation receive, int engineRail);
+
+        /** Posts {@code receive} again at the start of the endpoint's next step ({@link RepostQueue}). */
+        void repostNextStep(KeptReceive receive);
+
+        /** Whether the endpoint is closed (its receives' failures then say nothing). */
+        boolean closed();
+
+        /** A peer's message too large for {@code receive} was dropped: counted as malformed. */
+        void dropTruncated(String receive, RdmaException cause);
+    }
+
     /** Failures of one posted receive in a row after which it is not posted again. */
-    static final int MAX_FAILURES_IN_A_ROW = 16;
+    public static final int MAX_FAILURES_IN_A_ROW = 16;
 
     private static final System.Logger LOG = System.getLogger(KeptReceive.class.getName());
 
-    final RdmaEndpoint endpoint;
-    private int failuresInARow;
-    /** Whether it waits in its endpoint's queue of receives to post again at the next step. */
+    private final Host host;
+    /** Whether it waits in a {@link RepostQueue}, and the next in that queue (null: the last). */
     boolean repostQueued;
-    /** The next in that queue, or null. */
     KeptReceive nextRepost;
+    private int failuresInARow;
 
-    KeptReceive(RdmaEndpoint endpoint) {
-        this.endpoint = endpoint;
+    protected KeptReceive(Host host) {
+        this.host = host;
     }
 
     /** The engine's index of the rail it is posted on (data rails first, then control rails). */
-    abstract int engineRail();
+    public abstract int engineRail();
 
     /**
      * What arrived in it. Returns whether to post it again now: false when what arrived stays in
      * it for later (an eager message whose receive is not posted yet).
      */
-    abstract boolean arrived(long flags, long len, long data);
+    protected abstract boolean arrived(long flags, long len, long data);
 
     /** Posts it, through the queue of posts to no peer on its rail. */
-    final void submit() {
-        endpoint.engine.submit(this, endpoint.peers.local(engineRail()));
+    protected final void submit() {
+        host.submitLocal(this, engineRail());
     }
 
     /** Posts it again after an arrival or a failure; a pooled receive asks its pool first. */
-    void repost() {
+    public void repost() {
         submit();
     }
 
@@ -56,18 +70,18 @@ abstract class KeptReceive extends Operation {
     protected final void completed(int rail, long flags, long len, long data) {
         failuresInARow = 0;
         if (arrived(flags, len, data)) {
-            endpoint.repostNextStep(this);
+            host.repostNextStep(this);
         }
     }
 
     @Override
     protected final void failed(RdmaException cause) {
-        if (endpoint.isClosed()) {
+        if (host.closed()) {
             return;
         }
         if (cause.category() == ErrorCategory.REMOTE) {
             // A peer's message too large for it (FI_ETRUNC): the peer's fault, counted, never the end of it.
-            endpoint.immediates.dropTruncated(describe(), cause);
+            host.dropTruncated(describe(), cause);
             repost();
             return;
         }
