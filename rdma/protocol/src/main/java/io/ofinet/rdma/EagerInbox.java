@@ -1,5 +1,6 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.eager.EagerBuffer;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;

@@ -7,6 +7,7 @@ import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Registrar;
 import io.ofinet.mr.Use;
+import io.ofinet.rdma.eager.EagerBuffers;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
@@ -75,10 +76,10 @@ final class EndpointPools {
             }
         }
         ops = new Ops(engine, counts, endpoint.railSet.noticeBehindWrite());
-        eager = new EagerBuffers(endpoint, params);
+        eager = new EagerBuffers(endpoint.railSet, endpoint.dataRails(), endpoint.host, endpoint.immediates, engine, params);
         if (eager.enabled()) {
             // Posted eager receives take the data rails' zero-byte messages too.
-            eager.open(engine, this);
+            eager.open(blockMemory(), registrar(Use.DATA_BUFFERS));
         } else if (endpoint.railSet.dataRailsTakeZeroByteMessages()) {
             ZeroByteReceive.postAll(endpoint);
         }

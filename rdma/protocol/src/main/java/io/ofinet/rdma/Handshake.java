@@ -4,6 +4,7 @@ import io.ofinet.config.Parameter;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.eager.EagerBuffers;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.PeerQueue;

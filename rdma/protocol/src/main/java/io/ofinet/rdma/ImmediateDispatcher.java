@@ -1,5 +1,7 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.eager.EagerArrivals;
+import io.ofinet.rdma.eager.EagerBuffer;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.Immediate;
@@ -14,7 +16,7 @@ import java.lang.System.Logger.Level;
  * or {@link ReceiverSignals}; every arrival first passes {@link ArrivalChecks}. Called from
  * progress, with the endpoint's lock held.
  */
-final class ImmediateDispatcher {
+final class ImmediateDispatcher implements EagerArrivals {
     private static final System.Logger LOG = ArrivalChecks.LOG;
 
     private final RdmaEndpoint endpoint;
@@ -125,7 +127,8 @@ final class ImmediateDispatcher {
     }
 
     /** A message without immediate data where only zero-byte messages with it are expected: dropped and counted. */
-    void dropStray(int rail, long len) {
+    @Override
+    public void dropStray(int rail, long len) {
         checks.malformed("dropping a {0}-byte message without immediate data on rail {1}", len, rail);
     }
 
@@ -137,7 +140,8 @@ final class ImmediateDispatcher {
      *
      * @return whether the buffer is held for a receive not yet posted
      */
-    boolean eager(int rail, EagerBuffer buffer, long len, long data) {
+    @Override
+    public boolean eager(int rail, EagerBuffer buffer, long len, long data) {
         long checked = checks.checked(data, Immediate.TYPE_DATA, rail, len, "an eager message");
         if (checked < 0) {
             return false;
@@ -163,7 +167,8 @@ final class ImmediateDispatcher {
      * A zero-byte message with immediate data arrived on {@code rail}: a signal, an error, or a
      * write notice.
      */
-    void zeroByteMessage(int rail, long len, long data) {
+    @Override
+    public void zeroByteMessage(int rail, long len, long data) {
         remoteData(rail, 0, len, data);
     }
 

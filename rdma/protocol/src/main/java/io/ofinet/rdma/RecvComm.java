@@ -5,6 +5,8 @@ import io.ofinet.rdma.comm.CommCounters;
 import io.ofinet.rdma.comm.CommStatistics;
 import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.comm.RequestPool;
+import io.ofinet.rdma.eager.EagerBuffer;
+import io.ofinet.rdma.eager.EagerBuffers;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.rail.Connection;

@@ -1,6 +1,7 @@
 package io.ofinet.rdma;
 
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.eager.EagerBuffer;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;

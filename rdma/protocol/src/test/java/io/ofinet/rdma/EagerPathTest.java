@@ -11,6 +11,7 @@ import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Use;
+import io.ofinet.rdma.eager.EagerBuffer;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.rail.KeptReceive;

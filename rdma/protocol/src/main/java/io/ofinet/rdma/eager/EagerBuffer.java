@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.eager;
 
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.Fi;
@@ -21,22 +21,22 @@ import io.ofinet.rdma.wire.EagerMessageHeader;
  * <p>A received eager message whose receive is not posted yet stays in its buffer (held) until
  * the receive comes; the buffer is posted again only then.
  */
-final class EagerBuffer {
-    final RdmaEndpoint endpoint;
-    final long address;
+public final class EagerBuffer {
+    private final EagerBuffers pool;
+    public final long address;
     private final MrHandle mr;
-    final Receive receive;
-    final Send send = new Send();
+    public final Receive receive;
+    public final Send send = new Send();
 
-    EagerBuffer(RdmaEndpoint endpoint, Freelist.Block block, long address) {
-        this.endpoint = endpoint;
+    public EagerBuffer(EagerBuffers pool, Freelist.Block block, long address) {
+        this.pool = pool;
         this.address = address;
         this.mr = (MrHandle) block.handle();
         this.receive = new Receive();
     }
 
     /** Where the payload starts. */
-    long payload() {
+    public long payload() {
         return address + EagerMessageHeader.BYTES;
     }
 
@@ -44,15 +44,15 @@ final class EagerBuffer {
      * A receive of one eager message (or a zero-byte message) on a data rail, kept posted ({@link
      * KeptReceive}) except while it holds a message whose receive is not posted yet.
      */
-    final class Receive extends KeptReceive {
+    public final class Receive extends KeptReceive {
         private int rail;
 
         Receive() {
-            super(EagerBuffer.this.endpoint.host);
+            super(EagerBuffer.this.pool.host);
         }
 
         /** The data rail it is posted on. */
-        int rail() {
+        public int rail() {
             return rail;
         }
 
@@ -69,18 +69,18 @@ final class EagerBuffer {
 
         @Override
         protected int post() throws FabricException {
-            return endpoint.railSet.dataEndpoint(rail).recv(address, endpoint.pools.eager.bufferBytes(),
+            return pool.rails.dataEndpoint(rail).recv(address, pool.bufferBytes(),
                     mr.descriptor(RailKind.DATA, rail), Fi.ADDR_UNSPEC, context());
         }
 
         @Override
         protected boolean arrived(long flags, long len, long data) {
             if ((flags & Fi.REMOTE_CQ_DATA) == 0) {
-                endpoint.immediates.dropStray(rail, len);
+                pool.arrivals.dropStray(rail, len);
             } else if (len == 0) {
-                endpoint.immediates.zeroByteMessage(rail, len, data);
-            } else if (endpoint.immediates.eager(rail, EagerBuffer.this, len, data)) {
-                endpoint.pools.eager.held(EagerBuffer.this);
+                pool.arrivals.zeroByteMessage(rail, len, data);
+            } else if (pool.arrivals.eager(rail, EagerBuffer.this, len, data)) {
+                pool.held(EagerBuffer.this);
                 return false;
             }
             return true;
@@ -89,7 +89,7 @@ final class EagerBuffer {
         /** Posted again through the endpoint's eager buffers, which post nothing once closed. */
         @Override
         public void repost() {
-            endpoint.pools.eager.repost(EagerBuffer.this);
+            pool.repost(EagerBuffer.this);
         }
 
         @Override
@@ -99,7 +99,7 @@ final class EagerBuffer {
     }
 
     /** A send of the eager message in this buffer; the buffer returns to the freelist when it completes. */
-    final class Send extends Operation {
+    public final class Send extends Operation {
         private int rail;
         private long length;
         private long data;
@@ -108,19 +108,19 @@ final class EagerBuffer {
         private int ownerGeneration;
 
         /** Sends {@code bytes} bytes of this buffer on data rail {@code dataRail} to {@code destination}. */
-        void start(int dataRail, long bytes, long immediate, long destination, PeerQueue queue, RmaOp.Owner who) {
+        public void start(int dataRail, long bytes, long immediate, long destination, PeerQueue queue, RmaOp.Owner who) {
             this.rail = dataRail;
             this.length = bytes;
             this.data = immediate;
             this.dest = destination;
             this.owner = who;
             this.ownerGeneration = who.generation();
-            endpoint.engine.submit(this, queue);
+            pool.engine.submit(this, queue);
         }
 
         @Override
         protected int post() throws FabricException {
-            return endpoint.railSet.dataEndpoint(rail).senddata(address, length, mr.descriptor(RailKind.DATA, rail), data,
+            return pool.rails.dataEndpoint(rail).senddata(address, length, mr.descriptor(RailKind.DATA, rail), data,
                     dest, context());
         }
 
@@ -143,7 +143,7 @@ final class EagerBuffer {
         private RmaOp.Owner finish() {
             RmaOp.Owner who = owner;
             owner = null;
-            endpoint.pools.eager.release(EagerBuffer.this);
+            pool.release(EagerBuffer.this);
             return who;
         }
 

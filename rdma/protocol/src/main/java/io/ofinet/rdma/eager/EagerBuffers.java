@@ -1,30 +1,35 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.eager;
 
 import io.ofinet.config.DeviceParameters;
 import io.ofinet.config.Parameter;
-import io.ofinet.mr.Use;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.progress.ProgressEngine;
+import io.ofinet.rdma.rail.KeptReceive;
+import io.ofinet.rdma.rail.RailSet;
 import io.ofinet.rdma.wire.EagerMessageHeader;
 
 /**
- * An endpoint's eager buffers: one freelist, registered for the data rails ({@link
- * Use#DATA_BUFFERS}), whose entries are either posted as receives on a data rail, held with an
+ * An endpoint's eager buffers: one freelist, registered for the data rails (for
+ * {@code Use.DATA_BUFFERS}), whose entries are either posted as receives on a data rail, held with an
  * eager message whose receive is not posted yet, or carrying an outgoing eager message.
  *
  * <p>Each data rail keeps {@code rdmaMinPostedEagerBuffers} receives posted: a buffer that is held
  * is replaced from the freelist, and a held buffer given back is posted again while its rail has
  * fewer than {@code rdmaMaxPostedEagerBuffers} posted, else it returns to the freelist. Held
- * buffers are bounded per communicator by the sender's credits ({@link SendSequencer#CREDITS}); messages
+ * buffers are bounded per communicator by the sender's credits (the sequencer's credits); messages
  * beyond what is posted wait in the provider (back-pressure, never loss). The counts are per data
  * rail, as the parameters say. Owned by the endpoint, touched with it held.
  */
-final class EagerBuffers {
+public final class EagerBuffers {
     /** Entries for outgoing eager messages at most, beyond the posted receives. */
     private static final int MAX_SENDING = 4096;
 
-    private final RdmaEndpoint endpoint;
+    public final RailSet rails;
+    public final KeptReceive.Host host;
+    public final EagerArrivals arrivals;
+    public final ProgressEngine engine;
+    private final int dataRails;
     private final long payloadBytes;
     private final int minPosted;
     private final int maxPosted;
@@ -32,39 +37,48 @@ final class EagerBuffers {
     private Freelist<EagerBuffer> buffers;
     private boolean closed;
 
-    EagerBuffers(RdmaEndpoint endpoint, DeviceParameters params) {
-        this.endpoint = endpoint;
+    /**
+     * @param host the endpoint, to which the posted receives go back
+     * @param arrivals where what arrives in them goes
+     */
+    public EagerBuffers(RailSet rails, int dataRails, KeptReceive.Host host, EagerArrivals arrivals, ProgressEngine engine,
+            DeviceParameters params) {
+        this.rails = rails;
+        this.dataRails = dataRails;
+        this.host = host;
+        this.arrivals = arrivals;
+        this.engine = engine;
         // On shm a message above its inject size completes in order behind other peers' (see RailSet).
         this.payloadBytes = Math.min(params.eagerMaxSizeBytes(),
-                endpoint.railSet.messagesCompleteAtOnceUpTo() - EagerMessageHeader.BYTES);
+                rails.messagesCompleteAtOnceUpTo() - EagerMessageHeader.BYTES);
         this.minPosted = (int) (long) params.get(Parameter.RDMA_MIN_POSTED_EAGER_BUFFERS);
         this.maxPosted = Math.max(minPosted, (int) (long) params.get(Parameter.RDMA_MAX_POSTED_EAGER_BUFFERS));
-        this.posted = new int[endpoint.dataRails()];
+        this.posted = new int[dataRails];
     }
 
     /** Whether sends of up to {@link #payloadBytes()} go eagerly ({@code eagerMaxSize} above 0, and receives posted). */
-    boolean enabled() {
+    public boolean enabled() {
         return payloadBytes > 0 && minPosted > 0;
     }
 
     /** The largest eager payload. */
-    long payloadBytes() {
+    public long payloadBytes() {
         return payloadBytes;
     }
 
     /** Bytes of a buffer: header and payload. */
-    long bufferBytes() {
+    public long bufferBytes() {
         return payloadBytes + EagerMessageHeader.BYTES;
     }
 
     /** Makes the freelist and posts the receives of every data rail. */
-    void open(ProgressEngine engine, EndpointPools pools) throws RdmaException {
-        int rails = endpoint.dataRails();
-        buffers = Freelist.<EagerBuffer>builder("eager buffers", (block, address) -> new EagerBuffer(endpoint, block,
+    public void open(Freelist.BlockMemory blockMemory, Freelist.BlockRegistrar registrar) throws RdmaException {
+        int rails = dataRails;
+        buffers = Freelist.<EagerBuffer>builder("eager buffers", (block, address) -> new EagerBuffer(this, block,
                         address))
                 .sizes(minPosted * rails, Math.max(16, minPosted), maxPosted * rails + MAX_SENDING)
-                .nativeEntries(bufferBytes(), 64, pools.blockMemory())
-                .registered(pools.registrar(Use.DATA_BUFFERS))
+                .nativeEntries(bufferBytes(), 64, blockMemory)
+                .registered(registrar)
                 .hooks(buffer -> {
                     engine.register(buffer.receive);
                     engine.register(buffer.send);
@@ -83,7 +97,7 @@ final class EagerBuffers {
     }
 
     /** A buffer for an outgoing eager message, or null when none is free. */
-    EagerBuffer acquire() {
+    public EagerBuffer acquire() {
         try {
             return buffers.acquire();
         } catch (RdmaException e) {
@@ -92,21 +106,21 @@ final class EagerBuffers {
     }
 
     /** An outgoing message's buffer, back to the freelist. */
-    void release(EagerBuffer buffer) {
+    public void release(EagerBuffer buffer) {
         if (!closed) {
             buffers.release(buffer);
         }
     }
 
     /** A received buffer whose message was used up: posted again. */
-    void repost(EagerBuffer buffer) {
+    public void repost(EagerBuffer buffer) {
         if (!closed) {
             buffer.receive.postOn(buffer.receive.rail());
         }
     }
 
     /** A received buffer now holds a message: its rail gets another posted in its place. */
-    void held(EagerBuffer buffer) {
+    public void held(EagerBuffer buffer) {
         int rail = buffer.receive.rail();
         posted[rail]--;
         if (!closed && posted[rail] < minPosted) {
@@ -119,7 +133,7 @@ final class EagerBuffers {
     }
 
     /** A held message was used up (or dropped): its buffer is posted again, or freed for later. */
-    void unhold(EagerBuffer buffer) {
+    public void unhold(EagerBuffer buffer) {
         int rail = buffer.receive.rail();
         if (closed) {
             return;
@@ -133,16 +147,16 @@ final class EagerBuffers {
     }
 
     /** Receives posted on data rail {@code rail} now. */
-    int posted(int rail) {
+    public int posted(int rail) {
         return posted[rail];
     }
 
     /** The freelist, for the endpoint's close (deregistered with the other pools, freed after the rails). */
-    Freelist<EagerBuffer> freelist() {
+    public Freelist<EagerBuffer> freelist() {
         return buffers;
     }
 
-    void closed() {
+    public void closed() {
         closed = true;
     }
 }
