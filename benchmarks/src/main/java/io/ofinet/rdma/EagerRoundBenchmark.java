@@ -5,6 +5,8 @@ import io.ofinet.config.DeviceSpec;
 import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.send.SendComm;
+import io.ofinet.rdma.send.SendRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;

@@ -4,6 +4,7 @@ import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.rail.Connection;
+import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
 import java.lang.System.Logger.Level;
 
@@ -55,7 +56,7 @@ final class ArrivalChecks {
     /** Receive communicator {@code id} if it is open; else null, the arrival dropped and counted. */
     RecvComm openRecv(int id) {
         RecvComm recv = endpoint.comms.recv(id);
-        if (recv == null || recv.closed) {
+        if (recv == null || recv.isClosed()) {
             unknownComm++;
             LOG.log(Level.WARNING, "dropping a remote write for receive communicator {0}", id);
             return null;

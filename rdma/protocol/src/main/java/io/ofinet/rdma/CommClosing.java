@@ -5,6 +5,7 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.rail.Connection;
+import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Signal;
 import java.lang.System.Logger.Level;
@@ -116,11 +117,11 @@ final class CommClosing {
     private boolean closeSendStep(SendComm comm, long deadline) throws RdmaException {
         endpoint.lock();
         try {
-            if (comm.closed) {
+            if (comm.isClosed()) {
                 return true;
             }
             comm.failQueued(new RdmaException(ErrorCategory.INVALID_USAGE, "the send communicator was closed"));
-            boolean live = !endpoint.isClosed() && comm.connectedAndOpen() && comm.liveness().dead == null;
+            boolean live = !endpoint.isClosed() && comm.connectedAndOpen() && comm.liveness().dead() == null;
             if (live && comm.writesInFlight() && mayWait(deadline)) {
                 endpoint.progressEveryRail();
                 return false;
@@ -129,12 +130,12 @@ final class CommClosing {
                 comm.sendClosedSignal();
                 endpoint.progressEveryRail();
             }
-            comm.closed = true;
+            comm.markClosed();
             comms.remove(comm);
             handshake.forget(comm);
             comm.forgetPeers();
-            if (comm.receiverDone) {
-                duties.releaseMailbox(comm.mailbox, comm.mailboxMr);
+            if (comm.receiverDone()) {
+                duties.releaseMailbox(comm.mailbox(), comm.mailboxMr());
             } else {
                 // The receiver may still write announcements into the mailbox: keep it
                 // registered until it says its last word, or for peerTimeoutMs, so that such a
@@ -162,7 +163,7 @@ final class CommClosing {
         boolean waiting = false;
         endpoint.lock();
         try {
-            if (!comm.closed && comm.connectedAndOpen() && comm.liveness().dead == null && !endpoint.isClosed()) {
+            if (!comm.isClosed() && comm.connectedAndOpen() && comm.liveness().dead() == null && !endpoint.isClosed()) {
                 // The sender hears of every close. With nothing outstanding, every announcement of
                 // this side was written before it (a receive ends after its own), so the signal is
                 // this side's last word and frees the sender's mailbox; where announcements go
@@ -181,20 +182,20 @@ final class CommClosing {
             endpoint.unlock();
         }
         if (waiting) {
-            progressWhile(() -> !comm.closed && !comm.senderClose.writesEnded() && comm.liveness().dead == null,
+            progressWhile(() -> !comm.isClosed() && !comm.senderClose.writesEnded() && comm.liveness().dead() == null,
                     deadline);
         }
         // The tagged receives still posted into the application's buffers are cancelled, and the
         // close waits until the provider has answered each: nothing lands in them once it returns.
         endpoint.lock();
         try {
-            if (!endpoint.isClosed() && !comm.closed) {
+            if (!endpoint.isClosed() && !comm.isClosed()) {
                 comm.cancelTagged();
             }
         } finally {
             endpoint.unlock();
         }
-        progressWhile(() -> !comm.closed && comm.cancelTagged(), deadline);
+        progressWhile(() -> !comm.isClosed() && comm.cancelTagged(), deadline);
         endpoint.lock();
         try {
             discard(comm);
@@ -228,10 +229,10 @@ final class CommClosing {
 
     /** Forgets a receive communicator: its id is free again and progress no longer walks it. */
     void discard(RecvComm comm) {
-        if (comm.closed) {
+        if (comm.isClosed()) {
             return;
         }
-        comm.closed = true;
+        comm.markClosed();
         comms.remove(comm);
         comm.forgetPeers();
     }

@@ -12,7 +12,7 @@ import io.ofinet.rdma.wire.Signal;
 /**
  * A receive communicator's eager messages, requests to send and heads (docs/PROTOCOL.md, "Eager messages"): those
  * whose receive is posted are matched and copied out at once; those that came first stay in their
- * buffers (held) until their receive is posted, at most {@link SendSequencer#CREDITS} of them. A
+ * buffers (held) until their receive is posted, at most {@link Limits#CREDITS} of them. A
  * message matched by tag waits for the earlier ones of its receive matched by tag, since both sides
  * give them buffers in sequence order. Each one used up gives the sender back a credit, returned in
  * batches of half the credits. Touched only with the endpoint held.
@@ -20,14 +20,14 @@ import io.ofinet.rdma.wire.Signal;
 final class EagerInbox {
     private static final int MASK = (1 << Limits.SEQ_BITS) - 1;
     /** Credits returned in one signal. */
-    static final int CREDIT_BATCH = SendSequencer.CREDITS / 2;
+    static final int CREDIT_BATCH = Limits.CREDITS / 2;
 
     private final RecvComm comm;
     private final RdmaEndpoint endpoint;
     private final EagerMessageHeader header = new EagerMessageHeader();
-    private final int[] heldSeq = new int[SendSequencer.CREDITS];
-    private final long[] heldLength = new long[SendSequencer.CREDITS];
-    private final EagerBuffer[] held = new EagerBuffer[SendSequencer.CREDITS];
+    private final int[] heldSeq = new int[Limits.CREDITS];
+    private final long[] heldLength = new long[Limits.CREDITS];
+    private final EagerBuffer[] held = new EagerBuffer[Limits.CREDITS];
     private int heldCount;
     private int creditsDue;
 
@@ -62,7 +62,7 @@ final class EagerInbox {
     void hold(EagerBuffer buffer, long len, int seq) throws RdmaException {
         if (heldCount == held.length) {
             throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " arrived beyond the sender's "
-                    + SendSequencer.CREDITS + " credits");
+                    + Limits.CREDITS + " credits");
         }
         heldSeq[heldCount] = seq;
         heldLength[heldCount] = len;
@@ -191,7 +191,7 @@ final class EagerInbox {
         if (op != null) {
             comm.connection().sendImmediate(op, "refusal to the sender", Immediate.signal(
                     reason == Immediate.ERROR_TRUNCATED ? Signal.TRUNCATED_TO_SENDER : Signal.NO_TAG_TO_SENDER,
-                    comm.connection().peerCommId(), seq), SendWrites.NO_OWNER);
+                    comm.connection().peerCommId(), seq), RmaOp.NO_OWNER);
         }
     }
 
@@ -211,7 +211,7 @@ final class EagerInbox {
             return;
         }
         comm.connection().sendImmediate(op, "credits to the sender", Immediate.signal(
-                Signal.CREDITS_TO_SENDER, comm.connection().peerCommId(), creditsDue), SendWrites.NO_OWNER);
+                Signal.CREDITS_TO_SENDER, comm.connection().peerCommId(), creditsDue), RmaOp.NO_OWNER);
         creditsDue = 0;
     }
 

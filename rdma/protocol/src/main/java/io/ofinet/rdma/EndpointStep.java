@@ -3,6 +3,7 @@ package io.ofinet.rdma;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.rail.RepostQueue;
+import io.ofinet.rdma.send.SendComm;
 import java.util.List;
 
 /**

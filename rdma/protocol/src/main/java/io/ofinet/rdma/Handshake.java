@@ -10,6 +10,7 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.rail.ProcessCheck;
+import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Announcement;
 import io.ofinet.rdma.wire.HandshakeMessage;
 import io.ofinet.rdma.wire.Limits;
@@ -117,7 +118,7 @@ final class Handshake {
             connecting.remove(key);
             return comm;
         }
-        if (System.nanoTime() > comm.deadlineNanos) {
+        if (System.nanoTime() > comm.deadlineNanos()) {
             connecting.remove(key);
             endpoint.closing.closeSend(comm);
             throw new RdmaException(ErrorCategory.REMOTE, "connect: the listener did not answer within "
@@ -143,7 +144,7 @@ final class Handshake {
             mailboxMr = endpoint.pools.register(mailbox, bytes, io.ofinet.mr.Use.CONTROL_MAILBOX);
             long listener = endpoint.peers.insert(dataRails, handle.address());
             inserted = listener;
-            SendComm comm = new SendComm(endpoint, id, newToken(), System.nanoTime() + endpoint.params.connectionTimeoutMs() * 1_000_000L,
+            SendComm comm = new SendComm(endpoint.commParts, endpoint.closing::closeSend, id, newToken(), System.nanoTime() + endpoint.params.connectionTimeoutMs() * 1_000_000L,
                     mailbox, mailboxMr, slotBytes);
             endpoint.comms.add(comm);
             long[] keys = new long[controlRails];
@@ -307,7 +308,7 @@ final class Handshake {
                     listen.handshaking--;
                     comm.acceptSent = true;
                     endpoint.comms.connected(comm);
-                    if (!listen.closed && !comm.closed) {
+                    if (!listen.closed && !comm.isClosed()) {
                         listen.ready.add(comm);
                     }
                 }, cause -> {
@@ -323,7 +324,7 @@ final class Handshake {
 
     private void onAccept(HandshakeMessage m) throws FabricException {
         SendComm comm = endpoint.comms.send(m.connectorCommId());
-        if (comm == null || comm.connection() != null || comm.closed) {
+        if (comm == null || comm.connection() != null || comm.isClosed()) {
             dropped++;
             LOG.log(Level.WARNING, "dropping an ACCEPT for unknown send communicator {0}", m.connectorCommId());
             return;
@@ -352,7 +353,7 @@ final class Handshake {
 
     private void onReject(HandshakeMessage m) {
         SendComm comm = endpoint.comms.send(m.connectorCommId());
-        if (comm != null && !comm.closed) {
+        if (comm != null && !comm.isClosed()) {
             comm.connectFailed(new RdmaException(ErrorCategory.REMOTE, "connect: the listener refused the connection: "
                     + m.reason()));
         }

@@ -4,6 +4,7 @@ import io.ofinet.rdma.eager.EagerArrivals;
 import io.ofinet.rdma.eager.EagerBuffer;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Signal;
 import java.lang.System.Logger.Level;
@@ -193,7 +194,7 @@ final class ImmediateDispatcher implements EagerArrivals {
      */
     private void announcement(int rail, int comm, int seq, long address, int bytes, long upper) {
         SendComm send = endpoint.comms.send(comm);
-        if (send == null || send.closed) {
+        if (send == null || send.isClosed()) {
             SlowDuties.ClosedMailbox kept = send != null ? null : endpoint.duties.quarantined(comm);
             boolean closedOne = send != null ? checks.carriesToken(send.token(), upper)
                     : kept != null && checks.carriesToken(kept.token(), upper);

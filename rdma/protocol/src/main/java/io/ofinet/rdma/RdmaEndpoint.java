@@ -7,6 +7,7 @@ import io.ofinet.fabric.HostMemory;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Rails;
 import io.ofinet.mr.Use;
+import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.OpCounts;
@@ -14,6 +15,7 @@ import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.rail.KeptReceive;
 import io.ofinet.rdma.rail.Peers;
 import io.ofinet.rdma.rail.RailSet;
+import io.ofinet.rdma.send.SendComm;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -43,6 +45,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     final Peers peers;
     /** The endpoint as its communicators see it. */
     final EndpointHost host = new EndpointHost(this);
+    /** What its communicators are given; made once the pools are open. */
+    CommParts commParts;
 
     private final Device device;
     private final DeviceSpec spec;
@@ -80,6 +84,7 @@ public final class RdmaEndpoint implements AutoCloseable {
             pools.open(engine, params);
             return null;
         });
+        this.commParts = new CommParts(host, memory, railSet, dataRails, pools.ops, pools.eager, params);
         this.step = new EndpointStep(engine, handshake, comms, duties);
         if (pools.eager.enabled()) {
             // Small messages need nothing from the control rails: those are read every

@@ -42,7 +42,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     /** Where this side's announcements go, and how. */
     private final ReceiveAnnouncer announcer;
     boolean acceptSent;
-    boolean closed;
+    private boolean closed;
 
     private final MessageWindow<RecvRequest> window = new MessageWindow<>(Limits.SEQ_BITS, Limits.WINDOW, 0);
     private int recvSeq;
@@ -244,8 +244,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         if (closed) {
             throw new RdmaException(ErrorCategory.INVALID_USAGE, "irecv: the receive communicator is closed");
         }
-        if (liveness.dead != null) {
-            throw liveness.dead;
+        if (liveness.dead() != null) {
+            throw liveness.dead();
         }
         if (senderClose.unserved(recvSeq, count)) {
             // Nothing will come for it: it fails at its test, as the receives posted before did.
@@ -323,7 +323,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             inbox.used(); // its receive failed, and it with it
             return false;
         }
-        if (((seq - window.start()) & ((1 << Limits.SEQ_BITS) - 1)) >= Limits.WINDOW + SendSequencer.CREDITS) {
+        if (((seq - window.start()) & ((1 << Limits.SEQ_BITS) - 1)) >= Limits.WINDOW + Limits.CREDITS) {
             throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " is past the window of "
                     + Limits.WINDOW + " from " + window.start());
         }
@@ -401,5 +401,14 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     @Override
     public void close() {
         endpoint.closing.closeRecv(this);
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Its close has begun: it takes nothing more. */
+    public void markClosed() {
+        closed = true;
     }
 }

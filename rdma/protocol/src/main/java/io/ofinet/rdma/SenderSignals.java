@@ -2,6 +2,7 @@ package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Signal;
 
@@ -47,7 +48,7 @@ final class SenderSignals {
     /** The receiver closes: the send communicator stops; {@code value} says whether it was its last word. */
     private void receiverClosing(int rail, int comm, int value, long upper) {
         SendComm send = endpoint.comms.send(comm);
-        if (send == null || send.closed) {
+        if (send == null || send.isClosed()) {
             // Closed already (its confirmation went out at its close): the receiver's last
             // word, which frees the mailbox kept for it.
             if (value == Signal.CLOSING_FINAL && endpoint.duties.releaseMailbox(comm, upper, checks)) {
@@ -61,15 +62,14 @@ final class SenderSignals {
             return;
         }
         send.liveness().heard(endpoint.stepNanos());
-        send.receiverDone |= value == Signal.CLOSING_FINAL;
-        send.peerClosing = true;
+        send.receiverClosing(value == Signal.CLOSING_FINAL);
         send.failQueued(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
     }
 
     /** A refusal of eager message {@code value}, or {@code value} credits returned. */
     private void eagerPath(int rail, int comm, Signal signal, int value, long upper) {
         SendComm send = endpoint.comms.send(comm);
-        if (send == null || send.closed || send.liveness() == null) {
+        if (send == null || send.isClosed() || send.liveness() == null) {
             checks.unknownComm();
             return;
         }

@@ -5,6 +5,7 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.rail.Connection;
+import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Signal;
 import java.lang.System.Logger.Level;
@@ -103,7 +104,7 @@ final class SlowDuties {
         if (liveness.keepaliveDue(now)) {
             RmaOp op = endpoint.pools.ops.acquire();
             if (op != null) {
-                liveness.lastKeepaliveNanos = now;
+                liveness.keepaliveSent(now);
                 peer.sendImmediate(op, "keepalive", Immediate.signal(keepalive, peer.peerCommId(), 0),
                         liveness);
             }
@@ -113,7 +114,7 @@ final class SlowDuties {
 
     /** Keeps a closed send communicator's mailbox registered for a while. */
     void quarantine(SendComm comm) {
-        quarantine.add(new ClosedMailbox(comm.id(), comm.token(), comm.mailbox, comm.mailboxMr, System.nanoTime()));
+        quarantine.add(new ClosedMailbox(comm.id(), comm.token(), comm.mailbox(), comm.mailboxMr(), System.nanoTime()));
     }
 
     /**

@@ -10,6 +10,8 @@ import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.rdma.comm.CommStatistics;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.send.SendComm;
+import io.ofinet.rdma.send.SendRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -15,6 +15,9 @@ import io.ofinet.rdma.eager.EagerBuffer;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.rail.KeptReceive;
+import io.ofinet.rdma.send.SendComm;
+import io.ofinet.rdma.send.SendRequest;
+import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -239,7 +242,7 @@ class EagerPathTest extends TwoHostFixture {
             spin(1);
         }
         assertEquals(1, p.send().statistics().refusedAfterDone(), "the refusal reached the sender");
-        assertEquals(null, p.send().liveness().dead, "the sender's communicator goes on");
+        assertEquals(null, p.send().liveness().dead(), "the sender's communicator goes on");
         RecvRequest next = p.recv().irecv(1, new long[] {s.dst.address + 8192}, new long[] {64}, new int[] {1},
                 new MrHandle[] {s.dstMr});
         SendRequest nextSend = p.send().isend(s.src.address, 8, 1, s.srcMr);
@@ -347,7 +350,7 @@ class EagerPathTest extends TwoHostFixture {
             sends.add(greedy.send().isend(s.src.address + i * 64L, 64, 4, s.srcMr));
         }
         spin(50);
-        assertEquals(SendSequencer.CREDITS, greedy.recv().inbox.held(), "held: the sender's credits, no more");
+        assertEquals(Limits.CREDITS, greedy.recv().inbox.held(), "held: the sender's credits, no more");
         assertTrue(b.pools.eager.posted(0) >= 64, "receives still posted: " + b.pools.eager.posted(0));
         for (int i = 0; i < 100; i++) {
             RecvRequest r = other.recv().irecv(1, new long[] {s.dst.address}, new long[] {64}, new int[] {1},
@@ -390,7 +393,7 @@ class EagerPathTest extends TwoHostFixture {
             assertFalse(b.immediates.eager(0, forged, io.ofinet.rdma.wire.EagerMessageHeader.BYTES + 8, data), "not held");
             b.pools.eager.release(forged);
             assertEquals(1, b.immediates.forged());
-            assertTrue(p.recv().liveness().dead == null, "the communicator is not charged");
+            assertTrue(p.recv().liveness().dead() == null, "the communicator is not charged");
         } finally {
             b.unlock();
         }

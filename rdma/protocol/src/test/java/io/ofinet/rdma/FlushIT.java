@@ -9,6 +9,8 @@ import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.send.SendComm;
+import io.ofinet.rdma.send.SendRequest;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

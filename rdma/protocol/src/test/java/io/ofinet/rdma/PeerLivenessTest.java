@@ -13,6 +13,8 @@ import io.ofinet.mr.Use;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.send.SendComm;
+import io.ofinet.rdma.send.SendRequest;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

@@ -6,7 +6,7 @@ import io.ofinet.rdma.ListenComm;
 import io.ofinet.rdma.RdmaEndpoint;
 import io.ofinet.rdma.RecvComm;
 import io.ofinet.rdma.comm.Request;
-import io.ofinet.rdma.SendComm;
+import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayDeque;
 import java.util.Arrays;

@@ -20,7 +20,7 @@ import io.ofinet.rdma.RdmaEndpoint;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.RecvComm;
 import io.ofinet.rdma.comm.Request;
-import io.ofinet.rdma.SendComm;
+import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Limits;
 import java.nio.ByteBuffer;
 import java.util.Map;

@@ -16,8 +16,8 @@ import io.ofinet.plugin.NetResult;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.RdmaEndpoint;
 import io.ofinet.rdma.error.RdmaException;
-import io.ofinet.rdma.SendComm;
-import io.ofinet.rdma.SendRequest;
+import io.ofinet.rdma.send.SendComm;
+import io.ofinet.rdma.send.SendRequest;
 import org.junit.jupiter.api.Test;
 
 /** The adapter over a mocked protocol: error mapping, request pooling and staleness. */

@@ -1,7 +1,7 @@
 package io.ofinet.rdma.comm;
 
 import io.ofinet.rdma.RecvComm;
-import io.ofinet.rdma.SendComm;
+import io.ofinet.rdma.send.SendComm;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -68,11 +68,21 @@ public final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
     private final long keepaliveNanos;
     private long nextProcessCheckNanos;
     private final String what;
-    public long lastHeardNanos;
+    private long lastHeardNanos;
     /** A request was posted with none outstanding: the next check restarts the silence clock. */
     private boolean silenceRestarts;
-    public long lastKeepaliveNanos;
-    public RdmaException dead;
+    private long lastKeepaliveNanos;
+    private RdmaException dead;
+
+    /** Why the peer is taken for dead, or null while it lives. */
+    public RdmaException dead() {
+        return dead;
+    }
+
+    /** A keepalive went out at {@code now}. */
+    public void keepaliveSent(long now) {
+        lastKeepaliveNanos = now;
+    }
 
     public PeerLiveness(Peered comm, long timeoutMs, String what, long now) {
         this.comm = comm;

@@ -25,10 +25,10 @@ public final class EagerBuffers {
     /** Entries for outgoing eager messages at most, beyond the posted receives. */
     private static final int MAX_SENDING = 4096;
 
-    public final RailSet rails;
-    public final KeptReceive.Host host;
-    public final EagerArrivals arrivals;
-    public final ProgressEngine engine;
+    final RailSet rails;
+    final KeptReceive.Host host;
+    final EagerArrivals arrivals;
+    final ProgressEngine engine;
     private final int dataRails;
     private final long payloadBytes;
     private final int minPosted;

@@ -51,6 +51,17 @@ public final class RmaOp extends Operation {
         }
     }
 
+    /** For operations whose fate nobody waits on (zero-byte messages: signals, errors). */
+    public static final Owner NO_OWNER = new Owner() {
+        @Override
+        public void opDone(RmaOp op) {
+        }
+
+        @Override
+        public void opFailed(RmaOp op, RdmaException cause) {
+        }
+    };
+
     private final Ops ops;
     private Kind kind;
     private Endpoint target;

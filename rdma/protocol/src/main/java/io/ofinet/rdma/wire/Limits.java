@@ -19,6 +19,11 @@ public final class Limits {
     public static final int SEQ_BITS = 10;
     /** Messages in flight per communicator: half the sequence space, so that wrap-around is unambiguous. */
     public static final int WINDOW = 256;
+    /**
+     * Eager messages and requests to send a send communicator may have that the receiver has not
+     * used up (its credits, which the receiver returns).
+     */
+    public static final int CREDITS = 64;
     /** Bytes of an endpoint address on the wire (sockaddr_in6 is 28; shm names are longer). */
     public static final int MAX_ADDRESS_BYTES = 112;
     /** Bytes of a listen handle, as NCCL's NCCL_NET_HANDLE_MAXSIZE. */

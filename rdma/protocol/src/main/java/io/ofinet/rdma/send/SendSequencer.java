@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.send;
 
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
@@ -37,8 +37,6 @@ import java.util.Arrays;
  * which the receiver returns as it uses them up. Touched only with the endpoint held.
  */
 final class SendSequencer {
-    /** Eager messages and requests to send a communicator may have that the receiver has not used up. */
-    static final int CREDITS = 64;
     private static final int SEQS = 1 << Limits.SEQ_BITS;
     private static final int MASK = SEQS - 1;
 
@@ -66,9 +64,9 @@ final class SendSequencer {
     private static final int TRUNCATED = -2;
     /** The sequence number of the oldest queued send. */
     private int nextSeq;
-    private int credits = CREDITS;
+    private int credits = Limits.CREDITS;
 
-    SendSequencer(long eagerMaxSize, long rtsDelayNanos, long headMinSize) {
+    public SendSequencer(long eagerMaxSize, long rtsDelayNanos, long headMinSize) {
         this.eagerMax = (int) Math.min(eagerMaxSize, Integer.MAX_VALUE);
         this.headMin = eagerMax > 0 ? headMinSize : Long.MAX_VALUE;
         this.rtsDelayNanos = rtsDelayNanos;
@@ -76,12 +74,12 @@ final class SendSequencer {
     }
 
     /** The sequence number of the oldest send not yet gone out. */
-    int nextSeq() {
+    public int nextSeq() {
         return nextSeq;
     }
 
     /** Credits not in use. */
-    int credits() {
+    public int credits() {
         return credits;
     }
 
@@ -89,7 +87,7 @@ final class SendSequencer {
      * Where announcement {@code seq} is decoded into, once {@link #checkArrival} allowed it: made
      * the first time its slot is used, so that a communicator holds only the slots it has used.
      */
-    Announcement slotFor(int seq) {
+    public Announcement slotFor(int seq) {
         int slot = seq % Limits.WINDOW;
         Announcement announcement = announcements[slot];
         if (announcement == null) {
@@ -100,7 +98,7 @@ final class SendSequencer {
     }
 
     /** Drops the slots no announcement is pending in, for an idle communicator; made again when used. */
-    void dropIdleSlots() {
+    public void dropIdleSlots() {
         for (int slot = 0; slot < Limits.WINDOW; slot++) {
             if (announcedSeq[slot] == -1) {
                 announcements[slot] = null;
@@ -113,10 +111,10 @@ final class SendSequencer {
      * oldest queued send, or behind it by no more than eager sends can have run ahead, and its
      * slot free.
      */
-    void checkArrival(int seq) throws RdmaException {
+    public void checkArrival(int seq) throws RdmaException {
         int ahead = (seq - nextSeq) & MASK;
         int behind = (nextSeq - seq) & MASK;
-        if (ahead >= Limits.WINDOW && behind > Limits.WINDOW + CREDITS) {
+        if (ahead >= Limits.WINDOW && behind > Limits.WINDOW + Limits.CREDITS) {
             throw new RdmaException(ErrorCategory.REMOTE, "announcement " + seq + " is past the window of "
                     + Limits.WINDOW + " from " + nextSeq);
         }
@@ -131,14 +129,14 @@ final class SendSequencer {
      * Announcement {@code seq} has been decoded into its slot: the sends before the head that it
      * covers (sent matched by tag), and the head's request to send, are replayed over it.
      */
-    void arrived(int seq, boolean rtsSent) {
+    public void arrived(int seq, boolean rtsSent) {
         int slot = seq % Limits.WINDOW;
         Announcement announcement = announcements[slot];
         announcedSeq[slot] = seq;
         consumed[slot] = 0;
         failedGroup[slot] = false;
         int sent = (nextSeq - seq) & MASK;
-        if (sent > Limits.WINDOW + CREDITS) {
+        if (sent > Limits.WINDOW + Limits.CREDITS) {
             return; // ahead of the head: nothing was sent into it yet
         }
         int replay = Math.min(announcement.buffers(), sent + (rtsSent ? 1 : 0));
@@ -181,15 +179,15 @@ final class SendSequencer {
     }
 
     /** Whether {@code head}, the oldest queued send, waits for its announcement or for credits. */
-    boolean awaitsAnnouncement(SendRequest head) {
+    public boolean awaitsAnnouncement(SendRequest head) {
         return covering(nextSeq) < 0 && (eagerMax <= 0 || head.size > eagerMax || credits == 0);
     }
 
     /** The receiver used up {@code count} eager messages or requests to send. */
-    void creditsReturned(int count) throws RdmaException {
-        if (count < 1 || credits + count > CREDITS) {
+    public void creditsReturned(int count) throws RdmaException {
+        if (count < 1 || credits + count > Limits.CREDITS) {
             throw new RdmaException(ErrorCategory.REMOTE, "the receiver returned " + count + " eager credits with "
-                    + (CREDITS - credits) + " in use");
+                    + (Limits.CREDITS - credits) + " in use");
         }
         credits += count;
     }
@@ -198,7 +196,7 @@ final class SendSequencer {
      * Sends queued sends, oldest first, as far as announcements, credits and operations allow;
      * bounded by the queue.
      */
-    void progress(ArrayDeque<SendRequest> queue, SendWrites writes) throws RdmaException {
+    public void progress(ArrayDeque<SendRequest> queue, SendWrites writes) throws RdmaException {
         for (int budget = queue.size(); budget > 0 && !queue.isEmpty(); budget--) {
             SendRequest request = queue.peek();
             int t = nextSeq;
@@ -329,18 +327,18 @@ final class SendSequencer {
      * Whether message {@code seq} went as an eager message whose send completed: the last {@link
      * Limits#WINDOW} sequence numbers sent, of an eager size.
      */
-    boolean sentEager(int seq) {
+    public boolean sentEager(int seq) {
         int behind = (nextSeq - seq) & MASK;
         return behind > 0 && behind <= Limits.WINDOW && byTagSize[seq] <= eagerMax;
     }
 
     /** The tag of the message sent as {@code seq}. */
-    int tagOf(int seq) {
+    public int tagOf(int seq) {
         return byTagTag[seq];
     }
 
     /** The size of the message sent as {@code seq}. */
-    long sizeOf(int seq) {
+    public long sizeOf(int seq) {
         return byTagSize[seq];
     }
 
@@ -351,7 +349,7 @@ final class SendSequencer {
      *
      * @return whether it was a request to send (the head's, failed now, or one that failed already)
      */
-    boolean refused(int seq, ArrayDeque<SendRequest> queue, int reason) {
+    public boolean refused(int seq, ArrayDeque<SendRequest> queue, int reason) {
         if (byTagSize[seq] > eagerMax && seq != nextSeq) {
             return true; // a request to send whose send failed already, by the replay over its announcement
         }

@@ -1,9 +1,13 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.send;
 
+import io.ofinet.fabric.HostMemory;
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.eager.EagerBuffer;
+import io.ofinet.rdma.eager.EagerBuffers;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.Ops;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.rail.RailSet;
@@ -25,56 +29,53 @@ import io.ofinet.rdma.wire.TaggedData;
  * endpoint held.
  */
 final class SendWrites {
-    /** For zero-byte messages whose fate nobody waits on. */
-    static final RmaOp.Owner NO_OWNER = new RmaOp.Owner() {
-        @Override
-        public void opDone(RmaOp op) {
-        }
-
-        @Override
-        public void opFailed(RmaOp op, RdmaException cause) {
-        }
-    };
-
-    private final RdmaEndpoint endpoint;
+    private final HostMemory memory;
+    private final RailSet rails;
+    private final int dataRails;
+    private final Ops pool;
+    private final EagerBuffers eager;
     private final Connection connection;
     private final RailScheduler scheduler;
     private final Schedule schedule = new Schedule(Limits.MAX_DATA_RAILS);
     private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
 
     /** Hears of eager messages and requests to send, whose sends are done when they are posted. */
-    interface EagerOwner extends RmaOp.Owner {
+    public interface EagerOwner extends RmaOp.Owner {
         /** An eager send of {@code bytes} is done. */
         void sent(long bytes);
     }
 
     private final EagerOwner eagerOwner;
 
-    SendWrites(RdmaEndpoint endpoint, Connection receiver, RailScheduler scheduler, EagerOwner eagerOwner) {
+    public SendWrites(CommParts parts, Connection receiver, RailScheduler scheduler, EagerOwner eagerOwner) {
         this.eagerOwner = eagerOwner;
-        this.endpoint = endpoint;
+        this.memory = parts.memory();
+        this.rails = parts.rails();
+        this.dataRails = parts.dataRails();
+        this.pool = parts.ops();
+        this.eager = parts.eager();
         this.connection = receiver;
         this.scheduler = scheduler;
     }
 
     /** Fails a send and tells the receiver why ({@code reason}, an error for {@code seq}). */
-    boolean refuse(SendRequest request, int seq, int buffer, int reason, String why) {
-        RmaOp op = endpoint.pools.ops.acquire();
+    public boolean refuse(SendRequest request, int seq, int buffer, int reason, String why) {
+        RmaOp op = pool.acquire();
         if (op == null) {
             return false;
         }
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
         connection.sendImmediate(op, "error to the receiver", Immediate.encode(Immediate.TYPE_ERROR, reason, buffer,
-                connection.peerCommId(), seq), NO_OWNER);
+                connection.peerCommId(), seq), RmaOp.NO_OWNER);
         return true;
     }
 
     /** Tells the receiver that a send's writes did not complete in time, if an operation is free. */
-    void sendFailed(SendRequest request) {
-        RmaOp op = endpoint.pools.ops.acquire();
+    public void sendFailed(SendRequest request) {
+        RmaOp op = pool.acquire();
         if (op != null) {
             connection.sendImmediate(op, "error to the receiver", Immediate.encode(Immediate.TYPE_ERROR,
-                    Immediate.ERROR_SEND_FAILED, request.bufferIndex, connection.peerCommId(), request.seq), NO_OWNER);
+                    Immediate.ERROR_SEND_FAILED, request.bufferIndex, connection.peerCommId(), request.seq), RmaOp.NO_OWNER);
         }
     }
 
@@ -87,30 +88,30 @@ final class SendWrites {
      * EagerMessageHeader#BY_TAG}. An eager send is done at once (its payload is copied); the message's
      * failure to go out fails the communicator, through {@code eagerOwner}.
      */
-    boolean eager(SendRequest request, int seq, int index, int kind, long headBytes) {
-        EagerBuffer buffer = endpoint.pools.eager.acquire();
+    public boolean eager(SendRequest request, int seq, int index, int kind, long headBytes) {
+        EagerBuffer buffer = eager.acquire();
         if (buffer == null) {
             return false;
         }
         boolean whole = kind == EagerMessageHeader.KIND_EAGER;
         long payload = whole ? request.size : kind == EagerMessageHeader.KIND_HEAD ? headBytes : 0;
-        EagerMessageHeader.encode(endpoint.memory, buffer.address, kind, index, seq, request.tag, request.size,
+        EagerMessageHeader.encode(memory, buffer.address, kind, index, seq, request.tag, request.size,
                 connection.peerToken());
         if (payload > 0) {
-            endpoint.memory.copy(request.address, buffer.payload(), payload);
+            memory.copy(request.address, buffer.payload(), payload);
         }
-        int rail = seq % endpoint.dataRails();
+        int rail = seq % dataRails;
         int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0, connection.peerCommId(), seq);
         // Copied out whole, the send is done now, and its message's fate is the communicator's (a
         // failure to deliver it fails the communicator).
         request.sentEagerly(seq, index == EagerMessageHeader.BY_TAG ? 0 : index, whole,
                 kind == EagerMessageHeader.KIND_HEAD ? headBytes : 0);
         if (request.headBytes > 0) {
-            endpoint.pools.ops.counts().headSent();
+            pool.counts().headSent();
         }
-        long data = endpoint.railSet.immediate(word, connection.peerToken() & 0xffffffffL);
+        long data = rails.immediate(word, connection.peerToken() & 0xffffffffL);
         if (whole) {
-            endpoint.pools.ops.counts().sent(request.size);
+            pool.counts().sent(request.size);
             eagerOwner.sent(request.size);
         }
         buffer.send.start(rail, EagerMessageHeader.BYTES + payload, data, connection.dataPeer(rail), connection.dataQueue(rail),
@@ -126,12 +127,12 @@ final class SendWrites {
      * of the buffer's segments. The send moves only once its operations are taken: false (it waits,
      * as it was) when there are none.
      */
-    boolean write(SendRequest request, Announcement announcement, int i, int seq) {
+    public boolean write(SendRequest request, Announcement announcement, int i, int seq) {
         if (announcement.tagged(i)) {
             return tagged(request, announcement.index(i), seq);
         }
         if (request.size == 0) {
-            RmaOp op = endpoint.pools.ops.acquire();
+            RmaOp op = pool.acquire();
             if (op == null) {
                 return false;
             }
@@ -144,7 +145,7 @@ final class SendWrites {
         long skip = request.headBytes;
         scheduler.schedule(request.size - skip, schedule);
         int stripes = schedule.stripes();
-        if (!endpoint.pools.ops.acquire(ops, stripes)) {
+        if (!pool.acquire(ops, stripes)) {
             return false;
         }
         request.moving(seq, announcement.index(i), System.nanoTime());
@@ -154,12 +155,12 @@ final class SendWrites {
             int rail = schedule.rail(s);
             long offset = skip + schedule.offset(s);
             long length = schedule.length(s);
-            RmaOp op = ops[s].write(endpoint.railSet.dataEndpoint(rail), rail, RmaOp.WRITE_ON_DATA_RAIL[rail], request,
-                    endpoint.railSet.noticeFor(length));
+            RmaOp op = ops[s].write(rails.dataEndpoint(rail), rail, RmaOp.WRITE_ON_DATA_RAIL[rail], request,
+                    rails.noticeFor(length));
             op.buf = request.address + offset;
             op.len = length;
             op.desc = request.mr.descriptor(RailKind.DATA, rail);
-            op.data = endpoint.railSet.immediate(Immediate.encode(Immediate.TYPE_DATA, segments, announcement.index(i),
+            op.data = rails.immediate(Immediate.encode(Immediate.TYPE_DATA, segments, announcement.index(i),
                     connection.peerCommId(), seq), length);
             op.peer = connection.dataPeer(rail);
             op.remote = announcement.address(i) + offset;
@@ -178,20 +179,20 @@ final class SendWrites {
      * buffer. The CQ data is that of a single written segment, for what reads it.
      */
     private boolean tagged(SendRequest request, int index, int seq) {
-        RmaOp op = endpoint.pools.ops.acquire();
+        RmaOp op = pool.acquire();
         if (op == null) {
             return false;
         }
         request.moving(seq, index, System.nanoTime());
-        int rail = TaggedData.rail(seq, index, endpoint.dataRails());
+        int rail = TaggedData.rail(seq, index, dataRails);
         request.awaitOperations(1);
-        op.set(RmaOp.Kind.TSENDDATA, endpoint.railSet.dataEndpoint(rail), rail, RmaOp.TAGGED_SEND_ON_RAIL[rail],
+        op.set(RmaOp.Kind.TSENDDATA, rails.dataEndpoint(rail), rail, RmaOp.TAGGED_SEND_ON_RAIL[rail],
                 request);
         boolean empty = request.size == 0 || request.mr == null;
         op.buf = empty ? 0 : request.address;
         op.len = request.size;
         op.desc = empty ? 0 : request.mr.descriptor(RailKind.DATA, rail);
-        op.data = endpoint.railSet.immediate(Immediate.encode(Immediate.TYPE_DATA, 1, index, connection.peerCommId(),
+        op.data = rails.immediate(Immediate.encode(Immediate.TYPE_DATA, 1, index, connection.peerCommId(),
                 seq), request.size);
         op.peer = connection.dataPeer(rail);
         op.tag = TaggedData.tag(connection.peerToken(), connection.peerCommId(), seq, index);
@@ -204,18 +205,18 @@ final class SendWrites {
      * {@code firstUnserved} on: on every data rail, behind the writes, where the provider keeps
      * that order ({@link RailSet#confirmsCloseOnDataRails()}), else on control rail 0.
      */
-    boolean closed(int firstUnserved) {
-        boolean onData = endpoint.railSet.confirmsCloseOnDataRails();
-        int signals = onData ? endpoint.dataRails() : 1;
-        if (!endpoint.pools.ops.acquire(ops, signals)) {
+    public boolean closed(int firstUnserved) {
+        boolean onData = rails.confirmsCloseOnDataRails();
+        int signals = onData ? dataRails : 1;
+        if (!pool.acquire(ops, signals)) {
             return false;
         }
         int word = Immediate.signal(Signal.SENDER_CLOSED, connection.peerCommId(), firstUnserved);
         for (int r = 0; r < signals; r++) {
             if (onData) {
-                connection.sendImmediateOnData(ops[r], r, "close signal", word, NO_OWNER);
+                connection.sendImmediateOnData(ops[r], r, "close signal", word, RmaOp.NO_OWNER);
             } else {
-                connection.sendImmediate(ops[r], "close signal", word, NO_OWNER);
+                connection.sendImmediate(ops[r], "close signal", word, RmaOp.NO_OWNER);
             }
             ops[r] = null;
         }

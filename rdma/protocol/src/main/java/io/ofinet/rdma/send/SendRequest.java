@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.send;
 
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.CommHost;
@@ -15,7 +15,7 @@ import io.ofinet.rdma.op.RmaOp;
  */
 public final class SendRequest extends Request implements RmaOp.Owner {
     /** Where a send stands between its post and its end. */
-    enum State {
+    public enum State {
         /** In its communicator's queue: it waits for its announcement, or for credits to go out eagerly. */
         QUEUED,
         /** Its request to send or its head went out: it waits, at the head of the queue, for its announcement. */
@@ -42,12 +42,12 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     boolean rtsTimed;
     long rtsDueNanos;
 
-    SendRequest(SendComm comm, RequestPool<SendRequest> home) {
+    public SendRequest(SendComm comm, RequestPool<SendRequest> home) {
         super(home);
         this.comm = comm;
     }
 
-    void start(long bufferAddress, long bytes, int bufferTag, MrHandle handle) {
+    public void start(long bufferAddress, long bytes, int bufferTag, MrHandle handle) {
         this.address = bufferAddress;
         this.size = bytes;
         this.tag = bufferTag;
@@ -59,12 +59,12 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         begin(0);
     }
 
-    State state() {
+    public State state() {
         return state;
     }
 
     /** Its request to send or its head went out: it waits, at the head of the queue, for its announcement. */
-    boolean rtsSent() {
+    public boolean rtsSent() {
         return state == State.RTS_SENT;
     }
 
@@ -73,7 +73,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
      * now, its payload copied), or as a request to send carrying its first {@code head} bytes
      * (none: a bare request to send).
      */
-    void sentEagerly(int sequence, int index, boolean whole, long head) {
+    public void sentEagerly(int sequence, int index, boolean whole, long head) {
         seq = sequence;
         bufferIndex = index;
         headBytes = head;
@@ -87,7 +87,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     }
 
     /** Its writes (or its tagged message) into buffer {@code index} of receive {@code sequence} are posted now. */
-    void moving(int sequence, int index, long now) {
+    public void moving(int sequence, int index, long now) {
         state = State.MOVING;
         seq = sequence;
         bufferIndex = index;
@@ -98,7 +98,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
      * Whether its request to send may go out at {@code now}: once it has waited {@code delayNanos} at
      * the head of the queue for its announcement, counted from the first time this is asked.
      */
-    boolean rtsDue(long now, long delayNanos) {
+    public boolean rtsDue(long now, long delayNanos) {
         if (!rtsTimed) {
             rtsTimed = true;
             rtsDueNanos = now + delayNanos;
@@ -109,14 +109,14 @@ public final class SendRequest extends Request implements RmaOp.Owner {
 
     @Override
     protected CommHost host() {
-        return comm.endpoint().host;
+        return comm.host();
     }
 
     @Override
     public void opDone(RmaOp op) {
         operationDone();
         if (succeeded()) {
-            comm.endpoint().pools.ops.counts().sent(size);
+            comm.opCounts().sent(size);
             comm.counters.moved(size);
         }
     }

@@ -1,13 +1,17 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.send;
 
 import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.RdmaEndpoint;
+import io.ofinet.rdma.comm.Closer;
 import io.ofinet.rdma.comm.CommCounters;
+import io.ofinet.rdma.comm.CommHost;
+import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.comm.CommStatistics;
 import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.comm.RequestPool;
-import io.ofinet.rdma.eager.EagerBuffers;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.OpCounts;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.sched.RailScheduler;
@@ -34,20 +38,22 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     /** Sends outstanding at most: NCCL asks for 32 × maxRecvs. */
     public static final int MAX_REQUESTS = 32 * Limits.MAX_RECVS;
 
-    private final RdmaEndpoint endpoint;
+    private final CommParts parts;
+    private final CommHost host;
+    private final Closer<SendComm> closer;
     private final int id;
     private final int token;
     /** What {@link #statistics()} reports. */
-    final CommCounters counters = new CommCounters();
-    final long deadlineNanos;
-    final long mailbox;
-    final MrHandle mailboxMr;
-    final int slotBytes;
+    public final CommCounters counters = new CommCounters();
+    private final long deadlineNanos;
+    private final long mailbox;
+    private final MrHandle mailboxMr;
+    private final int slotBytes;
     private boolean connectSent;
     private RdmaException failure;
     /** The receiver, once its ACCEPT arrived; null before. */
     private Connection connection;
-    boolean closed;
+    private boolean closed;
 
     /** How queued sends meet announced receives: sequence numbers, announcements, eager credits. */
     private final SendSequencer sequencer;
@@ -55,27 +61,32 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     private final RequestPool<SendRequest> requests = new RequestPool<>(MAX_REQUESTS, pool -> new SendRequest(this, pool));
     private PeerLiveness liveness;
     /** The receiver is closing: queued sends failed, a confirmation is due once writes drain. */
-    boolean peerClosing;
+    private boolean peerClosing;
     /** The receiver closed with nothing outstanding: it writes nothing more into the mailbox. */
-    boolean receiverDone;
-    boolean closedSignalSent;
+    private boolean receiverDone;
+    private boolean closedSignalSent;
     /** What goes on the wire, once connected. */
     private SendWrites writes;
 
-    SendComm(RdmaEndpoint endpoint, int id, int token, long deadlineNanos, long mailbox, MrHandle mailboxMr,
-            int slotBytes) {
-        this.endpoint = endpoint;
+    /**
+     * A send communicator connecting until {@code deadlineNanos}, whose receiver writes
+     * announcements into {@code mailbox} (registered in {@code mailboxMr}), {@code slotBytes} a slot.
+     */
+    public SendComm(CommParts parts, Closer<SendComm> closer, int id, int token, long deadlineNanos, long mailbox,
+            MrHandle mailboxMr, int slotBytes) {
+        this.parts = parts;
+        this.host = parts.host();
+        this.closer = closer;
         this.id = id;
         this.token = token;
         this.deadlineNanos = deadlineNanos;
         this.mailbox = mailbox;
         this.mailboxMr = mailboxMr;
         this.slotBytes = slotBytes;
-        EagerBuffers eager = endpoint.pools.eager;
-        long eagerMax = eager != null && eager.enabled() ? eager.payloadBytes() : 0;
-        long headMin = endpoint.railSet.sendsHeads(endpoint.params.eagerHead())
-                ? Math.max(endpoint.params.eagerHeadMinSizeBytes(), eagerMax + 1) : Long.MAX_VALUE;
-        this.sequencer = new SendSequencer(eagerMax, endpoint.params.rtsDelayNanos(), headMin);
+        long eagerMax = parts.eagerMax();
+        long headMin = parts.rails().sendsHeads(parts.params().eagerHead())
+                ? Math.max(parts.params().eagerHeadMinSizeBytes(), eagerMax + 1) : Long.MAX_VALUE;
+        this.sequencer = new SendSequencer(eagerMax, parts.params().rtsDelayNanos(), headMin);
     }
 
     @Override
@@ -104,35 +115,78 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         return connection;
     }
 
-    public RdmaEndpoint endpoint() {
-        return endpoint;
+    /** The endpoint as this communicator and its requests see it. */
+    public CommHost host() {
+        return host;
     }
 
-    boolean connected() {
+    /** What its operations posted and completed (the endpoint's counts). */
+    public OpCounts opCounts() {
+        return parts.ops().counts();
+    }
+
+    /** When connecting gives up. */
+    public long deadlineNanos() {
+        return deadlineNanos;
+    }
+
+    /** Where the receiver writes announcements: native memory the endpoint frees once the receiver writes no more. */
+    public long mailbox() {
+        return mailbox;
+    }
+
+    public MrHandle mailboxMr() {
+        return mailboxMr;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Its close has begun: it takes nothing more. */
+    public void markClosed() {
+        closed = true;
+    }
+
+    /** Whether the receiver closed with nothing outstanding: it writes nothing more into the mailbox. */
+    public boolean receiverDone() {
+        return receiverDone;
+    }
+
+    /**
+     * The receiver is closing (with nothing outstanding when {@code done}): queued sends fail,
+     * and a confirmation is due once the writes drain.
+     */
+    public void receiverClosing(boolean done) {
+        receiverDone |= done;
+        peerClosing = true;
+    }
+
+    public boolean connected() {
         return connectSent && connection != null && failure == null;
     }
 
     /** The CONNECT went out. */
-    void connectSent() {
+    public void connectSent() {
         connectSent = true;
     }
 
     /** The connection failed before it was made: refused, or the CONNECT did not go out. */
-    void connectFailed(RdmaException cause) {
+    public void connectFailed(RdmaException cause) {
         if (failure == null) {
             failure = cause;
         }
     }
 
     /** Why the connection failed, or null. */
-    RdmaException connectFailure() {
+    public RdmaException connectFailure() {
         return failure;
     }
 
     /** The ACCEPT arrived: the receiver is known, and its liveness is watched from now on. */
-    void accepted(Connection receiver, RailScheduler railScheduler, long peerTimeoutMs, long now) {
+    public void accepted(Connection receiver, RailScheduler railScheduler, long peerTimeoutMs, long now) {
         this.connection = receiver;
-        this.writes = new SendWrites(endpoint, receiver, railScheduler, new SendWrites.EagerOwner() {
+        this.writes = new SendWrites(parts, receiver, railScheduler, new SendWrites.EagerOwner() {
             @Override
             public void sent(long bytes) {
                 counters.moved(bytes);
@@ -154,7 +208,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /** Closed: the fate of the receiver's destinations no longer concerns it. */
-    void forgetPeers() {
+    public void forgetPeers() {
         if (connection != null) {
             connection.unwatch(liveness);
             connection.release();
@@ -226,16 +280,16 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "isend: [0x" + Long.toHexString(address) + ", +"
                     + size + ") is not inside its registration");
         }
-        endpoint.lock();
+        host.lock();
         try {
             if (closed) {
                 throw new RdmaException(ErrorCategory.INVALID_USAGE, "isend: the send communicator is closed");
             }
-            if (liveness.dead != null) {
-                throw liveness.dead;
+            if (liveness.dead() != null) {
+                throw liveness.dead();
             }
             if (!requests.available()) {
-                endpoint.progressLocked();
+                host.progressLocked();
                 return null;
             }
             if (peerClosing) {
@@ -254,24 +308,24 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             // that step reads the control rails, where the message may be already.
             progress();
             if (awaitsAnnouncement()) {
-                endpoint.expectAnnouncement();
+                host.expectAnnouncement();
             }
-            endpoint.progressLocked();
+            host.progressLocked();
             return request;
         } finally {
-            endpoint.unlock();
+            host.unlock();
         }
     }
 
     /** Drops its requests and unused announcement slots when it has been idle a while (slow duties). */
-    void trimIfIdle(long now) {
+    public void trimIfIdle(long now) {
         if (requests.trimIfIdle(now)) {
             sequencer.dropIdleSlots();
         }
     }
 
     /** The announcement for {@code seq} was written into the mailbox. */
-    void announcementWritten(int seq) throws RdmaException {
+    public void announcementWritten(int seq) throws RdmaException {
         int slot = seq % Limits.WINDOW;
         announcementArrived(seq, mailbox + (long) slot * slotBytes, slotBytes);
     }
@@ -280,7 +334,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
      * The announcement for {@code seq} arrived as a message of {@code bytes} bytes at {@code
      * address} (a posted control-rail receive), instead of being written into the mailbox.
      */
-    void announcementReceived(int seq, long address, int bytes) throws RdmaException {
+    public void announcementReceived(int seq, long address, int bytes) throws RdmaException {
         if (bytes > slotBytes) {
             throw new RdmaException(ErrorCategory.REMOTE, "announcement " + seq + " of " + bytes
                     + " bytes is larger than a mailbox slot (" + slotBytes + " bytes)");
@@ -291,17 +345,17 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     private void announcementArrived(int seq, long address, int bytes) throws RdmaException {
         sequencer.checkArrival(seq);
         // Decoded straight from where it arrived: only its bytes are read.
-        sequencer.slotFor(seq).decode(endpoint.memory, address, bytes, endpoint.dataRails(), seq);
+        sequencer.slotFor(seq).decode(parts.memory(), address, bytes, parts.dataRails(), seq);
         if (liveness != null) { // an announcement may overtake the ACCEPT on another rail
-            liveness.heard(endpoint.stepNanos());
+            liveness.heard(host.stepNanos());
         }
         SendRequest head = queue.peek();
         sequencer.arrived(seq, head != null && head.rtsSent());
     }
 
     /** The receiver used up {@code count} eager messages or requests to send of this side. */
-    void creditsReturned(int count) throws RdmaException {
-        liveness.heard(endpoint.stepNanos());
+    public void creditsReturned(int count) throws RdmaException {
+        liveness.heard(host.stepNanos());
         sequencer.creditsReturned(count);
     }
 
@@ -310,8 +364,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
      * send waiting with its request to send fails; a send already done cannot, so the communicator fails
      * (the receiver's receive failed too).
      */
-    void eagerRefused(int seq, int reason) {
-        liveness.heard(endpoint.stepNanos());
+    public void eagerRefused(int seq, int reason) {
+        liveness.heard(host.stepNanos());
         if (sequencer.refused(seq, queue, reason)) {
             return; // a request to send: its send failed with its own reason
         }
@@ -335,8 +389,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
      * announced receives, and the confirmation of a close the receiver asked for once nothing is in
      * flight.
      */
-    void progress() throws RdmaException {
-        if (connectedAndOpen() && liveness.dead == null) {
+    public void progress() throws RdmaException {
+        if (connectedAndOpen() && liveness.dead() == null) {
             progressSends();
             if (peerClosing && !writesInFlight()) {
                 sendClosedSignal();
@@ -345,19 +399,19 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /** Matches queued sends against announced receives, oldest first; bounded by the queue. */
-    void progressSends() throws RdmaException {
+    public void progressSends() throws RdmaException {
         sequencer.progress(queue, writes);
     }
 
     /**
      * Whether the oldest queued send waits for something the control rails bring: its announcement, or credits.
      */
-    boolean awaitsAnnouncement() {
+    public boolean awaitsAnnouncement() {
         return !queue.isEmpty() && sequencer.awaitsAnnouncement(queue.peek());
     }
 
     /** Whether writes of this communicator are still in flight. */
-    boolean writesInFlight() {
+    public boolean writesInFlight() {
         for (int i = 0; i < requests.created(); i++) {
             SendRequest request = requests.at(i);
             if (request.inUse() && request.pendingOps() > 0) {
@@ -368,7 +422,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /** Tells the receiver that this side writes no more (once), when its writes completed. */
-    void sendClosedSignal() {
+    public void sendClosedSignal() {
         if (closedSignalSent || connection == null) {
             return;
         }
@@ -378,7 +432,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /** Fails every queued send; used when the communicator closes or its peer is gone. */
-    void failQueued(RdmaException cause) {
+    public void failQueued(RdmaException cause) {
         for (SendRequest request : queue) {
             request.fail(cause);
         }
@@ -387,6 +441,6 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     @Override
     public void close() throws RdmaException {
-        endpoint.closing.closeSend(this);
+        closer.close(this);
     }
 }
