@@ -4,6 +4,7 @@ import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.rail.Connection;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
 import java.lang.System.Logger.Level;

@@ -5,6 +5,7 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.rail.Connection;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Signal;
@@ -182,7 +183,7 @@ final class CommClosing {
             endpoint.unlock();
         }
         if (waiting) {
-            progressWhile(() -> !comm.isClosed() && !comm.senderClose.writesEnded() && comm.liveness().dead() == null,
+            progressWhile(() -> !comm.isClosed() && !comm.senderWritesEnded() && comm.liveness().dead() == null,
                     deadline);
         }
         // The tagged receives still posted into the application's buffers are cancelled, and the

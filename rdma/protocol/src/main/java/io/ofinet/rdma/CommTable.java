@@ -1,6 +1,7 @@
 package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayList;

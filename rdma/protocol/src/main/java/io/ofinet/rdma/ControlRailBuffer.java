@@ -4,6 +4,7 @@ import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.Fi;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.comm.ControlBuffers;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.progress.Operation;
@@ -20,7 +21,7 @@ import java.util.function.Consumer;
  * receive communicator also takes one per posted receive and encodes its announcement straight
  * into it.
  */
-final class ControlRailBuffer {
+final class ControlRailBuffer implements ControlBuffers.Buffer {
     /** Bytes of a control buffer: any handshake message fits. */
     static final int BYTES = 4096;
 
@@ -39,8 +40,14 @@ final class ControlRailBuffer {
         this.receive = new Receive(); // after the endpoint, which it keeps
     }
 
+    @Override
+    public long address() {
+        return address;
+    }
+
     /** The local descriptor of this buffer on control rail {@code rail}. */
-    long descriptor(int rail) {
+    @Override
+    public long descriptor(int rail) {
         return mr.descriptor(RailKind.CONTROL, rail);
     }
 

@@ -34,6 +34,11 @@ final class EndpointHost implements CommHost, KeptReceive.Host {
     }
 
     @Override
+    public long arrivalSource() {
+        return endpoint.engine.source();
+    }
+
+    @Override
     public void expectAnnouncement() {
         endpoint.expectAnnouncement();
     }

@@ -7,6 +7,7 @@ import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Registrar;
 import io.ofinet.mr.Use;
+import io.ofinet.rdma.comm.ControlBuffers;
 import io.ofinet.rdma.eager.EagerBuffers;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
@@ -21,7 +22,7 @@ import java.util.List;
  * registered control buffers (posted handshake receives, handshake sends and outgoing announcements), and the
  * flush buffer the flush reads into. Registered for the endpoint's rails; owned by the endpoint.
  */
-final class EndpointPools {
+final class EndpointPools implements ControlBuffers {
     /** Control buffers per endpoint at most (4 KiB each, made as needed). */
     private static final int MAX_CONTROL_BUFFERS = 4096;
     private static final long FLUSH_BYTES = 64;
@@ -29,8 +30,6 @@ final class EndpointPools {
     private final RdmaEndpoint endpoint;
     private final HostMemory memory;
     private final Registrar registrar;
-    /** Bytes each flush read fetches. */
-    static final long FLUSH_READ_BYTES = 8;
 
     /** What the pooled operations did. */
     final OpCounts counts = new OpCounts();
@@ -133,13 +132,15 @@ final class EndpointPools {
     }
 
     /** A free control buffer, or null. */
-    ControlRailBuffer acquireControlBuffer() throws RdmaException {
+    @Override
+    public ControlRailBuffer acquire() throws RdmaException {
         return controlBuffers.acquire();
     }
 
-    void release(ControlRailBuffer buffer) {
+    @Override
+    public void release(ControlBuffers.Buffer buffer) {
         if (!closed) {
-            controlBuffers.release(buffer);
+            controlBuffers.release((ControlRailBuffer) buffer);
         }
     }
 

@@ -10,6 +10,7 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.rail.ProcessCheck;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Announcement;
 import io.ofinet.rdma.wire.HandshakeMessage;
@@ -195,7 +196,7 @@ final class Handshake {
     /** Sends a handshake message from a control buffer; when none is free, the send fails at once. */
     private void send(HandshakeMessage message, long dest, Runnable sent, java.util.function.Consumer<RdmaException> failed)
             throws RdmaException {
-        ControlRailBuffer buffer = endpoint.pools.acquireControlBuffer();
+        ControlRailBuffer buffer = endpoint.pools.acquire();
         if (buffer == null) {
             failed.accept(new RdmaException(ErrorCategory.SYSTEM, "no free control buffer for a handshake message"));
             return;
@@ -295,7 +296,7 @@ final class Handshake {
             return;
         }
         int id = endpoint.comms.newRecvId();
-        RecvComm comm = new RecvComm(endpoint, id, newToken(), listen, connector, m.mailboxAddress(), m.mailboxSlotBytes(),
+        RecvComm comm = new RecvComm(endpoint.commParts, endpoint.closing::closeRecv, id, newToken(), connector, m.mailboxAddress(), m.mailboxSlotBytes(),
                 m.mailboxKeys());
         endpoint.comms.add(comm);
         accepting.add(comm);
@@ -306,7 +307,7 @@ final class Handshake {
                 reply, () -> {
                     accepting.remove(comm);
                     listen.handshaking--;
-                    comm.acceptSent = true;
+                    comm.acceptSent();
                     endpoint.comms.connected(comm);
                     if (!listen.closed && !comm.isClosed()) {
                         listen.ready.add(comm);

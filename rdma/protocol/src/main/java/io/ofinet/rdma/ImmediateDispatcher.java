@@ -4,6 +4,7 @@ import io.ofinet.rdma.eager.EagerArrivals;
 import io.ofinet.rdma.eager.EagerBuffer;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Signal;
@@ -74,7 +75,7 @@ final class ImmediateDispatcher implements EagerArrivals {
         try {
             recv.segmentArrived(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
         } catch (RdmaException e) {
-            recv.counters.malformed();
+            recv.malformedArrival();
             checks.malformed("dropping a data segment for receive communicator {0}, whose sender cannot be told:"
                     + " {1}", comm, e.getMessage());
         }
@@ -152,7 +153,7 @@ final class ImmediateDispatcher implements EagerArrivals {
         if (recv == null || !checks.fromItsPeer(recv, rail, data >>> 32, "eager message")) {
             return false;
         }
-        if (!recv.inbox.carriesToken(buffer, len)) {
+        if (!recv.carriesToken(buffer, len)) {
             return checks.forged(recv, "eager message", "its token in its header");
         }
         try {

@@ -1,6 +1,7 @@
 package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.recv.RecvComm;
 import java.util.ArrayDeque;
 
 /**

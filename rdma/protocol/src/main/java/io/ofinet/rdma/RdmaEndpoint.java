@@ -15,6 +15,7 @@ import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.rail.KeptReceive;
 import io.ofinet.rdma.rail.Peers;
 import io.ofinet.rdma.rail.RailSet;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -84,7 +85,8 @@ public final class RdmaEndpoint implements AutoCloseable {
             pools.open(engine, params);
             return null;
         });
-        this.commParts = new CommParts(host, memory, railSet, dataRails, pools.ops, pools.eager, params);
+        this.commParts = new CommParts(host, memory, railSet, dataRails, controlRails, peers, pools.ops, pools,
+                pools.eager, pools.flushBuffer(), params);
         this.step = new EndpointStep(engine, handshake, comms, duties);
         if (pools.eager.enabled()) {
             // Small messages need nothing from the control rails: those are read every

@@ -1,5 +1,6 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.wire.Signal;
 
 /**

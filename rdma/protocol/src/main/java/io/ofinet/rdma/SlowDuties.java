@@ -5,6 +5,7 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.rail.Connection;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Signal;

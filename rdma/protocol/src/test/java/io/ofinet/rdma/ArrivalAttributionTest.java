@@ -10,6 +10,8 @@ import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.rdma.comm.CommStatistics;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.recv.RecvComm;
+import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.send.SendRequest;
 import java.util.ArrayList;
@@ -99,7 +101,7 @@ class ArrivalAttributionTest {
             b.unlock();
         }
         b.progress(); // nothing is thrown out of progress
-        assertFalse(fromA.senderClose.said(), "a forged close signal closed the connection");
+        assertFalse(fromA.senderSaidClosed(), "a forged close signal closed the connection");
         try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(4096)) {
             io.ofinet.mr.MrHandle mrB = b.registerUserBuffer(buf.address, 2048);
             io.ofinet.mr.MrHandle mrA = a.registerUserBuffer(buf.address + 2048, 1024);

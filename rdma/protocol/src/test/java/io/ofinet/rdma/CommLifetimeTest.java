@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.rail.Peers;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;

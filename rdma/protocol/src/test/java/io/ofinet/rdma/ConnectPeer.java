@@ -3,6 +3,7 @@ package io.ofinet.rdma;
 import io.ofinet.config.DeviceSpec;
 import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.fabric.testing.AddressExchange;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import java.nio.file.Path;
 import java.time.Duration;

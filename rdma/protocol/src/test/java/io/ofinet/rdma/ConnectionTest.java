@@ -10,6 +10,7 @@ import io.ofinet.fabric.FiErrno;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.ListenHandle;
 import java.util.ArrayList;

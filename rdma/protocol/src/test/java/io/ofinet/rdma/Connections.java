@@ -1,6 +1,7 @@
 package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 
 /** Connecting and accepting until done, for the peer programs: both steps are non-blocking. */

@@ -15,6 +15,9 @@ import io.ofinet.rdma.eager.EagerBuffer;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.rail.KeptReceive;
+import io.ofinet.rdma.recv.FlushRequest;
+import io.ofinet.rdma.recv.RecvComm;
+import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.send.SendRequest;
 import io.ofinet.rdma.wire.Limits;
@@ -79,7 +82,7 @@ class EagerPathTest extends TwoHostFixture {
             await(send, null); // done once out: nothing waits for the receiver
         }
         spin(20);
-        assertEquals(sizes.length, p.recv().inbox.held(), "every message held until its receive");
+        assertEquals(sizes.length, p.recv().heldEagerMessages(), "every message held until its receive");
         s.dst.fill((byte) 0x5A);
         offset = 0;
         long dstOffset = 0;
@@ -95,7 +98,7 @@ class EagerPathTest extends TwoHostFixture {
             offset += sizes[i];
             dstOffset += sizes[i] + 16;
         }
-        assertEquals(0, p.recv().inbox.held());
+        assertEquals(0, p.recv().heldEagerMessages());
     }
 
     /**
@@ -274,7 +277,7 @@ class EagerPathTest extends TwoHostFixture {
         s.dst.fill((byte) 0x5A);
         SendRequest send = p.send().isend(s.src.address, 20000, 3, s.srcMr);
         spin(20);
-        assertEquals(delayUs == 0 ? 1 : 0, p.recv().inbox.held(), "requests to send held by the receiver");
+        assertEquals(delayUs == 0 ? 1 : 0, p.recv().heldEagerMessages(), "requests to send held by the receiver");
         long[] got = new long[1];
         RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {30000}, new int[] {3},
                 new MrHandle[] {s.dstMr});
@@ -283,7 +286,7 @@ class EagerPathTest extends TwoHostFixture {
         assertEquals(20000, got[0]);
         assertArrayEquals(s.src.bytes(0, 20000), s.dst.bytes(0, 20000));
         assertEquals(0x5A, s.dst.get(20000), "nothing written past the message");
-        assertEquals(0, p.recv().inbox.held());
+        assertEquals(0, p.recv().heldEagerMessages());
     }
 
     /**
@@ -350,7 +353,7 @@ class EagerPathTest extends TwoHostFixture {
             sends.add(greedy.send().isend(s.src.address + i * 64L, 64, 4, s.srcMr));
         }
         spin(50);
-        assertEquals(Limits.CREDITS, greedy.recv().inbox.held(), "held: the sender's credits, no more");
+        assertEquals(Limits.CREDITS, greedy.recv().heldEagerMessages(), "held: the sender's credits, no more");
         assertTrue(b.pools.eager.posted(0) >= 64, "receives still posted: " + b.pools.eager.posted(0));
         for (int i = 0; i < 100; i++) {
             RecvRequest r = other.recv().irecv(1, new long[] {s.dst.address}, new long[] {64}, new int[] {1},
@@ -369,7 +372,7 @@ class EagerPathTest extends TwoHostFixture {
             await(send, null);
         }
         assertArrayEquals(s.src.bytes(0, messages * 64), s.dst.bytes(0, messages * 64), "every message, in order");
-        assertFalse(greedy.recv().inbox.held() > 0);
+        assertFalse(greedy.recv().heldEagerMessages() > 0);
     }
 
     /**

@@ -11,6 +11,8 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
+import io.ofinet.rdma.recv.RecvComm;
+import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.send.SendRequest;
 import java.util.ArrayList;
@@ -72,7 +74,7 @@ class HeadPathTest extends TwoHostFixture {
         SendRequest s = send.isend(src.address + 5, 100_000, 4, srcMr);
         spin(20);
         boolean on = heads.equals("on");
-        assertEquals(on ? 1 : 0, recv.inbox.held(), "heads held by the receiver");
+        assertEquals(on ? 1 : 0, recv.heldEagerMessages(), "heads held by the receiver");
         assertEquals(on ? 1 : 0, a.pools.counts.headsSent() - before, "heads sent");
         long[] got = new long[1];
         RecvRequest r = irecv(120_000, 4);
@@ -81,7 +83,7 @@ class HeadPathTest extends TwoHostFixture {
         assertEquals(100_000, got[0]);
         assertArrayEquals(src.bytes(5, 100_000), dst.bytes(0, 100_000));
         assertEquals(0x5A, dst.get(100_000), "nothing written past the message");
-        assertEquals(0, recv.inbox.held());
+        assertEquals(0, recv.heldEagerMessages());
     }
 
     /**
@@ -235,38 +237,5 @@ class HeadPathTest extends TwoHostFixture {
             sent += batch;
         }
         assertTrue(a.pools.counts.headsSent() > 20, "heads sent: " + a.pools.counts.headsSent());
-    }
-
-    /**
-     * The segments a head adds, as a receive counts them: the writes announce one more than they
-     * are, and a head after every announced segment, or writes that count no head after one, are
-     * the peer's error. A head whose writes never come leaves the buffer partial, for the stall check.
-     */
-    @Test
-    void aHeadIsOneOfItsBuffersSegments() throws Exception {
-        RecvRequest r = new RecvRequest(null, null);
-        r.start(0, 1);
-        r.capacity[0] = 100_000;
-        r.head(0, 8192);
-        assertTrue(r.partialBuffers(), "a head alone is part of a message");
-        r.segment(0, 3, 50_000);
-        r.segment(0, 3, 41_808);
-        assertTrue(r.succeeded());
-        assertEquals(100_000, r.received[0]);
-        r.start(0, 1);
-        r.capacity[0] = 100_000;
-        r.segment(0, 1, 91_808);
-        assertEquals("receive 0 buffer 0: a head after all 1 announced segments",
-                assertThrows(RdmaException.class, () -> r.head(0, 8192)).getMessage());
-        r.start(0, 1);
-        r.capacity[0] = 100_000;
-        r.head(0, 8192);
-        assertEquals(ErrorCategory.REMOTE, assertThrows(RdmaException.class, () -> r.segment(0, 1, 91_808)).category(),
-                "writes that count no head after one");
-        r.start(0, 1);
-        r.capacity[0] = 10_000;
-        r.segment(0, 2, 8_000);
-        assertEquals("receive 0 buffer 0: the peer reports 16192 bytes for a 10000-byte buffer",
-                assertThrows(RdmaException.class, () -> r.head(0, 8192)).getMessage());
     }
 }

@@ -9,6 +9,7 @@ import io.ofinet.mr.Use;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -13,6 +13,8 @@ import io.ofinet.mr.Use;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.recv.RecvComm;
+import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.send.SendRequest;
 import java.util.ArrayList;
@@ -242,7 +244,7 @@ class PeerLivenessTest {
         SendRequest s = send.isend(src.address, 64 << 10, 1, registered(a, src));
         assertNotNull(s);
         long deadline = System.nanoTime() + 5_000_000_000L;
-        while (recv.inbox.held() == 0) {
+        while (recv.heldEagerMessages() == 0) {
             assertTrue(System.nanoTime() < deadline, "the request to send did not arrive");
             a.progress();
             b.progress();
@@ -260,7 +262,7 @@ class PeerLivenessTest {
 
     /** Drives the receiver until it has seen its sender's close signal. */
     private static void awaitSenderClose(RecvComm recv, RdmaEndpoint receiver, long deadline) throws Exception {
-        while (!recv.senderClose.said()) {
+        while (!recv.senderSaidClosed()) {
             assertTrue(System.nanoTime() < deadline, "the sender's close did not arrive");
             receiver.progress();
         }

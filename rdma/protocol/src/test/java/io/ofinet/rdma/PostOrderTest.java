@@ -8,6 +8,7 @@ import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import java.util.List;
 import org.junit.jupiter.api.Test;

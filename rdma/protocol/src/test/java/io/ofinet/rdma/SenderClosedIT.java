@@ -9,6 +9,8 @@ import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.recv.RecvComm;
+import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.send.SendRequest;
 import org.junit.jupiter.api.Timeout;
@@ -52,7 +54,7 @@ class SenderClosedIT {
                 }
                 send.close();
                 long deadline = System.nanoTime() + 10_000_000_000L;
-                while (!recv.senderClose.said()) {
+                while (!recv.senderSaidClosed()) {
                     assertTrue(System.nanoTime() < deadline, "the close signal did not arrive");
                     receiver.progress();
                 }

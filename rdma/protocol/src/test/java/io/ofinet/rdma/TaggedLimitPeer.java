@@ -4,6 +4,8 @@ import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.op.OpCounts;
+import io.ofinet.rdma.recv.RecvComm;
+import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.send.SendRequest;
 import java.util.Arrays;

@@ -4,7 +4,7 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.plugin.Handles;
 import io.ofinet.rdma.ListenComm;
 import io.ofinet.rdma.RdmaEndpoint;
-import io.ofinet.rdma.RecvComm;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Limits;

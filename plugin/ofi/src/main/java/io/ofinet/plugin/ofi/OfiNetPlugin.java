@@ -18,7 +18,7 @@ import io.ofinet.rdma.Device;
 import io.ofinet.rdma.ListenComm;
 import io.ofinet.rdma.RdmaEndpoint;
 import io.ofinet.rdma.error.RdmaException;
-import io.ofinet.rdma.RecvComm;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Limits;

@@ -19,6 +19,12 @@ public interface CommHost {
     /** When the current (or last) reading of the queues began: the time of what arrives in it. */
     long stepNanos();
 
+    /**
+     * The address handle of the source of the completion being handled (the provider's, where it
+     * names sources), or {@code ProgressEngine.SOURCE_UNTOLD}.
+     */
+    long arrivalSource();
+
     /** The caller waits for an announcement or credits: the next step reads the control rails. */
     void expectAnnouncement();
 }

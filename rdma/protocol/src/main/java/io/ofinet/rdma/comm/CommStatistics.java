@@ -1,6 +1,6 @@
 package io.ofinet.rdma.comm;
 
-import io.ofinet.rdma.RecvComm;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import java.util.LinkedHashMap;
 import java.util.Map;

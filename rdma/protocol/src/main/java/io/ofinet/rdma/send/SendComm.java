@@ -1,7 +1,6 @@
 package io.ofinet.rdma.send;
 
 import io.ofinet.mr.MrHandle;
-import io.ofinet.rdma.RdmaEndpoint;
 import io.ofinet.rdma.comm.Closer;
 import io.ofinet.rdma.comm.CommCounters;
 import io.ofinet.rdma.comm.CommHost;
@@ -31,7 +30,7 @@ import java.util.ArrayDeque;
  * decides ({@link SendSequencer}). A send larger than its buffer, or whose tag matches no buffer
  * of the receive, fails on both sides. One thread at a
  * time drives a communicator; its state belongs to the endpoint and is touched only with the
- * endpoint held (see {@link RdmaEndpoint}).
+ * endpoint held (see the package {@code io.ofinet.rdma}).
  */
 public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     private static final System.Logger LOG = System.getLogger(SendComm.class.getName());

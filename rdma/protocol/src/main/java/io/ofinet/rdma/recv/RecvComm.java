@@ -1,18 +1,21 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.recv;
 
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.CommCounters;
+import io.ofinet.rdma.comm.CommHost;
+import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.comm.CommStatistics;
+import io.ofinet.rdma.comm.ControlBuffers;
 import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.eager.EagerBuffer;
-import io.ofinet.rdma.eager.EagerBuffers;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.seq.MessageWindow;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
+import java.util.function.Consumer;
 
 /**
  * The receiving side of a connection: the sender's communicator id, its rail addresses, and
@@ -25,23 +28,25 @@ import io.ofinet.rdma.wire.Limits;
  * order and over any rail. Eager messages arrive into the endpoint's posted eager buffers and are
  * matched, or held until their receive is posted, by {@link EagerInbox}. One thread at a time drives a
  * communicator; its state belongs to the endpoint and is touched only with the endpoint held (see
- * {@link RdmaEndpoint}).
+ * the package {@code io.ofinet.rdma}).
  */
 public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     /** Receives outstanding at most, as NCCL asks. */
     public static final int MAX_REQUESTS = 32;
 
-    private final RdmaEndpoint endpoint;
+    private final CommParts parts;
+    private final CommHost host;
+    /** Its endpoint's close of a receive communicator, which cannot fail. */
+    private final Consumer<RecvComm> closer;
     private final int id;
     private final int token;
     /** What {@link #statistics()} reports. */
     final CommCounters counters = new CommCounters();
-    final ListenComm listen;
     /** The sender, as the handshake learned it. */
     private final Connection connection;
     /** Where this side's announcements go, and how. */
     private final ReceiveAnnouncer announcer;
-    boolean acceptSent;
+    private boolean acceptSent;
     private boolean closed;
 
     private final MessageWindow<RecvRequest> window = new MessageWindow<>(Limits.SEQ_BITS, Limits.WINDOW, 0);
@@ -55,22 +60,21 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     private final long eagerMax;
     /** The sender's close, as its close signals tell it. */
     final SenderClose senderClose;
-
-    RecvComm(RdmaEndpoint endpoint, int id, int token, ListenComm listen, Connection sender, long peerMailbox,
+    public RecvComm(CommParts parts, Consumer<RecvComm> closer, int id, int token, Connection sender, long peerMailbox,
             int peerSlotBytes, long[] peerMailboxKeys) {
-        this.endpoint = endpoint;
+        this.parts = parts;
+        this.host = parts.host();
+        this.closer = closer;
         this.id = id;
         this.token = token;
-        this.listen = listen;
         this.connection = sender;
-        EagerBuffers eager = endpoint.pools.eager;
-        this.eagerMax = eager != null && eager.enabled() ? eager.payloadBytes() : 0;
-        this.announcer = new ReceiveAnnouncer(endpoint, sender, id, token, eagerMax, peerMailbox, peerSlotBytes,
+        this.eagerMax = parts.eagerMax();
+        this.announcer = new ReceiveAnnouncer(parts, sender, id, token, eagerMax, peerMailbox, peerSlotBytes,
                 peerMailboxKeys);
-        this.inbox = new EagerInbox(this, endpoint);
-        this.senderClose = new SenderClose(endpoint);
-        this.flushes = new Flushes(this, MAX_REQUESTS);
-        this.liveness = new PeerLiveness(this, endpoint.spec().parameters().peerTimeoutMs(),
+        this.inbox = new EagerInbox(this, parts);
+        this.senderClose = new SenderClose(parts.rails(), parts.dataRails());
+        this.flushes = new Flushes(this, parts, MAX_REQUESTS);
+        this.liveness = new PeerLiveness(this, parts.params().peerTimeoutMs(),
                 "receive communicator " + id + " (from send communicator " + sender.peerCommId() + ")",
                 System.nanoTime());
         sender.watch(liveness);
@@ -83,7 +87,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /** Closed: the fate of the sender's destinations no longer concerns it. */
-    void forgetPeers() {
+    public void forgetPeers() {
         connection.unwatch(liveness);
         connection.release();
         inbox.dropAll();
@@ -107,8 +111,14 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         return announcer.peerMailboxKey(rail);
     }
 
-    public RdmaEndpoint endpoint() {
-        return endpoint;
+    /** The endpoint as this communicator and its requests see it. */
+    public CommHost host() {
+        return host;
+    }
+
+    /** Where its announcements' buffers come from and go back to. */
+    public ControlBuffers controlBuffers() {
+        return parts.controlBuffers();
     }
 
     @Override
@@ -153,7 +163,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
      * {@code firstUnserved} on (in sequence order), and those will never complete: they fail now.
      * Earlier ones complete as their data arrives.
      */
-    void senderClosed(int firstUnserved, int rail) {
+    public void senderClosed(int firstUnserved, int rail) {
         if (!senderClose.arrived(rail, firstUnserved)) {
             return;
         }
@@ -176,7 +186,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
      *
      * @return whether some are still posted
      */
-    boolean cancelTagged() {
+    public boolean cancelTagged() {
         boolean pending = false;
         for (int i = 0; i < requests.created(); i++) {
             RecvRequest request = requests.at(i);
@@ -227,14 +237,14 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     public RecvRequest irecv(int count, long[] addresses, long[] sizes, int[] tags, MrHandle[] mrs)
             throws RdmaException {
         ReceiveArguments.check(count, addresses, sizes, tags, mrs);
-        endpoint.lock();
+        host.lock();
         try {
             RecvRequest request = post(count, addresses, sizes, tags, mrs);
             // Progress after the post, never before: the announcement goes out first.
-            endpoint.progressLocked();
+            host.progressLocked();
             return request;
         } finally {
-            endpoint.unlock();
+            host.unlock();
         }
     }
 
@@ -295,8 +305,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /** A segment of buffer {@code index} of receive {@code seq} arrived. */
-    void segmentArrived(int seq, int index, int segments, long bytes) throws RdmaException {
-        liveness.heard(endpoint.stepNanos());
+    public void segmentArrived(int seq, int index, int segments, long bytes) throws RdmaException {
+        liveness.heard(host.stepNanos());
         RecvRequest request = window.retrieve(seq);
         if (request == null || request.seq != seq || index >= request.buffers) {
             throw new RdmaException(ErrorCategory.REMOTE, "a segment for receive " + seq + " buffer " + index
@@ -312,8 +322,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
      *
      * @return whether the buffer is held
      */
-    boolean eagerArrived(EagerBuffer buffer, long len, int seq) throws RdmaException {
-        liveness.heard(endpoint.stepNanos());
+    public boolean eagerArrived(EagerBuffer buffer, long len, int seq) throws RdmaException {
+        liveness.heard(host.stepNanos());
         inbox.check(buffer, len, seq);
         MessageWindow.Status status = window.status(seq);
         if (status == MessageWindow.Status.IN_PROGRESS) {
@@ -332,16 +342,16 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /** Something arrived for {@code request}: once it is done, its numbers leave the window. */
-    void progressed(RecvRequest request) {
+    public void progressed(RecvRequest request) {
         if (request.succeeded()) {
             completeAll(request);
-            endpoint.pools.ops.counts().received(request.receivedBytes());
+            parts.ops().counts().received(request.receivedBytes());
             counters.moved(request.receivedBytes());
         }
     }
 
     /** {@code request} failed: its numbers leave the window, and what arrives for them is dropped. */
-    void failed(RecvRequest request) {
+    public void failed(RecvRequest request) {
         completeAll(request);
     }
 
@@ -352,8 +362,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /** The sender refused a send into receive {@code seq}. */
-    void errorArrived(int seq, int index, int reason) throws RdmaException {
-        liveness.heard(endpoint.stepNanos());
+    public void errorArrived(int seq, int index, int reason) throws RdmaException {
+        liveness.heard(host.stepNanos());
         RecvRequest request = window.retrieve(seq);
         if (request == null || request.seq != seq) {
             throw new RdmaException(ErrorCategory.REMOTE, "an error for receive " + seq + ", which is not posted");
@@ -371,7 +381,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /** Drops its requests and flushes when it has been idle a while (the endpoint's slow duties). */
-    void trimIfIdle(long now) {
+    public void trimIfIdle(long now) {
         requests.trimIfIdle(now);
         flushes.trimIfIdle(now);
     }
@@ -385,22 +395,22 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
      */
     public FlushRequest iflush(int count, long[] addresses, long[] sizes, MrHandle[] mrs) throws RdmaException {
         ReceiveArguments.checkFlush(count, addresses, sizes, mrs);
-        endpoint.lock();
+        host.lock();
         try {
             if (closed) {
                 throw new RdmaException(ErrorCategory.INVALID_USAGE, "iflush: the receive communicator is closed");
             }
             FlushRequest request = flushes.post(count, addresses, sizes, mrs);
-            endpoint.progressLocked();
+            host.progressLocked();
             return request;
         } finally {
-            endpoint.unlock();
+            host.unlock();
         }
     }
 
     @Override
     public void close() {
-        endpoint.closing.closeRecv(this);
+        closer.accept(this);
     }
 
     public boolean isClosed() {
@@ -410,5 +420,35 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     /** Its close has begun: it takes nothing more. */
     public void markClosed() {
         closed = true;
+    }
+
+    /** Its ACCEPT went out: it is connected. */
+    public void acceptSent() {
+        acceptSent = true;
+    }
+
+    /** Whether the sender's close has been confirmed behind its writes on every data rail. */
+    public boolean senderWritesEnded() {
+        return senderClose.writesEnded();
+    }
+
+    /** Whether the eager message in {@code buffer} ({@code len} bytes) carries this communicator's token. */
+    public boolean carriesToken(EagerBuffer buffer, long len) {
+        return inbox.carriesToken(buffer, len);
+    }
+
+    /** An arrival for it was dropped as malformed. */
+    public void malformedArrival() {
+        counters.malformed();
+    }
+
+    /** Eager messages and requests to send it holds for receives not posted yet (diagnostics, tests). */
+    public int heldEagerMessages() {
+        return inbox.held();
+    }
+
+    /** Whether the sender said it writes no more. */
+    public boolean senderSaidClosed() {
+        return senderClose.said();
     }
 }

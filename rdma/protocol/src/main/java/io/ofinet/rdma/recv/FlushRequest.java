@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.recv;
 
 import io.ofinet.rdma.comm.CommHost;
 import io.ofinet.rdma.comm.Request;
@@ -15,12 +15,12 @@ import io.ofinet.rdma.op.RmaOp;
 public final class FlushRequest extends Request implements RmaOp.Owner {
     private final RecvComm comm;
 
-    FlushRequest(RecvComm comm, RequestPool<FlushRequest> home) {
+    public FlushRequest(RecvComm comm, RequestPool<FlushRequest> home) {
         super(home);
         this.comm = comm;
     }
 
-    void start(int reads) {
+    public void start(int reads) {
         begin(reads);
         if (reads == 0) {
             markDone();
@@ -29,7 +29,7 @@ public final class FlushRequest extends Request implements RmaOp.Owner {
 
     @Override
     protected CommHost host() {
-        return comm.endpoint().host;
+        return comm.host();
     }
 
     @Override

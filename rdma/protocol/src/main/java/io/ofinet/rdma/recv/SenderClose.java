@@ -1,5 +1,6 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.recv;
 
+import io.ofinet.rdma.rail.RailSet;
 import io.ofinet.rdma.wire.Limits;
 
 /**
@@ -7,8 +8,9 @@ import io.ofinet.rdma.wire.Limits;
  * the sender said it writes no more, and on which data rails that confirmation arrived behind its
  * writes. Touched only with the endpoint held.
  */
-final class SenderClose {
-    private final RdmaEndpoint endpoint;
+public final class SenderClose {
+    private final RailSet rails;
+    private final int dataRails;
     /** The sender said it writes no more: receives it did not serve fail. */
     private boolean said;
     /** The data rails on which the confirmation arrived, as bits. */
@@ -16,16 +18,17 @@ final class SenderClose {
     /** The first message the sender did not send; those before it it sent. */
     private int firstUnserved;
 
-    SenderClose(RdmaEndpoint endpoint) {
-        this.endpoint = endpoint;
+    public SenderClose(RailSet rails, int dataRails) {
+        this.rails = rails;
+        this.dataRails = dataRails;
     }
 
     /**
      * The confirmation arrived on engine rail {@code rail}, naming {@code unserved} the first
      * message the sender did not send; true the first time the sender says it.
      */
-    boolean arrived(int rail, int unserved) {
-        if (rail < endpoint.dataRails()) {
+    public boolean arrived(int rail, int unserved) {
+        if (rail < dataRails) {
             confirmedRails |= 1 << rail;
         }
         boolean first = !said;
@@ -41,12 +44,12 @@ final class SenderClose {
      * buffers} buffers waits for: its last message is the first unserved one or later (in the window).
      * A receive before it completes as its messages arrive, even one posted after the close.
      */
-    boolean unserved(int seq, int buffers) {
+    public boolean unserved(int seq, int buffers) {
         return said && ((seq + buffers - 1 - firstUnserved) & ((1 << Limits.SEQ_BITS) - 1)) < Limits.WINDOW;
     }
 
     /** Whether the sender said it writes no more. */
-    boolean said() {
+    public boolean said() {
         return said;
     }
 
@@ -55,10 +58,10 @@ final class SenderClose {
      * arrived behind its writes on every data rail, or, where the provider does not keep that order,
      * once on control rail 0 after its writes completed.
      */
-    boolean writesEnded() {
-        if (!endpoint.railSet.confirmsCloseOnDataRails()) {
+    public boolean writesEnded() {
+        if (!rails.confirmsCloseOnDataRails()) {
             return said;
         }
-        return confirmedRails == (1 << endpoint.dataRails()) - 1;
+        return confirmedRails == (1 << dataRails) - 1;
     }
 }

@@ -1,6 +1,7 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.recv;
 
 import io.ofinet.rdma.comm.CommHost;
+import io.ofinet.rdma.comm.ControlBuffers;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.error.ErrorCategory;
@@ -35,12 +36,12 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     int byTagNext;
     /** When the latest segment of a still partial buffer arrived (0 when none is partial). */
     long partialSinceNanos;
-    ControlRailBuffer controlBuffer;
+    ControlBuffers.Buffer controlBuffer;
     /** Buffers announced to take one tagged message (a bit each), and their receives while posted. */
     int taggedBuffers;
     private final RmaOp[] taggedReceives = new RmaOp[Limits.MAX_RECVS];
     /** Hears of the tagged receives, each one of the request's operations. */
-    final RmaOp.Owner taggedOwner = new RmaOp.Owner() {
+    public final RmaOp.Owner taggedOwner = new RmaOp.Owner() {
         @Override
         public void opDone(RmaOp op) {
             taggedLanded(op, null);
@@ -57,25 +58,25 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         }
     };
 
-    RecvRequest(RecvComm comm, RequestPool<RecvRequest> home) {
+    public RecvRequest(RecvComm comm, RequestPool<RecvRequest> home) {
         super(home);
         this.comm = comm;
     }
 
     /** Buffer {@code i} takes one tagged message, into the receive {@code op} (posted next). */
-    void taggedPosted(int i, RmaOp op) {
+    public void taggedPosted(int i, RmaOp op) {
         taggedBuffers |= 1 << i;
         taggedReceives[i] = op;
         awaitOneMore();
     }
 
     /** Whether buffer {@code i} takes a tagged message (its receive posted, or landed already). */
-    boolean tagged(int i) {
+    public boolean tagged(int i) {
         return (taggedBuffers & (1 << i)) != 0;
     }
 
     /** Whether a tagged receive of this request is still posted. */
-    boolean taggedPending() {
+    public boolean taggedPending() {
         for (int i = 0; i < buffers; i++) {
             if (taggedReceives[i] != null) {
                 return true;
@@ -110,9 +111,9 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
      * names sources right; the tag carried the communicator's token).
      */
     private void taggedArrived(int i, long bytes, int rail) {
-        RdmaEndpoint endpoint = comm.endpoint();
-        comm.liveness().heard(endpoint.stepNanos());
-        long source = endpoint.engine.source();
+        CommHost host = comm.host();
+        comm.liveness().heard(host.stepNanos());
+        long source = host.arrivalSource();
         if (source != ProgressEngine.SOURCE_UNTOLD && source != comm.connection().dataPeer(rail)) {
             comm.forgedArrival();
             fail(new RdmaException(ErrorCategory.REMOTE, "irecv: buffer " + i + " took a message from an address"
@@ -134,7 +135,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
      * Cancels the tagged receives still posted (their buffers take nothing more); the request
      * waits for their completions, which take the receives out of the provider.
      */
-    void cancelTagged() {
+    public void cancelTagged() {
         for (int i = 0; i < buffers; i++) {
             if (taggedReceives[i] != null) {
                 taggedReceives[i].cancel();
@@ -155,7 +156,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         java.util.Arrays.fill(taggedReceives, null);
     }
 
-    void start(int sequence, int count) {
+    public void start(int sequence, int count) {
         this.seq = sequence;
         this.buffers = count;
         this.buffersDone = 0;
@@ -175,7 +176,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     }
 
     /** A written segment of buffer {@code i}: {@code bytes} long, one of {@code segments}. */
-    void segment(int i, int segments, long bytes) throws RdmaException {
+    public void segment(int i, int segments, long bytes) throws RdmaException {
         if ((eagerFilled & (1 << i)) != 0) {
             throw new RdmaException(ErrorCategory.REMOTE, "receive " + seq + " buffer " + i + ": a written segment for a"
                     + " buffer an eager message filled");
@@ -194,7 +195,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
      * Buffer {@code i} took the head of a send, {@code bytes} bytes copied in already: one of its
      * segments, whose count the writes of the rest carry.
      */
-    void head(int i, long bytes) throws RdmaException {
+    public void head(int i, long bytes) throws RdmaException {
         if (segmentsExpected[i] != 0 && segmentsArrived[i] >= segmentsExpected[i]) {
             throw new RdmaException(ErrorCategory.REMOTE, "receive " + seq + " buffer " + i + ": a head after all "
                     + segmentsExpected[i] + " announced segments");
@@ -219,7 +220,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     }
 
     /** Buffer {@code i} took an eager message of {@code bytes} bytes, copied in already. */
-    void eagerFilled(int i, long bytes) {
+    public void eagerFilled(int i, long bytes) {
         if (taggedReceives[i] != null) {
             // A small send matched by tag before the announcement reached the sender.
             taggedReceives[i].cancel();
@@ -231,7 +232,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     }
 
     /** Whether a buffer has some of its segments but not all (or a head, and the writes not yet). */
-    boolean partialBuffers() {
+    public boolean partialBuffers() {
         for (int i = 0; i < buffers; i++) {
             if (segmentsArrived[i] > 0 && segmentsArrived[i] != segmentsExpected[i]) {
                 return true;
@@ -241,7 +242,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     }
 
     /** Bytes received over all buffers. */
-    long receivedBytes() {
+    public long receivedBytes() {
         long total = 0;
         for (int i = 0; i < buffers; i++) {
             total += received[i];
@@ -249,7 +250,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         return total;
     }
 
-    void bufferDone() {
+    public void bufferDone() {
         if (++buffersDone == buffers) {
             markDone();
         }
@@ -257,7 +258,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
 
     @Override
     protected CommHost host() {
-        return comm.endpoint().host;
+        return comm.host();
     }
 
     @Override
@@ -284,7 +285,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     }
 
     private void releaseControlBuffer() {
-        comm.endpoint().pools.release(controlBuffer);
+        comm.controlBuffers().release(controlBuffer);
         controlBuffer = null;
     }
 }

@@ -1,4 +1,4 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.recv;
 
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.ErrorCategory;
@@ -6,12 +6,12 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.Limits;
 
 /** The checks of {@code irecv} and {@code iflush} arguments, made before any resource is taken. */
-final class ReceiveArguments {
+public final class ReceiveArguments {
     private ReceiveArguments() {
     }
 
     /** A grouped receive of 1..8 buffers, each inside its registration (an empty one needs none). */
-    static void check(int count, long[] addresses, long[] sizes, int[] tags, MrHandle[] mrs) throws RdmaException {
+    public static void check(int count, long[] addresses, long[] sizes, int[] tags, MrHandle[] mrs) throws RdmaException {
         if (count < 1 || count > Limits.MAX_RECVS) {
             throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "irecv: " + count + " buffers, not 1.."
                     + Limits.MAX_RECVS);
@@ -31,7 +31,7 @@ final class ReceiveArguments {
     }
 
     /** A flush of {@code count} received buffers: the arrays hold that many. */
-    static void checkFlush(int count, long[] addresses, long[] sizes, MrHandle[] mrs) throws RdmaException {
+    public static void checkFlush(int count, long[] addresses, long[] sizes, MrHandle[] mrs) throws RdmaException {
         requireEntries("iflush", count, "addresses", addresses.length);
         requireEntries("iflush", count, "sizes", sizes.length);
         requireEntries("iflush", count, "memory handles", mrs.length);

@@ -1,10 +1,15 @@
-package io.ofinet.rdma;
+package io.ofinet.benchmarks.protocol;
 
 import io.ofinet.config.ConfigLoader;
 import io.ofinet.config.DeviceSpec;
 import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.Device;
+import io.ofinet.rdma.ListenComm;
+import io.ofinet.rdma.RdmaEndpoint;
+import io.ofinet.rdma.recv.RecvComm;
+import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.send.SendRequest;
 import java.nio.file.Files;

@@ -1,10 +1,14 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.recv;
 
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.comm.CommParts;
+import io.ofinet.rdma.comm.ControlBuffers;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.Ops;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.rail.Connection;
+import io.ofinet.rdma.rail.RailSet;
 import io.ofinet.rdma.wire.Announcement;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
@@ -20,7 +24,9 @@ import io.ofinet.rdma.wire.TaggedData;
  * (writeNotice tagged) get their tagged receives posted first. Touched only with the endpoint held.
  */
 final class ReceiveAnnouncer {
-    private final RdmaEndpoint endpoint;
+    private final CommParts parts;
+    private final RailSet rails;
+    private final Ops pool;
     private final Connection sender;
     /** The receive communicator's id and token, which the tags of its tagged receives carry. */
     private final int commId;
@@ -37,17 +43,19 @@ final class ReceiveAnnouncer {
     private final Announcement announcement = new Announcement();
     private final long[] keys = new long[Limits.MAX_DATA_RAILS];
     /** What {@link #reserve()} took, for the announcement right after it. */
-    private ControlRailBuffer buffer;
+    private ControlBuffers.Buffer buffer;
     private RmaOp op;
 
-    ReceiveAnnouncer(RdmaEndpoint endpoint, Connection sender, int commId, int token, long eagerMax,
+    ReceiveAnnouncer(CommParts parts, Connection sender, int commId, int token, long eagerMax,
             long peerMailbox, int peerSlotBytes, long[] peerMailboxKeys) {
-        this.endpoint = endpoint;
+        this.parts = parts;
+        this.rails = parts.rails();
+        this.pool = parts.ops();
         this.sender = sender;
         this.commId = commId;
         this.token = token;
         this.eagerMax = eagerMax;
-        this.taggedUpTo = endpoint.railSet.taggedUpTo();
+        this.taggedUpTo = rails.taggedUpTo();
         this.peerMailbox = peerMailbox;
         this.peerSlotBytes = peerSlotBytes;
         this.peerMailboxKeys = peerMailboxKeys.clone();
@@ -85,17 +93,17 @@ final class ReceiveAnnouncer {
      * each of its {@code tagged} receives: all, or none and false.
      */
     boolean reserve(int tagged) throws RdmaException {
-        buffer = endpoint.pools.acquireControlBuffer();
+        buffer = parts.controlBuffers().acquire();
         if (buffer == null) {
             return false;
         }
-        op = endpoint.pools.ops.acquire();
-        if (op == null || !endpoint.pools.ops.acquire(taggedOps, Integer.bitCount(tagged))) {
+        op = pool.acquire();
+        if (op == null || !pool.acquire(taggedOps, Integer.bitCount(tagged))) {
             if (op != null) {
-                endpoint.pools.ops.release(op);
+                pool.release(op);
                 op = null;
             }
-            endpoint.pools.release(buffer);
+            parts.controlBuffers().release(buffer);
             buffer = null;
             return false;
         }
@@ -113,10 +121,10 @@ final class ReceiveAnnouncer {
             if ((tagged & (1 << i)) == 0) {
                 continue;
             }
-            int rail = TaggedData.rail(seq, i, endpoint.dataRails());
+            int rail = TaggedData.rail(seq, i, parts.dataRails());
             RmaOp receive = taggedOps[k];
             taggedOps[k++] = null;
-            receive.set(RmaOp.Kind.TRECV, endpoint.railSet.dataEndpoint(rail), rail, RmaOp.TAGGED_RECEIVE_ON_RAIL[rail],
+            receive.set(RmaOp.Kind.TRECV, rails.dataEndpoint(rail), rail, RmaOp.TAGGED_RECEIVE_ON_RAIL[rail],
                     request.taggedOwner);
             receive.buf = addresses[i];
             receive.len = sizes[i];
@@ -125,7 +133,7 @@ final class ReceiveAnnouncer {
             receive.tag = TaggedData.tag(token, commId, seq, i);
             receive.index = i;
             request.taggedPosted(i, receive);
-            receive.submit(endpoint.peers.local(rail));
+            receive.submit(parts.peers().local(rail));
         }
     }
 
@@ -136,31 +144,31 @@ final class ReceiveAnnouncer {
     void announce(RecvRequest request, int seq, int count, long[] addresses, long[] sizes, int[] tags, MrHandle[] mrs,
             int tagged) {
         postTagged(request, seq, tagged, addresses, sizes, mrs);
-        ControlRailBuffer buffer = this.buffer;
+        ControlBuffers.Buffer buffer = this.buffer;
         RmaOp op = this.op;
         this.buffer = null;
         this.op = null;
-        announcement.reset(count, endpoint.dataRails(), seq);
+        announcement.reset(count, parts.dataRails(), seq);
         for (int i = 0; i < count; i++) {
             MrHandle mr = mrs[i];
             long remote = mr == null ? 0 : mr.remoteAddress(RailKind.DATA, 0, addresses[i] - mr.address());
-            for (int r = 0; r < endpoint.dataRails(); r++) {
+            for (int r = 0; r < parts.dataRails(); r++) {
                 keys[r] = mr == null ? 0 : mr.key(RailKind.DATA, r);
             }
             announcement.buffer(i, remote, sizes[i], tags[i], keys, (tagged & (1 << i)) != 0 ? Announcement.TAGGED : 0);
         }
         // Encoded straight into the registered control buffer the write goes out from.
-        int length = announcement.encode(endpoint.memory, buffer.address);
-        int rail = seq % endpoint.controlRails();
+        int length = announcement.encode(parts.memory(), buffer.address());
+        int rail = seq % parts.controlRails();
         // A message instead of a write and its notice, where writes are announced by notices.
-        boolean sent = endpoint.railSet.noticeAfterWrite();
-        op.set(sent ? RmaOp.Kind.SENDDATA : RmaOp.Kind.WRITEDATA, endpoint.railSet.controlEndpoint(rail), rail,
+        boolean sent = rails.noticeAfterWrite();
+        op.set(sent ? RmaOp.Kind.SENDDATA : RmaOp.Kind.WRITEDATA, rails.controlEndpoint(rail), rail,
                 RmaOp.CONTROL_ON_RAIL[rail], request);
-        op.buf = buffer.address;
+        op.buf = buffer.address();
         op.len = length;
         op.desc = buffer.descriptor(rail);
         int word = Immediate.encode(Immediate.TYPE_ANNOUNCEMENT, 1, 0, sender.peerCommId(), seq);
-        op.data = endpoint.railSet.immediate(word, sender.upperHalf(word));
+        op.data = rails.immediate(word, sender.upperHalf(word));
         op.peer = sender.controlPeer(rail);
         op.remote = peerMailbox + (long) (seq % Limits.WINDOW) * peerSlotBytes;
         op.key = peerMailboxKeys[rail];

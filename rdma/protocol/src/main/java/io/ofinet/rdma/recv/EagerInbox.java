@@ -1,8 +1,12 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.recv;
 
+import io.ofinet.fabric.HostMemory;
+import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.eager.EagerBuffer;
+import io.ofinet.rdma.eager.EagerBuffers;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.Ops;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.Immediate;
@@ -17,13 +21,15 @@ import io.ofinet.rdma.wire.Signal;
  * give them buffers in sequence order. Each one used up gives the sender back a credit, returned in
  * batches of half the credits. Touched only with the endpoint held.
  */
-final class EagerInbox {
+public final class EagerInbox {
     private static final int MASK = (1 << Limits.SEQ_BITS) - 1;
     /** Credits returned in one signal. */
-    static final int CREDIT_BATCH = Limits.CREDITS / 2;
+    public static final int CREDIT_BATCH = Limits.CREDITS / 2;
 
     private final RecvComm comm;
-    private final RdmaEndpoint endpoint;
+    private final HostMemory memory;
+    private final EagerBuffers eager;
+    private final Ops pool;
     private final EagerMessageHeader header = new EagerMessageHeader();
     private final int[] heldSeq = new int[Limits.CREDITS];
     private final long[] heldLength = new long[Limits.CREDITS];
@@ -31,35 +37,37 @@ final class EagerInbox {
     private int heldCount;
     private int creditsDue;
 
-    EagerInbox(RecvComm comm, RdmaEndpoint endpoint) {
+    public EagerInbox(RecvComm comm, CommParts parts) {
         this.comm = comm;
-        this.endpoint = endpoint;
+        this.memory = parts.memory();
+        this.eager = parts.eager();
+        this.pool = parts.ops();
     }
 
     /** The largest payload an eager message may carry here. */
     private long maxPayload() {
-        return endpoint.pools.eager.payloadBytes();
+        return eager.payloadBytes();
     }
 
     /**
      * Whether the message of {@code len} bytes in {@code buffer} carries this communicator's token
      * in its header: one without it is not its peer's, and is dropped without failing it.
      */
-    boolean carriesToken(EagerBuffer buffer, long len) {
+    public boolean carriesToken(EagerBuffer buffer, long len) {
         return len >= EagerMessageHeader.BYTES
-                && EagerMessageHeader.tokenAt(endpoint.memory, buffer.address) == comm.token();
+                && EagerMessageHeader.tokenAt(memory, buffer.address) == comm.token();
     }
 
     /**
      * Decodes and checks the header of message {@code seq} ({@code len} bytes in {@code buffer}),
      * whose token {@link #carriesToken} found right; {@link #deliverChecked} then uses it.
      */
-    void check(EagerBuffer buffer, long len, int seq) throws RdmaException {
-        header.decode(endpoint.memory, buffer.address, len, seq, maxPayload());
+    public void check(EagerBuffer buffer, long len, int seq) throws RdmaException {
+        header.decode(memory, buffer.address, len, seq, maxPayload());
     }
 
     /** Keeps message {@code seq}, whose receive is not posted yet. */
-    void hold(EagerBuffer buffer, long len, int seq) throws RdmaException {
+    public void hold(EagerBuffer buffer, long len, int seq) throws RdmaException {
         if (heldCount == held.length) {
             throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " arrived beyond the sender's "
                     + Limits.CREDITS + " credits");
@@ -70,7 +78,7 @@ final class EagerInbox {
     }
 
     /** Messages held now. */
-    int held() {
+    public int held() {
         return heldCount;
     }
 
@@ -81,12 +89,12 @@ final class EagerInbox {
      * @return whether the buffer is held
      */
     private boolean deliver(RecvRequest request, int seq, EagerBuffer buffer, long len) throws RdmaException {
-        header.decode(endpoint.memory, buffer.address, len, seq, maxPayload());
+        header.decode(memory, buffer.address, len, seq, maxPayload());
         return deliverChecked(request, seq, buffer, len);
     }
 
     /** {@link #deliver} for the message whose header {@link #check} has just decoded. */
-    boolean deliverChecked(RecvRequest request, int seq, EagerBuffer buffer, long len) throws RdmaException {
+    public boolean deliverChecked(RecvRequest request, int seq, EagerBuffer buffer, long len) throws RdmaException {
         int k = (seq - request.seq) & MASK;
         int i;
         if (header.byTag()) {
@@ -123,12 +131,12 @@ final class EagerInbox {
         }
         if (data) {
             if (size > 0) {
-                endpoint.memory.copy(buffer.payload(), request.address[i], size);
+                memory.copy(buffer.payload(), request.address[i], size);
             }
             request.eagerFilled(i, size);
         } else if (header.kind() == EagerMessageHeader.KIND_HEAD && !request.tagged(i)) {
             // At most eagerMaxSize bytes, fewer than the send's size, which fits the buffer (decode, above).
-            endpoint.memory.copy(buffer.payload(), request.address[i], header.payload());
+            memory.copy(buffer.payload(), request.address[i], header.payload());
             request.head(i, header.payload());
         } else {
             // A request to send; or a head for a buffer that takes a tagged message, which brings the head's bytes again.
@@ -143,7 +151,7 @@ final class EagerInbox {
     }
 
     /** Delivers what is held for the receive just posted, in sequence order. */
-    void posted(RecvRequest request) throws RdmaException {
+    public void posted(RecvRequest request) throws RdmaException {
         for (int k = 0; k < request.buffers && heldCount > 0 && request.failure() == null; k++) {
             deliverHeld(request, (request.seq + k) & MASK);
         }
@@ -157,7 +165,7 @@ final class EagerInbox {
                 long len = heldLength[h];
                 remove(h);
                 if (!deliver(request, seq, buffer, len)) {
-                    endpoint.pools.eager.unhold(buffer);
+                    eager.unhold(buffer);
                 }
                 return;
             }
@@ -187,7 +195,7 @@ final class EagerInbox {
         used();
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
         comm.failed(request);
-        RmaOp op = endpoint.pools.ops.acquire();
+        RmaOp op = pool.acquire();
         if (op != null) {
             comm.connection().sendImmediate(op, "refusal to the sender", Immediate.signal(
                     reason == Immediate.ERROR_TRUNCATED ? Signal.TRUNCATED_TO_SENDER : Signal.NO_TAG_TO_SENDER,
@@ -196,17 +204,17 @@ final class EagerInbox {
     }
 
     /** An eager message or request to send was used up (or dropped): its credit is due back. */
-    void used() {
+    public void used() {
         creditsDue++;
         returnCredits(CREDIT_BATCH);
     }
 
     /** Returns the credits due once at least {@code atLeast} are (and an operation is free). */
-    void returnCredits(int atLeast) {
+    public void returnCredits(int atLeast) {
         if (creditsDue < Math.max(1, atLeast)) {
             return;
         }
-        RmaOp op = endpoint.pools.ops.acquire();
+        RmaOp op = pool.acquire();
         if (op == null) {
             return;
         }
@@ -216,9 +224,9 @@ final class EagerInbox {
     }
 
     /** The communicator closed: the held buffers are posted again. */
-    void dropAll() {
+    public void dropAll() {
         for (int h = 0; h < heldCount; h++) {
-            endpoint.pools.eager.unhold(held[h]);
+            eager.unhold(held[h]);
             held[h] = null;
         }
         heldCount = 0;

@@ -1,7 +1,8 @@
-package io.ofinet.rdma;
+package io.ofinet.rdma.recv;
 
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
+import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.wire.Limits;
@@ -12,12 +13,14 @@ import io.ofinet.rdma.wire.Limits;
  * only with the endpoint held.
  */
 final class Flushes {
-    private final RdmaEndpoint endpoint;
+    /** Bytes each flush read fetches (the flush buffer has room for them). */
+    private static final long READ_BYTES = 8;
+    private final CommParts parts;
     private final RequestPool<FlushRequest> requests;
     private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
 
-    Flushes(RecvComm comm, int bound) {
-        this.endpoint = comm.endpoint();
+    Flushes(RecvComm comm, CommParts parts, int bound) {
+        this.parts = parts;
         this.requests = new RequestPool<>(bound, pool -> new FlushRequest(comm, pool));
     }
 
@@ -38,28 +41,28 @@ final class Flushes {
         if (request == null) {
             return null;
         }
-        if (target < 0 || endpoint.spec().parameters().flushDisabled()) {
+        if (target < 0 || parts.params().flushDisabled()) {
             request.start(0);
             return request;
         }
-        int rails = endpoint.dataRails();
-        if (!endpoint.pools.ops.acquire(ops, rails)) {
+        int rails = parts.dataRails();
+        if (!parts.ops().acquire(ops, rails)) {
             requests.putBack(request);
             return null;
         }
         request.start(rails);
         MrHandle mr = mrs[target];
-        MrHandle flush = endpoint.flushBuffer();
-        long length = Math.min(sizes[target], EndpointPools.FLUSH_READ_BYTES);
+        MrHandle flush = parts.flushBuffer();
+        long length = Math.min(sizes[target], READ_BYTES);
         for (int r = 0; r < rails; r++) {
-            RmaOp op = ops[r].set(RmaOp.Kind.READ, endpoint.railSet.dataEndpoint(r), r, RmaOp.READ_ON_DATA_RAIL[r], request);
+            RmaOp op = ops[r].set(RmaOp.Kind.READ, parts.rails().dataEndpoint(r), r, RmaOp.READ_ON_DATA_RAIL[r], request);
             op.buf = flush.address();
             op.len = length;
             op.desc = flush.descriptor(RailKind.DATA, r);
-            op.peer = endpoint.railSet.self(r);
+            op.peer = parts.rails().self(r);
             op.remote = mr.remoteAddress(RailKind.DATA, r, addresses[target] - mr.address());
             op.key = mr.key(RailKind.DATA, r);
-            endpoint.engine.submit(op, endpoint.peers.local(r));
+            op.submit(parts.peers().local(r));
         }
         return request;
     }
