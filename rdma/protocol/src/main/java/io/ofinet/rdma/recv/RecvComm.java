@@ -1,10 +1,8 @@
 package io.ofinet.rdma.recv;
 
 import io.ofinet.mr.MrHandle;
-import io.ofinet.rdma.comm.CommCounters;
-import io.ofinet.rdma.comm.CommHost;
 import io.ofinet.rdma.comm.CommParts;
-import io.ofinet.rdma.comm.CommStatistics;
+import io.ofinet.rdma.comm.Communicator;
 import io.ofinet.rdma.comm.ControlBuffers;
 import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.comm.RequestPool;
@@ -30,30 +28,19 @@ import java.util.function.Consumer;
  * communicator; its state belongs to the endpoint and is touched only with the endpoint held (see
  * the package {@code io.ofinet.rdma}).
  */
-public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
+public final class RecvComm extends Communicator<RecvRequest> {
     /** Receives outstanding at most, as NCCL asks. */
     public static final int MAX_REQUESTS = 32;
 
-    private final CommParts parts;
-    private final CommHost host;
     /** Its endpoint's close of a receive communicator, which cannot fail. */
     private final Consumer<RecvComm> closer;
-    private final int id;
-    private final int token;
-    /** What {@link #statistics()} reports. */
-    final CommCounters counters = new CommCounters();
-    /** The sender, as the handshake learned it. */
-    private final Connection connection;
     /** Where this side's announcements go, and how. */
     private final ReceiveAnnouncer announcer;
     private boolean acceptSent;
-    private boolean closed;
 
     private final MessageWindow<RecvRequest> window = new MessageWindow<>(Limits.SEQ_BITS, Limits.WINDOW, 0);
     private int recvSeq;
-    private final RequestPool<RecvRequest> requests = new RequestPool<>(MAX_REQUESTS, pool -> new RecvRequest(this, pool));
     private final Flushes flushes;
-    private final PeerLiveness liveness;
     /** Eager messages and requests to send: matched, held until their receive, credits returned. */
     final EagerInbox inbox;
     /** The largest eager payload (0: none), so the largest buffer a receive needs no announcement for. */
@@ -62,11 +49,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     final SenderClose senderClose;
     public RecvComm(CommParts parts, Consumer<RecvComm> closer, int id, int token, Connection sender, long peerMailbox,
             int peerSlotBytes, long[] peerMailboxKeys) {
-        this.parts = parts;
-        this.host = parts.host();
+        super(parts, id, token, MAX_REQUESTS);
         this.closer = closer;
-        this.id = id;
-        this.token = token;
         this.connection = sender;
         this.eagerMax = parts.eagerMax();
         this.announcer = new ReceiveAnnouncer(parts, sender, id, token, eagerMax, peerMailbox, peerSlotBytes,
@@ -80,21 +64,11 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         sender.watch(liveness);
     }
 
-    /** The sender. */
-    @Override
-    public Connection connection() {
-        return connection;
-    }
-
     /** Closed: the fate of the sender's destinations no longer concerns it. */
+    @Override
     public void forgetPeers() {
-        connection.unwatch(liveness);
-        connection.release();
+        super.forgetPeers();
         inbox.dropAll();
-    }
-
-    public int id() {
-        return id;
     }
 
     /** The sender's mailbox: remote address of slot 0, for the control rails' registrations. */
@@ -111,9 +85,9 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         return announcer.peerMailboxKey(rail);
     }
 
-    /** The endpoint as this communicator and its requests see it. */
-    public CommHost host() {
-        return host;
+    @Override
+    protected RecvRequest newRequest(RequestPool<RecvRequest> pool) {
+        return new RecvRequest(this, pool);
     }
 
     /** Where its announcements' buffers come from and go back to. */
@@ -122,18 +96,8 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     @Override
-    public PeerLiveness liveness() {
-        return liveness;
-    }
-
-    @Override
-    public int outstanding() {
-        return requests.outstanding();
-    }
-
-    @Override
     public boolean connectedAndOpen() {
-        return acceptSent && !closed;
+        return acceptSent && !isClosed();
     }
 
     /**
@@ -172,7 +136,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
             RecvRequest request = requests.at(i);
             if (request.inUse() && !request.finished() && senderClose.unserved(request.seq, request.buffers)) {
                 if (cause == null) {
-                    cause = new RdmaException(ErrorCategory.REMOTE, "receive communicator " + id
+                    cause = new RdmaException(ErrorCategory.REMOTE, "receive communicator " + id()
                             + ": the sender closed the connection before sending the message");
                 }
                 request.abandon(cause);
@@ -198,35 +162,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         return pending;
     }
 
-    @Override
-    public int token() {
-        return token;
-    }
-
-    @Override
-    public void forgedArrival() {
-        counters.forged();
-    }
-
-    /** What it moved, and what was dropped in its name (a snapshot). */
-    public CommStatistics statistics() {
-        return counters.snapshot();
-    }
-
-    /**
-     * Fails every receive posted and not yet returned by test, those already done too: once the peer is
-     * condemned, no request of the communicator reports success (a later receive can finish before an
-     * earlier one, which would then fail while the later one succeeded).
-     */
-    @Override
-    public void peerDead(RdmaException cause) {
-        for (int i = 0; i < requests.created(); i++) {
-            RecvRequest request = requests.at(i);
-            if (request.inUse()) {
-                request.abandon(cause);
-            }
-        }
-    }
 
     /**
      * Posts a grouped receive of {@code count} buffers (1..8), each registered in its handle.
@@ -251,7 +186,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     /** The part of {@link #irecv} that needs the endpoint: its arguments are checked. */
     private RecvRequest post(int count, long[] addresses, long[] sizes, int[] tags, MrHandle[] mrs)
             throws RdmaException {
-        if (closed) {
+        if (isClosed()) {
             throw new RdmaException(ErrorCategory.INVALID_USAGE, "irecv: the receive communicator is closed");
         }
         if (liveness.dead() != null) {
@@ -381,9 +316,10 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /** Drops its requests and flushes when it has been idle a while (the endpoint's slow duties). */
-    public void trimIfIdle(long now) {
-        requests.trimIfIdle(now);
+    @Override
+    public boolean trimIfIdle(long now) {
         flushes.trimIfIdle(now);
+        return super.trimIfIdle(now);
     }
 
     /**
@@ -397,7 +333,7 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         ReceiveArguments.checkFlush(count, addresses, sizes, mrs);
         host.lock();
         try {
-            if (closed) {
+            if (isClosed()) {
                 throw new RdmaException(ErrorCategory.INVALID_USAGE, "iflush: the receive communicator is closed");
             }
             FlushRequest request = flushes.post(count, addresses, sizes, mrs);
@@ -413,15 +349,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
         closer.accept(this);
     }
 
-    public boolean isClosed() {
-        return closed;
-    }
-
-    /** Its close has begun: it takes nothing more. */
-    public void markClosed() {
-        closed = true;
-    }
-
     /** Its ACCEPT went out: it is connected. */
     public void acceptSent() {
         acceptSent = true;
@@ -435,11 +362,6 @@ public final class RecvComm implements AutoCloseable, PeerLiveness.Peered {
     /** Whether the eager message in {@code buffer} ({@code len} bytes) carries this communicator's token. */
     public boolean carriesToken(EagerBuffer buffer, long len) {
         return inbox.carriesToken(buffer, len);
-    }
-
-    /** An arrival for it was dropped as malformed. */
-    public void malformedArrival() {
-        counters.malformed();
     }
 
     /** Eager messages and requests to send it holds for receives not posted yet (diagnostics, tests). */

@@ -3,9 +3,8 @@ package io.ofinet.rdma.send;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.Closer;
 import io.ofinet.rdma.comm.CommCounters;
-import io.ofinet.rdma.comm.CommHost;
 import io.ofinet.rdma.comm.CommParts;
-import io.ofinet.rdma.comm.CommStatistics;
+import io.ofinet.rdma.comm.Communicator;
 import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.error.ErrorCategory;
@@ -32,33 +31,22 @@ import java.util.ArrayDeque;
  * time drives a communicator; its state belongs to the endpoint and is touched only with the
  * endpoint held (see the package {@code io.ofinet.rdma}).
  */
-public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
+public final class SendComm extends Communicator<SendRequest> {
     private static final System.Logger LOG = System.getLogger(SendComm.class.getName());
     /** Sends outstanding at most: NCCL asks for 32 × maxRecvs. */
     public static final int MAX_REQUESTS = 32 * Limits.MAX_RECVS;
 
-    private final CommParts parts;
-    private final CommHost host;
     private final Closer<SendComm> closer;
-    private final int id;
-    private final int token;
-    /** What {@link #statistics()} reports. */
-    public final CommCounters counters = new CommCounters();
     private final long deadlineNanos;
     private final long mailbox;
     private final MrHandle mailboxMr;
     private final int slotBytes;
     private boolean connectSent;
     private RdmaException failure;
-    /** The receiver, once its ACCEPT arrived; null before. */
-    private Connection connection;
-    private boolean closed;
 
     /** How queued sends meet announced receives: sequence numbers, announcements, eager credits. */
     private final SendSequencer sequencer;
     private final ArrayDeque<SendRequest> queue = new ArrayDeque<>();
-    private final RequestPool<SendRequest> requests = new RequestPool<>(MAX_REQUESTS, pool -> new SendRequest(this, pool));
-    private PeerLiveness liveness;
     /** The receiver is closing: queued sends failed, a confirmation is due once writes drain. */
     private boolean peerClosing;
     /** The receiver closed with nothing outstanding: it writes nothing more into the mailbox. */
@@ -73,11 +61,8 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
      */
     public SendComm(CommParts parts, Closer<SendComm> closer, int id, int token, long deadlineNanos, long mailbox,
             MrHandle mailboxMr, int slotBytes) {
-        this.parts = parts;
-        this.host = parts.host();
+        super(parts, id, token, MAX_REQUESTS);
         this.closer = closer;
-        this.id = id;
-        this.token = token;
         this.deadlineNanos = deadlineNanos;
         this.mailbox = mailbox;
         this.mailboxMr = mailboxMr;
@@ -89,34 +74,13 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     @Override
-    public int token() {
-        return token;
+    protected SendRequest newRequest(RequestPool<SendRequest> pool) {
+        return new SendRequest(this, pool);
     }
 
-    @Override
-    public void forgedArrival() {
-        counters.forged();
-    }
-
-    /** What it moved, and what was dropped in its name (a snapshot). */
-    public CommStatistics statistics() {
-        return counters.snapshot();
-    }
-
-    /** This side's communicator id, in immediate data the receiver sends. */
-    public int id() {
-        return id;
-    }
-
-    /** The receiver, or null before its ACCEPT arrived. */
-    @Override
-    public Connection connection() {
-        return connection;
-    }
-
-    /** The endpoint as this communicator and its requests see it. */
-    public CommHost host() {
-        return host;
+    /** Counts what it moved. */
+    CommCounters counters() {
+        return counters;
     }
 
     /** What its operations posted and completed (the endpoint's counts). */
@@ -136,15 +100,6 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
     public MrHandle mailboxMr() {
         return mailboxMr;
-    }
-
-    public boolean isClosed() {
-        return closed;
-    }
-
-    /** Its close has begun: it takes nothing more. */
-    public void markClosed() {
-        closed = true;
     }
 
     /** Whether the receiver closed with nothing outstanding: it writes nothing more into the mailbox. */
@@ -197,36 +152,18 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
 
             @Override
             public void opFailed(RmaOp op, RdmaException cause) {
-                liveness.condemn(new RdmaException(ErrorCategory.REMOTE, "send communicator " + id
+                liveness.condemn(new RdmaException(ErrorCategory.REMOTE, "send communicator " + id()
                         + ": an eager message or request to send did not go out: " + cause.getMessage(), cause));
             }
         });
-        this.liveness = new PeerLiveness(this, peerTimeoutMs, "send communicator " + id
+        this.liveness = new PeerLiveness(this, peerTimeoutMs, "send communicator " + id()
                 + " (to receive communicator " + receiver.peerCommId() + ")", now);
         receiver.watch(liveness);
     }
 
-    /** Closed: the fate of the receiver's destinations no longer concerns it. */
-    public void forgetPeers() {
-        if (connection != null) {
-            connection.unwatch(liveness);
-            connection.release();
-        }
-    }
-
-    @Override
-    public PeerLiveness liveness() {
-        return liveness;
-    }
-
-    @Override
-    public int outstanding() {
-        return requests.outstanding();
-    }
-
     @Override
     public boolean connectedAndOpen() {
-        return connected() && !closed && liveness != null;
+        return connected() && !isClosed() && liveness != null;
     }
 
     /**
@@ -258,12 +195,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     @Override
     public void peerDead(RdmaException cause) {
         queue.clear();
-        for (int i = 0; i < requests.created(); i++) {
-            SendRequest request = requests.at(i);
-            if (request.inUse()) {
-                request.abandon(cause);
-            }
-        }
+        super.peerDead(cause);
     }
 
     /**
@@ -281,7 +213,7 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
         }
         host.lock();
         try {
-            if (closed) {
+            if (isClosed()) {
                 throw new RdmaException(ErrorCategory.INVALID_USAGE, "isend: the send communicator is closed");
             }
             if (liveness.dead() != null) {
@@ -317,10 +249,13 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
     }
 
     /** Drops its requests and unused announcement slots when it has been idle a while (slow duties). */
-    public void trimIfIdle(long now) {
-        if (requests.trimIfIdle(now)) {
-            sequencer.dropIdleSlots();
+    @Override
+    public boolean trimIfIdle(long now) {
+        if (!super.trimIfIdle(now)) {
+            return false;
         }
+        sequencer.dropIdleSlots();
+        return true;
     }
 
     /** The announcement for {@code seq} was written into the mailbox. */
@@ -374,12 +309,12 @@ public final class SendComm implements AutoCloseable, PeerLiveness.Peered {
             counters.refusedAfterDone();
             LOG.log(System.Logger.Level.WARNING, "send communicator {0}: the receiver refused eager message {1} ({2}"
                     + " bytes, tag {3}), which completed here: {4}; the receive failed there, and the connection goes"
-                    + " on", id, seq, Long.toString(sequencer.sizeOf(seq)), sequencer.tagOf(seq),
+                    + " on", id(), seq, Long.toString(sequencer.sizeOf(seq)), sequencer.tagOf(seq),
                     reason == Immediate.ERROR_TRUNCATED
                     ? "it did not fit its receive buffer" : "no buffer of its receive had its tag");
             return;
         }
-        liveness.condemn(new RdmaException(ErrorCategory.REMOTE, "send communicator " + id + ": the receiver refused"
+        liveness.condemn(new RdmaException(ErrorCategory.REMOTE, "send communicator " + id() + ": the receiver refused"
                 + " message " + seq + ", which was not sent eagerly: it broke the protocol"));
     }
 

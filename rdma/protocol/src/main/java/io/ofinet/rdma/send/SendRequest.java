@@ -117,7 +117,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         operationDone();
         if (succeeded()) {
             comm.opCounts().sent(size);
-            comm.counters.moved(size);
+            comm.counters().moved(size);
         }
     }
 
