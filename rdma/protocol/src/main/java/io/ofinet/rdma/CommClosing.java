@@ -136,7 +136,7 @@ final class CommClosing {
             handshake.forget(comm);
             comm.forgetPeers();
             if (comm.receiverDone()) {
-                duties.releaseMailbox(comm.mailbox(), comm.mailboxMr());
+                duties.releaseMailbox(comm.mailbox().address(), comm.mailbox().mr());
             } else {
                 // The receiver may still write announcements into the mailbox: keep it
                 // registered until it says its last word, or for peerTimeoutMs, so that such a

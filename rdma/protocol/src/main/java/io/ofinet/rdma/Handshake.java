@@ -11,6 +11,7 @@ import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.rail.ProcessCheck;
 import io.ofinet.rdma.recv.RecvComm;
+import io.ofinet.rdma.send.Mailbox;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Announcement;
 import io.ofinet.rdma.wire.HandshakeMessage;
@@ -146,7 +147,7 @@ final class Handshake {
             long listener = endpoint.peers.insert(dataRails, handle.address());
             inserted = listener;
             SendComm comm = new SendComm(endpoint.commParts, endpoint.closing::closeSend, id, newToken(), System.nanoTime() + endpoint.params.connectionTimeoutMs() * 1_000_000L,
-                    mailbox, mailboxMr, slotBytes);
+                    new Mailbox(mailbox, mailboxMr, slotBytes));
             endpoint.comms.add(comm);
             long[] keys = new long[controlRails];
             for (int c = 0; c < controlRails; c++) {

@@ -115,7 +115,8 @@ final class SlowDuties {
 
     /** Keeps a closed send communicator's mailbox registered for a while. */
     void quarantine(SendComm comm) {
-        quarantine.add(new ClosedMailbox(comm.id(), comm.token(), comm.mailbox(), comm.mailboxMr(), System.nanoTime()));
+        quarantine.add(new ClosedMailbox(comm.id(), comm.token(), comm.mailbox().address(), comm.mailbox().mr(),
+                System.nanoTime()));
     }
 
     /**

@@ -290,12 +290,13 @@ class EagerPathTest extends TwoHostFixture {
     }
 
     /**
-     * A large send whose announcement arrived while its endpoint was not progressing goes out
-     * within {@code isend}: the send waits for its announcement, so the step after the post reads
-     * the control rails (which a step otherwise reads only every 16th time).
+     * A large send whose announcement arrived while its endpoint was not progressing goes out at
+     * the first step after {@code isend}, which posts and returns: the send waits for its
+     * announcement, so that step reads the control rails (which a step otherwise reads only every
+     * 16th time).
      */
     @Test
-    void aLargeSendMeetsItsAnnouncementWithinIsend() throws Exception {
+    void aLargeSendMeetsItsAnnouncementAtTheFirstStepAfterIsend() throws Exception {
         Pair p = connect(MemProvider.builder().domains(1).build(), 1, "");
         Slabs s = new Slabs();
         for (int i = 0; i < 20; i++) {
@@ -303,8 +304,11 @@ class EagerPathTest extends TwoHostFixture {
                     new MrHandle[] {s.dstMr});
             long before = a.pools.counts.writesPosted() + a.pools.counts.writesNoticed();
             SendRequest send = p.send().isend(s.src.address, 20000, i, s.srcMr);
+            assertEquals(before, a.pools.counts.writesPosted() + a.pools.counts.writesNoticed(),
+                    "send " + i + ": isend read no queue, so it knows of no announcement yet");
+            send.test(null);
             assertEquals(before + 1, a.pools.counts.writesPosted() + a.pools.counts.writesNoticed(),
-                    "send " + i + ": its write went out within isend");
+                    "send " + i + ": its write went out in the first step after isend");
             await(send, null);
             await(r, null);
             assertArrayEquals(s.src.bytes(0, 20000), s.dst.bytes(0, 20000));

@@ -27,7 +27,11 @@ public abstract class Communicator<R extends Request> implements AutoCloseable, 
     protected PeerLiveness liveness;
     private boolean closed;
 
-    /** @param maxRequests requests outstanding at most */
+    /**
+     * @param maxRequests requests outstanding at most
+     */
+    // The pool calls newRequest only when first asked for a request, after construction.
+    @SuppressWarnings("this-escape")
     protected Communicator(CommParts parts, int id, int token, int maxRequests) {
         this.parts = parts;
         this.host = parts.host();

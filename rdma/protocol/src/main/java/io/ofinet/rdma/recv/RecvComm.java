@@ -175,8 +175,11 @@ public final class RecvComm extends Communicator<RecvRequest> {
         host.lock();
         try {
             RecvRequest request = post(count, addresses, sizes, tags, mrs);
-            // Progress after the post, never before: the announcement goes out first.
-            host.progressLocked();
+            if (request == null) {
+                // Nothing could be posted: a step frees what the caller's retry needs. A posted
+                // receive returns at once; the steps of test() advance it.
+                host.progressLocked();
+            }
             return request;
         } finally {
             host.unlock();
@@ -337,7 +340,9 @@ public final class RecvComm extends Communicator<RecvRequest> {
                 throw new RdmaException(ErrorCategory.INVALID_USAGE, "iflush: the receive communicator is closed");
             }
             FlushRequest request = flushes.post(count, addresses, sizes, mrs);
-            host.progressLocked();
+            if (request == null) {
+                host.progressLocked(); // nothing posted: a step frees what the retry needs
+            }
             return request;
         } finally {
             host.unlock();

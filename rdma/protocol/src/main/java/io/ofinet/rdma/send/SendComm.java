@@ -38,9 +38,7 @@ public final class SendComm extends Communicator<SendRequest> {
 
     private final Closer<SendComm> closer;
     private final long deadlineNanos;
-    private final long mailbox;
-    private final MrHandle mailboxMr;
-    private final int slotBytes;
+    private final Mailbox mailbox;
     private boolean connectSent;
     private RdmaException failure;
 
@@ -55,18 +53,12 @@ public final class SendComm extends Communicator<SendRequest> {
     /** What goes on the wire, once connected. */
     private SendWrites writes;
 
-    /**
-     * A send communicator connecting until {@code deadlineNanos}, whose receiver writes
-     * announcements into {@code mailbox} (registered in {@code mailboxMr}), {@code slotBytes} a slot.
-     */
-    public SendComm(CommParts parts, Closer<SendComm> closer, int id, int token, long deadlineNanos, long mailbox,
-            MrHandle mailboxMr, int slotBytes) {
+    /** A send communicator connecting until {@code deadlineNanos}, whose receiver writes announcements into {@code mailbox}. */
+    public SendComm(CommParts parts, Closer<SendComm> closer, int id, int token, long deadlineNanos, Mailbox mailbox) {
         super(parts, id, token, MAX_REQUESTS);
         this.closer = closer;
         this.deadlineNanos = deadlineNanos;
         this.mailbox = mailbox;
-        this.mailboxMr = mailboxMr;
-        this.slotBytes = slotBytes;
         long eagerMax = parts.eagerMax();
         long headMin = parts.rails().sendsHeads(parts.params().eagerHead())
                 ? Math.max(parts.params().eagerHeadMinSizeBytes(), eagerMax + 1) : Long.MAX_VALUE;
@@ -94,12 +86,8 @@ public final class SendComm extends Communicator<SendRequest> {
     }
 
     /** Where the receiver writes announcements: native memory the endpoint frees once the receiver writes no more. */
-    public long mailbox() {
+    public Mailbox mailbox() {
         return mailbox;
-    }
-
-    public MrHandle mailboxMr() {
-        return mailboxMr;
     }
 
     /** Whether the receiver closed with nothing outstanding: it writes nothing more into the mailbox. */
@@ -234,14 +222,13 @@ public final class SendComm extends Communicator<SendRequest> {
             SendRequest request = requests.take();
             request.start(address, size, tag, mr);
             queue.add(request);
-            // This communicator posts what it can first; then one step of the endpoint (completion
-            // queues included) follows, never precedes, the post. When the send waits for its announcement,
-            // that step reads the control rails, where the message may be already.
+            // It posts what can go now (an eager message, a request to send, or writes into a
+            // receive already announced) and returns; the steps of test() advance what waits. When
+            // the send waits for its announcement, the next step reads the control rails.
             progress();
             if (awaitsAnnouncement()) {
                 host.expectAnnouncement();
             }
-            host.progressLocked();
             return request;
         } finally {
             host.unlock();
@@ -260,8 +247,7 @@ public final class SendComm extends Communicator<SendRequest> {
 
     /** The announcement for {@code seq} was written into the mailbox. */
     public void announcementWritten(int seq) throws RdmaException {
-        int slot = seq % Limits.WINDOW;
-        announcementArrived(seq, mailbox + (long) slot * slotBytes, slotBytes);
+        announcementArrived(seq, mailbox.slot(seq), mailbox.slotBytes());
     }
 
     /**
@@ -269,10 +255,7 @@ public final class SendComm extends Communicator<SendRequest> {
      * address} (a posted control-rail receive), instead of being written into the mailbox.
      */
     public void announcementReceived(int seq, long address, int bytes) throws RdmaException {
-        if (bytes > slotBytes) {
-            throw new RdmaException(ErrorCategory.REMOTE, "announcement " + seq + " of " + bytes
-                    + " bytes is larger than a mailbox slot (" + slotBytes + " bytes)");
-        }
+        mailbox.checkFits(seq, bytes);
         announcementArrived(seq, address, bytes);
     }
 
