@@ -8,6 +8,7 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.Ops;
 import io.ofinet.rdma.op.RmaOp;
+import io.ofinet.rdma.seq.MessageWindow;
 import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
@@ -64,6 +65,28 @@ public final class EagerInbox {
      */
     public void check(EagerBuffer buffer, long len, int seq) throws RdmaException {
         header.decode(memory, buffer.address, len, seq, maxPayload());
+    }
+
+    /**
+     * Eager message or request to send {@code seq} arrived in {@code buffer} ({@code len} bytes):
+     * delivered to its receive in {@code window}, held until that is posted, or dropped when its
+     * receive has failed.
+     *
+     * @return whether the buffer is held
+     */
+    boolean arrived(EagerBuffer buffer, long len, int seq, ReceiveWindow window) throws RdmaException {
+        check(buffer, len, seq);
+        MessageWindow.Status status = window.status(seq);
+        if (status == MessageWindow.Status.IN_PROGRESS) {
+            return deliverChecked(window.retrieve(seq), seq, buffer, len);
+        }
+        if (status == MessageWindow.Status.COMPLETED) {
+            used(); // its receive failed, and it with it
+            return false;
+        }
+        window.checkAhead(seq);
+        hold(buffer, len, seq);
+        return true;
     }
 
     /** Keeps message {@code seq}, whose receive is not posted yet. */

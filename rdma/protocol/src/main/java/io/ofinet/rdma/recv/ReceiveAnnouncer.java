@@ -61,12 +61,17 @@ final class ReceiveAnnouncer {
         this.peerMailboxKeys = peerMailboxKeys.clone();
     }
 
-    long peerMailbox() {
-        return peerMailbox;
-    }
-
-    int peerSlotBytes() {
-        return peerSlotBytes;
+    /**
+     * Whether a receive of {@code count} buffers of {@code sizes} needs an announcement: one whose
+     * every buffer takes an eager message whole does not (a larger send into it announces itself
+     * with a request to send, and is refused).
+     */
+    boolean needed(int count, long[] sizes) {
+        boolean announce = eagerMax == 0;
+        for (int i = 0; i < count; i++) {
+            announce |= sizes[i] > eagerMax;
+        }
+        return announce;
     }
 
     long peerMailboxKey(int rail) {

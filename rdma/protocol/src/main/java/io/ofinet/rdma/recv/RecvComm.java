@@ -10,9 +10,7 @@ import io.ofinet.rdma.eager.EagerBuffer;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.rail.Connection;
-import io.ofinet.rdma.seq.MessageWindow;
 import io.ofinet.rdma.wire.Immediate;
-import io.ofinet.rdma.wire.Limits;
 import java.util.function.Consumer;
 
 /**
@@ -38,8 +36,7 @@ public final class RecvComm extends Communicator<RecvRequest> {
     private final ReceiveAnnouncer announcer;
     private boolean acceptSent;
 
-    private final MessageWindow<RecvRequest> window = new MessageWindow<>(Limits.SEQ_BITS, Limits.WINDOW, 0);
-    private int recvSeq;
+    private final ReceiveWindow window = new ReceiveWindow();
     private final Flushes flushes;
     /** Eager messages and requests to send: matched, held until their receive, credits returned. */
     final EagerInbox inbox;
@@ -69,15 +66,6 @@ public final class RecvComm extends Communicator<RecvRequest> {
     public void forgetPeers() {
         super.forgetPeers();
         inbox.dropAll();
-    }
-
-    /** The sender's mailbox: remote address of slot 0, for the control rails' registrations. */
-    public long peerMailbox() {
-        return announcer.peerMailbox();
-    }
-
-    public int peerSlotBytes() {
-        return announcer.peerSlotBytes();
     }
 
     /** The sender's mailbox key on control rail {@code rail}. */
@@ -195,34 +183,28 @@ public final class RecvComm extends Communicator<RecvRequest> {
         if (liveness.dead() != null) {
             throw liveness.dead();
         }
-        if (senderClose.unserved(recvSeq, count)) {
+        if (senderClose.unserved(window.next(), count)) {
             // Nothing will come for it: it fails at its test, as the receives posted before did.
             RecvRequest request = requests.take();
             if (request == null) {
                 return null;
             }
-            request.start(recvSeq, count);
+            request.start(window.next(), count);
             request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender closed the connection"));
             return request;
         }
-        if (!requests.available() || !window.canInsert(window.add(recvSeq, count - 1))) {
+        if (!requests.available() || !window.fits(count)) {
             return null;
         }
         liveness.posting();
-        // A receive whose every buffer takes an eager message whole needs no announcement: a
-        // larger send into it announces itself with a request to send, and is refused.
-        boolean announce = eagerMax == 0;
-        for (int i = 0; i < count; i++) {
-            announce |= sizes[i] > eagerMax;
-        }
         // A sender that closed sent what it sent to this receive eagerly: nobody reads an announcement.
-        announce &= !senderClose.said();
+        boolean announce = announcer.needed(count, sizes) && !senderClose.said();
         int tagged = announce ? announcer.taggedBuffers(count, sizes, mrs) : 0;
         if (announce && !announcer.reserve(tagged)) {
             return null;
         }
         RecvRequest request = requests.take();
-        int seq = recvSeq;
+        int seq = window.next();
         request.start(seq, count);
         for (int i = 0; i < count; i++) {
             request.address[i] = addresses[i];
@@ -232,10 +214,7 @@ public final class RecvComm extends Communicator<RecvRequest> {
         if (announce) {
             announcer.announce(request, seq, count, addresses, sizes, tags, mrs, tagged);
         }
-        for (int k = 0; k < count; k++) {
-            window.insert(window.add(seq, k), request);
-        }
-        recvSeq = window.add(recvSeq, count);
+        window.insert(request, count);
         if (inbox.held() > 0) {
             inbox.posted(request);
         }
@@ -245,11 +224,7 @@ public final class RecvComm extends Communicator<RecvRequest> {
     /** A segment of buffer {@code index} of receive {@code seq} arrived. */
     public void segmentArrived(int seq, int index, int segments, long bytes) throws RdmaException {
         liveness.heard(host.stepNanos());
-        RecvRequest request = window.retrieve(seq);
-        if (request == null || request.seq != seq || index >= request.buffers) {
-            throw new RdmaException(ErrorCategory.REMOTE, "a segment for receive " + seq + " buffer " + index
-                    + ", which is not posted");
-        }
+        RecvRequest request = window.posted(seq, index, "a segment");
         request.segment(index, segments, bytes);
         progressed(request);
     }
@@ -262,27 +237,13 @@ public final class RecvComm extends Communicator<RecvRequest> {
      */
     public boolean eagerArrived(EagerBuffer buffer, long len, int seq) throws RdmaException {
         liveness.heard(host.stepNanos());
-        inbox.check(buffer, len, seq);
-        MessageWindow.Status status = window.status(seq);
-        if (status == MessageWindow.Status.IN_PROGRESS) {
-            return inbox.deliverChecked(window.retrieve(seq), seq, buffer, len);
-        }
-        if (status == MessageWindow.Status.COMPLETED) {
-            inbox.used(); // its receive failed, and it with it
-            return false;
-        }
-        if (((seq - window.start()) & ((1 << Limits.SEQ_BITS) - 1)) >= Limits.WINDOW + Limits.CREDITS) {
-            throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " is past the window of "
-                    + Limits.WINDOW + " from " + window.start());
-        }
-        inbox.hold(buffer, len, seq);
-        return true;
+        return inbox.arrived(buffer, len, seq, window);
     }
 
     /** Something arrived for {@code request}: once it is done, its numbers leave the window. */
     public void progressed(RecvRequest request) {
         if (request.succeeded()) {
-            completeAll(request);
+            window.complete(request);
             parts.ops().counts().received(request.receivedBytes());
             counters.moved(request.receivedBytes());
         }
@@ -290,22 +251,13 @@ public final class RecvComm extends Communicator<RecvRequest> {
 
     /** {@code request} failed: its numbers leave the window, and what arrives for them is dropped. */
     public void failed(RecvRequest request) {
-        completeAll(request);
-    }
-
-    private void completeAll(RecvRequest request) {
-        for (int k = 0; k < request.buffers; k++) {
-            window.complete(window.add(request.seq, k));
-        }
+        window.complete(request);
     }
 
     /** The sender refused a send into receive {@code seq}. */
     public void errorArrived(int seq, int index, int reason) throws RdmaException {
         liveness.heard(host.stepNanos());
-        RecvRequest request = window.retrieve(seq);
-        if (request == null || request.seq != seq) {
-            throw new RdmaException(ErrorCategory.REMOTE, "an error for receive " + seq + ", which is not posted");
-        }
+        RecvRequest request = window.posted(seq, index, "an error");
         if (reason == Immediate.ERROR_SEND_FAILED) {
             request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes into buffer " + index
                     + " did not complete in time; a data rail may be down"));
@@ -315,7 +267,7 @@ public final class RecvComm extends Communicator<RecvRequest> {
                             + " bytes (tag " + request.tag[index] + "); nothing was written"
                     : "irecv: the sender's tag matched no buffer of the posted receive"));
         }
-        completeAll(request);
+        window.complete(request);
     }
 
     /** Drops its requests and flushes when it has been idle a while (the endpoint's slow duties). */

@@ -1,0 +1,75 @@
+package io.ofinet.rdma.recv;
+
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.seq.MessageWindow;
+import io.ofinet.rdma.wire.Limits;
+
+/**
+ * A receive communicator's message sequence numbers: the next one to give (each buffer of a
+ * receive takes one), and its posted receives by number until each completes. Touched only with
+ * the endpoint held.
+ */
+final class ReceiveWindow {
+    private static final int SEQ_MASK = (1 << Limits.SEQ_BITS) - 1;
+
+    private final MessageWindow<RecvRequest> window = new MessageWindow<>(Limits.SEQ_BITS, Limits.WINDOW, 0);
+    private int next;
+
+    /** The number the next receive's first buffer takes. */
+    int next() {
+        return next;
+    }
+
+    /** Whether a receive of {@code count} buffers fits in the window now. */
+    boolean fits(int count) {
+        return window.canInsert(window.add(next, count - 1));
+    }
+
+    /** Gives {@code request}'s {@code count} buffers the next numbers; returns the first. */
+    int insert(RecvRequest request, int count) {
+        int seq = next;
+        for (int k = 0; k < count; k++) {
+            window.insert(window.add(seq, k), request);
+        }
+        next = window.add(next, count);
+        return seq;
+    }
+
+    /** The posted receive whose buffer {@code index} has number {@code seq}; {@code what} arrived for it. */
+    RecvRequest posted(int seq, int index, String what) throws RdmaException {
+        RecvRequest request = window.retrieve(seq);
+        if (request == null || request.seq != seq || index >= request.buffers) {
+            throw new RdmaException(ErrorCategory.REMOTE, what + " for receive " + seq + " buffer " + index
+                    + ", which is not posted");
+        }
+        return request;
+    }
+
+    /** Where message {@code seq} stands: not posted yet, posted, or completed. */
+    MessageWindow.Status status(int seq) {
+        return window.status(seq);
+    }
+
+    RecvRequest retrieve(int seq) {
+        return window.retrieve(seq);
+    }
+
+    /**
+     * Checks that eager message {@code seq} may arrive before its receive is posted: no further
+     * ahead than the window and the sender's credits allow.
+     */
+    void checkAhead(int seq) throws RdmaException {
+        if (((seq - window.start()) & SEQ_MASK) >= Limits.WINDOW + Limits.CREDITS) {
+            throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " is past the window of "
+                    + Limits.WINDOW + " from " + window.start());
+        }
+    }
+
+    /** {@code request} is done or failed: its numbers leave the window, and what arrives for them is dropped. */
+    void complete(RecvRequest request) {
+        for (int k = 0; k < request.buffers; k++) {
+            window.complete(window.add(request.seq, k));
+        }
+    }
+}
