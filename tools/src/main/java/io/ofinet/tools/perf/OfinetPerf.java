@@ -312,8 +312,7 @@ public final class OfinetPerf implements Callable<Integer> {
         if (rv.rank() == 0 && (csv != null || plot != null)) {
             Path table = csv != null ? csv : Files.createTempFile("ofinet-perf", ".csv");
             try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(table, StandardCharsets.UTF_8))) {
-                w.println("test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong,disp_pct,reps,iters,"
-                        + "redone");
+                w.println(String.join(",", CsvTable.PERF_COLUMNS));
                 for (String row : bench.csvRows) {
                     w.println(row);
                 }
