@@ -16,23 +16,11 @@ import java.util.SortedMap;
 /**
  * The tables of {@code bin/ofinet-compare allreduce}: ofinet's allreduce against Open MPI's {@code
  * MPI_Allreduce} (busbw), and the exchange, one step of it, against {@code MPI_Sendrecv} (algbw), on
- * tcp with two ranks.
+ * tcp with two ranks; {@code baseline}: a baseline checkout ran too.
  */
-final class AllreduceReport {
+record AllreduceReport(Figures figures, int rounds, boolean baseline, PrintStream out) {
     static final String MPI = "mpi";
     static final String PROVIDER = "tcp";
-
-    private final Figures figures;
-    private final int rounds;
-    private final boolean baseline;
-    private final PrintStream out;
-
-    AllreduceReport(Figures figures, int rounds, boolean baseline, PrintStream out) {
-        this.figures = figures;
-        this.rounds = rounds;
-        this.baseline = baseline;
-        this.out = out;
-    }
 
     private SortedMap<Integer, BigDecimal> of(String program, Measure measure, long size) {
         return figures.rounds(program, PROVIDER, measure, size);

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -71,34 +72,53 @@ public final class CompareReport implements Callable<Integer> {
         return 0;
     }
 
+    /** The options every table takes: the figures file and the rounds run. */
+    static final class Run {
+        @Option(names = "--figures", required = true, description = "the figures file")
+        Path file;
+
+        @Option(names = "--rounds", required = true, description = "the rounds run")
+        int rounds;
+    }
+
+    /** The options of the point-to-point tables and their plot. */
+    static final class PointToPoint {
+        @Option(names = "--providers", required = true, split = ",")
+        List<String> providers;
+
+        @Option(names = "--latency-sizes", split = ",")
+        List<Long> latencySizes;
+
+        @Option(names = "--bandwidth-sizes", split = ",")
+        List<Long> bandwidthSizes;
+
+        @Option(names = "--baseline", description = "a baseline ran")
+        boolean baseline;
+
+        @Option(names = "--table", description = "the C driver ran through NCCL's table")
+        boolean table;
+
+        PointToPointReport report(Run run, PrintStream out) throws IOException {
+            return new PointToPointReport(Figures.read(run.file), run.rounds, orNone(latencySizes),
+                    orNone(bandwidthSizes), baseline, table, out);
+        }
+    }
+
     @Command(name = "point-to-point", description = "Prints, for each provider, the one-way latency, the bandwidth,"
             + " through NCCL's table (--table) and the launches at the slow speed.")
-    int pointToPoint(@Option(names = "--figures", required = true) Path file,
-            @Option(names = "--rounds", required = true) int rounds,
-            @Option(names = "--providers", required = true, split = ",") List<String> providers,
-            @Option(names = "--latency-sizes", split = ",") List<Long> latencySizes,
-            @Option(names = "--bandwidth-sizes", split = ",") List<Long> bandwidthSizes,
-            @Option(names = "--baseline", description = "a baseline ran") boolean baseline,
-            @Option(names = "--table", description = "the C driver ran through NCCL's table") boolean table)
-            throws IOException {
-        PointToPointReport report = new PointToPointReport(Figures.read(file), rounds, orNone(latencySizes),
-                orNone(bandwidthSizes), baseline, table, out);
-        providers.forEach(report::print);
+    int pointToPoint(@Mixin Run run, @Mixin PointToPoint options) throws IOException {
+        options.providers.forEach(options.report(run, out)::print);
         out.flush();
         return 0;
     }
 
     @Command(name = "plot", description = "Draws the medians of one-way latency, ofinet and fi_pingpong for each"
             + " provider, into a PNG or SVG file (with gnuplot).")
-    int plot(@Option(names = "--figures", required = true) Path file,
-            @Option(names = "--rounds", required = true) int rounds,
-            @Option(names = "--providers", required = true, split = ",") List<String> providers,
-            @Option(names = "--latency-sizes", required = true, split = ",") List<Long> latencySizes,
-            @Parameters(paramLabel = "OUT") Path plot) throws IOException, InterruptedException {
-        PointToPointReport report = new PointToPointReport(Figures.read(file), rounds, latencySizes, List.of(), false,
-                false, out);
+    int plot(@Mixin Run run, @Mixin PointToPoint options, @Parameters(paramLabel = "OUT") Path plot)
+            throws IOException, InterruptedException {
+        PointToPointReport report = options.report(run, out);
         List<Plot.Series> series = new ArrayList<>();
-        for (String provider : providers) {
+        for (String provider : options.providers) {
             for (String program : List.of(PointToPointReport.OFINET, PointToPointReport.FI_PINGPONG)) {
                 List<double[]> points = report.latencyMedians(program, provider);
                 if (!points.isEmpty()) {
@@ -106,7 +126,7 @@ public final class CompareReport implements Callable<Integer> {
                 }
             }
         }
-        Plot.draw(plot, "medians of " + rounds + " runs, one-way latency, " + LocalDate.now(), series);
+        Plot.draw(plot, "medians of " + run.rounds + " runs, one-way latency, " + LocalDate.now(), series);
         out.println("plot: " + plot);
         out.flush();
         return 0;
@@ -114,12 +134,10 @@ public final class CompareReport implements Callable<Integer> {
 
     @Command(name = "allreduce", description = "Prints the allreduce against MPI_Allreduce and the exchange against"
             + " MPI_Sendrecv.")
-    int allreduce(@Option(names = "--figures", required = true) Path file,
-            @Option(names = "--rounds", required = true) int rounds,
-            @Option(names = "--sizes", required = true, split = ",") List<Long> sizes,
+    int allreduce(@Mixin Run run, @Option(names = "--sizes", required = true, split = ",") List<Long> sizes,
             @Option(names = "--steps", required = true, split = ",") List<Long> steps,
             @Option(names = "--baseline", description = "a baseline ran") boolean baseline) throws IOException {
-        new AllreduceReport(Figures.read(file), rounds, baseline, out).print(sizes, steps);
+        new AllreduceReport(Figures.read(run.file), run.rounds, baseline, out).print(sizes, steps);
         out.flush();
         return 0;
     }
