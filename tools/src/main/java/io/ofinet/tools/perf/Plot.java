@@ -43,7 +43,12 @@ public final class Plot {
 
     /** Reads an {@code ofinet-perf --csv} file; the series is titled with the file's name and provider. */
     static Series read(Path csv) throws IOException {
-        CsvTable table = CsvTable.read(csv, "test", "provider", "size", "time_us", "algbw_gbs");
+        CsvTable table;
+        try {
+            table = CsvTable.read(csv, "test", "provider", "size", "time_us", "algbw_gbs");
+        } catch (IOException e) {
+            throw new IOException("not an ofinet-perf CSV: " + e.getMessage(), e);
+        }
         if (table.size() == 0) {
             throw new IOException(csv + ": no results");
         }
