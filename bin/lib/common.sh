@@ -65,18 +65,26 @@ ofinet_require_packages() {
     exit 1
 }
 
-# Builds a module (and the modules it needs) when its jar is missing or older than a source or pom
-# of it or of an ofinet module it depends on (the jars are rewritten on every build: forceCreation).
+# Builds a module (and the modules it needs) with package, in the tree only, when what it builds is
+# missing or older than a source or pom of it or of an ofinet module it depends on. What it builds:
+# its jar, or the jar that JAR (a path under the module, a glob) names, with the files ALSO... (the
+# jars are rewritten on every build: forceCreation). Tests are skipped, not their compilation, so a
+# module's C test programs (src/test/c, sources too) are built: plugin/nccl's driver.
+#   ofinet_build_if_needed MODULE [JAR [ALSO...]]
 ofinet_build_if_needed() {
-    local module=$1 jar sources=() dep
+    local module=$1 pattern=${2:-'target/*-SNAPSHOT.jar'} jar sources=() dep also
     [ -z "$OFINET_DIST" ] || return 0
-    jar=$(ls "$OFINET_ROOT/$module"/target/*-SNAPSHOT.jar 2>/dev/null | grep -v -- '-tests\.jar$' | head -n 1 || true)
+    jar=$(ls "$OFINET_ROOT/$module"/$pattern 2>/dev/null | grep -v -- '-tests\.jar$' | head -n 1 || true)
     sources+=("$OFINET_ROOT/$module/src/main" "$OFINET_ROOT/$module/pom.xml" "$OFINET_ROOT/pom.xml")
+    [ ! -d "$OFINET_ROOT/$module/src/test/c" ] || sources+=("$OFINET_ROOT/$module/src/test/c")
     if [ -f "$OFINET_ROOT/$module/target/runtime-classpath.txt" ]; then
         for dep in $(tr ':' '\n' < "$OFINET_ROOT/$module/target/runtime-classpath.txt" | grep "^$OFINET_ROOT/"); do
             sources+=("${dep%%/target/*}/src/main" "${dep%%/target/*}/pom.xml")
         done
     fi
+    for also in "${@:3}"; do
+        [ -e "$also" ] || jar=""
+    done
     if [ -z "$jar" ] || [ ! -f "$OFINET_ROOT/$module/target/runtime-classpath.txt" ] \
             || [ -n "$(find "${sources[@]}" -newer "$jar" -print -quit 2>/dev/null)" ]; then
         echo "ofinet: building $module ..." >&2

@@ -29,12 +29,12 @@ import picocli.CommandLine.Parameters;
  * or {@code srun} it runs as the launcher's rank (give {@code --rendezvous} a directory all ranks
  * see). Rank 0 prints nccl-tests columns.
  */
-@Command(name = "ofinet-perf", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "ofinet-perf", mixinStandardHelpOptions = true, sortOptions = false, subcommands = Capabilities.class,
         description = "Measures ofinet over the NetPlugin API, nccl-tests style.%n"
                 + "Tests: pingpong (one-way latency, RTT/2), sendrecv (bandwidth with a window of requests),"
                 + " exchange (each rank sends to the next and receives from the previous at once: one step of"
                 + " the ring), allreduce and allgather (ring, float32, across --np processes), check (every"
-                + " collective, verified).")
+                + " collective, verified); capabilities prints what this ofinet-perf supports, for scripts.")
 public final class OfinetPerf implements Callable<Integer> {
 
     @Parameters(index = "0", defaultValue = "pingpong", description = "pingpong, sendrecv, exchange, allreduce,"
@@ -312,8 +312,7 @@ public final class OfinetPerf implements Callable<Integer> {
         if (rv.rank() == 0 && (csv != null || plot != null)) {
             Path table = csv != null ? csv : Files.createTempFile("ofinet-perf", ".csv");
             try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(table, StandardCharsets.UTF_8))) {
-                w.println("test,provider,ranks,size,count,type,time_us,algbw_gbs,busbw_gbs,wrong,disp_pct,reps,iters,"
-                        + "redone");
+                w.println(String.join(",", CsvTable.PERF_COLUMNS));
                 for (String row : bench.csvRows) {
                     w.println(row);
                 }

@@ -21,8 +21,11 @@ public final class Plot {
     private Plot() {
     }
 
-    /** One input: its label and its (size, value) points. */
-    record Series(String title, String test, List<double[]> points) {
+    /**
+     * One line of a plot: its label in the legend, the ofinet-perf test its points come from
+     * (pingpong: one-way latency in µs; the others: bandwidth in GB/s) and its (size, value) points.
+     */
+    public record Series(String title, String test, List<double[]> points) {
     }
 
     /** {@code Plot OUT.png|OUT.svg CAPTION CSV...} */
@@ -40,25 +43,23 @@ public final class Plot {
 
     /** Reads an {@code ofinet-perf --csv} file; the series is titled with the file's name and provider. */
     static Series read(Path csv) throws IOException {
-        List<String> lines = Files.readAllLines(csv, StandardCharsets.UTF_8);
-        if (lines.isEmpty() || !lines.get(0).startsWith("test,provider,ranks,size,")) {
-            throw new IOException(csv + ": not an ofinet-perf CSV (its first line must be its header)");
+        CsvTable table;
+        try {
+            table = CsvTable.read(csv, "test", "provider", "size", "time_us", "algbw_gbs");
+        } catch (IOException e) {
+            throw new IOException("not an ofinet-perf CSV: " + e.getMessage(), e);
         }
-        List<double[]> points = new ArrayList<>();
-        String test = null;
-        String provider = null;
-        for (String line : lines.subList(1, lines.size())) {
-            String[] f = line.split(",");
-            test = f[0];
-            provider = f[1];
-            double value = Double.parseDouble(test.equals("pingpong") ? f[6] : f[7]);
-            points.add(new double[] {Double.parseDouble(f[3]), value});
-        }
-        if (test == null) {
+        if (table.size() == 0) {
             throw new IOException(csv + ": no results");
         }
+        List<double[]> points = new ArrayList<>();
+        String test = table.get(0, "test");
+        for (int row = 0; row < table.size(); row++) {
+            double value = Double.parseDouble(table.get(row, test.equals("pingpong") ? "time_us" : "algbw_gbs"));
+            points.add(new double[] {Double.parseDouble(table.get(row, "size")), value});
+        }
         String name = csv.getFileName().toString().replaceFirst("\\.csv$", "");
-        return new Series(name + " (" + provider + ")", test, points);
+        return new Series(name + " (" + table.get(0, "provider") + ")", test, points);
     }
 
     /** Renders the inputs into {@code out}, each named by its file; throws when gnuplot is missing or fails. */
@@ -77,6 +78,14 @@ public final class Plot {
         for (int i = 0; i < inputs.size(); i++) {
             Series s = read(inputs.get(i));
             series.add(i < labels.size() ? new Series(labels.get(i), s.test(), s.points()) : s);
+        }
+        draw(out, caption, series);
+    }
+
+    /** Draws {@code series}, all of one test, into {@code out}; throws when gnuplot is missing or fails. */
+    public static void draw(Path out, String caption, List<Series> series) throws IOException, InterruptedException {
+        if (series.isEmpty()) {
+            throw new IOException("nothing to draw into " + out);
         }
         String test = series.get(0).test();
         for (Series s : series) {

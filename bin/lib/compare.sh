@@ -1,0 +1,52 @@
+# Shared by bin/ofinet-compare and bin/lib/compare-allreduce.sh, sourced after common.sh: they only
+# launch programs, and write every figure as a line of a figures file ($figures, its header
+# program,provider,measure,size,round,value,unit; unit us, MB/s or GB/s), from which
+# io.ofinet.tools.compare.CompareReport prints the tables. Needs $work (a directory removed at exit).
+
+# This tree's ofinet-perf and CompareReport, built if needed, and the figures file.
+compare_start() {
+    this_cp=$(ofinet_build_if_needed tools; ofinet_classpath tools)
+    figures="$work/figures.csv"
+    echo "program,provider,measure,size,round,value,unit" > "$figures"
+}
+
+compare_report() {
+    java -cp "$this_cp" io.ofinet.tools.compare.CompareReport "$@"
+}
+
+# figure PROGRAM PROVIDER MEASURE SIZE VALUE UNIT: one figure of round $round; a launch that printed
+# no number is said on stderr, and its cells show "-".
+figure() {
+    if [[ $5 =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+        echo "$1,$2,$3,$4,$round,$5,$6" >> "$figures"
+    else
+        echo "ofinet-compare: $1 gave no $3 at $4 B on $2 in round $round${5:+ (it printed: $5)}" >&2
+    fi
+}
+
+# perf_figures PROGRAM PROVIDER CSV...: the figures of round $round in ofinet-perf's CSV files, read
+# by column name (a missing column ends the run, naming it); a CSV not written is skipped.
+perf_figures() {
+    local program=$1 prov=$2 csv found=()
+    shift 2
+    for csv in "$@"; do
+        if [ -f "$csv" ]; then found+=("$csv"); fi
+    done
+    if [ ${#found[@]} -gt 0 ]; then
+        compare_report figures --program "$program" --provider "$prov" --round "$round" "${found[@]}" >> "$figures"
+    fi
+}
+
+# compare_baseline DIR: the checkout DIR's ofinet-perf, built there if needed ($baseline_cp,
+# $baseline_main), and what it supports, asked: --reps 1 ($baseline_reps) where it names reps among
+# its capabilities (ofinet-perf capabilities). On a checkout older than that command the command
+# fails, and the checkout is taken to support none: it runs its default repetitions.
+compare_baseline() {
+    local said
+    baseline_cp=$(bash -c 'source "$1/bin/lib/common.sh"; ofinet_build_if_needed "$2"; ofinet_classpath "$2"' _ "$1" \
+        "$(ofinet_perf_module "$1")")
+    baseline_main=$(ofinet_perf_main "$1")
+    said=$(timeout 60 java -cp "$baseline_cp" "$baseline_main" capabilities 2>/dev/null < /dev/null || true)
+    baseline_reps=()
+    if grep -qx reps <<< "$said"; then baseline_reps=(--reps 1); fi
+}

@@ -1,0 +1,207 @@
+package io.ofinet.tools.compare;
+
+import static io.ofinet.tools.compare.Stats.cell;
+import static io.ofinet.tools.compare.Stats.mbsCell;
+import static io.ofinet.tools.compare.Stats.median;
+import static io.ofinet.tools.compare.Stats.paired;
+import static io.ofinet.tools.compare.Stats.ratio;
+import static io.ofinet.tools.compare.Stats.ratioCell;
+
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.SortedMap;
+
+/**
+ * The tables of {@code bin/ofinet-compare} for one provider: one-way latency against {@code
+ * fi_pingpong}, bandwidth against the five C schemes of {@code fi_window}, ofinet-perf against the
+ * same measurements through NCCL's table, and each program's launches at the slow speed.
+ */
+final class PointToPointReport {
+    /** The C schemes of bin/lib/fi_window.c, in the table's order. */
+    static final List<String> SCHEMES = List.of("writedata", "write-msg", "rendezvous", "announced", "send");
+    static final String FI_PINGPONG = "fi_pingpong";
+    static final String OFINET = "ofinet";
+    static final String BASELINE = "baseline";
+    static final String TABLE = "table";
+
+    private final Figures figures;
+    private final int rounds;
+    private final List<Long> latencySizes;
+    private final List<Long> bandwidthSizes;
+    private final boolean baseline;
+    private final boolean table;
+    private final PrintStream out;
+
+    PointToPointReport(Figures figures, int rounds, List<Long> latencySizes, List<Long> bandwidthSizes,
+            boolean baseline, boolean table, PrintStream out) {
+        this.figures = figures;
+        this.rounds = rounds;
+        this.latencySizes = List.copyOf(latencySizes);
+        this.bandwidthSizes = List.copyOf(bandwidthSizes);
+        this.baseline = baseline;
+        this.table = table;
+        this.out = out;
+    }
+
+    /** Every table of {@code provider}. */
+    void print(String provider) {
+        if (!latencySizes.isEmpty()) {
+            latency(provider);
+        }
+        if (!bandwidthSizes.isEmpty()) {
+            bandwidth(provider);
+        }
+        if (table) {
+            throughTheTable(provider);
+        }
+        slowLaunches(provider);
+    }
+
+    private SortedMap<Integer, BigDecimal> of(String program, String provider, Measure measure, long size) {
+        return figures.rounds(program, provider, measure, size);
+    }
+
+    private Optional<BigDecimal> medianOf(String program, String provider, Measure measure, long size) {
+        return median(of(program, provider, measure, size).values());
+    }
+
+    private String order() {
+        return "in odd rounds the C programs first, then this tree" + (baseline ? ", then the baseline" : "")
+                + "; in even rounds the reverse";
+    }
+
+    private void latency(String provider) {
+        out.printf(Locale.ROOT, "== %s one-way latency (medians of %d runs; %s)%n", provider, rounds, order());
+        out.printf(Locale.ROOT, "%-10s %16s %16s %8s %8s", "size", "fi_pingpong us", "ofinet us", "ratio", "paired");
+        endLine(" %16s %8s %8s %10s%n", "baseline us", "ratio", "paired", "vs base");
+        Measure m = Measure.LATENCY;
+        for (long s : latencySizes) {
+            Optional<BigDecimal> c = medianOf(FI_PINGPONG, provider, m, s);
+            Optional<BigDecimal> o = medianOf(OFINET, provider, m, s);
+            out.printf(Locale.ROOT, "%-10s %16s %16s %8s %8s", s, cell(c), cell(o), ratioCell(ratio(o, c)),
+                    ratioCell(paired(of(OFINET, provider, m, s), of(FI_PINGPONG, provider, m, s), rounds)));
+            Optional<BigDecimal> b = medianOf(BASELINE, provider, m, s);
+            endLine(" %16s %8s %8s %10s%n", cell(b), ratioCell(ratio(b, c)),
+                    ratioCell(paired(of(BASELINE, provider, m, s), of(FI_PINGPONG, provider, m, s), rounds)),
+                    ratioCell(ratio(o, b)));
+        }
+    }
+
+    /** Ends a line: with the baseline's columns where a baseline ran. */
+    private void endLine(String baselineFormat, Object... baselineColumns) {
+        if (baseline) {
+            out.printf(baselineFormat, baselineColumns);
+        } else {
+            out.println();
+        }
+    }
+
+    private void bandwidth(String provider) {
+        out.printf(Locale.ROOT, "== %s bandwidth, 16 in flight (medians of %d runs; %s)%n", provider, rounds, order());
+        out.printf(Locale.ROOT, "%-10s %14s %14s %15s %14s %10s %14s %8s %8s %8s %8s", "size", "writedata MB/s", "write-msg MB/s",
+                "rendezvous MB/s", "announced MB/s", "send MB/s", "ofinet MB/s", "ratio", "paired", "vs rdv", "vs ann");
+        endLine(" %14s %8s %8s %10s%n", "baseline MB/s", "ratio", "paired", "vs base");
+        Measure m = Measure.BANDWIDTH;
+        for (long s : bandwidthSizes) {
+            List<Optional<BigDecimal>> schemes = new ArrayList<>();
+            List<SortedMap<Integer, BigDecimal>> schemeRounds = new ArrayList<>();
+            for (String scheme : SCHEMES) {
+                schemes.add(medianOf(scheme, provider, m, s));
+                schemeRounds.add(of(scheme, provider, m, s));
+            }
+            // The fastest scheme's median, and each round's fastest scheme for the paired ratios.
+            Optional<BigDecimal> c = Stats.fastestPresent(schemes, false);
+            SortedMap<Integer, BigDecimal> best = Stats.fastestPerRound(schemeRounds, false);
+            Optional<BigDecimal> o = medianOf(OFINET, provider, m, s);
+            SortedMap<Integer, BigDecimal> ofinet = of(OFINET, provider, m, s);
+            out.printf(Locale.ROOT, "%-10s %14s %14s %15s %14s %10s %14s %8s %8s %8s %8s", s, mbsCell(schemes.get(0)),
+                    mbsCell(schemes.get(1)), mbsCell(schemes.get(2)), mbsCell(schemes.get(3)), mbsCell(schemes.get(4)),
+                    mbsCell(o), ratioCell(ratio(o, c)), ratioCell(paired(ofinet, best, rounds)),
+                    ratioCell(paired(ofinet, schemeRounds.get(SCHEMES.indexOf("rendezvous")), rounds)),
+                    ratioCell(paired(ofinet, schemeRounds.get(SCHEMES.indexOf("announced")), rounds)));
+            Optional<BigDecimal> b = medianOf(BASELINE, provider, m, s);
+            endLine(" %14s %8s %8s %10s%n", mbsCell(b), ratioCell(ratio(b, c)),
+                    ratioCell(paired(of(BASELINE, provider, m, s), best, rounds)), ratioCell(ratio(o, b)));
+        }
+        out.println("(ratio: ofinet ÷ the fastest of the five C schemes, each the median of its runs; paired: the");
+        out.println(" median of each round's ofinet ÷ that round's fastest C scheme; vs rdv: the same, ÷ that round's");
+        out.println(" rendezvous, the C program with ofinet's messages where it writes; vs ann: ÷ that round's");
+        out.println(" announced, the C program with ofinet's messages on tcp with one data rail (each transfer one");
+        out.println(" message into a receive posted before its announcement); send: no write, each transfer one");
+        out.println(" message; above 1 ofinet is faster)");
+    }
+
+    private void throughTheTable(String provider) {
+        out.printf(Locale.ROOT, "== %s through the table (ncclNetPlugin_v12, the C driver) against ofinet-perf (Java), medians of %d"
+                + " runs%n", provider, rounds);
+        out.printf(Locale.ROOT, "%-10s %10s %14s %14s %12s%n", "size", "measure", "java", "table", "table/java");
+        for (long s : latencySizes) {
+            tableRow(provider, Measure.LATENCY, s);
+        }
+        for (long s : bandwidthSizes) {
+            tableRow(provider, Measure.BANDWIDTH, s);
+        }
+        out.println("(table/java: the median of each round's ratio; latency below 1 and bandwidth above 1: the table"
+                + " is faster)");
+    }
+
+    private void tableRow(String provider, Measure m, long s) {
+        out.printf(Locale.ROOT, "%-10s %10s %14s %14s %12s%n", s, m.unit(), cell(medianOf(OFINET, provider, m, s)),
+                cell(medianOf(TABLE, provider, m, s)),
+                ratioCell(paired(of(TABLE, provider, m, s), of(OFINET, provider, m, s), rounds)));
+    }
+
+    private void slowLaunches(String provider) {
+        out.printf(Locale.ROOT, "== %s launches at the slow speed, of %d per program and size%n", provider, rounds);
+        List<String> ours = new ArrayList<>(List.of(OFINET));
+        if (baseline) {
+            ours.add(BASELINE);
+        }
+        if (table) {
+            ours.add(TABLE);
+        }
+        List<String> latencyPrograms = new ArrayList<>(List.of(FI_PINGPONG));
+        latencyPrograms.addAll(ours);
+        for (long s : latencySizes) {
+            out.println(slowLine(provider, Measure.LATENCY, s, latencyPrograms));
+        }
+        List<String> bandwidthPrograms = new ArrayList<>(SCHEMES);
+        bandwidthPrograms.addAll(ours);
+        for (long s : bandwidthSizes) {
+            out.println(slowLine(provider, Measure.BANDWIDTH, s, bandwidthPrograms));
+        }
+        out.println("(slow: a launch more than 4/3 of the program's fastest launch of this run in time, or below 3/4 of");
+        out.println(" its best rate; in brackets, where it is more, the same count against the fastest launch of any");
+        out.println(" program at that size: it also counts a program slow in every launch, which the first count");
+        out.println(" cannot, but also one slower by nature than the fastest program (another C scheme, ofinet where it");
+        out.println(" costs more than C), so read it beside the others; where a program has slow launches, its median");
+        out.println(" says little: measure 10 rounds)");
+    }
+
+    private String slowLine(String provider, Measure m, long s, List<String> programs) {
+        List<BigDecimal> all = new ArrayList<>();
+        for (String p : programs) {
+            all.addAll(of(p, provider, m, s).values());
+        }
+        Optional<BigDecimal> fastestOfAll = Stats.fastest(all, m.time());
+        StringBuilder line = new StringBuilder(m.label()).append(' ').append(s).append(':');
+        for (String p : programs) {
+            line.append(' ').append(p).append(' ').append(Stats.slowCount(of(p, provider, m, s).values(), fastestOfAll,
+                    m.time()));
+        }
+        return line.toString();
+    }
+
+    /** The medians of one-way latency of {@code program} on {@code provider}, size and µs, for a plot. */
+    List<double[]> latencyMedians(String program, String provider) {
+        List<double[]> points = new ArrayList<>();
+        for (long s : latencySizes) {
+            medianOf(program, provider, Measure.LATENCY, s).ifPresent(v -> points.add(new double[] {s, v.doubleValue()}));
+        }
+        return points;
+    }
+}

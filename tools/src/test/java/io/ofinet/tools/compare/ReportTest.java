@@ -1,0 +1,125 @@
+package io.ofinet.tools.compare;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ReportTest {
+    private final List<Figure> figures = new ArrayList<>();
+
+    /** {@code program}'s figures in rounds 1, 2, ...; null: no figure in that round. */
+    private void add(String program, Measure measure, long size, String... values) {
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] != null) {
+                figures.add(new Figure(program, "tcp", measure, size, i + 1, new BigDecimal(values[i])));
+            }
+        }
+    }
+
+    private List<String> pointToPoint(boolean baseline, boolean table) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        new PointToPointReport(Figures.of(figures), 3, List.of(8L, 4096L), List.of(1048576L), baseline, table,
+                new PrintStream(bytes, true, StandardCharsets.UTF_8)).print("tcp");
+        return bytes.toString(StandardCharsets.UTF_8).lines().toList();
+    }
+
+    private void latencyAndBandwidth() {
+        add("fi_pingpong", Measure.LATENCY, 8, "7.10", "7.00", "7.20");
+        add("ofinet", Measure.LATENCY, 8, "7.500", "8.000", "7.700");
+        add("fi_pingpong", Measure.LATENCY, 4096, "9.00", "9.10", "9.20");
+        add("ofinet", Measure.LATENCY, 4096, "9.000", null, "9.900");
+        // GB/s: writedata fastest in rounds 1 and 3, send in round 2.
+        add("writedata", Measure.BANDWIDTH, 1048576, "4.0000", "3.0000", "4.2000");
+        add("write-msg", Measure.BANDWIDTH, 1048576, "3.9000", "3.1000", "4.0000");
+        add("rendezvous", Measure.BANDWIDTH, 1048576, "3.8000", "3.2000", "3.9000");
+        add("announced", Measure.BANDWIDTH, 1048576, "3.7000", "3.3000", "3.8000");
+        add("send", Measure.BANDWIDTH, 1048576, "3.6000", "3.5000", "3.7000");
+        add("ofinet", Measure.BANDWIDTH, 1048576, "3.6000", "3.5000", "4.2000");
+    }
+
+    @Test
+    void theLatencyTableHasMediansRatiosAndPairedRatios() throws IOException {
+        latencyAndBandwidth();
+        List<String> lines = pointToPoint(false, false);
+        assertTrue(lines.get(0).startsWith("== tcp one-way latency (medians of 3 runs; in odd rounds the C programs"
+                + " first, then this tree; in even rounds the reverse)"), lines.get(0));
+        assertEquals(String.format("%-10s %16s %16s %8s %8s", "size", "fi_pingpong us", "ofinet us", "ratio",
+                "paired"), lines.get(1));
+        // 7.7 / 7.1 = 1.08; rounds 7.5/7.1, 8.0/7.0, 7.7/7.2: 1.056, 1.143, 1.069.
+        assertEquals(String.format("%-10s %16s %16s %8s %8s", 8, "7.10", "7.700", "1.08", "1.07"), lines.get(2));
+        // ofinet gave no figure in round 2: the median of two, their mean, and no paired ratio.
+        assertEquals(String.format("%-10s %16s %16s %8s %8s", 4096, "9.10", "9.450", "1.04", "-"), lines.get(3));
+    }
+
+    @Test
+    void theBandwidthTableTakesEachRoundsFastestCScheme() throws IOException {
+        latencyAndBandwidth();
+        List<String> lines = pointToPoint(false, false);
+        int header = lines.indexOf(lines.stream().filter(l -> l.startsWith("== tcp bandwidth")).findFirst().orElseThrow());
+        // Medians 4000.0 (writedata, the fastest) ... ofinet 3600.0: ratio 0.90. Each round's fastest: 4.0, 3.5,
+        // 4.2: ofinet 0.90, 1.00, 1.00 -> paired 1.00; vs rendezvous 0.947, 1.094, 1.077 -> 1.08; vs announced
+        // 0.973, 1.061, 1.105 -> 1.06.
+        assertEquals(String.format("%-10s %14s %14s %15s %14s %10s %14s %8s %8s %8s %8s", 1048576, "4000.0", "3900.0",
+                "3800.0", "3700.0", "3600.0", "3600.0", "0.90", "1.00", "1.08", "1.06"), lines.get(header + 2));
+        assertTrue(lines.get(header + 3).startsWith("(ratio: ofinet ÷ the fastest of the five C schemes"));
+    }
+
+    @Test
+    void theBaselineAndTheTableAddTheirColumnsAndDashesWhereTheyGaveNothing() throws IOException {
+        latencyAndBandwidth();
+        add("baseline", Measure.LATENCY, 8, "7.100", "7.000", "7.200");
+        add("table", Measure.LATENCY, 8, "8.000", "8.000", "7.700");
+        List<String> lines = pointToPoint(true, true);
+        assertTrue(lines.get(0).contains("then this tree, then the baseline;"), lines.get(0));
+        assertEquals(String.format("%-10s %16s %16s %8s %8s %16s %8s %8s %10s", 8, "7.10", "7.700", "1.08", "1.07",
+                "7.100", "1.00", "1.00", "1.08"), lines.get(2));
+        assertEquals(String.format("%-10s %16s %16s %8s %8s %16s %8s %8s %10s", 4096, "9.10", "9.450", "1.04", "-",
+                "-", "-", "-", "-"), lines.get(3));
+        int table = lines.indexOf(lines.stream().filter(l -> l.startsWith("== tcp through the table")).findFirst()
+                .orElseThrow());
+        // Table ÷ Java each round: 8/7.5, 8/8, 7.7/7.7: 1.067, 1, 1.
+        assertEquals(String.format("%-10s %10s %14s %14s %12s", 8, "us", "7.700", "8.000", "1.00"), lines.get(table + 2));
+        assertEquals(String.format("%-10s %10s %14s %14s %12s", 1048576, "GB/s", "3.6000", "-", "-"),
+                lines.get(table + 4));
+    }
+
+    @Test
+    void theSlowLaunchesAreCountedForEveryProgram() throws IOException {
+        latencyAndBandwidth();
+        // The table is slow in every launch at 8 B: against its own fastest launch, none.
+        add("table", Measure.LATENCY, 8, "15.0", "15.5", "16.0");
+        List<String> lines = pointToPoint(false, true);
+        int slow = lines.indexOf("== tcp launches at the slow speed, of 3 per program and size");
+        assertEquals("latency 8: fi_pingpong 0/3 ofinet 0/3 table 0/3 (3/3)", lines.get(slow + 1));
+        assertEquals("latency 4096: fi_pingpong 0/3 ofinet 0/2 table -", lines.get(slow + 2));
+        // write-msg's 3.1 GB/s is within 3/4 of its own best (4.0), not of the fastest launch of all (4.2).
+        assertEquals("bandwidth 1048576: writedata 1/3 write-msg 0/3 (1/3) rendezvous 0/3 announced 0/3 send 0/3 ofinet 0/3"
+                + " table -", lines.get(slow + 3));
+        assertTrue(lines.get(slow + 4).startsWith("(slow: a launch more than 4/3"), lines.get(slow + 4));
+    }
+
+    @Test
+    void theAllreduceTablesPairOfinetWithOpenMpi() throws IOException {
+        add("mpi", Measure.ALLREDUCE, 1048576, "2.000", "2.200", "1.800");
+        add("ofinet", Measure.ALLREDUCE, 1048576, "2.2000", "2.2000", "2.2000");
+        add("mpi", Measure.EXCHANGE, 1048576, "3.000", null, "3.000");
+        add("ofinet", Measure.EXCHANGE, 1048576, "3.3000", "3.0000", "3.3000");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        new AllreduceReport(Figures.of(figures), 3, false, new PrintStream(bytes, true, StandardCharsets.UTF_8))
+                .print(List.of(1048576L), List.of(1048576L));
+        List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
+        assertEquals(String.format("%-10s %18s %18s %8s %8s", "size", "MPI busbw GB/s", "ofinet busbw GB/s", "ratio",
+                "paired"), lines.get(1));
+        // Rounds 1.1, 1.0, 1.22: paired 1.10.
+        assertEquals(String.format("%-10s %18s %18s %8s %8s", 1048576, "2.000", "2.2000", "1.10", "1.10"), lines.get(2));
+        assertEquals(String.format("%-10s %18s %18s %8s %8s", 1048576, "3.000", "3.3000", "1.10", "-"), lines.get(6));
+    }
+}
