@@ -7,7 +7,6 @@ import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 
 /**
  * How a send communicator's queued sends meet the receiver's receives (docs/PROTOCOL.md, "Eager
@@ -48,13 +47,7 @@ final class SendSequencer {
     private final long headMin;
     /** How long a send larger than {@link #eagerMax} waits at the head for its announcement before its RTS. */
     private final long rtsDelayNanos;
-    private final Announcement[] announcements = new Announcement[Limits.WINDOW];
-    /** Per mailbox slot: the sequence number of the announcement there, or -1 when none is pending. */
-    private final int[] announcedSeq = new int[Limits.WINDOW];
-    /** Per mailbox slot: the buffers of its receive that sends have taken (a bit each). */
-    private final int[] consumed = new int[Limits.WINDOW];
-    /** Per mailbox slot: no buffer had a send's tag, so the receive failed as a whole. */
-    private final boolean[] failedGroup = new boolean[Limits.WINDOW];
+    private final AnnouncedReceives announced = new AnnouncedReceives();
     /** Per sequence number: the tag and size of a send matched by tag, for the replay. */
     private final int[] byTagTag = new int[SEQS];
     private final long[] byTagSize = new long[SEQS];
@@ -70,7 +63,6 @@ final class SendSequencer {
         this.eagerMax = (int) Math.min(eagerMaxSize, Integer.MAX_VALUE);
         this.headMin = eagerMax > 0 ? headMinSize : Long.MAX_VALUE;
         this.rtsDelayNanos = rtsDelayNanos;
-        Arrays.fill(announcedSeq, -1);
     }
 
     /** The sequence number of the oldest send not yet gone out. */
@@ -88,22 +80,12 @@ final class SendSequencer {
      * the first time its slot is used, so that a communicator holds only the slots it has used.
      */
     public Announcement slotFor(int seq) {
-        int slot = seq % Limits.WINDOW;
-        Announcement announcement = announcements[slot];
-        if (announcement == null) {
-            announcement = new Announcement();
-            announcements[slot] = announcement;
-        }
-        return announcement;
+        return announced.slotFor(seq);
     }
 
     /** Drops the slots no announcement is pending in, for an idle communicator; made again when used. */
     public void dropIdleSlots() {
-        for (int slot = 0; slot < Limits.WINDOW; slot++) {
-            if (announcedSeq[slot] == -1) {
-                announcements[slot] = null;
-            }
-        }
+        announced.dropIdle();
     }
 
     /**
@@ -118,11 +100,7 @@ final class SendSequencer {
             throw new RdmaException(ErrorCategory.REMOTE, "announcement " + seq + " is past the window of "
                     + Limits.WINDOW + " from " + nextSeq);
         }
-        int pending = announcedSeq[seq % Limits.WINDOW];
-        if (pending != -1) {
-            throw new RdmaException(ErrorCategory.REMOTE, "announcement " + seq + (pending == seq ? " arrived twice"
-                    : " arrived while the one for " + pending + " is still in use in its slot"));
-        }
+        announced.checkFree(seq);
     }
 
     /**
@@ -130,11 +108,8 @@ final class SendSequencer {
      * covers (sent matched by tag), and the head's request to send, are replayed over it.
      */
     public void arrived(int seq, boolean rtsSent) {
-        int slot = seq % Limits.WINDOW;
-        Announcement announcement = announcements[slot];
-        announcedSeq[slot] = seq;
-        consumed[slot] = 0;
-        failedGroup[slot] = false;
+        int slot = announced.open(seq);
+        Announcement announcement = announced.at(slot);
         int sent = (nextSeq - seq) & MASK;
         if (sent > Limits.WINDOW + Limits.CREDITS) {
             return; // ahead of the head: nothing was sent into it yet
@@ -142,45 +117,23 @@ final class SendSequencer {
         int replay = Math.min(announcement.buffers(), sent + (rtsSent ? 1 : 0));
         for (int k = 0; k < replay; k++) {
             int t = (seq + k) & MASK;
-            int i = failedGroup[slot] ? -1 : untaken(announcement, consumed[slot], byTagTag[t]);
+            int i = announced.failed(slot) ? -1 : announced.untaken(slot, byTagTag[t]);
             if (i < 0) {
                 replayed[t] = NO_TAG;
-                failedGroup[slot] = true;
+                announced.fail(slot);
             } else {
-                consumed[slot] |= 1 << i;
+                announced.take(slot, i);
                 replayed[t] = byTagSize[t] > announcement.length(i) ? TRUNCATED : i;
             }
         }
         if (sent >= announcement.buffers()) {
-            announcedSeq[slot] = -1; // every send of it went out before it came
+            announced.close(slot); // every send of it went out before it came
         }
-    }
-
-    /** The first buffer of {@code announcement} not in {@code taken} whose tag is {@code tag}, or -1. */
-    private static int untaken(Announcement announcement, int taken, int tag) {
-        for (int i = 0; i < announcement.buffers(); i++) {
-            if ((taken & (1 << i)) == 0 && announcement.tag(i) == tag) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    /** The slot of the announcement that covers {@code seq}, or -1. */
-    private int covering(int seq) {
-        for (int k = 0; k < Limits.MAX_RECVS; k++) {
-            int u = (seq - k) & MASK;
-            int slot = u % Limits.WINDOW;
-            if (announcedSeq[slot] == u) {
-                return k < announcements[slot].buffers() ? slot : -1;
-            }
-        }
-        return -1;
     }
 
     /** Whether {@code head}, the oldest queued send, waits for its announcement or for credits. */
     public boolean awaitsAnnouncement(SendRequest head) {
-        return covering(nextSeq) < 0 && (eagerMax <= 0 || head.size > eagerMax || credits == 0);
+        return announced.covering(nextSeq) < 0 && (eagerMax <= 0 || head.size > eagerMax || credits == 0);
     }
 
     /** The receiver used up {@code count} eager messages or requests to send. */
@@ -200,7 +153,7 @@ final class SendSequencer {
         for (int budget = queue.size(); budget > 0 && !queue.isEmpty(); budget--) {
             SendRequest request = queue.peek();
             int t = nextSeq;
-            int slot = covering(t);
+            int slot = announced.covering(t);
             if (slot < 0) {
                 if (!byTag(request, t, writes, queue.size() == 1)) {
                     return;
@@ -264,8 +217,8 @@ final class SendSequencer {
      * request to send), or the first untaken one with its tag. False when it must wait.
      */
     private boolean matched(SendRequest request, int t, int slot, SendWrites writes) {
-        Announcement announcement = announcements[slot];
-        int u = announcedSeq[slot];
+        Announcement announcement = announced.at(slot);
+        int u = announced.seqAt(slot);
         int i;
         if (request.rtsSent()) {
             i = replayed[t];
@@ -274,29 +227,29 @@ final class SendSequencer {
                 request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, i == NO_TAG
                         ? "isend: no buffer of the posted receive " + u + " has tag " + request.tag
                         : "isend: " + request.size + " bytes do not fit their receive buffer (tag " + request.tag + ")"));
-                return advance(slot, t, u, announcement);
+                return announced.advance(slot, t);
             }
-        } else if (failedGroup[slot]) {
+        } else if (announced.failed(slot)) {
             request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, "isend: the posted receive " + u
                     + " failed: an earlier send's tag matched none of its buffers"));
-            return advance(slot, t, u, announcement);
+            return announced.advance(slot, t);
         } else {
-            i = untaken(announcement, consumed[slot], request.tag);
+            i = announced.untaken(slot, request.tag);
             if (i < 0) {
                 if (!writes.refuse(request, u, 0, Immediate.ERROR_NO_TAG, "isend: no buffer of the posted receive "
                         + u + " has tag " + request.tag)) {
                     return false;
                 }
-                failedGroup[slot] = true;
-                return advance(slot, t, u, announcement);
+                announced.fail(slot);
+                return announced.advance(slot, t);
             }
             if (request.size > announcement.length(i)) {
                 if (!writes.refuse(request, u, announcement.index(i), Immediate.ERROR_TRUNCATED, "isend: " + request.size
                         + " bytes do not fit the " + announcement.length(i) + "-byte receive buffer (tag " + request.tag + ")")) {
                     return false;
                 }
-                consumed[slot] |= 1 << i;
-                return advance(slot, t, u, announcement);
+                announced.take(slot, i);
+                return announced.advance(slot, t);
             }
             // A buffer that waits for a tagged message takes the send as one, however small.
             if (eagerMax > 0 && request.size <= eagerMax && credits > 0 && !announcement.tagged(i)) {
@@ -304,23 +257,15 @@ final class SendSequencer {
                     return false;
                 }
                 credits--;
-                consumed[slot] |= 1 << i;
-                return advance(slot, t, u, announcement);
+                announced.take(slot, i);
+                return announced.advance(slot, t);
             }
         }
         if (!writes.write(request, announcement, i, u)) {
             return false;
         }
-        consumed[slot] |= 1 << i;
-        return advance(slot, t, u, announcement);
-    }
-
-    /** Send {@code t} of the receive {@code u} went out (or failed): the slot is freed after its last. */
-    private boolean advance(int slot, int t, int u, Announcement announcement) {
-        if (((t - u) & MASK) == announcement.buffers() - 1) {
-            announcedSeq[slot] = -1;
-        }
-        return true;
+        announced.take(slot, i);
+        return announced.advance(slot, t);
     }
 
     /**
