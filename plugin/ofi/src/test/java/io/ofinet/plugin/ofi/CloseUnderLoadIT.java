@@ -1,7 +1,6 @@
 package io.ofinet.plugin.ofi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.testing.ChildJvm;
 import java.nio.file.Files;

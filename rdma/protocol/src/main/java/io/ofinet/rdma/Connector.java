@@ -1,0 +1,209 @@
+package io.ofinet.rdma;
+
+import io.ofinet.config.DeviceParameters;
+import io.ofinet.fabric.FabricException;
+import io.ofinet.fabric.HostMemory;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.RailKind;
+import io.ofinet.mr.Use;
+import io.ofinet.rdma.comm.CommParts;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.progress.ProgressEngine;
+import io.ofinet.rdma.rail.Connection;
+import io.ofinet.rdma.rail.Peers;
+import io.ofinet.rdma.rail.ProcessCheck;
+import io.ofinet.rdma.rail.RailSet;
+import io.ofinet.rdma.sched.RailScheduler;
+import io.ofinet.rdma.send.Mailbox;
+import io.ofinet.rdma.send.SendComm;
+import io.ofinet.rdma.wire.Announcement;
+import io.ofinet.rdma.wire.HandshakeMessage;
+import io.ofinet.rdma.wire.Limits;
+import io.ofinet.rdma.wire.ListenHandle;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The connecting side of an endpoint's handshake: a send communicator's CONNECT to a listener, and
+ * the ACCEPT or REJECT that answers it (docs/PROTOCOL.md, "Connecting"). Never blocks: {@link
+ * #connect} returns null until the answer has come, and is called again with the same handle.
+ * Called with the endpoint held.
+ */
+final class Connector {
+    private static final System.Logger LOG = System.getLogger(Connector.class.getName());
+
+    private final RdmaEndpoint endpoint;
+    private final Handshake handshake;
+    private final int dataRails;
+    private final int controlRails;
+    private final DeviceParameters params;
+    private final HostMemory memory;
+    private final CommTable comms;
+    private final RailSet rails;
+    private final Peers peers;
+    private final ProgressEngine engine;
+    private final EndpointPools pools;
+    private final CommParts parts;
+    private final CommClosing closing;
+    private final SlowDuties duties;
+    /** Connections in progress, by the handle they were started with (connect is called again with it). */
+    private final Map<ByteBuffer, SendComm> connecting = new HashMap<>();
+
+    Connector(RdmaEndpoint endpoint, Handshake handshake) {
+        this.endpoint = endpoint;
+        this.handshake = handshake;
+        this.dataRails = endpoint.dataRails();
+        this.controlRails = endpoint.controlRails();
+        this.params = endpoint.params;
+        this.memory = endpoint.memory;
+        this.comms = endpoint.comms;
+        this.rails = endpoint.railSet;
+        this.peers = endpoint.peers;
+        this.engine = endpoint.engine;
+        this.pools = endpoint.pools;
+        this.parts = endpoint.commParts;
+        this.closing = endpoint.closing;
+        this.duties = endpoint.duties;
+    }
+
+    /** Whether a connection is being made from this endpoint (its answer comes on control rail 0). */
+    boolean busy() {
+        return !connecting.isEmpty();
+    }
+
+    void forget(SendComm comm) {
+        connecting.values().remove(comm);
+    }
+
+    /**
+     * Connects to a listener. Returns null until the listener has accepted; call again with the
+     * same handle.
+     *
+     * @throws RdmaException INVALID_ARGUMENT for a handle that does not decode, INVALID_USAGE for
+     *     rail counts that differ, REMOTE when the listener refuses or does not answer in time
+     */
+    SendComm connect(byte[] handle) throws RdmaException {
+        endpoint.readQueues();
+        ByteBuffer key = ByteBuffer.wrap(handle.clone());
+        SendComm comm = connecting.get(key);
+        if (comm == null) {
+            comm = startConnect(ListenHandle.decode(handle));
+            connecting.put(key, comm);
+            endpoint.readQueues();
+        }
+        if (comm.connectFailure() != null) {
+            connecting.remove(key);
+            RdmaException failure = comm.connectFailure();
+            closing.closeSend(comm);
+            throw failure;
+        }
+        if (comm.connected()) {
+            connecting.remove(key);
+            return comm;
+        }
+        if (System.nanoTime() > comm.deadlineNanos()) {
+            connecting.remove(key);
+            closing.closeSend(comm);
+            throw new RdmaException(ErrorCategory.REMOTE, "connect: the listener did not answer within "
+                    + params.connectionTimeoutMs() + " ms (connectionTimeoutMs)");
+        }
+        return null;
+    }
+
+    private SendComm startConnect(ListenHandle handle) throws RdmaException {
+        if (handle.dataRails() != dataRails || handle.controlRails() != controlRails) {
+            throw new RdmaException(ErrorCategory.INVALID_USAGE, "connect: rail counts differ: this endpoint has "
+                    + dataRails + " data and " + controlRails + " control rails, the listener "
+                    + handle.dataRails() + " and " + handle.controlRails());
+        }
+        int id = comms.newSendId();
+        int slotBytes = Announcement.maxBytes(dataRails);
+        long mailbox = 0;
+        MrHandle mailboxMr = null;
+        long inserted = Connection.NOT_INSERTED;
+        try {
+            long bytes = (long) Limits.WINDOW * slotBytes;
+            mailbox = memory.allocate(bytes);
+            mailboxMr = pools.register(mailbox, bytes, Use.CONTROL_MAILBOX);
+            long listener = peers.insert(dataRails, handle.address());
+            inserted = listener;
+            SendComm comm = new SendComm(parts, closing::closeSend, id, handshake.newToken(),
+                    System.nanoTime() + params.connectionTimeoutMs() * 1_000_000L, new Mailbox(mailbox, mailboxMr, slotBytes));
+            comms.add(comm);
+            long[] keys = new long[controlRails];
+            for (int c = 0; c < controlRails; c++) {
+                keys[c] = mailboxMr.key(RailKind.CONTROL, c);
+            }
+            HandshakeMessage connect = HandshakeMessage.connect(dataRails, controlRails, handle.listenId(), id,
+                    mailboxMr.remoteAddress(RailKind.CONTROL, 0, 0), Limits.WINDOW, slotBytes, keys,
+                    rails.names(0, dataRails), rails.names(dataRails, controlRails), ProcessCheck.SELF, comm.token(), handshake.eagerMaxSize());
+            // The listener's address is used for the connect message only: the connection inserts
+            // the acceptor's addresses (the same, on control rail 0) for itself.
+            handshake.send(connect, listener, () -> {
+                peers.release(dataRails, listener);
+                comm.connectSent();
+            }, cause -> {
+                peers.release(dataRails, listener);
+                comm.connectFailed(new RdmaException(ErrorCategory.REMOTE,
+                        "connect: the connect message did not reach the listener: " + cause.getMessage(), cause));
+            });
+            return comm; // the send's hooks release the listener's address
+        } catch (FabricException e) {
+            abandonConnect(id, mailbox, mailboxMr, inserted);
+            throw new RdmaException(ErrorCategory.SYSTEM, "connect: " + e.getMessage(), e);
+        } catch (RdmaException | RuntimeException e) {
+            abandonConnect(id, mailbox, mailboxMr, inserted);
+            throw e;
+        }
+    }
+
+    /** Undoes what a connect that failed before its message went out had taken. */
+    private void abandonConnect(int id, long mailbox, MrHandle mailboxMr, long listener) {
+        duties.releaseMailbox(mailbox, mailboxMr);
+        comms.abandon(id);
+        if (listener != Connection.NOT_INSERTED) {
+            peers.release(dataRails, listener);
+        }
+    }
+
+    void onAccept(HandshakeMessage m) throws FabricException {
+        SendComm comm = comms.send(m.connectorCommId());
+        if (comm == null || comm.connection() != null || comm.isClosed()) {
+            handshake.dropped++;
+            LOG.log(Level.WARNING, "dropping an ACCEPT for unknown send communicator {0}", m.connectorCommId());
+            return;
+        }
+        if (m.dataRails() != dataRails || m.controlRails() != controlRails) {
+            comm.connectFailed(new RdmaException(ErrorCategory.REMOTE, "connect: the acceptor answered with "
+                    + m.dataRails() + " data and " + m.controlRails() + " control rails; this side has " + dataRails
+                    + " and " + controlRails));
+            return;
+        }
+        Connection acceptor;
+        try {
+            acceptor = Connection.inserted(peers, engine, !params.peerProcessCheckDisabled(), m.acceptorCommId(), m,
+                    Connection.NOT_INSERTED);
+        } catch (FabricException e) {
+            comm.connectFailed(new RdmaException(ErrorCategory.SYSTEM, "connect: the acceptor's addresses: "
+                    + e.getMessage(), e));
+            return;
+        }
+        // Ready for announcements from now on: the receiver may post before connect() returns.
+        comm.accepted(acceptor,
+                new RailScheduler(dataRails, params.minStripeSizeBytes(),
+                        params.schedMaxSmallRrSizeBytes()), params.peerTimeoutMs(),
+                System.nanoTime());
+        comms.connected(comm);
+    }
+
+    void onReject(HandshakeMessage m) {
+        SendComm comm = comms.send(m.connectorCommId());
+        if (comm != null && !comm.isClosed()) {
+            comm.connectFailed(new RdmaException(ErrorCategory.REMOTE, "connect: the listener refused the connection: "
+                    + m.reason()));
+        }
+    }
+}
