@@ -1,9 +1,11 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.comm.CommHost;
 import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.rail.Connection;
+import io.ofinet.rdma.rail.RailSet;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
@@ -19,7 +21,9 @@ final class ArrivalChecks {
     /** One log for what arrives, whichever class handles it. */
     static final System.Logger LOG = System.getLogger(ImmediateDispatcher.class.getName());
 
-    private final RdmaEndpoint endpoint;
+    private final CommTable comms;
+    private final RailSet rails;
+    private final CommHost host;
     private final int dataRails;
 
     private long malformed;
@@ -28,8 +32,10 @@ final class ArrivalChecks {
     private long lateForClosedComm;
     private long forged;
 
-    ArrivalChecks(RdmaEndpoint endpoint, int dataRails) {
-        this.endpoint = endpoint;
+    ArrivalChecks(CommTable comms, RailSet rails, CommHost host, int dataRails) {
+        this.comms = comms;
+        this.rails = rails;
+        this.host = host;
         this.dataRails = dataRails;
     }
 
@@ -56,7 +62,7 @@ final class ArrivalChecks {
 
     /** Receive communicator {@code id} if it is open; else null, the arrival dropped and counted. */
     RecvComm openRecv(int id) {
-        RecvComm recv = endpoint.comms.recv(id);
+        RecvComm recv = comms.recv(id);
         if (recv == null || recv.isClosed()) {
             unknownComm++;
             LOG.log(Level.WARNING, "dropping a remote write for receive communicator {0}", id);
@@ -80,7 +86,7 @@ final class ArrivalChecks {
 
     /** Whether {@code upper}, the upper half of 8-byte CQ data, is {@code token}; true where it is narrower. */
     boolean carriesToken(int token, long upper) {
-        return !endpoint.railSet.wideImmediate() || upper == (token & 0xffffffffL);
+        return !rails.wideImmediate() || upper == (token & 0xffffffffL);
     }
 
     /**
@@ -89,11 +95,11 @@ final class ArrivalChecks {
      * expected after a close, not a drop.
      */
     boolean lateForClosedSend(int comm, long upper) {
-        return late(endpoint.comms.closedSendToken(comm), upper);
+        return late(comms.closedSendToken(comm), upper);
     }
 
     boolean lateForClosedRecv(int comm, long upper) {
-        return late(endpoint.comms.closedRecvToken(comm), upper);
+        return late(comms.closedRecvToken(comm), upper);
     }
 
     /** Counts a late arrival for a closed communicator whose token was {@code token}; false when it is not one. */
@@ -107,7 +113,7 @@ final class ArrivalChecks {
 
     /** Whether the provider names {@code comm}'s peer as the source, or names none; if not, counted. */
     boolean fromItsSource(PeerLiveness.Peered comm, int rail, String what) {
-        long source = endpoint.engine.source();
+        long source = host.arrivalSource();
         if (source == ProgressEngine.SOURCE_UNTOLD) {
             return true;
         }

@@ -1,9 +1,11 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.comm.CommHost;
 import io.ofinet.rdma.eager.EagerArrivals;
 import io.ofinet.rdma.eager.EagerBuffer;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.rail.RailSet;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
@@ -21,16 +23,20 @@ import java.lang.System.Logger.Level;
 final class ImmediateDispatcher implements EagerArrivals {
     private static final System.Logger LOG = ArrivalChecks.LOG;
 
-    private final RdmaEndpoint endpoint;
+    private final CommTable comms;
+    private final RailSet rails;
+    private final SlowDuties duties;
     private final ArrivalChecks checks;
     private final SenderSignals senderSignals;
     private final ReceiverSignals receiverSignals;
 
-    ImmediateDispatcher(RdmaEndpoint endpoint, int dataRails) {
-        this.endpoint = endpoint;
-        this.checks = new ArrivalChecks(endpoint, dataRails);
-        this.senderSignals = new SenderSignals(endpoint, checks);
-        this.receiverSignals = new ReceiverSignals(endpoint, checks);
+    ImmediateDispatcher(CommTable comms, RailSet rails, SlowDuties duties, CommHost host, int dataRails) {
+        this.comms = comms;
+        this.rails = rails;
+        this.duties = duties;
+        this.checks = new ArrivalChecks(comms, rails, host, dataRails);
+        this.senderSignals = new SenderSignals(comms, duties, host, checks);
+        this.receiverSignals = new ReceiverSignals(comms, host, checks);
     }
 
     /**
@@ -71,7 +77,7 @@ final class ImmediateDispatcher implements EagerArrivals {
         if (recv == null || !checks.fromItsSource(recv, rail, "data segment")) {
             return;
         }
-        long length = endpoint.railSet.wideImmediate() ? upper : len;
+        long length = rails.wideImmediate() ? upper : len;
         try {
             recv.segmentArrived(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
         } catch (RdmaException e) {
@@ -194,9 +200,9 @@ final class ImmediateDispatcher implements EagerArrivals {
      * upper half of its CQ data, the communicator's token.
      */
     private void announcement(int rail, int comm, int seq, long address, int bytes, long upper) {
-        SendComm send = endpoint.comms.send(comm);
+        SendComm send = comms.send(comm);
         if (send == null || send.isClosed()) {
-            SlowDuties.ClosedMailbox kept = send != null ? null : endpoint.duties.quarantined(comm);
+            SlowDuties.ClosedMailbox kept = send != null ? null : duties.quarantined(comm);
             boolean closedOne = send != null ? checks.carriesToken(send.token(), upper)
                     : kept != null && checks.carriesToken(kept.token(), upper);
             if (closedOne) {

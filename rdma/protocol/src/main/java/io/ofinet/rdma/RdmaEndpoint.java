@@ -70,8 +70,8 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.railSet = new RailSet(dataRails);
         this.pools = new EndpointPools(this, memory, device.registrar());
         this.handshake = new Handshake(this, dataRails, controlRails);
-        this.immediates = new ImmediateDispatcher(this, dataRails);
         this.duties = new SlowDuties(this, params.peerTimeoutMs());
+        this.immediates = new ImmediateDispatcher(comms, railSet, duties, host, dataRails);
         this.closing = new CommClosing(this, comms, handshake, duties, params.peerTimeoutMs());
         guarded(() -> {
             railSet.open(device.contexts(), spec.controlRails(), params.writeNotice());

@@ -1,5 +1,6 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.comm.CommHost;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.wire.Signal;
 
@@ -9,11 +10,13 @@ import io.ofinet.rdma.wire.Signal;
  * passed them. Called from progress, with the endpoint's lock held.
  */
 final class ReceiverSignals {
-    private final RdmaEndpoint endpoint;
+    private final CommTable comms;
+    private final CommHost host;
     private final ArrivalChecks checks;
 
-    ReceiverSignals(RdmaEndpoint endpoint, ArrivalChecks checks) {
-        this.endpoint = endpoint;
+    ReceiverSignals(CommTable comms, CommHost host, ArrivalChecks checks) {
+        this.comms = comms;
+        this.host = host;
         this.checks = checks;
     }
 
@@ -22,7 +25,7 @@ final class ReceiverSignals {
      * communicator {@code comm}; {@code upper} is the upper half of its CQ data.
      */
     void arrived(int rail, int comm, Signal signal, int value, long upper) {
-        RecvComm recv = endpoint.comms.recv(comm);
+        RecvComm recv = comms.recv(comm);
         switch (signal) {
             case KEEPALIVE_TO_RECEIVER -> {
                 if (recv == null || recv.liveness() == null) {
@@ -30,7 +33,7 @@ final class ReceiverSignals {
                         checks.unknownComm();
                     }
                 } else if (checks.fromItsPeer(recv, rail, upper, "keepalive")) {
-                    recv.liveness().heard(endpoint.stepNanos());
+                    recv.liveness().heard(host.stepNanos());
                 }
             }
             case SENDER_CLOSED -> {
@@ -39,7 +42,7 @@ final class ReceiverSignals {
                         checks.unknownComm(); // else the sender's close crossed this side's: expected
                     }
                 } else if (checks.fromItsPeer(recv, rail, upper, "close signal")) {
-                    recv.liveness().heard(endpoint.stepNanos());
+                    recv.liveness().heard(host.stepNanos());
                     recv.senderClosed(value, rail);
                 }
             }

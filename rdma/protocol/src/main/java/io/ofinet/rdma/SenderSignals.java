@@ -1,5 +1,6 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.comm.CommHost;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.send.SendComm;
@@ -13,11 +14,15 @@ import io.ofinet.rdma.wire.Signal;
  * endpoint's lock held.
  */
 final class SenderSignals {
-    private final RdmaEndpoint endpoint;
+    private final CommTable comms;
+    private final SlowDuties duties;
+    private final CommHost host;
     private final ArrivalChecks checks;
 
-    SenderSignals(RdmaEndpoint endpoint, ArrivalChecks checks) {
-        this.endpoint = endpoint;
+    SenderSignals(CommTable comms, SlowDuties duties, CommHost host, ArrivalChecks checks) {
+        this.comms = comms;
+        this.duties = duties;
+        this.host = host;
         this.checks = checks;
     }
 
@@ -35,23 +40,23 @@ final class SenderSignals {
     }
 
     private void keepalive(int rail, int comm, long upper) {
-        SendComm send = endpoint.comms.send(comm);
+        SendComm send = comms.send(comm);
         if (send == null || send.liveness() == null) {
             if (!checks.lateForClosedSend(comm, upper)) {
                 checks.unknownComm();
             }
         } else if (checks.fromItsPeer(send, rail, upper, "keepalive")) {
-            send.liveness().heard(endpoint.stepNanos());
+            send.liveness().heard(host.stepNanos());
         }
     }
 
     /** The receiver closes: the send communicator stops; {@code value} says whether it was its last word. */
     private void receiverClosing(int rail, int comm, int value, long upper) {
-        SendComm send = endpoint.comms.send(comm);
+        SendComm send = comms.send(comm);
         if (send == null || send.isClosed()) {
             // Closed already (its confirmation went out at its close): the receiver's last
             // word, which frees the mailbox kept for it.
-            if (value == Signal.CLOSING_FINAL && endpoint.duties.releaseMailbox(comm, upper, checks)) {
+            if (value == Signal.CLOSING_FINAL && duties.releaseMailbox(comm, upper, checks)) {
                 checks.lateForClosedComm();
             } else if (!checks.lateForClosedSend(comm, upper)) {
                 checks.unknownComm();
@@ -61,14 +66,14 @@ final class SenderSignals {
         if (!checks.fromItsPeer(send, rail, upper, "close signal")) {
             return;
         }
-        send.liveness().heard(endpoint.stepNanos());
+        send.liveness().heard(host.stepNanos());
         send.receiverClosing(value == Signal.CLOSING_FINAL);
         send.failQueued(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
     }
 
     /** A refusal of eager message {@code value}, or {@code value} credits returned. */
     private void eagerPath(int rail, int comm, Signal signal, int value, long upper) {
-        SendComm send = endpoint.comms.send(comm);
+        SendComm send = comms.send(comm);
         if (send == null || send.isClosed() || send.liveness() == null) {
             checks.unknownComm();
             return;
