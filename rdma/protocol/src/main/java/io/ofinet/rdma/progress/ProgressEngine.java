@@ -3,13 +3,11 @@ package io.ofinet.rdma.progress;
 import io.ofinet.fabric.CompletionBatch;
 import io.ofinet.fabric.CompletionError;
 import io.ofinet.fabric.CompletionQueue;
-import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.FiErrno;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,13 +18,9 @@ import java.util.List;
  * the flag FI_REMOTE_WRITE) to the {@link RemoteHandler}. Every loop has a bound. ofinet calls {@link #progress} from every entry
  * point, whatever progress the provider claims.
  *
- * <p>Posts refused with -FI_EAGAIN wait in the {@link PeerQueue} of their destination and are
- * retried there in order, before anything newer to that destination: a refusing peer delays only
- * its own posts. Retries back off once a destination has refused for a millisecond; a destination
- * that refuses for longer than {@code refusalTimeoutNanos} is condemned, and so is one whose
- * refusals are evidence of a refused reconnect ({@link PeerQueue#refusedReconnect}) or to which the
- * provider failed an operation (an error completion): each is the provider's word that the peer
- * is gone.
+ * <p>Posts go to their destinations through the engine's {@link Destinations}, which keeps the
+ * posts the provider refused (-FI_EAGAIN) and condemns a destination the provider says is gone;
+ * which rails a step reads is up to its {@link QuietRails}.
  *
  * <p>Not thread-safe: the engine belongs to its endpoint and is used only by the thread that holds
  * the endpoint (see {@code RdmaEndpoint}).
@@ -39,12 +33,6 @@ public final class ProgressEngine {
         void remoteData(int rail, long flags, long len, long data) throws RdmaException;
     }
 
-    /** Refusals within this spell are retried at every step: a full queue usually drains at once. */
-    static final long EAGER_RETRY_NANOS = 1_000_000L;
-    /** The longest pause between two retries to a refusing destination. */
-    static final long MAX_BACKOFF_NANOS = 100_000_000L;
-    /** A refusal spell this long is logged, once. */
-    static final long REPORT_NANOS = 1_000_000_000L;
     private static final System.Logger LOG = System.getLogger(ProgressEngine.class.getName());
 
     /** {@link #source()} when the rail's provider does not name sources right for the kind. */
@@ -53,28 +41,17 @@ public final class ProgressEngine {
     private final CompletionQueue[] queues;
     private final int readCount;
     private final RemoteHandler remote;
-    private final long refusalTimeoutNanos;
     private final CompletionBatch batch;
     private final CompletionError error = new CompletionError();
     private final List<Operation> operations = new ArrayList<>();
-    /** Destinations with waiting posts, each once. */
-    private final ArrayDeque<PeerQueue> active = new ArrayDeque<>();
-    private int pendingTotal;
+    private final QuietRails quiet = new QuietRails();
+    private final Destinations destinations;
     private long remoteWriteErrors;
     /** Per rail: whether its provider names the source of received messages, and of remote writes. */
     private final boolean[] sourcesOfMessages;
     private final boolean[] sourcesOfWrites;
     /** The source of the completion being dispatched, where its rail's provider names it right. */
     private long source = SOURCE_UNTOLD;
-    private long refusedPosts;
-    private long condemnedPeers;
-    /** Rails from this one on are quiet: read every {@link #quietEvery} steps unless work is expected there. */
-    private int firstQuiet = Integer.MAX_VALUE;
-    private int quietEvery = 1;
-    /** Operations to peers in flight on the quiet rails: their completions are awaited. */
-    private int quietInFlight;
-    private boolean expectOnQuiet;
-    private int steps;
 
     /**
      * @param queues the completion queue of each rail, indexed as the rails are
@@ -85,7 +62,7 @@ public final class ProgressEngine {
             RemoteHandler remote) {
         this.queues = queues.toArray(new CompletionQueue[0]);
         this.readCount = readCount;
-        this.refusalTimeoutNanos = refusalTimeoutNanos;
+        this.destinations = new Destinations(quiet, refusalTimeoutNanos);
         this.remote = remote;
         this.batch = new CompletionBatch(readCount);
         this.sourcesOfMessages = new boolean[this.queues.length];
@@ -119,12 +96,12 @@ public final class ProgressEngine {
 
     /** Posts the provider refused for now (-FI_EAGAIN), each retried later. */
     public long refusedPosts() {
-        return refusedPosts;
+        return destinations.refusedPosts();
     }
 
     /** Destinations condemned so far. */
     public long condemnedPeers() {
-        return condemnedPeers;
+        return destinations.condemnedPeers();
     }
 
     /** Failed writes into this engine's endpoints that belonged to no operation. */
@@ -134,7 +111,7 @@ public final class ProgressEngine {
 
     /** Operations waiting to be posted again, over every destination. */
     public int pending() {
-        return pendingTotal;
+        return destinations.pending();
     }
 
     /**
@@ -143,50 +120,7 @@ public final class ProgressEngine {
      * fails the operation; so does a condemned destination.
      */
     public void submit(Operation op, PeerQueue peer) {
-        if (peer.condemned != null) {
-            op.failed(peer.condemned);
-            return;
-        }
-        if (!peer.pending.isEmpty()) {
-            enqueue(op, peer);
-            return;
-        }
-        if (tryPost(op, peer) == Endpoint.AGAIN) {
-            peer.refusals++;
-            refusedPosts++;
-            peer.refusedSinceNanos = System.nanoTime();
-            peer.nextRetryNanos = 0;
-            enqueue(op, peer);
-        }
-    }
-
-    private void enqueue(Operation op, PeerQueue peer) {
-        peer.pending.add(op);
-        pendingTotal++;
-        if (!peer.active) {
-            peer.active = true;
-            active.add(peer);
-        }
-    }
-
-    /** Posts {@code op} to {@code peer}: POSTED (also when posting failed the operation) or AGAIN. */
-    private int tryPost(Operation op, PeerQueue peer) {
-        int result;
-        try {
-            result = op.post();
-        } catch (FabricException e) {
-            op.failed(new RdmaException(ErrorCategory.SYSTEM, op.describe() + ": " + e.getMessage(), e));
-            return Endpoint.POSTED;
-        }
-        if (result == Endpoint.POSTED) {
-            op.inFlightTo = peer;
-            peer.inFlight++;
-            peer.accepted = true;
-            if (peer.rail >= firstQuiet && peer.remote()) {
-                quietInFlight++;
-            }
-        }
-        return result;
+        destinations.submit(op, peer);
     }
 
     /** An operation's completion (or error completion) arrived: it is no longer in flight. */
@@ -195,9 +129,7 @@ public final class ProgressEngine {
         if (peer != null) {
             peer.inFlight--;
             op.inFlightTo = null;
-            if (peer.rail >= firstQuiet && peer.remote()) {
-                quietInFlight--;
-            }
+            quiet.landed(peer);
         }
         return peer;
     }
@@ -209,14 +141,9 @@ public final class ProgressEngine {
      * @return completions handled
      */
     public int progress() throws RdmaException {
-        if (!active.isEmpty()) {
-            retryPending(System.nanoTime());
-        }
+        destinations.retry();
         int handled = 0;
-        int rails = queues.length;
-        if (rails > firstQuiet && quietInFlight == 0 && !expectOnQuiet && (++steps & (quietEvery - 1)) != 0) {
-            rails = firstQuiet;
-        }
+        int rails = quiet.toRead(queues.length);
         for (int rail = 0; rail < rails; rail++) {
             handled += read(rail);
         }
@@ -230,69 +157,12 @@ public final class ProgressEngine {
      * is a {@code poll()} of the endpoint's sockets.
      */
     public void quietRailsFrom(int first, int every) {
-        if (Integer.bitCount(every) != 1) {
-            throw new IllegalArgumentException("every " + every + " is not a power of two");
-        }
-        this.firstQuiet = first;
-        this.quietEvery = every;
+        quiet.from(first, every);
     }
 
     /** Whether the next steps await something on the quiet rails (read them every step). */
     public void expectOnQuietRails(boolean expect) {
-        this.expectOnQuiet = expect;
-    }
-
-    private void retryPending(long now) {
-        for (int n = active.size(); n > 0; n--) {
-            PeerQueue peer = active.poll();
-            if (peer.pending.isEmpty()) {
-                peer.active = false;
-                continue;
-            }
-            if (now < peer.nextRetryNanos) {
-                active.add(peer);
-                continue;
-            }
-            boolean accepted = false;
-            for (int budget = peer.pending.size(); budget > 0; budget--) {
-                if (tryPost(peer.pending.peek(), peer) == Endpoint.AGAIN) {
-                    peer.refusals++;
-                    refusedPosts++;
-                    break;
-                }
-                peer.pending.poll();
-                pendingTotal--;
-                accepted = true;
-            }
-            if (peer.pending.isEmpty()) {
-                peer.active = false;
-                continue;
-            }
-            if (accepted) {
-                peer.refusedSinceNanos = now;
-                peer.reported = false;
-            }
-            long refusing = now - peer.refusedSinceNanos;
-            if (peer.refusedReconnect(refusing)) {
-                condemn(peer, new RdmaException(ErrorCategory.REMOTE, "peer " + peer.name() + " refused every post"
-                        + " (-FI_EAGAIN) for " + refusing / 1_000_000 + " ms with nothing in flight to it: its"
-                        + " address refuses connections; it is condemned"));
-                continue;
-            }
-            if (refusing > refusalTimeoutNanos) {
-                condemn(peer, new RdmaException(ErrorCategory.REMOTE, "peer " + peer.name() + " refused every post"
-                        + " (-FI_EAGAIN) for " + refusing / 1_000_000 + " ms (postRetryTimeoutMs); it is condemned"));
-                continue;
-            }
-            if (refusing > REPORT_NANOS && !peer.reported) {
-                peer.reported = true;
-                LOG.log(System.Logger.Level.WARNING, "posts to {0} refused (-FI_EAGAIN) for {1} ms: {2} waiting ({3});"
-                        + " retrying with back-off", peer.name(), refusing / 1_000_000, peer.pending.size(),
-                        peer.pending.peek().describe());
-            }
-            peer.nextRetryNanos = refusing < EAGER_RETRY_NANOS ? 0 : now + Math.min(refusing / 8, MAX_BACKOFF_NANOS);
-            active.add(peer);
-        }
+        quiet.expect(expect);
     }
 
     /**
@@ -301,16 +171,7 @@ public final class ProgressEngine {
      * provider reports the peer gone.
      */
     public void condemn(PeerQueue peer, RdmaException cause) {
-        if (peer.condemned != null) {
-            return;
-        }
-        peer.condemned = cause;
-        condemnedPeers++;
-        for (Operation op = peer.pending.poll(); op != null; op = peer.pending.poll()) {
-            pendingTotal--;
-            op.failed(cause);
-        }
-        peer.notifyCondemned(cause);
+        destinations.condemn(peer, cause);
     }
 
     private int read(int rail) throws RdmaException {

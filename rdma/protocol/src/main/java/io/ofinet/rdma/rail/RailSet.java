@@ -10,13 +10,11 @@ import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FabricInfo;
 import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.ProviderPolicy;
-import io.ofinet.fabric.RxmEagerLimit;
 import io.ofinet.mr.DomainContext;
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.Rails;
 import io.ofinet.mr.Registrar;
 import io.ofinet.rdma.progress.ProgressEngine;
-import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,7 +23,8 @@ import java.util.List;
  * control rail on the domain of its data rail), a completion queue, an address vector and an
  * endpoint bound to both. Rails are indexed data rails first, then control rails, as the progress
  * engine's queues are. Closing closes the endpoints, then the address vectors, then the queues,
- * each in reverse order of opening.
+ * each in reverse order of opening. What the rails' providers make of the protocol (write notices,
+ * tagged messages, heads, immediate data) is the set's {@link ProviderChoices}, made when it opens.
  */
 public final class RailSet {
     private static final System.Logger LOG = System.getLogger(RailSet.class.getName());
@@ -38,19 +37,14 @@ public final class RailSet {
     private final List<Endpoint> endpoints = new ArrayList<>();
     private final long[] self;
     private Rails registrationView;
-    private boolean wideImmediate = true;
-    private boolean noticeAfterWrite;
-    /** Writes longer than this are announced by a write notice message even where others carry immediate data. */
-    private long noticeAbove = Long.MAX_VALUE;
-    private boolean sendsFollowWrites = true;
-    /** Receive buffers up to this size get a tagged receive and one tagged message (writeNotice tagged); 0: none. */
-    private long taggedUpTo;
     /** Each rail's offer (provider, caps, ordering), as the engine indexes rails. */
     private final List<FabricInfo> infos = new ArrayList<>();
+    private final ProviderChoices choices;
 
     public RailSet(int dataRails) {
         this.dataRails = dataRails;
         this.self = new long[dataRails];
+        this.choices = new ProviderChoices(dataRails, infos);
     }
 
     /**
@@ -70,150 +64,62 @@ public final class RailSet {
         for (int r = 0; r < dataRails; r++) {
             dataEndpoints.add(open(contexts.get(r).domain()));
             infos.add(contexts.get(r).info());
-            sendsFollowWrites &= contexts.get(r).info().sendsFollowWrites();
         }
         for (int onData : controlOnData) {
             controlEndpoints.add(open(contexts.get(onData).domain()));
             infos.add(contexts.get(onData).info());
-            sendsFollowWrites &= contexts.get(onData).info().sendsFollowWrites();
         }
         registrationView = new Rails(contexts, dataEndpoints, controlEndpoints, controlOnData);
         for (int r = 0; r < dataRails; r++) {
             self[r] = avs.get(r).insert(endpoints.get(r).name());
-            wideImmediate &= contexts.get(r).info().cqDataSizeBytes() >= 8;
         }
-        chooseNotices(notice);
-        LOG.log(System.Logger.Level.DEBUG, "rails {0}: receive buffers of up to {1} bytes take a tagged message",
-                providers(), taggedUpTo);
-        LOG.log(System.Logger.Level.DEBUG, "rails {0}: writes announced {1}", providers(), noticeAfterWrite
-                ? (sendsFollowWrites ? "by a message posted behind each write" : "by a message after each write completes")
-                : noticeAbove == Long.MAX_VALUE ? "by immediate data"
-                : "by immediate data up to " + noticeAbove + " bytes, longer ones by a message after the write completes");
+        choices.choose(notice);
     }
 
-    private void chooseNotices(WriteNotice notice) {
-        boolean all = switch (notice) {
-            case IMMEDIATE -> false;
-            case MESSAGE, TAGGED_SEND_INSTEAD -> true;
-            case AUTO -> policies().stream().allMatch(ProviderPolicy::crashesOnCutImmediates);
-        };
-        long above = notice != WriteNotice.AUTO ? Long.MAX_VALUE
-                : policies().stream().mapToLong(ProviderPolicy::immediateWritesUpTo).max().orElse(Long.MAX_VALUE);
-        if ((all || above != Long.MAX_VALUE) && !wideImmediate) {
-            LOG.log(System.Logger.Level.WARNING, "writeNotice: a notice message needs 8 bytes of CQ data on every data"
-                    + " rail; writes carry immediate data");
-            return;
-        }
-        noticeAfterWrite = all;
-        noticeAbove = above;
-        if (tagged(notice)) {
-            taggedUpTo = policies().subList(0, dataRails).stream().allMatch(ProviderPolicy::taggedBoundedByRxmEagerLimit)
-                    ? RxmEagerLimit.bytes() : Long.MAX_VALUE;
-        }
-    }
-
-    /**
-     * Whether large receive buffers get one tagged message each ({@link WriteNotice#TAGGED_SEND_INSTEAD}): as
-     * set, or by default on {@code tcp} with one data rail (a tagged message travels on one rail,
-     * where writes are striped over all of them); only where every data rail was granted
-     * FI_TAGGED, and writes are announced by messages.
-     */
-    private boolean tagged(WriteNotice notice) {
-        boolean wanted = providers().stream().allMatch(p -> wantsTagged(notice, p, dataRails));
-        boolean granted = infos.subList(0, dataRails).stream().allMatch(i -> (i.caps() & Fi.TAGGED) != 0);
-        if (wanted && !granted) {
-            LOG.log(System.Logger.Level.WARNING, "writeNotice: tagged messages need FI_TAGGED on every data rail;"
-                    + " large buffers are written");
-        }
-        return wanted && granted && noticeAfterWrite;
-    }
-
-    /**
-     * Whether the layout asks for tagged messages where a rail of {@code provider} is one of
-     * {@code dataRails}: the hints then ask for FI_TAGGED.
-     */
+    /** Whether the layout asks for tagged messages on {@code provider} ({@link ProviderChoices#wantsTagged}). */
     public static boolean wantsTagged(WriteNotice notice, String provider, int dataRails) {
-        return notice == WriteNotice.TAGGED_SEND_INSTEAD || notice == WriteNotice.AUTO && dataRails == 1
-                && new ProviderPolicy(provider).crashesOnCutImmediates();
+        return ProviderChoices.wantsTagged(notice, provider, dataRails);
     }
 
-    /**
-     * The largest receive buffer that gets a tagged receive and, from the sender, one tagged
-     * message (above {@code eagerMaxSize}); 0 when none does. On {@code ofi_rxm} it is rxm's eager
-     * limit ({@link RxmEagerLimit}): a larger message would go through rxm's own rendezvous.
-     */
+    /** The largest receive buffer that takes one tagged message, or 0 ({@link ProviderChoices#taggedUpTo}). */
     public long taggedUpTo() {
-        return taggedUpTo;
+        return choices.taggedUpTo();
     }
 
     /**
-     * The largest message every data rail completes at once, whatever its peer does: libfabric
-     * 1.17's shm carries a message of up to its inject size inline in the command, and one above
-     * it through its response queue, which completes in order across all peers (a stopped peer's
-     * messages hold up everyone's). Eager messages stay within it. Unbounded elsewhere.
+     * The largest message every data rail completes at once, whatever its peer does ({@link
+     * ProviderChoices#messagesCompleteAtOnceUpTo}).
      */
     public long messagesCompleteAtOnceUpTo() {
-        return policies().stream().mapToLong(ProviderPolicy::messagesCompleteAtOnceUpTo).min().orElse(Long.MAX_VALUE);
+        return choices.messagesCompleteAtOnceUpTo();
     }
 
-    /**
-     * Whether large sends that find no announcement send their heads ({@link EagerHead}): as
-     * set, or by default where every data rail is {@code tcp}. Never with as many data rails as a
-     * write's immediate data counts segments, as the head is one more.
-     */
+    /** Whether large sends that find no announcement send their heads ({@link ProviderChoices#sendsHeads}). */
     public boolean sendsHeads(EagerHead setting) {
-        boolean on = switch (setting) {
-            case ON -> true;
-            case OFF -> false;
-            case AUTO -> policies().stream().allMatch(ProviderPolicy::headsByDefault);
-        };
-        // With tagged messages the head's bytes would be sent again: the message lands at the buffer's start.
-        return on && dataRails < Limits.MAX_DATA_RAILS && taggedUpTo == 0;
+        return choices.sendsHeads(setting);
     }
 
-    /**
-     * Whether the write of a segment of {@code length} bytes is announced by a notice message
-     * rather than by immediate data: every write where {@link #noticeAfterWrite()}; on {@code shm}
-     * (writeNotice auto) those longer than its inject size. libfabric 1.17's shm copies a longer
-     * write with immediate data in the target's own progress, and the writer's completion of it waits
-     * in the writer's response queue, which completes strictly in order across all peers: one peer
-     * that stops progressing holds up the writes to every other. A plain write takes shm's fast
-     * path instead: the writer copies with {@code process_vm_writev}, and it completes at once.
-     * Shorter writes travel inline in the command either way and complete at once; immediate data
-     * spares them the notice's extra step.
-     */
+    /** Whether a write of {@code length} bytes is announced by a notice message ({@link ProviderChoices#noticeFor}). */
     public boolean noticeFor(long length) {
-        return noticeAfterWrite || length > noticeAbove;
+        return choices.noticeFor(length);
     }
 
-    /**
-     * Whether every write is announced by a zero-byte message after it instead of by immediate data
-     * ({@link WriteNotice}), and announcements are sent rather than written; then every rail
-     * keeps receives posted for the write notices.
-     */
+    /** Whether every write is announced by a message after it ({@link ProviderChoices#noticeAfterWrite}). */
     public boolean noticeAfterWrite() {
-        return noticeAfterWrite;
+        return choices.noticeAfterWrite();
     }
 
-    /**
-     * Whether a write's notice may be posted right behind the write instead of after its
-     * completion: every rail's provider orders a send after the writes before it (FI_ORDER_SAW).
-     * On {@code tcp} that keeps a notice from queueing behind the later writes of a window.
-     */
+    /** Whether a write's notice may be posted right behind the write ({@link ProviderChoices#noticeBehindWrite}). */
     public boolean noticeBehindWrite() {
-        return sendsFollowWrites;
+        return choices.noticeBehindWrite();
     }
 
     /**
-     * Whether a sender confirms its close on every data rail, behind its writes, rather than once
-     * on control rail 0 after its writes completed: where every rail's provider orders a send after
-     * the writes before it (FI_ORDER_SAW). A write's completion at the sender says only that the
-     * provider took it ({@code tcp}: into the socket); a confirmation on another connection can
-     * overtake it, and the receiver would let its buffers go while the write is still on its way.
-     * The data rails then keep zero-byte receives posted (the zero-byte receives of the endpoint).
+     * Whether a sender confirms its close on every data rail, behind its writes ({@link
+     * ProviderChoices#confirmsCloseOnDataRails}).
      */
     public boolean confirmsCloseOnDataRails() {
-        return sendsFollowWrites;
+        return choices.confirmsCloseOnDataRails();
     }
 
     /**
@@ -228,9 +134,12 @@ public final class RailSet {
         }
     }
 
-    /** Whether the data rails keep zero-byte receives posted, for write notices and close signals. */
+    /**
+     * Whether the data rails keep zero-byte receives posted, for write notices and close signals
+     * ({@link ProviderChoices#dataRailsTakeZeroByteMessages}).
+     */
     public boolean dataRailsTakeZeroByteMessages() {
-        return noticeAfterWrite || noticeAbove != Long.MAX_VALUE || sendsFollowWrites;
+        return choices.dataRailsTakeZeroByteMessages();
     }
 
     private Endpoint open(Domain domain) throws FabricException {
@@ -256,16 +165,6 @@ public final class RailSet {
     /** The provider policy of engine rail {@code rail}. */
     public ProviderPolicy policy(int rail) {
         return ProviderPolicy.of(infos.get(rail));
-    }
-
-    /** Each rail's provider policy, as the engine indexes rails. */
-    private List<ProviderPolicy> policies() {
-        return infos.stream().map(ProviderPolicy::of).toList();
-    }
-
-    /** Each rail's provider, as the engine indexes rails. */
-    private List<String> providers() {
-        return infos.stream().map(FabricInfo::provider).toList();
     }
 
     /** The registration view of these rails (for the registrar). */
@@ -334,17 +233,14 @@ public final class RailSet {
         return self[rail];
     }
 
-    /** Whether every data rail carries 8 bytes of CQ data (the segment length rides in the upper half). */
+    /** Whether every data rail carries 8 bytes of CQ data ({@link ProviderChoices#wideImmediate}). */
     public boolean wideImmediate() {
-        return wideImmediate;
+        return choices.wideImmediate();
     }
 
-    /**
-     * The immediate data of a write or zero-byte message: the 32-bit word, and above it, where CQ data has 8
-     * bytes, {@code upper} (a data segment's length, or the receiving communicator's token).
-     */
+    /** The immediate data of a write or zero-byte message ({@link ProviderChoices#immediate}). */
     public long immediate(int word, long upper) {
-        return wideImmediate ? upper << 32 | (word & 0xffffffffL) : word & 0xffffffffL;
+        return choices.immediate(word, upper);
     }
 
     /**
