@@ -123,7 +123,7 @@ final class CommClosing {
             }
             comm.failQueued(new RdmaException(ErrorCategory.INVALID_USAGE, "the send communicator was closed"));
             boolean live = !endpoint.isClosed() && comm.connectedAndOpen() && comm.liveness().dead() == null;
-            if (live && comm.writesInFlight() && mayWait(deadline)) {
+            if (live && comm.operationsInFlight() && mayWait(deadline)) {
                 endpoint.progressEveryRail();
                 return false;
             }

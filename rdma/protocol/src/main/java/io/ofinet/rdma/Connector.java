@@ -94,9 +94,9 @@ final class Connector {
             connecting.put(key, comm);
             endpoint.readQueues();
         }
-        if (comm.connectFailure() != null) {
+        if (comm.connecting().failure() != null) {
             connecting.remove(key);
-            RdmaException failure = comm.connectFailure();
+            RdmaException failure = comm.connecting().failure();
             closing.closeSend(comm);
             throw failure;
         }
@@ -104,7 +104,7 @@ final class Connector {
             connecting.remove(key);
             return comm;
         }
-        if (System.nanoTime() > comm.deadlineNanos()) {
+        if (System.nanoTime() > comm.connecting().deadlineNanos()) {
             connecting.remove(key);
             closing.closeSend(comm);
             throw new RdmaException(ErrorCategory.REMOTE, "connect: the listener did not answer within "
@@ -144,10 +144,10 @@ final class Connector {
             // the acceptor's addresses (the same, on control rail 0) for itself.
             handshake.send(connect, listener, () -> {
                 peers.release(dataRails, listener);
-                comm.connectSent();
+                comm.connecting().sent();
             }, cause -> {
                 peers.release(dataRails, listener);
-                comm.connectFailed(new RdmaException(ErrorCategory.REMOTE,
+                comm.connecting().failed(new RdmaException(ErrorCategory.REMOTE,
                         "connect: the connect message did not reach the listener: " + cause.getMessage(), cause));
             });
             return comm; // the send's hooks release the listener's address
@@ -177,7 +177,7 @@ final class Connector {
             return;
         }
         if (m.dataRails() != dataRails || m.controlRails() != controlRails) {
-            comm.connectFailed(new RdmaException(ErrorCategory.REMOTE, "connect: the acceptor answered with "
+            comm.connecting().failed(new RdmaException(ErrorCategory.REMOTE, "connect: the acceptor answered with "
                     + m.dataRails() + " data and " + m.controlRails() + " control rails; this side has " + dataRails
                     + " and " + controlRails));
             return;
@@ -187,7 +187,7 @@ final class Connector {
             acceptor = Connection.inserted(peers, engine, !params.peerProcessCheckDisabled(), m.acceptorCommId(), m,
                     Connection.NOT_INSERTED);
         } catch (FabricException e) {
-            comm.connectFailed(new RdmaException(ErrorCategory.SYSTEM, "connect: the acceptor's addresses: "
+            comm.connecting().failed(new RdmaException(ErrorCategory.SYSTEM, "connect: the acceptor's addresses: "
                     + e.getMessage(), e));
             return;
         }
@@ -202,7 +202,7 @@ final class Connector {
     void onReject(HandshakeMessage m) {
         SendComm comm = comms.send(m.connectorCommId());
         if (comm != null && !comm.isClosed()) {
-            comm.connectFailed(new RdmaException(ErrorCategory.REMOTE, "connect: the listener refused the connection: "
+            comm.connecting().failed(new RdmaException(ErrorCategory.REMOTE, "connect: the listener refused the connection: "
                     + m.reason()));
         }
     }

@@ -113,6 +113,17 @@ public abstract class Communicator<R extends Request> implements AutoCloseable, 
         }
     }
 
+    /** Whether operations of its requests are still in flight (a send's writes, a receive's tagged receives). */
+    public boolean operationsInFlight() {
+        for (int i = 0; i < requests.created(); i++) {
+            R request = requests.at(i);
+            if (request.inUse() && request.pendingOps() > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Closes it, waiting for its peer as its endpoint's close of it says. */
     @Override
     public abstract void close() throws RdmaException;

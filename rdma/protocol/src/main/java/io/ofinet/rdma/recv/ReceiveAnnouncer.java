@@ -74,10 +74,6 @@ final class ReceiveAnnouncer {
         return announce;
     }
 
-    long peerMailboxKey(int rail) {
-        return peerMailboxKeys[rail];
-    }
-
     /**
      * The buffers of a receive of {@code count} with {@code sizes} that take one tagged message (a
      * bit each): those larger than an eager message and within the tagged limit ({@link

@@ -39,18 +39,16 @@ public final class RecvComm extends Communicator<RecvRequest> {
     private final ReceiveWindow window = new ReceiveWindow();
     private final Flushes flushes;
     /** Eager messages and requests to send: matched, held until their receive, credits returned. */
-    final EagerInbox inbox;
-    /** The largest eager payload (0: none), so the largest buffer a receive needs no announcement for. */
-    private final long eagerMax;
+    private final EagerInbox inbox;
     /** The sender's close, as its close signals tell it. */
-    final SenderClose senderClose;
+    private final SenderClose senderClose;
+
     public RecvComm(CommParts parts, Consumer<RecvComm> closer, int id, int token, Connection sender, long peerMailbox,
             int peerSlotBytes, long[] peerMailboxKeys) {
         super(parts, id, token, MAX_REQUESTS);
         this.closer = closer;
         this.connection = sender;
-        this.eagerMax = parts.eagerMax();
-        this.announcer = new ReceiveAnnouncer(parts, sender, id, token, eagerMax, peerMailbox, peerSlotBytes,
+        this.announcer = new ReceiveAnnouncer(parts, sender, id, token, parts.eagerMax(), peerMailbox, peerSlotBytes,
                 peerMailboxKeys);
         this.inbox = new EagerInbox(this, parts);
         this.senderClose = new SenderClose(parts.rails(), parts.dataRails());
@@ -66,11 +64,6 @@ public final class RecvComm extends Communicator<RecvRequest> {
     public void forgetPeers() {
         super.forgetPeers();
         inbox.dropAll();
-    }
-
-    /** The sender's mailbox key on control rail {@code rail}. */
-    public long peerMailboxKey(int rail) {
-        return announcer.peerMailboxKey(rail);
     }
 
     @Override

@@ -2,14 +2,12 @@ package io.ofinet.rdma.send;
 
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.Closer;
-import io.ofinet.rdma.comm.CommCounters;
 import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.comm.Communicator;
 import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
-import io.ofinet.rdma.op.OpCounts;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.sched.RailScheduler;
@@ -37,10 +35,8 @@ public final class SendComm extends Communicator<SendRequest> {
     public static final int MAX_REQUESTS = 32 * Limits.MAX_RECVS;
 
     private final Closer<SendComm> closer;
-    private final long deadlineNanos;
     private final Mailbox mailbox;
-    private boolean connectSent;
-    private RdmaException failure;
+    private final Connecting connecting;
 
     /** How queued sends meet announced receives: sequence numbers, announcements, eager credits. */
     private final SendSequencer sequencer;
@@ -57,12 +53,9 @@ public final class SendComm extends Communicator<SendRequest> {
     public SendComm(CommParts parts, Closer<SendComm> closer, int id, int token, long deadlineNanos, Mailbox mailbox) {
         super(parts, id, token, MAX_REQUESTS);
         this.closer = closer;
-        this.deadlineNanos = deadlineNanos;
+        this.connecting = new Connecting(deadlineNanos);
         this.mailbox = mailbox;
-        long eagerMax = parts.eagerMax();
-        long headMin = parts.rails().sendsHeads(parts.params().eagerHead())
-                ? Math.max(parts.params().eagerHeadMinSizeBytes(), eagerMax + 1) : Long.MAX_VALUE;
-        this.sequencer = new SendSequencer(eagerMax, parts.params().rtsDelayNanos(), headMin);
+        this.sequencer = new SendSequencer(parts);
     }
 
     @Override
@@ -70,19 +63,10 @@ public final class SendComm extends Communicator<SendRequest> {
         return new SendRequest(this, pool);
     }
 
-    /** Counts what it moved. */
-    CommCounters counters() {
-        return counters;
-    }
-
-    /** What its operations posted and completed (the endpoint's counts). */
-    public OpCounts opCounts() {
-        return parts.ops().counts();
-    }
-
-    /** When connecting gives up. */
-    public long deadlineNanos() {
-        return deadlineNanos;
+    /** A send of {@code bytes} completed: counted for the communicator and the endpoint. */
+    void moved(long bytes) {
+        parts.ops().counts().sent(bytes);
+        counters.moved(bytes);
     }
 
     /** Where the receiver writes announcements: native memory the endpoint frees once the receiver writes no more. */
@@ -104,25 +88,14 @@ public final class SendComm extends Communicator<SendRequest> {
         peerClosing = true;
     }
 
+    /** Its connection while the handshake makes it. */
+    public Connecting connecting() {
+        return connecting;
+    }
+
+    /** Whether the handshake has made its connection. */
     public boolean connected() {
-        return connectSent && connection != null && failure == null;
-    }
-
-    /** The CONNECT went out. */
-    public void connectSent() {
-        connectSent = true;
-    }
-
-    /** The connection failed before it was made: refused, or the CONNECT did not go out. */
-    public void connectFailed(RdmaException cause) {
-        if (failure == null) {
-            failure = cause;
-        }
-    }
-
-    /** Why the connection failed, or null. */
-    public RdmaException connectFailure() {
-        return failure;
+        return connection != null && connecting.succeeded();
     }
 
     /** The ACCEPT arrived: the receiver is known, and its liveness is watched from now on. */
@@ -309,7 +282,7 @@ public final class SendComm extends Communicator<SendRequest> {
     public void progress() throws RdmaException {
         if (connectedAndOpen() && liveness.dead() == null) {
             progressSends();
-            if (peerClosing && !writesInFlight()) {
+            if (peerClosing && !operationsInFlight()) {
                 sendClosedSignal();
             }
         }
@@ -325,17 +298,6 @@ public final class SendComm extends Communicator<SendRequest> {
      */
     public boolean awaitsAnnouncement() {
         return !queue.isEmpty() && sequencer.awaitsAnnouncement(queue.peek());
-    }
-
-    /** Whether writes of this communicator are still in flight. */
-    public boolean writesInFlight() {
-        for (int i = 0; i < requests.created(); i++) {
-            SendRequest request = requests.at(i);
-            if (request.inUse() && request.pendingOps() > 0) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Tells the receiver that this side writes no more (once), when its writes completed. */

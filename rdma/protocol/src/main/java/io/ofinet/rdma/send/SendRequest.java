@@ -116,8 +116,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     public void opDone(RmaOp op) {
         operationDone();
         if (succeeded()) {
-            comm.opCounts().sent(size);
-            comm.counters().moved(size);
+            comm.moved(size);
         }
     }
 

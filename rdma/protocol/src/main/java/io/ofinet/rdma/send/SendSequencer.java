@@ -1,5 +1,6 @@
 package io.ofinet.rdma.send;
 
+import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.wire.Announcement;
@@ -59,7 +60,17 @@ final class SendSequencer {
     private int nextSeq;
     private int credits = Limits.CREDITS;
 
-    public SendSequencer(long eagerMaxSize, long rtsDelayNanos, long headMinSize) {
+    /** A sequencer for a send communicator of the endpoint whose parts are {@code parts}. */
+    SendSequencer(CommParts parts) {
+        this(parts.eagerMax(), parts.params().rtsDelayNanos(), parts.rails().sendsHeads(parts.params().eagerHead())
+                ? Math.max(parts.params().eagerHeadMinSizeBytes(), parts.eagerMax() + 1) : Long.MAX_VALUE);
+    }
+
+    /**
+     * @param eagerMaxSize the largest eager payload (0: none)
+     * @param headMinSize the smallest send whose head goes out ahead of its announcement ({@link Long#MAX_VALUE}: heads off)
+     */
+    SendSequencer(long eagerMaxSize, long rtsDelayNanos, long headMinSize) {
         this.eagerMax = (int) Math.min(eagerMaxSize, Integer.MAX_VALUE);
         this.headMin = eagerMax > 0 ? headMinSize : Long.MAX_VALUE;
         this.rtsDelayNanos = rtsDelayNanos;
