@@ -1,7 +1,12 @@
 /**
- * The RDMA protocol: devices, domains and endpoints with their control and data rails,
- * communicators, the handshake, announcements, striped RDMA writes with immediate data,
- * flush, freelists and the progress engine.
+ * The RDMA protocol's endpoint: devices and endpoints ({@link io.ofinet.rdma.Device}, {@link
+ * io.ofinet.rdma.RdmaEndpoint}) with their step, pools and communicator table, the handshake, the
+ * dispatch of what arrives, closes that wait for their peer, and the slow duties. This package
+ * makes the parts in the packages below it and hands each what it uses: the send and receive
+ * sides ({@code send}, {@code recv}), what they share ({@code comm}), the eager buffers ({@code
+ * eager}), the transport ({@code rail}), data-path operations ({@code op}), and the leaves ({@code
+ * progress}, {@code wire}, {@code seq}, {@code sched}, {@code freelist}, {@code error}). No
+ * package below depends on this one.
  *
  * <p><b>Ownership.</b> Everything of an endpoint — its progress engine and peer queues, operation
  * and control-buffer freelists, communicator tables, the state of its communicators and their
