@@ -25,19 +25,19 @@ final class ControlRailBuffer implements ControlBuffers.Buffer {
     /** Bytes of a control buffer: any handshake message fits. */
     static final int BYTES = 4096;
 
-    final RdmaEndpoint endpoint;
+    private final EndpointPools pool;
     final long address;
     final long descriptor;
     private final MrHandle mr;
     final Receive receive;
     final Send send = new Send();
 
-    ControlRailBuffer(RdmaEndpoint endpoint, Freelist.Block block, long address) {
-        this.endpoint = endpoint;
+    ControlRailBuffer(EndpointPools pool, Freelist.Block block, long address) {
+        this.pool = pool;
         this.address = address;
         this.mr = (MrHandle) block.handle();
         this.descriptor = mr.descriptor(RailKind.CONTROL, 0);
-        this.receive = new Receive(); // after the endpoint, which it keeps
+        this.receive = new Receive(); // after the pool, which it keeps
     }
 
     @Override
@@ -60,7 +60,7 @@ final class ControlRailBuffer implements ControlBuffers.Buffer {
         private int rail;
 
         Receive() {
-            super(ControlRailBuffer.this.endpoint.host);
+            super(ControlRailBuffer.this.pool.host);
         }
 
         /** Posts it on control rail {@code controlRail}. */
@@ -71,25 +71,25 @@ final class ControlRailBuffer implements ControlBuffers.Buffer {
 
         @Override
         public int engineRail() {
-            return endpoint.dataRails() + rail;
+            return pool.dataRails + rail;
         }
 
         @Override
         protected int post() throws FabricException {
-            return endpoint.railSet.controlEndpoint(rail).recv(address, BYTES, descriptor(rail), Fi.ADDR_UNSPEC,
+            return pool.rails.controlEndpoint(rail).recv(address, BYTES, descriptor(rail), Fi.ADDR_UNSPEC,
                     context());
         }
 
         @Override
         protected boolean arrived(long flags, long len, long data) {
             if ((flags & Fi.REMOTE_CQ_DATA) == 0) {
-                endpoint.handshake.onMessage(address, (int) Math.min(len, BYTES));
+                pool.handshake.onMessage(address, (int) Math.min(len, BYTES));
             } else if (len > 0) {
                 // An announcement that was sent rather than written.
-                endpoint.immediates.announcementReceived(engineRail(), address, (int) Math.min(len, BYTES), data);
+                pool.immediates.announcementReceived(engineRail(), address, (int) Math.min(len, BYTES), data);
             } else {
                 // A zero-byte message with immediate data (a signal, an error, a zero-byte send).
-                endpoint.immediates.zeroByteMessage(engineRail(), len, data);
+                pool.immediates.zeroByteMessage(engineRail(), len, data);
             }
             return true;
         }
@@ -109,24 +109,24 @@ final class ControlRailBuffer implements ControlBuffers.Buffer {
 
         void start(byte[] message, int bytes, long destination, PeerQueue queue, Runnable sent,
                 Consumer<RdmaException> failedHook) {
-            endpoint.memory.write(address, message, 0, bytes);
+            pool.memory.write(address, message, 0, bytes);
             this.length = bytes;
             this.dest = destination;
             this.onSent = sent;
             this.onFailed = failedHook;
-            endpoint.engine.submit(this, queue);
+            pool.engine.submit(this, queue);
         }
 
         @Override
         protected int post() throws FabricException {
-            return endpoint.railSet.controlEndpoint(0).send(address, length, descriptor, dest, context());
+            return pool.rails.controlEndpoint(0).send(address, length, descriptor, dest, context());
         }
 
         @Override
         protected void completed(int rail, long flags, long len, long data) {
             Runnable sent = onSent;
             forgetHooks();
-            endpoint.pools.release(ControlRailBuffer.this);
+            pool.release(ControlRailBuffer.this);
             sent.run();
         }
 
@@ -134,7 +134,7 @@ final class ControlRailBuffer implements ControlBuffers.Buffer {
         protected void failed(RdmaException cause) {
             Consumer<RdmaException> failedHook = onFailed;
             forgetHooks();
-            endpoint.pools.release(ControlRailBuffer.this);
+            pool.release(ControlRailBuffer.this);
             failedHook.accept(cause);
         }
 

@@ -15,6 +15,7 @@ import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.op.OpCounts;
 import io.ofinet.rdma.op.Ops;
 import io.ofinet.rdma.progress.ProgressEngine;
+import io.ofinet.rdma.rail.RailSet;
 import java.util.List;
 
 /**
@@ -27,9 +28,16 @@ final class EndpointPools implements ControlBuffers {
     private static final int MAX_CONTROL_BUFFERS = 4096;
     private static final long FLUSH_BYTES = 64;
 
-    private final RdmaEndpoint endpoint;
-    private final HostMemory memory;
+    final RailSet rails;
+    final int dataRails;
+    private final int controlRails;
+    final HostMemory memory;
     private final Registrar registrar;
+    /** What the control buffers' posted receives hand arrivals to, and post through; set by {@link #open}. */
+    ProgressEngine engine;
+    EndpointHost host;
+    ImmediateDispatcher immediates;
+    Handshake handshake;
 
     /** What the pooled operations did. */
     final OpCounts counts = new OpCounts();
@@ -42,20 +50,30 @@ final class EndpointPools implements ControlBuffers {
     private MrHandle flushMr;
     private boolean closed;
 
-    EndpointPools(RdmaEndpoint endpoint, HostMemory memory, Registrar registrar) {
-        this.endpoint = endpoint;
+    EndpointPools(RailSet rails, int dataRails, int controlRails, HostMemory memory, Registrar registrar) {
+        this.rails = rails;
+        this.dataRails = dataRails;
+        this.controlRails = controlRails;
         this.memory = memory;
         this.registrar = registrar;
     }
 
-    /** Makes the pools and posts the first control receives. */
-    void open(ProgressEngine engine, DeviceParameters params) throws RdmaException {
+    /**
+     * Makes the pools and posts the first receives: control buffers, and eager buffers or zero-byte
+     * receives on the data rails. What arrives in them goes to {@code handshake} and {@code immediates}.
+     */
+    void open(ProgressEngine engine, DeviceParameters params, EndpointHost host, ImmediateDispatcher immediates,
+            Handshake handshake) throws RdmaException {
+        this.engine = engine;
+        this.host = host;
+        this.immediates = immediates;
+        this.handshake = handshake;
         flushBuffer = memory.allocate(FLUSH_BYTES);
         flushMr = register(flushBuffer, FLUSH_BYTES, Use.FLUSH_BUFFER);
         int minPosted = (int) (long) params.get(Parameter.RDMA_MIN_POSTED_CONTROL_BUFFERS);
         int maxPosted = (int) (long) params.get(Parameter.RDMA_MAX_POSTED_CONTROL_BUFFERS);
         controlBuffers = Freelist.<ControlRailBuffer>builder("control buffers",
-                (block, address) -> new ControlRailBuffer(endpoint, block, address))
+                (block, address) -> new ControlRailBuffer(this, block, address))
                 // Each outstanding receive holds one until its announcement is written: room for
                 // many communicators, so that peers that do not answer cannot starve the others.
                 .sizes(minPosted, minPosted, Math.max(maxPosted + minPosted, MAX_CONTROL_BUFFERS))
@@ -68,19 +86,19 @@ final class EndpointPools implements ControlBuffers {
                 .build();
         // Control rail 0 takes handshake messages and zero-byte messages (signals, errors); where announcements are sent
         // rather than written, every control rail takes them.
-        int receivingRails = endpoint.railSet.noticeAfterWrite() ? endpoint.controlRails() : 1;
+        int receivingRails = rails.noticeAfterWrite() ? controlRails : 1;
         for (int rail = 0; rail < receivingRails; rail++) {
             for (int i = 0; i < minPosted; i++) {
                 controlBuffers.acquire().receive.postOn(rail);
             }
         }
-        ops = new Ops(engine, counts, endpoint.railSet.noticeBehindWrite());
-        eager = new EagerBuffers(endpoint.railSet, endpoint.dataRails(), endpoint.host, endpoint.immediates, engine, params);
+        ops = new Ops(engine, counts, rails.noticeBehindWrite());
+        eager = new EagerBuffers(rails, dataRails, host, immediates, engine, params);
         if (eager.enabled()) {
             // Posted eager receives take the data rails' zero-byte messages too.
             eager.open(blockMemory(), registrar(Use.DATA_BUFFERS));
-        } else if (endpoint.railSet.dataRailsTakeZeroByteMessages()) {
-            ZeroByteReceive.postAll(endpoint);
+        } else if (rails.dataRailsTakeZeroByteMessages()) {
+            ZeroByteReceive.postAll(this);
         }
     }
 
@@ -117,7 +135,7 @@ final class EndpointPools implements ControlBuffers {
     /** Registers {@code [address, address + bytes)} for the endpoint's rails, for {@code use}. */
     MrHandle register(long address, long bytes, Use use) throws RdmaException {
         try {
-            return registrar.register(endpoint.railSet.registrationView(), address, bytes, use);
+            return registrar.register(rails.registrationView(), address, bytes, use);
         } catch (MrException e) {
             throw new RdmaException(ErrorCategory.SYSTEM, e.getMessage(), e);
         }

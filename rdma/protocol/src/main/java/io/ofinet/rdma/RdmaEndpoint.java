@@ -68,7 +68,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.lock = device.domainLock() != null ? device.domainLock() : new ReentrantLock();
         this.memory = device.memory();
         this.railSet = new RailSet(dataRails);
-        this.pools = new EndpointPools(this, memory, device.registrar());
+        this.pools = new EndpointPools(railSet, dataRails, controlRails, memory, device.registrar());
         this.handshake = new Handshake(this, dataRails, controlRails);
         this.duties = new SlowDuties(this, params.peerTimeoutMs());
         this.immediates = new ImmediateDispatcher(comms, railSet, duties, host, dataRails);
@@ -82,7 +82,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         railSet.trustSources(engine);
         this.peers = guarded(() -> new Peers(railSet, dataRails));
         guarded(() -> {
-            pools.open(engine, params);
+            pools.open(engine, params, host, immediates, handshake);
             return null;
         });
         this.commParts = new CommParts(host, memory, railSet, dataRails, controlRails, peers, pools.ops, pools,

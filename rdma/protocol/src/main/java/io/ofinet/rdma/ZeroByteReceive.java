@@ -23,22 +23,22 @@ final class ZeroByteReceive extends KeptReceive {
     private final int rail;
     private final String what;
 
-    ZeroByteReceive(RdmaEndpoint endpoint, Endpoint on, int rail, String what) {
-        super(endpoint.host);
-        this.immediates = endpoint.immediates;
+    private ZeroByteReceive(EndpointPools pools, Endpoint on, int rail, String what) {
+        super(pools.host);
+        this.immediates = pools.immediates;
         this.on = on;
         this.rail = rail;
         this.what = what;
     }
 
     /** Posts {@link #PER_RAIL} zero-byte receives on every data rail. */
-    static void postAll(RdmaEndpoint endpoint) {
-        for (int r = 0; r < endpoint.dataRails(); r++) {
-            Endpoint on = endpoint.railSet.dataEndpoint(r);
+    static void postAll(EndpointPools pools) {
+        for (int r = 0; r < pools.dataRails; r++) {
+            Endpoint on = pools.rails.dataEndpoint(r);
             String what = "zero-byte receive on data rail " + r;
             for (int i = 0; i < PER_RAIL; i++) {
-                ZeroByteReceive receive = new ZeroByteReceive(endpoint, on, r, what);
-                endpoint.engine.register(receive);
+                ZeroByteReceive receive = new ZeroByteReceive(pools, on, r, what);
+                pools.engine.register(receive);
                 receive.submit();
             }
         }
