@@ -75,6 +75,28 @@ class ProtocolStructureTest {
         assertEquals(Set.of(), offenders, "parts made outside " + ENDPOINT_PACKAGE);
     }
 
+    private static final Pattern REACH = Pattern.compile("\\bendpoint\\.[a-zA-Z]+\\.[a-zA-Z]+");
+
+    /**
+     * The parts use what they were given, not the endpoint's fields: {@code endpoint.x.y} only in
+     * {@code EndpointHost}, the endpoint as its communicators and kept receives see it.
+     */
+    @Test
+    void nothingReachesThroughTheEndpointsFields() throws IOException {
+        Path sources = ROOT.resolve("rdma/protocol/src/main/java");
+        List<String> reaches = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(sources)) {
+            for (Path p : files.filter(f -> f.toString().endsWith(".java"))
+                    .filter(f -> !f.getFileName().toString().equals("EndpointHost.java")).sorted().toList()) {
+                Matcher m = REACH.matcher(Files.readString(p));
+                while (m.find()) {
+                    reaches.add(sources.relativize(p) + ": " + m.group());
+                }
+            }
+        }
+        assertEquals(List.of(), reaches, "reaches through the endpoint's fields");
+    }
+
     /** The protocol's classes stay small enough to read in one sitting. */
     @Test
     void noProtocolClassIsLong() throws IOException {

@@ -5,6 +5,7 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.rail.Connection;
+import io.ofinet.rdma.rail.RailSet;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
@@ -24,14 +25,18 @@ final class CommClosing {
     private static final System.Logger LOG = System.getLogger(CommClosing.class.getName());
 
     private final RdmaEndpoint endpoint;
+    private final EndpointPools pools;
+    private final RailSet rails;
     private final CommTable comms;
     private final Handshake handshake;
     private final SlowDuties duties;
     private final long peerTimeoutNanos;
 
-    CommClosing(RdmaEndpoint endpoint, CommTable comms, Handshake handshake, SlowDuties duties,
-            long peerTimeoutMs) {
+    CommClosing(RdmaEndpoint endpoint, EndpointPools pools, RailSet rails, CommTable comms, Handshake handshake,
+            SlowDuties duties, long peerTimeoutMs) {
         this.endpoint = endpoint;
+        this.pools = pools;
+        this.rails = rails;
         this.comms = comms;
         this.handshake = handshake;
         this.duties = duties;
@@ -170,7 +175,7 @@ final class CommClosing {
                 // this side's last word and frees the sender's mailbox; where announcements go
                 // over several control rails the signal may overtake one, and the sender waits.
                 boolean outstanding = comm.outstanding() > 0;
-                RmaOp op = endpoint.pools.ops.acquire();
+                RmaOp op = pools.ops.acquire();
                 if (op != null) {
                     Connection sender = comm.connection();
                     int last = !outstanding && endpoint.controlRails() == 1 ? Signal.CLOSING_FINAL : 0;
@@ -276,9 +281,9 @@ final class CommClosing {
      */
     RdmaException closeResources(Registrar registrar, Exception primary) {
         List<Exception> problems = new ArrayList<>();
-        endpoint.pools.deregister(problems);
-        endpoint.railSet.close(registrar, problems);
-        endpoint.pools.free();
+        pools.deregister(problems);
+        rails.close(registrar, problems);
+        pools.free();
         if (primary != null) {
             problems.forEach(primary::addSuppressed);
             return null;

@@ -45,6 +45,6 @@ public final class ListenComm implements AutoCloseable {
     /** Closes it; connections accepted but not yet returned are closed too. Twice is harmless. */
     @Override
     public void close() {
-        endpoint.closing.closeListen(this);
+        endpoint.closeListen(this);
     }
 }

@@ -70,9 +70,9 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.railSet = new RailSet(dataRails);
         this.pools = new EndpointPools(railSet, dataRails, controlRails, memory, device.registrar());
         this.handshake = new Handshake(this, dataRails, controlRails);
-        this.duties = new SlowDuties(this, params.peerTimeoutMs());
+        this.duties = new SlowDuties(memory, pools, params.peerTimeoutMs());
         this.immediates = new ImmediateDispatcher(comms, railSet, duties, host, dataRails);
-        this.closing = new CommClosing(this, comms, handshake, duties, params.peerTimeoutMs());
+        this.closing = new CommClosing(this, pools, railSet, comms, handshake, duties, params.peerTimeoutMs());
         guarded(() -> {
             railSet.open(device.contexts(), spec.controlRails(), params.writeNotice());
             return null;
@@ -81,6 +81,7 @@ public final class RdmaEndpoint implements AutoCloseable {
                 params.postRetryTimeoutMs() * 1_000_000L, immediates::remoteData);
         railSet.trustSources(engine);
         this.peers = guarded(() -> new Peers(railSet, dataRails));
+        duties.open(peers);
         guarded(() -> {
             pools.open(engine, params, host, immediates, handshake);
             return null;
@@ -223,6 +224,16 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** Takes the endpoint for one bounded step; see the class comment. */
     void lock() {
         lock.lock();
+    }
+
+    /** Whether its slow duties ran within {@code nanos} before {@code now}: someone progressed it (the watchdog asks). */
+    boolean progressedWithin(long now, long nanos) {
+        return duties.ranWithin(now, nanos);
+    }
+
+    /** Closes a listen communicator of this endpoint (see {@link CommClosing#closeListen}). */
+    void closeListen(ListenComm listen) {
+        closing.closeListen(listen);
     }
 
     /** Takes the endpoint if no one holds it (the watchdog, which never waits). */

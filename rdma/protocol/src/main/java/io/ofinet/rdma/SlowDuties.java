@@ -1,10 +1,12 @@
 package io.ofinet.rdma;
 
+import io.ofinet.fabric.HostMemory;
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.rail.Connection;
+import io.ofinet.rdma.rail.Peers;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
@@ -30,7 +32,10 @@ final class SlowDuties {
      */
     static final long NOT_LISTENING_NANOS = 1_000_000_000L;
 
-    private final RdmaEndpoint endpoint;
+    private final HostMemory memory;
+    private final EndpointPools pools;
+    /** The endpoint's peers, whose unused addresses the duties sweep; set by {@link #open}. */
+    private Peers peers;
     private final long quarantineNanos;
     private long nextRunNanos;
     /** Mailboxes of closed send communicators, kept registered a while for late control writes. */
@@ -44,9 +49,15 @@ final class SlowDuties {
     record ClosedMailbox(int commId, int token, long memory, MrHandle mr, long closedNanos) {
     }
 
-    SlowDuties(RdmaEndpoint endpoint, long peerTimeoutMs) {
-        this.endpoint = endpoint;
+    SlowDuties(HostMemory memory, EndpointPools pools, long peerTimeoutMs) {
+        this.memory = memory;
+        this.pools = pools;
         this.quarantineNanos = peerTimeoutMs * 1_000_000L;
+    }
+
+    /** The endpoint's peers exist once its rails are open. */
+    void open(Peers endpointPeers) {
+        this.peers = endpointPeers;
     }
 
     /** Whether the duties ran within {@code nanos} before {@code now}: someone drives progress. */
@@ -90,7 +101,7 @@ final class SlowDuties {
         if (!quarantine.isEmpty()) {
             release(now);
         }
-        endpoint.peers.sweep(now);
+        peers.sweep(now);
     }
 
     private static void excuse(PeerLiveness.Peered comm, long gap, long now) {
@@ -103,7 +114,7 @@ final class SlowDuties {
         Connection peer = comm.connection();
         PeerLiveness liveness = comm.liveness();
         if (liveness.keepaliveDue(now)) {
-            RmaOp op = endpoint.pools.ops.acquire();
+            RmaOp op = pools.ops.acquire();
             if (op != null) {
                 liveness.keepaliveSent(now);
                 peer.sendImmediate(op, "keepalive", Immediate.signal(keepalive, peer.peerCommId(), 0),
@@ -125,7 +136,7 @@ final class SlowDuties {
      */
     void releaseMailbox(long memory, MrHandle mr) {
         deregister(mr);
-        endpoint.memory.free(memory);
+        this.memory.free(memory);
     }
 
     /** Mailboxes of closed send communicators still kept. */

@@ -61,7 +61,7 @@ final class Watchdog {
                 continue; // an application thread is driving it
             }
             try {
-                if (!endpoint.isClosed() && !endpoint.duties.ranWithin(System.nanoTime(), PERIOD_NANOS)) {
+                if (!endpoint.isClosed() && !endpoint.progressedWithin(System.nanoTime(), PERIOD_NANOS)) {
                     endpoint.progressEveryRail();
                 }
             } catch (RdmaException | RuntimeException e) {
