@@ -9,6 +9,8 @@ import io.ofinet.rdma.error.RdmaException;
 public abstract class Request {
     /** The pool it returns to once reported (null: made outside a pool, by a test). */
     private final RequestPool<?> home;
+    /** The communicator whose endpoint drives it (null: made outside one, by a test). */
+    private final Communicator<?> comm;
     private int pendingOps;
     /** Bumped at each reuse, so that a late completion of an earlier use is ignored. */
     private int generation;
@@ -24,7 +26,7 @@ public abstract class Request {
      * @throws RdmaException the operation's failure; the request is then finished too
      */
     public final boolean test(long[] sizes) throws RdmaException {
-        CommHost host = host();
+        CommHost host = comm.host();
         host.lock();
         try {
             // A request done already (an eager send, a receive whose message was held) needs no step.
@@ -55,10 +57,8 @@ public abstract class Request {
         generation++;
     }
 
-    /** The endpoint that drives this request. */
-    protected abstract CommHost host();
-
-    protected Request(RequestPool<?> home) {
+    protected Request(Communicator<?> comm, RequestPool<?> home) {
+        this.comm = comm;
         this.home = home;
     }
 

@@ -1,6 +1,5 @@
 package io.ofinet.rdma.recv;
 
-import io.ofinet.rdma.comm.CommHost;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.error.ErrorCategory;
@@ -13,11 +12,8 @@ import io.ofinet.rdma.op.RmaOp;
  * the mechanism that makes device-memory writes visible on GPU systems.
  */
 public final class FlushRequest extends Request implements RmaOp.Owner {
-    private final RecvComm comm;
-
     public FlushRequest(RecvComm comm, RequestPool<FlushRequest> home) {
-        super(home);
-        this.comm = comm;
+        super(comm, home);
     }
 
     public void start(int reads) {
@@ -25,11 +21,6 @@ public final class FlushRequest extends Request implements RmaOp.Owner {
         if (reads == 0) {
             markDone();
         }
-    }
-
-    @Override
-    protected CommHost host() {
-        return comm.host();
     }
 
     @Override

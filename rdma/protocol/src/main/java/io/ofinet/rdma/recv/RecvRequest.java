@@ -59,7 +59,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     };
 
     public RecvRequest(RecvComm comm, RequestPool<RecvRequest> home) {
-        super(home);
+        super(comm, home);
         this.comm = comm;
     }
 
@@ -254,11 +254,6 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         if (++buffersDone == buffers) {
             markDone();
         }
-    }
-
-    @Override
-    protected CommHost host() {
-        return comm.host();
     }
 
     @Override

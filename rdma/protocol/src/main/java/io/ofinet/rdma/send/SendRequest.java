@@ -1,7 +1,6 @@
 package io.ofinet.rdma.send;
 
 import io.ofinet.mr.MrHandle;
-import io.ofinet.rdma.comm.CommHost;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.error.ErrorCategory;
@@ -43,7 +42,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     long rtsDueNanos;
 
     public SendRequest(SendComm comm, RequestPool<SendRequest> home) {
-        super(home);
+        super(comm, home);
         this.comm = comm;
     }
 
@@ -105,11 +104,6 @@ public final class SendRequest extends Request implements RmaOp.Owner {
             return false;
         }
         return now - rtsDueNanos >= 0;
-    }
-
-    @Override
-    protected CommHost host() {
-        return comm.host();
     }
 
     @Override
