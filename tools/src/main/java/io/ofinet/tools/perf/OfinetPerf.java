@@ -1,10 +1,10 @@
 package io.ofinet.tools.perf;
 
+import io.ofinet.plugin.NetPlugin;
+import io.ofinet.plugin.NetPlugins;
 import io.ofinet.tools.coll.Collectives;
 import io.ofinet.tools.coll.Rendezvous;
 import io.ofinet.tools.coll.Ring;
-import io.ofinet.plugin.NetPlugin;
-import io.ofinet.plugin.NetPlugins;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -16,10 +16,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * {@code ofinet-perf}: measures ofinet over the NetPlugin API in the spirit of nccl-tests.

@@ -1,8 +1,8 @@
 package io.ofinet.tools.perf;
 
+import io.ofinet.plugin.Handles;
 import io.ofinet.tools.coll.Collectives;
 import io.ofinet.tools.coll.Ring;
-import io.ofinet.plugin.Handles;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;

@@ -1,11 +1,12 @@
 package io.ofinet.plugin.ofi;
 
+import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.plugin.Handles;
 import io.ofinet.rdma.ListenComm;
 import io.ofinet.rdma.RdmaEndpoint;
-import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.comm.Request;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayDeque;
@@ -63,11 +64,24 @@ final class OfiHandles {
         final MrHandle[] scratch = new MrHandle[Limits.MAX_RECVS];
         final Mr[] scratchMrs = new Mr[Limits.MAX_RECVS];
         boolean closed;
+        /** The direct buffer posted last through the ByteBuffer calls, and its address. */
+        private volatile LastBuffer lastBuffer;
 
         Comm(Object owner, RdmaEndpoint endpoint, int bound) {
             this.owner = owner;
             this.endpoint = endpoint;
             this.bound = bound;
+        }
+
+        /** The address of {@code buffer}'s first byte; no native call when it is the buffer posted last. */
+        long addressOf(java.nio.ByteBuffer buffer) {
+            LastBuffer last = lastBuffer;
+            if (last != null && last.holds(buffer)) {
+                return last.base();
+            }
+            long base = NativeMemory.addressOf(buffer);
+            lastBuffer = new LastBuffer(buffer, base);
+            return base;
         }
 
         /**

@@ -17,9 +17,9 @@ import io.ofinet.plugin.NetResult;
 import io.ofinet.rdma.Device;
 import io.ofinet.rdma.ListenComm;
 import io.ofinet.rdma.RdmaEndpoint;
+import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.recv.RecvComm;
-import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Limits;
 import java.nio.ByteBuffer;
@@ -174,11 +174,17 @@ public final class OfiNetPlugin implements NetPlugin {
     }
 
     private static long address(ByteBuffer buffer, String operation) throws NetException {
+        return address(null, buffer, operation);
+    }
+
+    /** The address of {@code buffer}'s position, remembered by {@code comm} (when it is ours) for the next post. */
+    private static long address(Handles.Comm comm, ByteBuffer buffer, String operation) throws NetException {
         if (buffer == null || !buffer.isDirect()) {
             throw new NetException(NetResult.INVALID_ARGUMENT, operation + ": a direct ByteBuffer is required; heap"
                     + " memory cannot be registered");
         }
-        return NativeMemory.addressOf(buffer) + buffer.position();
+        long base = comm instanceof OfiHandles.Comm c ? c.addressOf(buffer) : NativeMemory.addressOf(buffer);
+        return base + buffer.position();
     }
 
     @Override
@@ -250,7 +256,7 @@ public final class OfiNetPlugin implements NetPlugin {
     @Override
     public Handles.Request isend(Handles.SendComm comm, ByteBuffer buffer, int tag, Handles.MrHandle mhandle)
             throws NetException {
-        return isend(comm, address(buffer, "isend"), buffer.remaining(), tag, mhandle);
+        return isend(comm, address(comm, buffer, "isend"), buffer.remaining(), tag, mhandle);
     }
 
     private OfiHandles.Recv recvComm(Handles.RecvComm comm, int n, String operation) throws NetException {
@@ -295,7 +301,7 @@ public final class OfiNetPlugin implements NetPlugin {
     public Handles.Request irecv(Handles.RecvComm comm, ByteBuffer buffer, int tag, Handles.MrHandle mhandle)
             throws NetException {
         OfiHandles.Recv recv = recvComm(comm, 1, "irecv");
-        recv.addresses[0] = address(buffer, "irecv");
+        recv.addresses[0] = address(recv, buffer, "irecv");
         recv.sizes[0] = buffer.remaining();
         recv.tags[0] = tag;
         recv.mhandles[0] = mhandle;

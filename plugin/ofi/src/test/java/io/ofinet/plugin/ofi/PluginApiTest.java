@@ -156,6 +156,44 @@ class PluginApiTest {
         b.deregMr(recv, inMr);
     }
 
+    /**
+     * A communicator remembers the address of the buffer it posted last: buffers posted in turn,
+     * slices of one buffer (other objects over the same memory) and one buffer at other positions
+     * each land where they should.
+     */
+    @Test
+    void byteBufferPostsFindEachBuffersAddress() throws Exception {
+        Handles.RecvComm recv = connect(b.listen(0));
+        Handles.SendComm send = sendOut[0];
+        ByteBuffer out = ByteBuffer.allocateDirect(4096);
+        ByteBuffer in = ByteBuffer.allocateDirect(4096);
+        for (int i = 0; i < 4096; i++) {
+            out.put(i, (byte) (i * 7 + 3));
+        }
+        Handles.MrHandle outMr = a.regMr(send, out);
+        Handles.MrHandle inMr = b.regMr(recv, in);
+        ByteBuffer[] sources = {out.slice(0, 64), out.slice(1000, 64), out, out.slice(1000, 64), out.slice(0, 64)};
+        int[] sourceOffsets = {0, 1000, 500, 1000, 0};
+        for (int k = 0; k < 20; k++) {
+            int m = k % sources.length;
+            ByteBuffer src = sources[m];
+            if (src == out) {
+                out.clear().position(500 + k).limit(500 + k + 64);
+            }
+            int from = sourceOffsets[m] + (src == out ? k : 0);
+            int to = 64 * (k % 8);
+            in.clear().position(to).limit(to + 64);
+            Handles.Request r = b.irecv(recv, in, k, inMr);
+            Handles.Request s = a.isend(send, src, k, outMr);
+            assertEquals(64, both(s, r, new long[1]));
+            for (int i = 0; i < 64; i++) {
+                assertEquals((byte) ((from + i) * 7 + 3), in.get(to + i), "message " + k + " byte " + i);
+            }
+        }
+        a.deregMr(send, outMr);
+        b.deregMr(recv, inMr);
+    }
+
     @Test
     void sendsLargerThanTheReceiveFailOnBothSidesAndWriteNothing() throws Exception {
         Handles.RecvComm recv = connect(b.listen(0));
