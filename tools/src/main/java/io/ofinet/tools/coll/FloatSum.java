@@ -19,13 +19,13 @@ import java.nio.FloatBuffer;
  * </ul>
  * The plain loop over the direct buffers takes 46 µs. One instance per thread.
  */
-final class FloatSum {
+public final class FloatSum {
     static final int TILE = 1024;
     /** The Java release from which the fused way is faster than the tiled one: the first one measured fast. */
     static final int FUSED_FROM = 25;
 
     /** How the sum is taken. */
-    enum Way {
+    public enum Way {
         VECTOR, FUSED, TILED;
 
         @Override
@@ -47,7 +47,7 @@ final class FloatSum {
      * @throws UnsupportedOperationException for the vector way in a JVM without the Vector API,
      *     saying what it needs
      */
-    FloatSum(Way way) {
+    public FloatSum(Way way) {
         if (way == Way.VECTOR && VectorSum.unavailable() != null) {
             throw new UnsupportedOperationException(VectorSum.unavailable());
         }
@@ -63,7 +63,7 @@ final class FloatSum {
     }
 
     /** Adds {@code in} to {@code target}, element by element, from both buffers' positions to their limits. */
-    void add(ByteBuffer target, ByteBuffer in) {
+    public void add(ByteBuffer target, ByteBuffer in) {
         int n = target.remaining() / 4;
         if (in.remaining() / 4 < n) {
             throw new IllegalArgumentException(in.remaining() / 4 + " addends for " + n + " sums");

@@ -1,5 +1,7 @@
-package io.ofinet.fabric.ofi;
+package io.ofinet.benchmarks.fabric;
 
+import io.ofinet.fabric.ofi.NativeMemory;
+import io.ofinet.fabric.ofi.DataPathProbe;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -54,13 +56,11 @@ public class CqReadBenchmark {
     public static class Path {
         @Param({"ffm", "jna"})
         public String path;
-        DataPath.CqCalls calls;
+        DataPathProbe.CqRead calls;
 
         @Setup(Level.Trial)
         public void choose(Queue queue) throws Exception {
-            DataPath dataPath = path.equals("jna") ? new JnaDataPath()
-                    : (DataPath) Class.forName("io.ofinet.fabric.ofi.FfmDataPath").getDeclaredConstructor().newInstance();
-            calls = dataPath.cq(queue.fabric.cqA.fid());
+            calls = DataPathProbe.cqRead(path, queue.fabric.cqA);
         }
     }
 
@@ -72,6 +72,6 @@ public class CqReadBenchmark {
     @Benchmark
     @OperationsPerInvocation(C_BATCH)
     public long c(Queue queue) {
-        return queue.c.cqRead.invokeLong(new Object[] {queue.fabric.cqA.fid(), queue.entry, (long) C_BATCH});
+        return queue.c.cqRead.invokeLong(new Object[] {DataPathProbe.fid(queue.fabric.cqA), queue.entry, (long) C_BATCH});
     }
 }

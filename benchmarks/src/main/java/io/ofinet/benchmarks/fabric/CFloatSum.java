@@ -1,4 +1,4 @@
-package io.ofinet.fabric.ofi;
+package io.ofinet.benchmarks.fabric;
 
 import com.sun.jna.Function;
 import com.sun.jna.Native;
@@ -7,8 +7,7 @@ import java.nio.ByteBuffer;
 
 /**
  * The C twin of the collective engine's reduction ({@code ofinet_sum.c}): {@code target += in}
- * over float32, for {@code FloatSumBenchmark}, which lives in the engine's package and keeps JNA
- * out of it.
+ * over float32, for {@code FloatSumBenchmark}.
  */
 public final class CFloatSum {
     private final Function add;

@@ -1,4 +1,4 @@
-package io.ofinet.fabric.ofi;
+package io.ofinet.benchmarks.fabric;
 
 import com.sun.jna.Function;
 import com.sun.jna.NativeLibrary;

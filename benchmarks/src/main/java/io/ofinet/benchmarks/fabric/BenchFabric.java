@@ -1,6 +1,8 @@
-package io.ofinet.fabric.ofi;
+package io.ofinet.benchmarks.fabric;
 
+import io.ofinet.fabric.AddressVector;
 import io.ofinet.fabric.CompletionBatch;
+import io.ofinet.fabric.CompletionQueue;
 import io.ofinet.fabric.Domain;
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.Fabric;
@@ -9,6 +11,8 @@ import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.InfoHints;
 import io.ofinet.fabric.InfoList;
 import io.ofinet.fabric.MemoryRegion;
+import io.ofinet.fabric.ofi.NativeMemory;
+import io.ofinet.fabric.ofi.OfiProvider;
 
 /**
  * Two endpoints of one domain of a real provider ({@code shm} unless the environment variable
@@ -18,12 +22,12 @@ import io.ofinet.fabric.MemoryRegion;
 final class BenchFabric implements AutoCloseable {
     final Fabric fabric;
     final Domain domain;
-    final OfiCompletionQueue cqA;
-    final OfiCompletionQueue cqB;
-    final OfiAddressVector avA;
-    final OfiAddressVector avB;
-    final OfiEndpoint a;
-    final OfiEndpoint b;
+    final CompletionQueue cqA;
+    final CompletionQueue cqB;
+    final AddressVector avA;
+    final AddressVector avB;
+    final Endpoint a;
+    final Endpoint b;
     final long bufA;
     final long bufB;
     final MemoryRegion mrA;
@@ -45,12 +49,12 @@ final class BenchFabric implements AutoCloseable {
             fabric = ofi.openFabric(offers.infos().get(0));
         }
         domain = fabric.openDomain();
-        cqA = (OfiCompletionQueue) domain.openCompletionQueue(1024);
-        cqB = (OfiCompletionQueue) domain.openCompletionQueue(1024);
-        avA = (OfiAddressVector) domain.openAddressVector(4);
-        avB = (OfiAddressVector) domain.openAddressVector(4);
-        a = (OfiEndpoint) domain.openEndpoint(cqA, avA);
-        b = (OfiEndpoint) domain.openEndpoint(cqB, avB);
+        cqA = domain.openCompletionQueue(1024);
+        cqB = domain.openCompletionQueue(1024);
+        avA = domain.openAddressVector(4);
+        avB = domain.openAddressVector(4);
+        a = domain.openEndpoint(cqA, avA);
+        b = domain.openEndpoint(cqB, avB);
         a.enable();
         b.enable();
         aToB = avA.insert(b.name());
@@ -88,7 +92,7 @@ final class BenchFabric implements AutoCloseable {
         }
     }
 
-    private boolean completed(OfiCompletionQueue cq) throws FabricException {
+    private boolean completed(CompletionQueue cq) throws FabricException {
         int n = cq.read(batch, 1);
         if (n < 0) {
             throw new IllegalStateException("error completion in a benchmark round");

@@ -1,4 +1,4 @@
-package io.ofinet.fabric.ofi;
+package io.ofinet.benchmarks.fabric;
 
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

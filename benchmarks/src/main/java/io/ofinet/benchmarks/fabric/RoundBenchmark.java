@@ -1,5 +1,6 @@
-package io.ofinet.fabric.ofi;
+package io.ofinet.benchmarks.fabric;
 
+import io.ofinet.fabric.ofi.DataPathProbe;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -56,7 +57,8 @@ public class RoundBenchmark {
     @OperationsPerInvocation(C_BATCH)
     public long c(Pair pair) {
         BenchFabric f = pair.fabric;
-        long rc = pair.c.round.invokeLong(new Object[] {f.a.fid(), f.cqA.fid(), f.b.fid(), f.cqB.fid(), f.bufA,
+        long rc = pair.c.round.invokeLong(new Object[] {DataPathProbe.fid(f.a), DataPathProbe.fid(f.cqA), DataPathProbe.fid(f.b),
+            DataPathProbe.fid(f.cqB), f.bufA,
             f.mrA.descriptor(), f.bufB, f.mrB.descriptor(), f.aToB, (long) C_BATCH});
         if (rc != 0) {
             throw new IllegalStateException("C round failed: " + rc);

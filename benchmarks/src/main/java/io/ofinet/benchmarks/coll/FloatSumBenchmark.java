@@ -1,6 +1,7 @@
-package io.ofinet.tools.coll;
+package io.ofinet.benchmarks.coll;
 
-import io.ofinet.fabric.ofi.CFloatSum;
+import io.ofinet.benchmarks.fabric.CFloatSum;
+import io.ofinet.tools.coll.FloatSum;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
