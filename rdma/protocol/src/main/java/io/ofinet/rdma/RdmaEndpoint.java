@@ -47,7 +47,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** The endpoint as its communicators see it. */
     final EndpointHost host = new EndpointHost(this);
     /** What its communicators are given; made once the pools are open. */
-    CommParts commParts;
+    final CommParts commParts;
 
     private final Device device;
     private final DeviceSpec spec;
