@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ofinet.fabric.testing.ChildJvm;
 import io.ofinet.tools.perf.OfinetPerf;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Timeout;
@@ -15,7 +17,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * The collective engine, which compiles against the plugin API only and finds ofinet through
  * ServiceLoader, across 2, 3 and 4 JVMs over real tcp;ofi_rxm on loopback: every collective at 0 B,
- * 4 B, 4 KiB, 1 MiB and 8 MiB, verified on every rank. ofinet-perf starts the ranks; the test
+ * 4 B, 4 KiB, 1 MiB and 8 MiB, verified on every rank (pingpong over shm too). ofinet-perf starts the ranks; the test
  * starts ofinet-perf with a time bound and kills what is left.
  */
 @Timeout(400)
@@ -78,10 +80,27 @@ class CollectivesIT {
         assertEveryRowRight(timedRun("exchange", ranks));
     }
 
+    /**
+     * Pingpong's second rank answers from its own buffer, or with {@code --echo} with the buffer it has
+     * just received into: each rank checks that it received what the other sent (the other's values,
+     * or with --echo its own back).
+     */
+    @ParameterizedTest
+    @CsvSource({"shm, false", "shm, true"})
+    void pingpongDeliversEachRanksValues(String provider, boolean echo) throws Exception {
+        List<String> more = new ArrayList<>(List.of("--provider", provider));
+        if (echo) {
+            more.add("--echo");
+        }
+        assertEveryRowRight(timedRun("pingpong", 2, more.toArray(String[]::new)));
+    }
+
     /** A short timed run of {@code test} at every size; a rank whose check fails makes it exit non-zero. */
-    private static String timedRun(String test, int ranks) throws Exception {
-        return run(test, "--np", Integer.toString(ranks), SIZES, "--warmup", "1", "--iters", "2", "--reps", "2",
-                "--untimed", "100", "--timeout", "240");
+    private static String timedRun(String test, int ranks, String... more) throws Exception {
+        List<String> args = new ArrayList<>(List.of(test, "--np", Integer.toString(ranks), SIZES, "--warmup", "1",
+                "--iters", "2", "--reps", "2", "--untimed", "100", "--timeout", "240"));
+        args.addAll(List.of(more));
+        return run(args.toArray(String[]::new));
     }
 
     private static void assertEveryRowRight(String out) {

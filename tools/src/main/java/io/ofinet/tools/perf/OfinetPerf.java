@@ -82,6 +82,11 @@ public final class OfinetPerf implements Callable<Integer> {
             + " their median, and their spread in disp(%%) (default: ${DEFAULT-VALUE})")
     int reps;
 
+    @Option(names = "--echo", description = "pingpong: the second rank sends back the buffer it has just received"
+            + " instead of its own (fi_pingpong sends its own); on shm its copy then reads memory the other rank's CPU has"
+            + " just written")
+    boolean echo;
+
     @Option(names = "--window", defaultValue = "16", description = "sendrecv: requests in flight (default: ${DEFAULT-VALUE})")
     int window;
 
@@ -254,6 +259,9 @@ public final class OfinetPerf implements Callable<Integer> {
         }
         if (iters != null) {
             command.add("--iters=" + iters);
+        }
+        if (echo) {
+            command.add("--echo");
         }
         // Each rank writes to its own log, printed after the run, so that lines do not interleave.
         return new ProcessBuilder(command).redirectErrorStream(true)

@@ -3,8 +3,8 @@ package io.ofinet.tools.perf;
 import io.ofinet.plugin.Handles;
 import io.ofinet.tools.coll.Collectives;
 import io.ofinet.tools.coll.Ring;
+import io.ofinet.tools.perf.Workloads.Buffers;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -48,6 +48,7 @@ final class PerfBench {
     private final OfinetPerf options;
     private final Ring ring;
     private final Collectives coll;
+    private final Workloads workloads;
     final List<String> csvRows = new ArrayList<>();
     private final Progress progress = Progress.onStderr();
     long wrongTotal;
@@ -57,6 +58,7 @@ final class PerfBench {
         this.options = options;
         this.ring = ring;
         this.coll = coll;
+        this.workloads = new Workloads(ring, coll, options.echo, options.window);
     }
 
     private boolean root() {
@@ -108,21 +110,6 @@ final class PerfBench {
         }
     }
 
-    private ByteBuffer region(ByteBuffer data, long offset, long length) {
-        return data.duplicate().clear().position((int) offset).limit((int) (offset + length)).slice()
-                .order(ByteOrder.nativeOrder());
-    }
-
-    private static float value(int rank, long i) {
-        return (rank + 1) + (i % 13);
-    }
-
-    private void fill(ByteBuffer b, int rank, long elements) {
-        for (long i = 0; i < elements; i++) {
-            b.putFloat((int) (i * 4), value(rank, i));
-        }
-    }
-
     /** Iterations a repetition may have at {@code size}: {@code --iters} or unbounded, fewer for large sizes. */
     private int maxIterations(long size) {
         long cap = options.iters != null ? options.iters : Integer.MAX_VALUE;
@@ -134,14 +121,14 @@ final class PerfBench {
      * --iters}, as many as take {@link #REPETITION_NANOS} by a calibration run that rank 0 times
      * and broadcasts.
      */
-    private int iterations(String t, long size, ByteBuffer a, ByteBuffer b, ByteBuffer out, long count,
-            ByteBuffer data, Handles.MrHandle mr) throws Exception {
+    private int iterations(String t, Buffers x, ByteBuffer data, Handles.MrHandle mr) throws Exception {
+        long size = x.size();
         int max = maxIterations(size);
         if (options.iters != null) {
             return max;
         }
         int calibration = Math.min(CALIBRATION_ITERATIONS, max);
-        double perIterationUs = timed(t, calibration, a, b, out, count, mr) * (t.equals("pingpong") ? 2 : 1);
+        double perIterationUs = timed(t, calibration, x, mr) * (t.equals("pingpong") ? 2 : 1);
         long fit = (long) (REPETITION_NANOS / 1e3 / Math.max(perIterationUs, 1e-3));
         return (int) rootsValue(Math.max(MIN_ITERATIONS, Math.min(max, fit)), data, mr);
     }
@@ -151,7 +138,7 @@ final class PerfBench {
      * lie past every test's buffers. Other ranks' arguments are ignored.
      */
     private long rootsValue(long value, ByteBuffer data, Handles.MrHandle mr) throws Exception {
-        ByteBuffer flag = region(data, data.capacity() - 8, 8);
+        ByteBuffer flag = Workloads.region(data, data.capacity() - 8, 8);
         if (root()) {
             flag.putLong(0, value);
         }
@@ -165,56 +152,25 @@ final class PerfBench {
     }
 
     /** Runs {@code iterations} of the test; returns microseconds per iteration (one way for pingpong). */
-    private double timed(String t, int iterations, ByteBuffer a, ByteBuffer b, ByteBuffer out, long count,
-            Handles.MrHandle mr) throws Exception {
-        int r = ring.rank();
+    private double timed(String t, int iterations, Buffers x, Handles.MrHandle mr) throws Exception {
         long start = System.nanoTime();
-        switch (t) {
-            case "pingpong" -> {
-                for (int i = 0; i < iterations; i++) {
-                    if (r == 0) {
-                        ring.step(a, null, mr);
-                        ring.step(null, b, mr);
-                    } else {
-                        ring.step(null, b, mr);
-                        ring.step(b, null, mr);
-                    }
-                }
-                return (System.nanoTime() - start) / 1e3 / iterations / 2;
-            }
-            case "sendrecv" -> ring.stream(a, mr, iterations, options.window, r == 0);
-            case "exchange" -> {
-                for (int i = 0; i < iterations; i++) {
-                    ring.step(a, b, mr);
-                }
-            }
-            case "allreduce" -> {
-                for (int i = 0; i < iterations; i++) {
-                    coll.allreduce(a, count, b, mr);
-                }
-            }
-            default -> {
-                for (int i = 0; i < iterations; i++) {
-                    coll.allgather(out, count, mr);
-                }
-            }
-        }
-        return (System.nanoTime() - start) / 1e3 / iterations;
+        workloads.iterate(t, iterations, x, mr);
+        return (System.nanoTime() - start) / 1e3 / iterations / (t.equals("pingpong") ? 2 : 1);
     }
 
     /**
      * The untimed pass before a size: rounds of the test until rank 0 has run {@link #jitWarmup} iterations
      * and {@link #UNTIMED_MIN_NANOS}; after each round rank 0 broadcasts whether to go on.
      */
-    private void untimedPass(String t, long size, ByteBuffer a, ByteBuffer b, ByteBuffer out, long count,
-            ByteBuffer data, Handles.MrHandle mr) throws Exception {
+    private void untimedPass(String t, Buffers x, ByteBuffer data, Handles.MrHandle mr) throws Exception {
+        long size = x.size();
         int round = Math.max(MIN_ITERATIONS, jitWarmup(size) / 10);
         long start = System.nanoTime();
         JitActivity jit = new JitActivity(options.jitQuietMs);
         int done = 0;
         boolean enough = false;
         while (!enough) {
-            timed(t, round, a, b, out, count, mr);
+            timed(t, round, x, mr);
             done += round;
             long elapsed = System.nanoTime() - start;
             boolean compiling = busyRanks(!jit.quiet(System.nanoTime()), data, mr) > 0;
@@ -228,8 +184,8 @@ final class PerfBench {
      * data}, which lie past every test's buffers.
      */
     private float busyRanks(boolean busy, ByteBuffer data, Handles.MrHandle mr) throws Exception {
-        ByteBuffer flag = region(data, data.capacity() - 8, 4);
-        ByteBuffer tmp = region(data, data.capacity() - 4, 4);
+        ByteBuffer flag = Workloads.region(data, data.capacity() - 8, 4);
+        ByteBuffer tmp = Workloads.region(data, data.capacity() - 4, 4);
         flag.putFloat(0, busy ? 1 : 0);
         coll.allreduce(flag, 1, tmp, mr);
         return flag.getFloat(0);
@@ -238,86 +194,33 @@ final class PerfBench {
     private void measure(long size, ByteBuffer data, Handles.MrHandle mr) throws Exception {
         String t = options.test;
         int n = ring.size();
-        int r = ring.rank();
-        long count = size / 4;
-        ByteBuffer a = region(data, 0, size);
-        ByteBuffer b = region(data, Math.max(64, (data.capacity() - 64) / 2), size);
-        ByteBuffer out = t.equals("allgather") ? region(data, 0, size * n) : a;
-        long wrong = 0;
+        Buffers x = Buffers.of(data, size, t, n);
+        long wrong;
         double timeUs = 0;
         double dispersion = 0;
-        double factor = 0;
         int iterations = 0;
         int redone = 0;
         if (t.equals("check")) {
-            wrong = check(size, data, mr);
+            wrong = workloads.checkCollectives(x, mr);
         } else if (quiet) {
-            untimedPass(t, size, a, b, out, count, data, mr);
+            untimedPass(t, x, data, mr);
             return;
         } else {
             JitGate gate = new JitGate(new JitActivity(options.jitQuietMs), mine -> busyRanks(mine, data, mr) > 0,
-                    k -> timed(t, k, a, b, out, count, mr), Math.min(options.warmup, maxIterations(size)));
+                    k -> timed(t, k, x, mr), Math.min(options.warmup, maxIterations(size)));
             gate.warmUp();
-            iterations = iterations(t, size, a, b, out, count, data, mr);
+            iterations = iterations(t, x, data, mr);
             double[] times = gate.repetitions(iterations, options.reps);
             redone = gate.redone();
             Arrays.sort(times);
             timeUs = times[times.length / 2];
             dispersion = timeUs == 0 ? 0 : (times[times.length - 1] - times[0]) / timeUs * 100;
-            switch (t) {
-                case "pingpong" -> {
-                    factor = 1;
-                    fill(a, 0, count);
-                    if (r == 0) {
-                        ring.step(a, null, mr);
-                        ring.step(null, b, mr);
-                        for (long i = 0; i < count; i++) {
-                            wrong += b.getFloat((int) (i * 4)) == value(0, i) ? 0 : 1;
-                        }
-                    } else {
-                        ring.step(null, b, mr);
-                        ring.step(b, null, mr);
-                    }
-                }
-                case "sendrecv" -> {
-                    factor = 1;
-                    fill(a, 0, r == 0 ? count : 0);
-                    ring.stream(a, mr, 1, 1, r == 0);
-                    if (r == 1) {
-                        for (long i = 0; i < count; i++) {
-                            wrong += a.getFloat((int) (i * 4)) == value(0, i) ? 0 : 1;
-                        }
-                    }
-                }
-                case "exchange" -> {
-                    factor = 1;
-                    fill(a, r, count);
-                    ring.step(a, b, mr);
-                    int previous = (r + n - 1) % n;
-                    for (long i = 0; i < count; i++) {
-                        wrong += b.getFloat((int) (i * 4)) == value(previous, i) ? 0 : 1;
-                    }
-                }
-                case "allreduce" -> {
-                    factor = 2.0 * (n - 1) / n;
-                    fill(a, r, count);
-                    coll.allreduce(a, count, b, mr);
-                    wrong = verifySum(a, count, n);
-                }
-                default -> {
-                    factor = (n - 1.0) / n;
-                    fill(region(out, (long) r * count * 4, count * 4), r, count);
-                    coll.allgather(out, count, mr);
-                    for (int k = 0; k < n; k++) {
-                        ByteBuffer block = region(out, (long) k * count * 4, count * 4);
-                        for (long i = 0; i < count; i++) {
-                            wrong += block.getFloat((int) (i * 4)) == value(k, i) ? 0 : 1;
-                        }
-                    }
-                    size = size * n;
-                }
+            wrong = workloads.verify(t, x, mr);
+            if (t.equals("allgather")) {
+                size = size * n;
             }
         }
+        double factor = t.equals("check") ? 0 : Workloads.busFactor(t, n);
         // #wrong is this rank's check; every rank checks its own result and exits non-zero on a
         // mismatch, which fails the whole run.
         wrongTotal += wrong;
@@ -336,49 +239,5 @@ final class PerfBench {
                     options.provider, n, size, size / 4, timeUs, algbw, algbw * factor, wrong, dispersion,
                     t.equals("check") ? 0 : options.reps, iterations, redone));
         }
-    }
-
-    private static long verifySum(ByteBuffer a, long count, int n) {
-        long wrong = 0;
-        for (long i = 0; i < count; i++) {
-            float expected = n * (n + 1) / 2f + n * (i % 13);
-            wrong += a.getFloat((int) (i * 4)) == expected ? 0 : 1;
-        }
-        return wrong;
-    }
-
-    /** Every collective at {@code size}, verified. */
-    private long check(long size, ByteBuffer data, Handles.MrHandle mr) throws Exception {
-        int n = ring.size();
-        int r = ring.rank();
-        long count = size / 4;
-        long wrong = 0;
-        ByteBuffer a = region(data, 0, size);
-        ByteBuffer b = region(data, Math.max(64, (data.capacity() - 64) / 2), size);
-        fill(a, r, count);
-        coll.sendrecv(a, b, mr);
-        int prev = Math.floorMod(r - 1, n);
-        for (long i = 0; i < count; i++) {
-            wrong += b.getFloat((int) (i * 4)) == value(prev, i) ? 0 : 1;
-        }
-        fill(a, r, count);
-        coll.broadcast(a, mr);
-        for (long i = 0; i < count; i++) {
-            wrong += a.getFloat((int) (i * 4)) == value(0, i) ? 0 : 1;
-        }
-        fill(a, r, count);
-        coll.reduceScatter(a, count, b, mr);
-        long start = io.ofinet.tools.coll.Collectives.blockStartOf(count, n, r);
-        long elements = coll.blockElements(count, r);
-        for (long i = start; i < start + elements; i++) {
-            float expected = n * (n + 1) / 2f + n * (i % 13);
-            wrong += a.getFloat((int) (i * 4)) == expected ? 0 : 1;
-        }
-        fill(a, r, count);
-        coll.allreduce(a, count, b, mr);
-        wrong += verifySum(a, count, n);
-        System.out.printf(Locale.ROOT, "rank %d: sendrecv, broadcast, reduce-scatter, allreduce of %d B: %d wrong%n",
-                r, size, wrong);
-        return wrong;
     }
 }
