@@ -11,6 +11,7 @@
  * steady state (the finalize of a spare context logs the thread's allocated bytes).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,11 +267,17 @@ int run_bench(int argc, char **argv) {
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, socks) != 0) {
         return 1;
     }
+    fflush(NULL); /* the child exits through exit(): nothing buffered here may be written twice */
     pid_t child = fork();
+    if (child < 0) {
+        fprintf(stderr, "fork: %s\n", strerror(errno));
+        return 1;
+    }
     if (child == 0) {
         close(socks[0]);
         alarm(600);
-        _exit(bench(1, socks[1], bandwidth, sizes, n));
+        /* exit(), not _exit(): the library's exit handler removes the child's /dev/shm names. */
+        exit(bench(1, socks[1], bandwidth, sizes, n));
     }
     close(socks[1]);
     int status = bench(0, socks[0], bandwidth, sizes, n);
