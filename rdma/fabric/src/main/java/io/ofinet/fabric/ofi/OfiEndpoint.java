@@ -61,9 +61,13 @@ final class OfiEndpoint implements Endpoint {
     @Override
     public synchronized void enable() throws FabricException {
         requireOpen();
+        boolean named = new ProviderPolicy(domain.provider()).namesEndpointsInDevShm();
+        if (named && shmName == null) {
+            ShmNames.removeStale(name());
+        }
         Ops.enable(ep, "fi_enable(endpoint)", domain.provider());
         calls = path.endpoint(ep, DataPaths.waitsOnPeers(domain.provider()));
-        if (new ProviderPolicy(domain.provider()).namesEndpointsInDevShm() && shmName == null) {
+        if (named && shmName == null) {
             shmName = ShmNames.opened(name());
         }
     }

@@ -17,8 +17,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * region belongs to a live pid, its own. Removing a name unmaps nothing: this process and the peers
  * that mapped the region keep it, and only a peer that has not mapped it yet no longer finds a
  * process that is ending anyway.
+ *
+ * <p>A process that ends with no chance to clean (killed, or leaving through {@code _exit}) still
+ * leaves its names. So before an endpoint is enabled, a region already under its name is removed
+ * when the name carries this process's pid and no open endpoint of this process has it: it was left
+ * by an earlier process with the same pid ({@link #removeStale}).
  */
 final class ShmNames {
+    private static final System.Logger LOG = System.getLogger(ShmNames.class.getName());
     private static final Path DIRECTORY = Path.of("/dev/shm");
     private static final Set<String> OPEN = ConcurrentHashMap.newKeySet();
     private static boolean hooked;
@@ -34,6 +40,29 @@ final class ShmNames {
             OPEN.add(name);
         }
         return name;
+    }
+
+    /**
+     * Before an shm endpoint with address {@code address} is enabled: removes a region already
+     * under its name if the name begins with this process's pid ({@code <pid>:}) and no open
+     * endpoint of this process has it. Returns whether one was removed.
+     */
+    static boolean removeStale(byte[] address) {
+        String name = regionName(address);
+        if (name == null || !name.startsWith(ProcessHandle.current().pid() + ":") || OPEN.contains(name)) {
+            return false;
+        }
+        try {
+            if (Files.deleteIfExists(DIRECTORY.resolve(name))) {
+                LOG.log(System.Logger.Level.INFO, "removed /dev/shm/" + name + ", left by an earlier process with"
+                        + " this pid: shm would not enable an endpoint of that name");
+                return true;
+            }
+        } catch (IOException | SecurityException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot remove /dev/shm/" + name + ", left by an earlier process"
+                    + " with this pid: " + e);
+        }
+        return false;
     }
 
     /** The endpoint named {@code name} (null: none) has closed, and shm removed the name itself. */

@@ -61,4 +61,34 @@ class ShmNamesTest {
             Files.deleteIfExists(shm.resolve(closed));
         }
     }
+
+    @Test
+    void beforeEnablingOnlyARegionUnderThisPidsNameThatNoOpenEndpointHasIsRemoved() throws Exception {
+        Path shm = Path.of("/dev/shm");
+        assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm), "no writable /dev/shm");
+        long pid = ProcessHandle.current().pid();
+        String stale = pid + ":ofinet-test:stale";
+        String open = pid + ":ofinet-test:open";
+        String others = (pid + 1) + ":ofinet-test:others";
+        for (String name : new String[] {stale, open, others}) {
+            Files.writeString(shm.resolve(name), "x");
+        }
+        try {
+            ShmNames.opened(address("fi_shm://" + open));
+
+            assertTrue(ShmNames.removeStale(address("fi_shm://" + stale)));
+            assertFalse(ShmNames.removeStale(address("fi_shm://" + open)), "an open endpoint's region");
+            assertFalse(ShmNames.removeStale(address("fi_shm://" + others)), "another pid's region");
+            assertFalse(ShmNames.removeStale(address("fi_shm://" + stale)), "nothing left to remove");
+
+            assertFalse(Files.exists(shm.resolve(stale)));
+            assertTrue(Files.exists(shm.resolve(open)));
+            assertTrue(Files.exists(shm.resolve(others)));
+        } finally {
+            ShmNames.closed(open);
+            for (String name : new String[] {stale, open, others}) {
+                Files.deleteIfExists(shm.resolve(name));
+            }
+        }
+    }
 }
