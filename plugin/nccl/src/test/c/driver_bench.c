@@ -42,26 +42,45 @@ static void post_and_wait_send(struct peer *p, size_t size) {
     }
 }
 
-static void post_and_wait_recv(struct peer *p, size_t size) {
+/* Posts a receive of up to size bytes into rbuf. */
+static void *post_receive(struct peer *p, size_t size) {
     void *req = NULL;
     void *data = p->rbuf;
-    int tag = 0, got = -1;
+    int tag = 0;
     while (p->net->irecv(p->recv, 1, &data, &size, &tag, &p->recv_mr, NULL, &req) == ncclSuccess && req == NULL) {
     }
-    if (req == NULL || await_request(p->net, req, &got, 60) != ncclSuccess) {
+    if (req == NULL) {
+        check(0, "a receive of %zu bytes", size);
+        exit(1);
+    }
+    return req;
+}
+
+static void wait_receive(struct peer *p, void *req, size_t size) {
+    int got = -1;
+    if (await_request(p->net, req, &got, 60) != ncclSuccess) {
         check(0, "a receive of %zu bytes", size);
         exit(1);
     }
 }
 
+static void post_and_wait_recv(struct peer *p, size_t size) {
+    wait_receive(p, post_receive(p, size), size);
+}
+
+/* Each receive is posted before the send ahead of it, as fi_pingpong posts its receives (and ofinet-perf). */
 static double pingpong(struct peer *p, size_t size, int iters) {
     double start = now_seconds();
+    void *recv = iters > 0 ? post_receive(p, size) : NULL;
     for (int i = 0; i < iters; i++) {
+        int more = i + 1 < iters;
         if (p->rank == 0) {
             post_and_wait_send(p, size);
-            post_and_wait_recv(p, size);
+            wait_receive(p, recv, size);
+            recv = more ? post_receive(p, size) : NULL;
         } else {
-            post_and_wait_recv(p, size);
+            wait_receive(p, recv, size);
+            recv = more ? post_receive(p, size) : NULL;
             post_and_wait_send(p, size);
         }
     }

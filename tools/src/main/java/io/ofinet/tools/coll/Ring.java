@@ -148,6 +148,73 @@ public final class Ring implements AutoCloseable {
     }
 
     /**
+     * {@code count} round trips with the other rank of two: this rank sends {@code out} and receives
+     * into {@code in}, sending first when {@code first}. Each receive is posted before the send ahead
+     * of it, as {@code fi_pingpong} posts its receives, so an announced receive is announced before
+     * the message it waits for is sent.
+     */
+    public void pingpong(ByteBuffer out, ByteBuffer in, Handles.MrHandle mr, int count, boolean first)
+            throws NetException {
+        if (count <= 0) {
+            return;
+        }
+        int t = reserveTags(2 * count);
+        Handles.Request r = postReceive(in, first ? t + 1 : t, mr);
+        for (int i = 0; i < count; i++) {
+            boolean more = i + 1 < count;
+            if (first) {
+                await(postSend(out, t + 2 * i, mr), r);
+                r = more ? postReceive(in, t + 2 * i + 3, mr) : null;
+            } else {
+                await(r, null);
+                r = more ? postReceive(in, t + 2 * i + 2, mr) : null;
+                await(postSend(out, t + 2 * i + 1, mr), null);
+            }
+        }
+    }
+
+    private Handles.Request postReceive(ByteBuffer in, int t, Handles.MrHandle mr) throws NetException {
+        Handles.Request r;
+        backoff.reset();
+        while ((r = net.irecv(recv, in, t, mr)) == null) {
+            backoff.idle();
+        }
+        return r;
+    }
+
+    private Handles.Request postSend(ByteBuffer out, int t, Handles.MrHandle mr) throws NetException {
+        Handles.Request s;
+        backoff.reset();
+        while ((s = net.isend(send, out, t, mr)) == null) {
+            backoff.idle();
+        }
+        return s;
+    }
+
+    /** Waits for {@code a} and {@code b} (null: nothing to wait for). */
+    private void await(Handles.Request a, Handles.Request b) throws NetException {
+        boolean aDone = a == null;
+        boolean bDone = b == null;
+        backoff.reset();
+        while (!aDone || !bDone) {
+            boolean progressed = false;
+            if (!aDone && net.test(a, null)) {
+                aDone = true;
+                progressed = true;
+            }
+            if (!bDone && net.test(b, null)) {
+                bDone = true;
+                progressed = true;
+            }
+            if (progressed) {
+                backoff.reset();
+            } else {
+                backoff.idle();
+            }
+        }
+    }
+
+    /**
      * Streams {@code count} messages of {@code buffer} to the next rank ({@code sending}) or from the
      * previous one, {@code window} outstanding at a time, and waits for all of them.
      */

@@ -11,11 +11,13 @@ import java.util.Locale;
  * What each test does in one iteration, and the check of its result after the timed iterations:
  * every rank fills what it sends with values that name it, and counts what it received wrong.
  *
- * <p>In pingpong each rank sends from its own buffer and receives into another, as {@code
- * fi_pingpong} and the C driver through NCCL's table do. With {@code --echo} the second rank sends
- * back the buffer it has just received instead: on shm its copy then reads memory that the other
- * rank's CPU has just written, which costs two to three times as much at 64 KiB – 1 MiB on this
- * machine, depending on where the host runs the two CPUs (docs/PERFORMANCE.md, "Two speeds").
+ * <p>In pingpong each rank sends from its own buffer and receives into another, and posts each
+ * receive before the send ahead of it, as {@code fi_pingpong} and the C driver through NCCL's table
+ * do ({@link Ring#pingpong}). With {@code --echo} the second rank sends back the buffer it has just
+ * received instead, so it cannot post its next receive into that buffer first: each message is
+ * posted and awaited in turn. On shm that copy reads memory the other rank's CPU has just written,
+ * which costs two to three times as much at 64 KiB – 1 MiB on this machine, depending on where the
+ * host runs the two CPUs (docs/PERFORMANCE.md).
  */
 final class Workloads {
     private final Ring ring;
@@ -69,23 +71,22 @@ final class Workloads {
         return wrong;
     }
 
-    /** What pingpong's second rank sends: its own buffer, or with --echo the one it received into. */
-    private ByteBuffer reply(Buffers x) {
-        return echo ? x.b() : x.a();
-    }
-
     /** Runs {@code iterations} of {@code test}. */
     void iterate(String test, int iterations, Buffers x, Handles.MrHandle mr) throws Exception {
         int r = ring.rank();
         switch (test) {
             case "pingpong" -> {
+                if (!echo) {
+                    ring.pingpong(x.a(), x.b(), mr, iterations, r == 0);
+                    return;
+                }
                 for (int i = 0; i < iterations; i++) {
                     if (r == 0) {
                         ring.step(x.a(), null, mr);
                         ring.step(null, x.b(), mr);
                     } else {
                         ring.step(null, x.b(), mr);
-                        ring.step(reply(x), null, mr);
+                        ring.step(x.b(), null, mr);
                     }
                 }
             }
@@ -116,14 +117,18 @@ final class Workloads {
         switch (test) {
             case "pingpong" -> {
                 fill(x.a(), r, count);
+                if (!echo) {
+                    ring.pingpong(x.a(), x.b(), mr, 1, r == 0);
+                    return wrong(x.b(), 1 - r, count);
+                }
                 if (r == 0) {
                     ring.step(x.a(), null, mr);
                     ring.step(null, x.b(), mr);
-                    return wrong(x.b(), echo ? 0 : 1, count);
+                    return wrong(x.b(), 0, count);
                 }
                 ring.step(null, x.b(), mr);
                 long wrong = wrong(x.b(), 0, count);
-                ring.step(reply(x), null, mr);
+                ring.step(x.b(), null, mr);
                 return wrong;
             }
             case "sendrecv" -> {
