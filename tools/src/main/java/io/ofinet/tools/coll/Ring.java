@@ -116,35 +116,9 @@ public final class Ring implements AutoCloseable {
 
     /** {@link #step(ByteBuffer, ByteBuffer, Handles.MrHandle)} with an explicit tag. */
     public void step(ByteBuffer out, ByteBuffer in, Handles.MrHandle mr, int t) throws NetException {
-        Handles.Request r = null;
-        Handles.Request s = null;
-        backoff.reset();
-        while (in != null && (r = net.irecv(recv, in, t, mr)) == null) {
-            backoff.idle();
-        }
-        backoff.reset();
-        while (out != null && (s = net.isend(send, out, t, mr)) == null) {
-            backoff.idle();
-        }
-        boolean sent = s == null;
-        boolean received = r == null;
-        backoff.reset();
-        while (!sent || !received) {
-            boolean progressed = false;
-            if (!sent && net.test(s, null)) {
-                sent = true;
-                progressed = true;
-            }
-            if (!received && net.test(r, null)) {
-                received = true;
-                progressed = true;
-            }
-            if (progressed) {
-                backoff.reset();
-            } else {
-                backoff.idle();
-            }
-        }
+        Handles.Request r = in == null ? null : postReceive(in, t, mr);
+        Handles.Request s = out == null ? null : postSend(out, t, mr);
+        await(s, r);
     }
 
     /**
