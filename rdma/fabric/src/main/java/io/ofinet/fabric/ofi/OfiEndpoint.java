@@ -61,14 +61,16 @@ final class OfiEndpoint implements Endpoint {
     @Override
     public synchronized void enable() throws FabricException {
         requireOpen();
-        boolean named = new ProviderPolicy(domain.provider()).namesEndpointsInDevShm();
-        if (named && shmName == null) {
-            ShmNames.removeStale(name());
+        // shm's name is the same before fi_enable and after: read once, it serves both.
+        byte[] shmAddress = shmName == null && new ProviderPolicy(domain.provider()).namesEndpointsInDevShm()
+                ? name() : null;
+        if (shmAddress != null) {
+            ShmNames.removeStale(shmAddress);
         }
         Ops.enable(ep, "fi_enable(endpoint)", domain.provider());
         calls = path.endpoint(ep, DataPaths.waitsOnPeers(domain.provider()));
-        if (named && shmName == null) {
-            shmName = ShmNames.opened(name());
+        if (shmAddress != null) {
+            shmName = ShmNames.opened(shmAddress);
         }
     }
 
