@@ -167,11 +167,15 @@ final class Workloads {
         };
     }
 
+    /** Element {@code i} of the sum over {@code n} ranks of what each filled. */
+    private static float sum(int n, long i) {
+        return n * (n + 1) / 2f + n * (i % 13);
+    }
+
     private static long wrongSum(ByteBuffer a, long count, int n) {
         long wrong = 0;
         for (long i = 0; i < count; i++) {
-            float expected = n * (n + 1) / 2f + n * (i % 13);
-            wrong += a.getFloat((int) (i * 4)) == expected ? 0 : 1;
+            wrong += a.getFloat((int) (i * 4)) == sum(n, i) ? 0 : 1;
         }
         return wrong;
     }
@@ -193,8 +197,7 @@ final class Workloads {
         long start = Collectives.blockStartOf(count, n, r);
         long elements = coll.blockElements(count, r);
         for (long i = start; i < start + elements; i++) {
-            float expected = n * (n + 1) / 2f + n * (i % 13);
-            wrong += a.getFloat((int) (i * 4)) == expected ? 0 : 1;
+            wrong += a.getFloat((int) (i * 4)) == sum(n, i) ? 0 : 1;
         }
         fill(a, r, count);
         coll.allreduce(a, count, x.b(), mr);
