@@ -37,6 +37,21 @@ double now_seconds(void);
 /* Calls test until done or an error; returns the result (ncclSystemError on the deadline). */
 ncclResult_t await_request(ncclNet_v12_t *net, void *request, int *sizes, double seconds);
 
+/*
+ * The embedded JVM's compilers (driver_jit.c): the CPU time of this process's JIT compiler threads
+ * in ns (-1 when there are none to see); whether they have done less than JIT_SLACK_NS of work over
+ * the last JIT_QUIET_SECONDS; whether they did more since a reading.
+ */
+#define JIT_SLACK_NS 5000000LL
+#define JIT_QUIET_SECONDS 0.5
+struct jit_watch {
+    long long seen; /* -1 before the first reading */
+    double quiet_since;
+};
+long long jit_compiler_ns(void);
+int jit_quiet(struct jit_watch *w, double now);
+int jit_worked_since(long long before);
+
 /* Bytes of a message: a pattern of its seed, and whether a buffer holds it. */
 void fill_pattern(unsigned char *p, size_t n, unsigned seed);
 int has_pattern(const unsigned char *p, size_t n, unsigned seed);

@@ -4,14 +4,17 @@
  * ofinet-perf's measurements through the table only, as NCCL's proxy makes its calls (post, then
  * test until done): one-way latency (half the round trip of a pingpong) and bandwidth with 16 sends
  * in flight, between this process (rank 0) and a forked one (rank 1). Each size first runs an
- * untimed pass of its own measurement (at least 10,000 iterations, at most 1 GiB, and 1 s), then a
- * warm-up and five timed repetitions; the table shows the median with the spread of all five, (max - min) /
- * median, and a CSV line per size (prefix "csv,"). The last message of every repetition is
- * checked. The latency run also reports what Java allocated per call on the calling thread in
- * steady state (the finalize of a spare context logs the thread's allocated bytes).
+ * untimed pass of its own measurement (at least 10,000 iterations, at most 1 GiB, 1 s, and until
+ * both ranks' JIT compilers are quiet), then a warm-up and five timed repetitions, as ofinet-perf
+ * does: a warm-up or repetition during which a rank's compilers worked is run again (driver_jit.c).
+ * The table shows the median with the spread of all five, (max - min) / median, how many
+ * repetitions were run again, and a CSV line per size (prefix "csv,"). The last message of every
+ * repetition is checked. The latency run also reports what Java allocated per call on the calling
+ * thread in steady state (the finalize of a spare context logs the thread's allocated bytes).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +27,15 @@
 #define WINDOW 16
 #define REPS 5
 #define MAX_SIZE (8 * MiB)
+#define MAX_WARMUPS 10
+#define REDO_BUDGET 5
 
 struct peer {
     ncclNet_v12_t *net;
     void *ctx, *send, *recv, *send_mr, *recv_mr;
     unsigned char *sbuf, *rbuf;
     int rank;
+    int sock; /* to the other rank: votes and decisions between measurements */
 };
 
 static void post_and_wait_send(struct peer *p, size_t size) {
@@ -87,30 +93,61 @@ static double pingpong(struct peer *p, size_t size, int iters) {
     return (now_seconds() - start) * 1e6 / iters / 2; /* one way, us */
 }
 
+/* Posts the next transfer of the window: NULL when the plugin cannot take it yet. */
+static void *post_next(struct peer *p, size_t size) {
+    void *req = NULL;
+    ncclResult_t r;
+    if (p->rank == 0) {
+        r = p->net->isend(p->send, p->sbuf, size, 0, p->send_mr, NULL, &req);
+    } else {
+        void *data = p->rbuf;
+        size_t capacity = size;
+        int tag = 0;
+        r = p->net->irecv(p->recv, 1, &data, &capacity, &tag, &p->recv_mr, NULL, &req);
+    }
+    if (r != ncclSuccess) {
+        check(0, "posting a transfer of %zu bytes", size);
+        exit(1);
+    }
+    return req;
+}
+
+/*
+ * WINDOW transfers in flight all along, as NCCL's proxy keeps its steps in flight (and ofinet-perf
+ * and fi_window theirs): a transfer is posted as soon as one completes, and the oldest is tested.
+ */
 static double window(struct peer *p, size_t size, int windows) {
-    double start = now_seconds();
-    for (int w = 0; w < windows; w++) {
-        void *reqs[WINDOW];
-        for (int i = 0; i < WINDOW; i++) {
-            reqs[i] = NULL;
-            if (p->rank == 0) {
-                while (p->net->isend(p->send, p->sbuf + (size_t)i * 0, size, 0, p->send_mr, NULL, &reqs[i]) ==
-                           ncclSuccess && reqs[i] == NULL) {
-                }
-            } else {
-                void *data = p->rbuf;
-                size_t capacity = size;
-                int tag = 0;
-                while (p->net->irecv(p->recv, 1, &data, &capacity, &tag, &p->recv_mr, NULL, &reqs[i]) == ncclSuccess &&
-                       reqs[i] == NULL) {
-                }
+    void *reqs[WINDOW];
+    long total = (long)WINDOW * windows, posted = 0, done = 0;
+    double start = now_seconds(), deadline = start + 60;
+    for (int idle = 0; done < total;) {
+        int progressed = 0;
+        while (posted < total && posted - done < WINDOW) {
+            void *req = post_next(p, size);
+            if (req == NULL) {
+                break;
             }
+            reqs[posted++ % WINDOW] = req;
+            progressed = 1;
         }
-        for (int i = 0; i < WINDOW; i++) {
-            if (reqs[i] == NULL || await_request(p->net, reqs[i], NULL, 60) != ncclSuccess) {
-                check(0, "window %d, request %d", w, i);
+        if (done < posted) {
+            int finished = 0;
+            if (p->net->test(reqs[done % WINDOW], &finished, NULL) != ncclSuccess) {
+                check(0, "transfer %ld of %ld", done, total);
                 exit(1);
             }
+            if (finished) {
+                done++;
+                progressed = 1;
+            }
+        }
+        idle = progressed ? 0 : idle + 1;
+        if (idle >= 200) {
+            if (now_seconds() > deadline) {
+                check(0, "transfer %ld of %ld completed within 60 s", done, total);
+                exit(1);
+            }
+            sched_yield();
         }
     }
     /* Rank 1 says it has everything: the time is rank 0's until then. */
@@ -120,7 +157,7 @@ static double window(struct peer *p, size_t size, int windows) {
         post_and_wait_send(p, 1);
     }
     double seconds = now_seconds() - start;
-    return (double)size * WINDOW * windows / seconds / 1e9; /* GB/s */
+    return (double)size * total / seconds / 1e9; /* GB/s */
 }
 
 static int iterations(size_t size, int bandwidth) {
@@ -144,11 +181,11 @@ static long long allocated(struct peer *p) {
     return java_allocated_on_this_thread();
 }
 
-static void connect_both(struct peer *p, int sock) {
+static void connect_both(struct peer *p) {
     unsigned char mine[NCCL_NET_HANDLE_MAXSIZE], theirs[NCCL_NET_HANDLE_MAXSIZE];
     void *listen = NULL;
-    if (p->net->listen(p->ctx, 0, mine, &listen) != ncclSuccess || write(sock, mine, sizeof mine) != sizeof mine ||
-        read(sock, theirs, sizeof theirs) != sizeof theirs) {
+    if (p->net->listen(p->ctx, 0, mine, &listen) != ncclSuccess || write(p->sock, mine, sizeof mine) != sizeof mine ||
+        read(p->sock, theirs, sizeof theirs) != sizeof theirs) {
         check(0, "listen and exchange handles");
         exit(1);
     }
@@ -168,42 +205,85 @@ static void connect_both(struct peer *p, int sock) {
     }
 }
 
+/* Whether either rank says yes: rank 1 tells rank 0, which answers for both. Exits on a broken socket. */
+static int any_rank(struct peer *p, int mine) {
+    int theirs = 0, any = mine;
+    if (p->rank == 1) {
+        if (write(p->sock, &mine, sizeof mine) != sizeof mine || read(p->sock, &any, sizeof any) != sizeof any) {
+            exit(1);
+        }
+        return any;
+    }
+    if (read(p->sock, &theirs, sizeof theirs) != sizeof theirs) {
+        exit(1);
+    }
+    any = mine || theirs;
+    if (write(p->sock, &any, sizeof any) != sizeof any) {
+        exit(1);
+    }
+    return any;
+}
+
+static double timed(struct peer *p, size_t size, int bandwidth, int iters) {
+    return bandwidth ? window(p, size, iters) : pingpong(p, size, iters);
+}
+
 /*
- * The untimed pass before each size, as ofinet-perf's --untimed: the size's own measurement, in
- * rounds of `iters`, until at least 10,000 iterations (at most 1 GiB moved) and 1 s have run, so
- * that the size's path (eager, announced, written) leaves the interpreter and the JIT's
- * compilations before it is timed. Both ranks run the same count: rank 0 decides and tells rank 1.
+ * The untimed pass before each size, as ofinet-perf's: the size's own measurement, in rounds of
+ * `iters`, until at least 10,000 iterations (at most 1 GiB moved) and 1 s have run and both ranks'
+ * JIT compilers have been quiet for JIT_QUIET_SECONDS (at most 30 s in all), so that the size's
+ * path (eager, announced, written) is compiled before it is timed. Rank 0 decides for both.
  */
-static int untimed_pass(struct peer *p, int sock, size_t size, int bandwidth, int iters) {
+static void untimed_pass(struct peer *p, size_t size, int bandwidth, int iters) {
     long long per_iteration = bandwidth ? (long long)size * WINDOW : (long long)size;
     long long wanted = 10000;
     if (per_iteration > 0 && wanted * per_iteration > (1LL << 30)) {
         wanted = (1LL << 30) / per_iteration;
     }
     long long done = 0;
-    double until = now_seconds() + 1.0;
-    for (;;) {
-        int more = p->rank == 0 ? (done < wanted || now_seconds() < until) : 1;
-        if (p->rank == 0 && write(sock, &more, sizeof more) != sizeof more) {
-            return 1;
-        }
-        if (p->rank == 1 && read(sock, &more, sizeof more) != sizeof more) {
-            return 1;
-        }
-        if (!more) {
-            return 0;
-        }
-        if (bandwidth) {
-            window(p, size, iters);
-        } else {
-            pingpong(p, size, iters);
-        }
+    double start = now_seconds();
+    struct jit_watch jit = {.seen = -1};
+    for (int more = 1; more;) {
+        timed(p, size, bandwidth, iters);
         done += iters;
+        double now = now_seconds();
+        int compiling = any_rank(p, !jit_quiet(&jit, now));
+        more = done < wanted || now - start < 1.0 || (compiling && now - start < 30.0);
+        more = any_rank(p, p->rank == 0 && more); /* rank 0's decision, for both */
     }
 }
 
+/* The warm-up, run again while either rank's compilers worked during it (at most MAX_WARMUPS times). */
+static void warm_up(struct peer *p, size_t size, int bandwidth, int iters) {
+    for (int n = 0; n < MAX_WARMUPS; n++) {
+        long long before = jit_compiler_ns();
+        timed(p, size, bandwidth, iters);
+        if (!any_rank(p, jit_worked_since(before))) {
+            return;
+        }
+    }
+}
+
+/*
+ * REPS timed repetitions; one during which either rank's compilers worked is run again after a
+ * warm-up, at most REDO_BUDGET times. Returns how many were run again.
+ */
+static int repetitions(struct peer *p, size_t size, int bandwidth, int iters, double *reps) {
+    int redone = 0;
+    for (int r = 0; r < REPS; r++) {
+        long long before = jit_compiler_ns();
+        reps[r] = timed(p, size, bandwidth, iters);
+        if (any_rank(p, redone < REDO_BUDGET && jit_worked_since(before))) {
+            redone++;
+            r--;
+            warm_up(p, size, bandwidth, iters);
+        }
+    }
+    return redone;
+}
+
 static int bench(int rank, int sock, int bandwidth, size_t *sizes, int nsizes) {
-    struct peer p = {.rank = rank};
+    struct peer p = {.rank = rank, .sock = sock};
     driver_side = rank == 0 ? "rank 0" : "rank 1";
     p.sbuf = aligned_alloc(4096, MAX_SIZE);
     p.rbuf = aligned_alloc(4096, MAX_SIZE);
@@ -212,37 +292,31 @@ static int bench(int rank, int sock, int bandwidth, size_t *sizes, int nsizes) {
         p.net->init(&p.ctx, 1, NULL, driver_logger, NULL) != ncclSuccess) {
         return 1;
     }
-    connect_both(&p, sock);
+    connect_both(&p);
     if (rank == 0) {
         printf("# nccl_driver bench %s through ncclNetPlugin_v12; median of %d repetitions, disp = (max - min) / median\n",
                bandwidth ? "bandwidth (16 in flight)" : "latency (one way)", REPS);
-        printf("#%12s %12s %12s %8s\n", "size", bandwidth ? "busbw(GB/s)" : "time(us)", "iters", "disp(%)");
-        printf("csv,size,%s,iters,disp\n", bandwidth ? "gbps" : "us");
+        printf("#%12s %12s %12s %8s %7s\n", "size", bandwidth ? "busbw(GB/s)" : "time(us)", "iters", "disp(%)",
+               "redone");
+        printf("csv,size,%s,iters,disp,redone\n", bandwidth ? "gbps" : "us");
     }
     for (int k = 0; k < nsizes; k++) {
         size_t size = sizes[k];
         int iters = iterations(size, bandwidth);
-        if (untimed_pass(&p, sock, size, bandwidth, iters) != 0) {
-            return 1;
-        }
-        double reps[REPS];
         fill_pattern(p.sbuf, size, (unsigned)size);
-        if (bandwidth) {
-            window(&p, size, iters); /* warm-up */
-        } else {
-            pingpong(&p, size, iters);
-        }
-        for (int r = 0; r < REPS; r++) {
-            reps[r] = bandwidth ? window(&p, size, iters) : pingpong(&p, size, iters);
-        }
+        untimed_pass(&p, size, bandwidth, iters);
+        warm_up(&p, size, bandwidth, iters);
+        double reps[REPS];
+        int redone = repetitions(&p, size, bandwidth, iters, reps);
         if (!bandwidth || rank == 1) {
             check(has_pattern(p.rbuf, size, (unsigned)size), "%zu bytes arrived intact", size);
         }
         qsort(reps, REPS, sizeof reps[0], by_value);
         double median = reps[REPS / 2];
         if (rank == 0) {
-            printf("%13zu %12.3f %12d %8.1f\n", size, median, iters, (reps[REPS - 1] - reps[0]) / median * 100);
-            printf("csv,%zu,%.4f,%d,%.2f\n", size, median, iters, (reps[REPS - 1] - reps[0]) / median * 100);
+            double disp = (reps[REPS - 1] - reps[0]) / median * 100;
+            printf("%13zu %12.3f %12d %8.1f %7d\n", size, median, iters, disp, redone);
+            printf("csv,%zu,%.4f,%d,%.2f,%d\n", size, median, iters, disp, redone);
         }
     }
     if (!bandwidth) {

@@ -116,6 +116,9 @@ class NcclDriverIT {
                 "bench", "bandwidth", "65536");
         assertEquals(0, bandwidth.exitCode(), bandwidth.output());
         assertTrue(bandwidth.output().contains("csv,65536,"), bandwidth.output());
+        // How many repetitions the JIT gate ran again is reported beside each figure.
+        assertTrue(Pattern.compile("(?m)^csv,65536,[0-9.]+,\\d+,[0-9.]+,\\d+$").matcher(bandwidth.output()).find(),
+                bandwidth.output());
     }
 
     @ParameterizedTest(name = "{0}, {1}")
