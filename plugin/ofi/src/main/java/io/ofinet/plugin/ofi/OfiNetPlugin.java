@@ -3,7 +3,6 @@ package io.ofinet.plugin.ofi;
 import io.ofinet.config.ConfigEnvironment;
 import io.ofinet.config.ConfigLoader;
 import io.ofinet.fabric.FabricProvider;
-import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.fabric.ofi.OfiDiscovery;
 import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.mr.MrHandle;
@@ -21,7 +20,6 @@ import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
-import io.ofinet.rdma.wire.Limits;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.Optional;
@@ -40,6 +38,7 @@ public final class OfiNetPlugin implements NetPlugin {
     public static final long MAX_P2P_BYTES = 0xFFFFFFFFL;
 
     private final PluginDevices devices;
+    private final PluginChecks checks = new PluginChecks(this);
 
     /** The plugin as ServiceLoader makes it: real libfabric, the layout of this process's configuration. */
     public OfiNetPlugin() {
@@ -82,7 +81,7 @@ public final class OfiNetPlugin implements NetPlugin {
 
     @Override
     public Map<String, Long> statistics(Handles.Comm comm) throws NetException {
-        OfiHandles.Comm c = ours(comm, OfiHandles.Comm.class, "statistics", "communicator");
+        OfiHandles.Comm c = checks.ours(comm, OfiHandles.Comm.class, "statistics", "communicator");
         return (c instanceof OfiHandles.Send s ? s.inner.statistics() : ((OfiHandles.Recv) c).inner.statistics())
                 .asMap();
     }
@@ -121,7 +120,7 @@ public final class OfiNetPlugin implements NetPlugin {
 
     @Override
     public Handles.RecvComm accept(Handles.ListenComm listenComm) throws NetException {
-        OfiHandles.Listen listen = ours(listenComm, OfiHandles.Listen.class, "accept", "listen communicator");
+        OfiHandles.Listen listen = checks.ours(listenComm, OfiHandles.Listen.class, "accept", "listen communicator");
         if (listen.closed) {
             throw new NetException(NetResult.INVALID_USAGE, "accept: the listen communicator is closed");
         }
@@ -134,25 +133,9 @@ public final class OfiNetPlugin implements NetPlugin {
         }
     }
 
-    private <T> T ours(Object handle, Class<T> type, String operation, String what) throws NetException {
-        if (!type.isInstance(handle) || ((OfiHandles.Owned) handle).owner() != this) {
-            throw new NetException(NetResult.INVALID_USAGE, operation + ": " + (handle == null ? "no " + what
-                    : "a " + what + " that this plugin did not make"));
-        }
-        return type.cast(handle);
-    }
-
-    private OfiHandles.Comm openComm(Handles.Comm comm, String operation) throws NetException {
-        OfiHandles.Comm c = ours(comm, OfiHandles.Comm.class, operation, "communicator");
-        if (c.closed) {
-            throw new NetException(NetResult.INVALID_USAGE, operation + ": the communicator is closed");
-        }
-        return c;
-    }
-
     @Override
     public Handles.MrHandle regMr(Handles.Comm comm, long address, long size, MemoryType type) throws NetException {
-        OfiHandles.Comm c = openComm(comm, "regMr");
+        OfiHandles.Comm c = checks.openComm(comm, "regMr");
         if (type != MemoryType.HOST) {
             throw new NetException(NetResult.INVALID_USAGE, "regMr: " + type + " memory is not supported: ofinet"
                     + " registers host memory only (ptrSupport HOST)");
@@ -170,27 +153,13 @@ public final class OfiNetPlugin implements NetPlugin {
 
     @Override
     public Handles.MrHandle regMr(Handles.Comm comm, ByteBuffer buffer) throws NetException {
-        return regMr(comm, address(buffer, "regMr"), buffer.remaining(), MemoryType.HOST);
-    }
-
-    private static long address(ByteBuffer buffer, String operation) throws NetException {
-        return address(null, buffer, operation);
-    }
-
-    /** The address of {@code buffer}'s position, remembered by {@code comm} (when it is ours) for the next post. */
-    private static long address(Handles.Comm comm, ByteBuffer buffer, String operation) throws NetException {
-        if (buffer == null || !buffer.isDirect()) {
-            throw new NetException(NetResult.INVALID_ARGUMENT, operation + ": a direct ByteBuffer is required; heap"
-                    + " memory cannot be registered");
-        }
-        long base = comm instanceof OfiHandles.Comm c ? c.addressOf(buffer) : NativeMemory.addressOf(buffer);
-        return base + buffer.position();
+        return regMr(comm, PluginChecks.address(null, buffer, "regMr"), buffer.remaining(), MemoryType.HOST);
     }
 
     @Override
     public Handles.MrHandle regMrDmaBuf(Handles.Comm comm, long address, long size, MemoryType type, long offset,
             int fd) throws NetException {
-        openComm(comm, "regMrDmaBuf");
+        checks.openComm(comm, "regMrDmaBuf");
         throw new NetException(NetResult.INVALID_USAGE, "regMrDmaBuf: dma-buf memory is not supported: ofinet"
                 + " registers host memory only (ptrSupport HOST)");
     }
@@ -199,8 +168,8 @@ public final class OfiNetPlugin implements NetPlugin {
     public void deregMr(Handles.Comm comm, Handles.MrHandle mhandle) throws NetException {
         // A closed communicator will do: its requests ended with it, and its buffers must still
         // be released.
-        ours(comm, OfiHandles.Comm.class, "deregMr", "communicator");
-        OfiHandles.Mr mr = ours(mhandle, OfiHandles.Mr.class, "deregMr", "memory handle");
+        checks.ours(comm, OfiHandles.Comm.class, "deregMr", "communicator");
+        OfiHandles.Mr mr = checks.ours(mhandle, OfiHandles.Mr.class, "deregMr", "memory handle");
         if (mr.closed) {
             throw new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle was deregistered already");
         }
@@ -218,32 +187,15 @@ public final class OfiNetPlugin implements NetPlugin {
         }
     }
 
-    /** The plugin's memory handle, checked for {@code comm}; null for null. */
-    private OfiHandles.Mr mr(Handles.MrHandle mhandle, OfiHandles.Comm comm, String operation) throws NetException {
-        if (mhandle == null) {
-            return null;
-        }
-        OfiHandles.Mr mr = ours(mhandle, OfiHandles.Mr.class, operation, "memory handle");
-        if (mr.closed) {
-            throw new NetException(NetResult.INVALID_USAGE, operation + ": the memory handle was deregistered");
-        }
-        if (mr.endpoint != comm.endpoint) {
-            throw new NetException(NetResult.INVALID_USAGE, operation + ": the memory handle was registered for a"
-                    + " communicator of another endpoint");
-        }
-        return mr;
-    }
-
     @Override
     public Handles.Request isend(Handles.SendComm comm, long address, long size, int tag, Handles.MrHandle mhandle)
             throws NetException {
-        OfiHandles.Send send = (OfiHandles.Send) openComm(ours(comm, OfiHandles.Send.class, "isend",
-                "send communicator"), "isend");
+        OfiHandles.Send send = checks.send(comm, "isend");
         if (size < 0 || size > MAX_P2P_BYTES) {
             throw new NetException(NetResult.INVALID_USAGE, "isend: " + size + " bytes; maxP2pBytes is "
                     + MAX_P2P_BYTES);
         }
-        OfiHandles.Mr mr = mr(mhandle, send, "isend");
+        OfiHandles.Mr mr = checks.mr(mhandle, send, "isend");
         try {
             Request inner = send.inner.isend(address, size, tag, mr == null ? null : mr.inner);
             send.scratchMrs[0] = mr;
@@ -256,39 +208,14 @@ public final class OfiNetPlugin implements NetPlugin {
     @Override
     public Handles.Request isend(Handles.SendComm comm, ByteBuffer buffer, int tag, Handles.MrHandle mhandle)
             throws NetException {
-        return isend(comm, address(comm, buffer, "isend"), buffer.remaining(), tag, mhandle);
-    }
-
-    private OfiHandles.Recv recvComm(Handles.RecvComm comm, int n, String operation) throws NetException {
-        OfiHandles.Recv recv = (OfiHandles.Recv) openComm(ours(comm, OfiHandles.Recv.class, operation,
-                "receive communicator"), operation);
-        if (n < 1 || n > Limits.MAX_RECVS) {
-            throw new NetException(NetResult.INVALID_USAGE, operation + ": " + n + " buffers; maxRecvs is "
-                    + Limits.MAX_RECVS);
-        }
-        return recv;
-    }
-
-    /** The protocol's handles of buffers 0..n-1, in the communicator's scratch array. */
-    private MrHandle[] mrs(OfiHandles.Recv recv, int n, Handles.MrHandle[] mhandles, String operation)
-            throws NetException {
-        if (mhandles.length < n) {
-            throw new NetException(NetResult.INVALID_ARGUMENT, operation + ": " + n + " buffers, but "
-                    + mhandles.length + " memory handles");
-        }
-        for (int i = 0; i < n; i++) {
-            OfiHandles.Mr mr = mr(mhandles[i], recv, operation);
-            recv.scratchMrs[i] = mr;
-            recv.scratch[i] = mr == null ? null : mr.inner;
-        }
-        return recv.scratch;
+        return isend(comm, PluginChecks.address(comm, buffer, "isend"), buffer.remaining(), tag, mhandle);
     }
 
     @Override
     public Handles.Request irecv(Handles.RecvComm comm, int n, long[] addresses, long[] sizes, int[] tags,
             Handles.MrHandle[] mhandles) throws NetException {
-        OfiHandles.Recv recv = recvComm(comm, n, "irecv");
-        MrHandle[] mrs = mrs(recv, n, mhandles, "irecv");
+        OfiHandles.Recv recv = checks.recv(comm, n, "irecv");
+        MrHandle[] mrs = checks.mrs(recv, n, mhandles, "irecv");
         try {
             Request inner = recv.inner.irecv(n, addresses, sizes, tags, mrs);
             return inner == null ? null : recv.wrap(inner, n, n);
@@ -300,8 +227,8 @@ public final class OfiNetPlugin implements NetPlugin {
     @Override
     public Handles.Request irecv(Handles.RecvComm comm, ByteBuffer buffer, int tag, Handles.MrHandle mhandle)
             throws NetException {
-        OfiHandles.Recv recv = recvComm(comm, 1, "irecv");
-        recv.addresses[0] = address(recv, buffer, "irecv");
+        OfiHandles.Recv recv = checks.recv(comm, 1, "irecv");
+        recv.addresses[0] = PluginChecks.address(recv, buffer, "irecv");
         recv.sizes[0] = buffer.remaining();
         recv.tags[0] = tag;
         recv.mhandles[0] = mhandle;
@@ -311,8 +238,8 @@ public final class OfiNetPlugin implements NetPlugin {
     @Override
     public Handles.Request iflush(Handles.RecvComm comm, int n, long[] addresses, long[] sizes,
             Handles.MrHandle[] mhandles) throws NetException {
-        OfiHandles.Recv recv = recvComm(comm, n, "iflush");
-        MrHandle[] mrs = mrs(recv, n, mhandles, "iflush");
+        OfiHandles.Recv recv = checks.recv(comm, n, "iflush");
+        MrHandle[] mrs = checks.mrs(recv, n, mhandles, "iflush");
         try {
             Request inner = recv.inner.iflush(n, addresses, sizes, mrs);
             return inner == null ? null : recv.wrap(inner, n, 0);
@@ -323,7 +250,7 @@ public final class OfiNetPlugin implements NetPlugin {
 
     @Override
     public boolean test(Handles.Request request, long[] sizes) throws NetException {
-        OfiHandles.PooledRequest r = ours(request, OfiHandles.PooledRequest.class, "test", "request");
+        OfiHandles.PooledRequest r = checks.ours(request, OfiHandles.PooledRequest.class, "test", "request");
         if (r.comm.closed) {
             throw new NetException(NetResult.INVALID_USAGE, "test: the request's communicator is closed");
         }
@@ -349,7 +276,7 @@ public final class OfiNetPlugin implements NetPlugin {
 
     @Override
     public void closeSend(Handles.SendComm comm) throws NetException {
-        OfiHandles.Send send = ours(comm, OfiHandles.Send.class, "closeSend", "send communicator");
+        OfiHandles.Send send = checks.ours(comm, OfiHandles.Send.class, "closeSend", "send communicator");
         if (send.closed) {
             throw new NetException(NetResult.INVALID_USAGE, "closeSend: the communicator is closed already");
         }
@@ -363,7 +290,7 @@ public final class OfiNetPlugin implements NetPlugin {
 
     @Override
     public void closeRecv(Handles.RecvComm comm) throws NetException {
-        OfiHandles.Recv recv = ours(comm, OfiHandles.Recv.class, "closeRecv", "receive communicator");
+        OfiHandles.Recv recv = checks.ours(comm, OfiHandles.Recv.class, "closeRecv", "receive communicator");
         if (recv.closed) {
             throw new NetException(NetResult.INVALID_USAGE, "closeRecv: the communicator is closed already");
         }
@@ -373,7 +300,7 @@ public final class OfiNetPlugin implements NetPlugin {
 
     @Override
     public void closeListen(Handles.ListenComm comm) throws NetException {
-        OfiHandles.Listen listen = ours(comm, OfiHandles.Listen.class, "closeListen", "listen communicator");
+        OfiHandles.Listen listen = checks.ours(comm, OfiHandles.Listen.class, "closeListen", "listen communicator");
         if (listen.closed) {
             throw new NetException(NetResult.INVALID_USAGE, "closeListen: the communicator is closed already");
         }
