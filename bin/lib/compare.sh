@@ -1,6 +1,6 @@
 # Shared by bin/ofinet-compare and bin/lib/compare-allreduce.sh, sourced after common.sh: they only
 # launch programs, and write every figure as a line of a figures file ($figures, its header
-# program,provider,measure,size,round,value,unit; unit us, MB/s or GB/s), from which
+# program,provider,measure,size,round,value,unit; unit us, ns, MB/s or GB/s), from which
 # io.ofinet.tools.compare.CompareReport prints the tables. Needs $work (a directory removed at exit).
 
 # This tree's ofinet-perf and CompareReport, built if needed, and the figures file.
@@ -22,6 +22,30 @@ figure() {
     else
         echo "ofinet-compare: $1 gave no $3 at $4 B on $2 in round $round${5:+ (it printed: $5)}" >&2
     fi
+}
+
+# The host's placement of the machine's two CPUs around each launch (bin/lib/cpu_distance.c: the
+# one-way time of a cache line between them, in ns): placement_build once, placement_start before a
+# launch, placed PROGRAM PROVIDER MEASURE SIZE... after it, which writes the larger of the two
+# readings as a figure (measure MEASURE-placement) for each size the launch measured. Nothing is
+# written where the probe cannot run (no second CPU, no compiler).
+placement_build() {
+    gcc -O2 -o "$work/cpu_distance" "$OFINET_ROOT/bin/lib/cpu_distance.c" -lpthread 2> /dev/null || true
+}
+
+placement_start() {
+    placed_before=$("$work/cpu_distance" 2> /dev/null || true)
+}
+
+placed() {
+    local program=$1 prov=$2 measure=$3 after value s
+    shift 3
+    after=$("$work/cpu_distance" 2> /dev/null || true)
+    value=$(awk -v a="${placed_before:-}" -v b="$after" 'BEGIN { if (a == "" || b == "") exit; print (a + 0 > b + 0 ? a : b) }')
+    [ -n "$value" ] || return 0
+    for s in "$@"; do
+        echo "$program,$prov,$measure-placement,$s,$round,$value,ns" >> "$figures"
+    done
 }
 
 # perf_figures PROGRAM PROVIDER CSV...: the figures of round $round in ofinet-perf's CSV files, read

@@ -10,6 +10,10 @@
  *                             page-aligned buffer, read into a buffer OFFSET bytes past a page
  *                             boundary, for OFFSET 0, 8, ..., 56; then the same with a 40-byte
  *                             header before each write (as libfabric's tcp provider sends a write)
+ *   copy_align stream SECONDS GB/s of one such stream of 1 MiB writes for SECONDS, the writer
+ *                             pinned to CPU 0 and the reader to CPU 1; run beside cpu_distance
+ *                             (docs/measurements/2026-11-27-tcp-two-speeds-the-host-s-placement-of-the-two-cpus.md):
+ *                             while :; do echo "$(cpu_distance) $(copy_align stream 0.5)"; done
  *
  * Build: gcc -O2 -o copy_align bin/lib/copy_align.c -lpthread
  */
@@ -18,6 +22,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,11 +77,27 @@ static void movsb(size_t size)
 struct reader {
 	int fd;
 	size_t size, offset;
+	int cpu; /* -1: not pinned */
 };
+
+/* Pins the calling thread to CPU cpu; -1: leaves it where it is. */
+static void pin(int cpu)
+{
+	if (cpu < 0)
+		return;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0) {
+		fprintf(stderr, "copy_align: cannot pin a thread to CPU %d\n", cpu);
+		exit(1);
+	}
+}
 
 static void *drain(void *arg)
 {
 	struct reader *r = arg;
+	pin(r->cpu);
 	char *buf = page_buffer(r->size + r->offset, 'r');
 	while (recv(r->fd, buf + r->offset, r->size, 0) > 0)
 		;
@@ -84,8 +105,11 @@ static void *drain(void *arg)
 	return NULL;
 }
 
-/* GB/s over one second of writes of [header][size bytes], read OFFSET bytes past a page boundary. */
-static double stream(size_t size, size_t header, size_t offset)
+/*
+ * GB/s over SECONDS of writes of [header][size bytes], read OFFSET bytes past a page boundary; with
+ * PINNED, the writer on CPU 0 and the reader on CPU 1.
+ */
+static double stream(size_t size, size_t header, size_t offset, double seconds, int pinned)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(a);
@@ -95,14 +119,15 @@ static double stream(size_t size, size_t header, size_t offset)
 		perror("loopback connection");
 		exit(1);
 	}
-	struct reader r = { .fd = accept(listener, NULL, NULL), .size = size, .offset = offset };
+	struct reader r = { .fd = accept(listener, NULL, NULL), .size = size, .offset = offset, .cpu = pinned ? 1 : -1 };
 	setsockopt(writer, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	pthread_t thread;
 	pthread_create(&thread, NULL, drain, &r);
+	pin(pinned ? 0 : -1);
 	char *src = page_buffer(size, 'w'), head[64] = { 0 };
 	size_t total = 0;
 	double start = now();
-	while (now() - start < 1.0) {
+	while (now() - start < seconds) {
 		struct iovec iov[2] = { { head, header }, { src, size } };
 		struct msghdr m = { .msg_iov = header ? iov : iov + 1, .msg_iovlen = header ? 2 : 1 };
 		for (size_t left = header + size; left > 0;) {
@@ -144,11 +169,13 @@ int main(int argc, char **argv)
 		for (size_t header = 0; header <= 40; header += 40) {
 			printf("tcp, %zu-byte writes after a %zu-byte header, GB/s by the reader's offset:", size, header);
 			for (size_t offset = 0; offset < 64; offset += 8)
-				printf("  %zu:%.2f", offset, stream(size, header, offset));
+				printf("  %zu:%.2f", offset, stream(size, header, offset, 1.0, 0));
 			printf("\n");
 		}
+	} else if (argc > 2 && strcmp(argv[1], "stream") == 0) {
+		printf("%.2f\n", stream(1 << 20, 0, 0, strtod(argv[2], NULL), 1));
 	} else {
-		fprintf(stderr, "usage: copy_align movsb|tcp [SIZE]\n");
+		fprintf(stderr, "usage: copy_align movsb|tcp [SIZE] | copy_align stream SECONDS\n");
 		return 2;
 	}
 	return 0;

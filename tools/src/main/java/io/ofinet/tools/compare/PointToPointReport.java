@@ -18,7 +18,8 @@ import java.util.SortedMap;
 /**
  * The tables of {@code bin/ofinet-compare} for one provider: one-way latency against {@code
  * fi_pingpong}, bandwidth against the five C schemes of {@code fi_window}, ofinet-perf against the
- * same measurements through NCCL's table, and each program's launches at the slow speed.
+ * same measurements through NCCL's table, each program's launches at the slow speed, and the launches
+ * by the host's placement of the two CPUs ({@link PlacementReport}).
  */
 final class PointToPointReport {
     /** The C schemes of bin/lib/fi_window.c, in the table's order. */
@@ -59,6 +60,20 @@ final class PointToPointReport {
             throughTheTable(provider);
         }
         slowLaunches(provider);
+        List<String> ours = ours();
+        new PlacementReport(figures, out).print(provider, latencySizes, bandwidthSizes, ours.subList(1, ours.size()));
+    }
+
+    /** ofinet's programs that ran: ofinet, then the baseline and the table where they ran. */
+    private List<String> ours() {
+        List<String> ours = new ArrayList<>(List.of(OFINET));
+        if (baseline) {
+            ours.add(BASELINE);
+        }
+        if (table) {
+            ours.add(TABLE);
+        }
+        return ours;
     }
 
     private SortedMap<Integer, BigDecimal> of(String program, String provider, Measure measure, long size) {
@@ -157,13 +172,7 @@ final class PointToPointReport {
 
     private void slowLaunches(String provider) {
         out.printf(Locale.ROOT, "== %s launches at the slow speed, of %d per program and size%n", provider, rounds);
-        List<String> ours = new ArrayList<>(List.of(OFINET));
-        if (baseline) {
-            ours.add(BASELINE);
-        }
-        if (table) {
-            ours.add(TABLE);
-        }
+        List<String> ours = ours();
         List<String> latencyPrograms = new ArrayList<>(List.of(FI_PINGPONG));
         latencyPrograms.addAll(ours);
         for (long s : latencySizes) {

@@ -64,8 +64,13 @@ class FiguresTest {
         Path file = write("figures.csv", "program,provider,measure,size,round,value,unit\n"
                 + "writedata,tcp,bandwidth,1048576,1,4123.5,MB/s\n"
                 + "table,tcp,bandwidth,1048576,1,4.2000,GB/s\n"
-                + "fi_pingpong,tcp,latency,8,2,7.11,us\n");
+                + "fi_pingpong,tcp,latency,8,2,7.11,us\n"
+                + "fi_pingpong,tcp,latency-placement,8,2,37.2,ns\n"
+                + "ofinet,tcp,bandwidth-placement,1048576,1,171.0,ns\n");
         Figures figures = Figures.read(file);
+        assertEquals(Map.of(2, new BigDecimal("37.2")), figures.rounds("fi_pingpong", "tcp", Measure.LATENCY_PLACEMENT, 8));
+        assertEquals(Map.of(1, new BigDecimal("171.0")),
+                figures.rounds("ofinet", "tcp", Measure.BANDWIDTH_PLACEMENT, 1048576));
         assertEquals(Map.of(1, new BigDecimal("4.1235")), figures.rounds("writedata", "tcp", Measure.BANDWIDTH, 1048576));
         assertEquals(Map.of(1, new BigDecimal("4.2000")), figures.rounds("table", "tcp", Measure.BANDWIDTH, 1048576));
         assertEquals(new TreeMap<>(Map.of(2, new BigDecimal("7.11"))),
@@ -85,6 +90,9 @@ class FiguresTest {
         e = assertThrows(IOException.class, () -> Figures.read(write("f.csv", header
                 + "fi_pingpong,tcp,speed,8,1,7.11,us\n")));
         assertTrue(e.getMessage().contains("unknown measure speed"), e.getMessage());
+        e = assertThrows(IOException.class, () -> Figures.read(write("f.csv", header
+                + "fi_pingpong,tcp,latency-placement,8,1,37.2,us\n")));
+        assertTrue(e.getMessage().contains("figure 1: latency-placement in us (it takes ns)"), e.getMessage());
         e = assertThrows(IOException.class, () -> Figures.read(write("f.csv", "program,provider,measure,size,value\n")));
         assertTrue(e.getMessage().contains("no column round, unit"), e.getMessage());
     }

@@ -122,4 +122,37 @@ class ReportTest {
         assertEquals(String.format("%-10s %18s %18s %8s %8s", 1048576, "2.000", "2.2000", "1.10", "1.10"), lines.get(2));
         assertEquals(String.format("%-10s %18s %18s %8s %8s", 1048576, "3.000", "3.3000", "1.10", "-"), lines.get(6));
     }
+
+    @Test
+    void launchesAreCountedByTheCpusPlacementAndComparedWhereBothRanNear() throws IOException {
+        add("fi_pingpong", Measure.LATENCY, 8, "7.0", "7.1", "15.0");
+        add("fi_pingpong", Measure.LATENCY_PLACEMENT, 8, "30", "31", "170");
+        add("ofinet", Measure.LATENCY, 8, "7.5", "16.0", "7.4");
+        add("ofinet", Measure.LATENCY_PLACEMENT, 8, "30", "165", "31");
+        // Round 2: writedata ran far, so send is the round's fastest near scheme.
+        add("writedata", Measure.BANDWIDTH, 1048576, "4.0", "2.0", "4.3");
+        add("writedata", Measure.BANDWIDTH_PLACEMENT, 1048576, "30", "170", "30");
+        add("send", Measure.BANDWIDTH, 1048576, "3.9", "3.95", "4.0");
+        add("send", Measure.BANDWIDTH_PLACEMENT, 1048576, "30", "30", "30");
+        add("ofinet", Measure.BANDWIDTH, 1048576, "3.8", "3.9", "1.9");
+        add("ofinet", Measure.BANDWIDTH_PLACEMENT, 1048576, "30", "30", "175");
+        List<String> lines = pointToPoint(false, false);
+        int header = lines.indexOf(lines.stream().filter(l -> l.startsWith("== tcp launches by the CPUs' placement"))
+                .findFirst().orElseThrow());
+        assertEquals("== tcp launches by the CPUs' placement (a cache line from CPU 0 to CPU 1: 30 ns at the nearest;"
+                + " far above 60 ns)", lines.get(header));
+        // Both near in round 1 only: 7.5 / 7.0. The 4096 B size has no placed launch: no line.
+        assertEquals("latency 8: fi_pingpong far 1/3 slow 0/2; ofinet far 1/3 slow 0/2; ofinet ÷ fi_pingpong 1.07 (1);",
+                lines.get(header + 1));
+        // Near rounds 1 and 2: 3.8 / 4.0 and 3.9 / 3.95, median 0.97.
+        assertEquals("bandwidth 1048576: writedata far 1/3 slow 0/2; send far 0/3 slow 0/3; ofinet far 1/3 slow 0/2;"
+                + " ofinet ÷ the fastest C scheme 0.97 (2);", lines.get(header + 2));
+        assertTrue(lines.get(header + 3).startsWith("(far: "), lines.get(header + 3));
+    }
+
+    @Test
+    void withoutPlacementsThereIsNoPlacementReport() throws IOException {
+        latencyAndBandwidth();
+        assertTrue(pointToPoint(false, false).stream().noneMatch(l -> l.contains("placement")));
+    }
 }
