@@ -1,8 +1,8 @@
 /*
  * cpu_distance: how far apart the host has placed this machine's first two CPUs, as the one-way
  * time of a cache line between them: two threads pinned to CPU 0 and CPU 1 pass a counter back and
- * forth. Prints the median of five bursts in ns. On this project's machine the figure is about
- * 37 ns in some phases and 160-180 ns in others; every copy between two processes (a loopback TCP
+ * forth. Prints the median of five bursts in ns. On this project's machine the figure is 25-50 ns
+ * in some phases and 160-180 ns in others; every copy between two processes (a loopback TCP
  * stream, shm's process_vm_writev) runs two to three times slower in the far placement
  * (docs/measurements/2026-11-27-tcp-two-speeds-the-host-s-placement-of-the-two-cpus.md).
  * bin/ofinet-compare runs it around every launch.
