@@ -17,8 +17,8 @@ import java.util.TreeMap;
  * The figures of one comparison, from its figures file: a CSV of one figure a line under the header
  * {@code program,provider,measure,size,round,value,unit}, read by those names. The scripts append
  * the C programs' figures as the programs print them (unit {@code us}, {@code MB/s} or {@code
- * GB/s}) and ofinet-perf's through {@link #fromPerfCsv}; a rate in MB/s (10<sup>6</sup> bytes a
- * second) is held in GB/s, exactly.
+ * GB/s}), each launch's placement of the CPUs (unit {@code ns}) and ofinet-perf's figures through
+ * {@link #fromPerfCsv}; a rate in MB/s (10<sup>6</sup> bytes a second) is held in GB/s, exactly.
  */
 final class Figures {
     /** The figures file's columns. */
