@@ -1,8 +1,6 @@
 package io.ofinet.rdma;
 
-import io.ofinet.config.DeviceParameters;
 import io.ofinet.fabric.FabricException;
-import io.ofinet.fabric.HostMemory;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
 import io.ofinet.mr.Use;
@@ -11,9 +9,7 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.rail.Connection;
-import io.ofinet.rdma.rail.Peers;
 import io.ofinet.rdma.rail.ProcessCheck;
-import io.ofinet.rdma.rail.RailSet;
 import io.ofinet.rdma.sched.RailScheduler;
 import io.ofinet.rdma.send.Mailbox;
 import io.ofinet.rdma.send.SendComm;
@@ -39,11 +35,7 @@ final class Connector {
     private final Handshake handshake;
     private final int dataRails;
     private final int controlRails;
-    private final DeviceParameters params;
-    private final HostMemory memory;
     private final CommTable comms;
-    private final RailSet rails;
-    private final Peers peers;
     private final ProgressEngine engine;
     private final EndpointPools pools;
     private final CommParts parts;
@@ -57,11 +49,7 @@ final class Connector {
         this.handshake = handshake;
         this.dataRails = endpoint.dataRails();
         this.controlRails = endpoint.controlRails();
-        this.params = endpoint.params;
-        this.memory = endpoint.memory;
         this.comms = endpoint.comms;
-        this.rails = endpoint.railSet;
-        this.peers = endpoint.peers;
         this.engine = endpoint.engine;
         this.pools = endpoint.pools;
         this.parts = endpoint.commParts;
@@ -108,7 +96,7 @@ final class Connector {
             connecting.remove(key);
             closing.closeSend(comm);
             throw new RdmaException(ErrorCategory.REMOTE, "connect: the listener did not answer within "
-                    + params.connectionTimeoutMs() + " ms (connectionTimeoutMs)");
+                    + parts.params().connectionTimeoutMs() + " ms (connectionTimeoutMs)");
         }
         return null;
     }
@@ -126,12 +114,13 @@ final class Connector {
         long inserted = Connection.NOT_INSERTED;
         try {
             long bytes = (long) Limits.WINDOW * slotBytes;
-            mailbox = memory.allocate(bytes);
+            mailbox = parts.memory().allocate(bytes);
             mailboxMr = pools.register(mailbox, bytes, Use.CONTROL_MAILBOX);
-            long listener = peers.insert(dataRails, handle.address());
+            long listener = parts.peers().insert(dataRails, handle.address());
             inserted = listener;
             SendComm comm = new SendComm(parts, closing::closeSend, id, handshake.newToken(),
-                    System.nanoTime() + params.connectionTimeoutMs() * 1_000_000L, new Mailbox(mailbox, mailboxMr, slotBytes));
+                    System.nanoTime() + parts.params().connectionTimeoutMs() * 1_000_000L,
+                    new Mailbox(mailbox, mailboxMr, slotBytes));
             comms.add(comm);
             long[] keys = new long[controlRails];
             for (int c = 0; c < controlRails; c++) {
@@ -139,14 +128,15 @@ final class Connector {
             }
             HandshakeMessage connect = HandshakeMessage.connect(dataRails, controlRails, handle.listenId(), id,
                     mailboxMr.remoteAddress(RailKind.CONTROL, 0, 0), Limits.WINDOW, slotBytes, keys,
-                    rails.names(0, dataRails), rails.names(dataRails, controlRails), ProcessCheck.SELF, comm.token(), handshake.eagerMaxSize());
+                    parts.rails().names(0, dataRails), parts.rails().names(dataRails, controlRails), ProcessCheck.SELF,
+                    comm.token(), handshake.eagerMaxSize());
             // The listener's address is used for the connect message only: the connection inserts
             // the acceptor's addresses (the same, on control rail 0) for itself.
             handshake.send(connect, listener, () -> {
-                peers.release(dataRails, listener);
+                parts.peers().release(dataRails, listener);
                 comm.connecting().sent();
             }, cause -> {
-                peers.release(dataRails, listener);
+                parts.peers().release(dataRails, listener);
                 comm.connecting().failed(new RdmaException(ErrorCategory.REMOTE,
                         "connect: the connect message did not reach the listener: " + cause.getMessage(), cause));
             });
@@ -165,7 +155,7 @@ final class Connector {
         duties.releaseMailbox(mailbox, mailboxMr);
         comms.abandon(id);
         if (listener != Connection.NOT_INSERTED) {
-            peers.release(dataRails, listener);
+            parts.peers().release(dataRails, listener);
         }
     }
 
@@ -184,8 +174,8 @@ final class Connector {
         }
         Connection acceptor;
         try {
-            acceptor = Connection.inserted(peers, engine, !params.peerProcessCheckDisabled(), m.acceptorCommId(), m,
-                    Connection.NOT_INSERTED);
+            acceptor = Connection.inserted(parts.peers(), engine, !parts.params().peerProcessCheckDisabled(),
+                    m.acceptorCommId(), m, Connection.NOT_INSERTED);
         } catch (FabricException e) {
             comm.connecting().failed(new RdmaException(ErrorCategory.SYSTEM, "connect: the acceptor's addresses: "
                     + e.getMessage(), e));
@@ -193,8 +183,8 @@ final class Connector {
         }
         // Ready for announcements from now on: the receiver may post before connect() returns.
         comm.accepted(acceptor,
-                new RailScheduler(dataRails, params.minStripeSizeBytes(),
-                        params.schedMaxSmallRrSizeBytes()), params.peerTimeoutMs(),
+                new RailScheduler(dataRails, parts.params().minStripeSizeBytes(),
+                        parts.params().schedMaxSmallRrSizeBytes()), parts.params().peerTimeoutMs(),
                 System.nanoTime());
         comms.connected(comm);
     }

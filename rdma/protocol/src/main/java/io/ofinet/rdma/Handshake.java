@@ -1,18 +1,14 @@
 package io.ofinet.rdma;
 
-import io.ofinet.config.DeviceParameters;
 import io.ofinet.config.Parameter;
 import io.ofinet.fabric.FabricException;
-import io.ofinet.fabric.HostMemory;
 import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.PeerQueue;
 import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.rail.Connection;
-import io.ofinet.rdma.rail.Peers;
 import io.ofinet.rdma.rail.ProcessCheck;
-import io.ofinet.rdma.rail.RailSet;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.HandshakeMessage;
@@ -41,11 +37,7 @@ final class Handshake {
     private final List<RecvComm> accepting = new ArrayList<>();
     /** The connecting side, and the parts of the endpoint the accepting side uses; set by {@link #open}. */
     private Connector connector;
-    private DeviceParameters params;
-    private HostMemory memory;
     private CommTable comms;
-    private RailSet rails;
-    private Peers peers;
     private ProgressEngine engine;
     private EndpointPools pools;
     private CommParts parts;
@@ -67,11 +59,7 @@ final class Handshake {
 
     /** Takes the parts of the endpoint it uses, and makes the connecting side, once the rails and pools are open. */
     void open() {
-        this.params = endpoint.params;
-        this.memory = endpoint.memory;
         this.comms = endpoint.comms;
-        this.rails = endpoint.railSet;
-        this.peers = endpoint.peers;
         this.engine = endpoint.engine;
         this.pools = endpoint.pools;
         this.parts = endpoint.commParts;
@@ -107,7 +95,7 @@ final class Handshake {
     ListenComm listen() throws RdmaException {
         int id = listenIds.allocate();
         try {
-            byte[] address = rails.controlEndpoint(0).name();
+            byte[] address = parts.rails().controlEndpoint(0).name();
             if (address.length > Limits.MAX_ADDRESS_BYTES) {
                 throw new RdmaException(ErrorCategory.INTERNAL, "an endpoint address of " + address.length
                         + " bytes does not fit a listen handle");
@@ -144,7 +132,7 @@ final class Handshake {
         }
         byte[] bytes = new byte[HandshakeMessage.MAX_BYTES];
         int n = message.encode(bytes);
-        PeerQueue queue = peers.queue(dataRails, dest);
+        PeerQueue queue = parts.peers().queue(dataRails, dest);
         // A new handshake gives a condemned destination a new chance: if the peer is really gone,
         // this connection fails on its own evidence or connectionTimeoutMs.
         if (message.type() != HandshakeMessage.Type.REJECT) {
@@ -174,7 +162,7 @@ final class Handshake {
     void onMessage(long address, int length) {
         HandshakeMessage message;
         try {
-            memory.read(address, received, 0, length);
+            parts.memory().read(address, received, 0, length);
             message = HandshakeMessage.decode(received, length);
         } catch (RdmaException e) {
             dropped++;
@@ -204,9 +192,9 @@ final class Handshake {
     }
 
     private void onConnect(HandshakeMessage m) throws FabricException, RdmaException {
-        long reply = peers.insert(dataRails, m.controlAddresses().get(0), m.process());
+        long reply = parts.peers().insert(dataRails, m.controlAddresses().get(0), m.process());
         ListenComm listen = listens.get(m.listenId());
-        long maxPending = params.get(Parameter.MAX_PENDING_CONNECTIONS);
+        long maxPending = parts.params().get(Parameter.MAX_PENDING_CONNECTIONS);
         String refusal = listen == null ? "no listen communicator " + m.listenId() + " on this endpoint"
                 : m.dataRails() != dataRails || m.controlRails() != controlRails ? "rail counts differ: the listener"
                 + " has " + dataRails + " data and " + controlRails + " control rails, the connector "
@@ -220,19 +208,20 @@ final class Handshake {
             refused++;
             LOG.log(Level.WARNING, "refusing a connection: {0}", refusal);
             send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), refusal), reply,
-                    () -> peers.release(dataRails, reply), cause -> peers.release(dataRails, reply));
+                    () -> parts.peers().release(dataRails, reply), cause -> parts.peers().release(dataRails, reply));
             return;
         }
         Connection sender;
         try {
-            sender = Connection.inserted(peers, engine, !params.peerProcessCheckDisabled(), m.connectorCommId(), m, reply);
+            sender = Connection.inserted(parts.peers(), engine, !parts.params().peerProcessCheckDisabled(),
+                    m.connectorCommId(), m, reply);
         } catch (FabricException e) {
             // The connector hears why at once rather than after connectionTimeoutMs.
             refused++;
             String reason = "the listener cannot take the connector's addresses: " + e.getMessage();
             LOG.log(Level.WARNING, "refusing a connection: {0}", reason);
             send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), reason), reply,
-                    () -> peers.release(dataRails, reply), cause -> peers.release(dataRails, reply));
+                    () -> parts.peers().release(dataRails, reply), cause -> parts.peers().release(dataRails, reply));
             return;
         }
         int id = comms.newRecvId();
@@ -242,7 +231,7 @@ final class Handshake {
         accepting.add(comm);
         listen.handshaking++;
         send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
-                rails.names(0, dataRails), rails.names(dataRails, controlRails), ProcessCheck.SELF,
+                parts.rails().names(0, dataRails), parts.rails().names(dataRails, controlRails), ProcessCheck.SELF,
                 comm.token(), eagerMaxSize()),
                 reply, () -> {
                     accepting.remove(comm);
