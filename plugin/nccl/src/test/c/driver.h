@@ -34,6 +34,21 @@ ncclNet_v12_t *load_table(void);
 /* Seconds since an arbitrary start. */
 double now_seconds(void);
 
+/*
+ * Polling as ofinet-perf's Java loop waits, so that the two measure the same wait: after IDLE_POLLS
+ * polls in a row that found nothing, a yield after each (NCCL's proxy thread yields after every pass
+ * that progressed nothing). The clock is read only then, as a proxy's poll reads none. Call
+ * idle_poll after a poll that found nothing (it returns 0 once the deadline has passed; a deadline
+ * of 0 is set `seconds` after the first reading) and zero `idle` after one that progressed.
+ */
+#define IDLE_POLLS 200
+struct idle_polls {
+    int idle;
+    double deadline;
+    double seconds;
+};
+int idle_poll(struct idle_polls *w);
+
 /* Calls test until done or an error; returns the result (ncclSystemError on the deadline). */
 ncclResult_t await_request(ncclNet_v12_t *net, void *request, int *sizes, double seconds);
 

@@ -14,7 +14,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,8 +118,9 @@ static void *post_next(struct peer *p, size_t size) {
 static double window(struct peer *p, size_t size, int windows) {
     void *reqs[WINDOW];
     long total = (long)WINDOW * windows, posted = 0, done = 0;
-    double start = now_seconds(), deadline = start + 60;
-    for (int idle = 0; done < total;) {
+    double start = now_seconds();
+    struct idle_polls wait = {.deadline = start + 60, .seconds = 60};
+    while (done < total) {
         int progressed = 0;
         while (posted < total && posted - done < WINDOW) {
             void *req = post_next(p, size);
@@ -141,13 +141,11 @@ static double window(struct peer *p, size_t size, int windows) {
                 progressed = 1;
             }
         }
-        idle = progressed ? 0 : idle + 1;
-        if (idle >= 200) {
-            if (now_seconds() > deadline) {
-                check(0, "transfer %ld of %ld completed within 60 s", done, total);
-                exit(1);
-            }
-            sched_yield();
+        if (progressed) {
+            wait.idle = 0;
+        } else if (!idle_poll(&wait)) {
+            check(0, "transfer %ld of %ld completed within 60 s", done, total);
+            exit(1);
         }
     }
     /* Rank 1 says it has everything: the time is rank 0's until then. */
@@ -248,8 +246,8 @@ static void untimed_pass(struct peer *p, size_t size, int bandwidth, int iters) 
         done += iters;
         double now = now_seconds();
         int compiling = any_rank(p, !jit_quiet(&jit, now));
-        more = done < wanted || now - start < 1.0 || (compiling && now - start < 30.0);
-        more = any_rank(p, p->rank == 0 && more); /* rank 0's decision, for both */
+        /* Rank 0's decision, for both. */
+        more = any_rank(p, p->rank == 0 && (done < wanted || now - start < 1.0 || (compiling && now - start < 30.0)));
     }
 }
 

@@ -108,29 +108,31 @@ double now_seconds(void) {
     return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/*
- * Tests the request until it is done. Waits as ofinet-perf's Java loop does, so that the two
- * measure the same wait: 200 polls, then a yield after each poll that finds nothing done (NCCL's
- * proxy thread yields after every pass that progressed nothing).
- */
+int idle_poll(struct idle_polls *w) {
+    if (++w->idle < IDLE_POLLS) {
+        return 1;
+    }
+    double now = now_seconds();
+    if (w->deadline == 0) {
+        w->deadline = now + w->seconds;
+    } else if (now > w->deadline) {
+        return 0;
+    }
+    sched_yield();
+    return 1;
+}
+
 ncclResult_t await_request(ncclNet_v12_t *net, void *request, int *sizes, double seconds) {
-    double deadline = 0;
-    for (int idle = 1;; idle++) {
+    struct idle_polls wait = {.seconds = seconds};
+    for (;;) {
         int done = 0;
         ncclResult_t r = net->test(request, &done, sizes);
         if (r != ncclSuccess || done) {
             return r;
         }
-        /* The clock is read only once polling idles (a proxy's poll reads none): the latency stays the table's. */
-        if (idle >= 200) {
-            double now = now_seconds();
-            if (deadline == 0) {
-                deadline = now + seconds;
-            } else if (now > deadline) {
-                printf("  (a request did not complete in %.0f s)\n", seconds);
-                return ncclSystemError;
-            }
-            sched_yield();
+        if (!idle_poll(&wait)) {
+            printf("  (a request did not complete in %.0f s)\n", seconds);
+            return ncclSystemError;
         }
     }
 }
