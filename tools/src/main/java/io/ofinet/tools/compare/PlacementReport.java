@@ -33,17 +33,18 @@ final class PlacementReport {
     /**
      * The report of {@code provider}; nothing where no launch was placed (no second CPU to measure).
      *
-     * @param ours ofinet's programs after ofinet itself (the baseline, the table), compared with C as ofinet is
+     * @param latencyPrograms fi_pingpong, then ofinet's programs, compared with it
+     * @param bandwidthPrograms the C schemes, then ofinet's programs, compared with the fastest of them
      */
-    void print(String provider, List<Long> latencySizes, List<Long> bandwidthSizes, List<String> ours) {
-        List<String> all = new ArrayList<>(List.of(PointToPointReport.FI_PINGPONG, PointToPointReport.OFINET));
-        all.addAll(PointToPointReport.SCHEMES);
-        all.addAll(ours);
+    void print(String provider, List<Long> latencySizes, List<Long> bandwidthSizes, List<String> latencyPrograms,
+            List<String> bandwidthPrograms) {
         List<BigDecimal> placements = new ArrayList<>();
-        for (String p : all) {
+        for (String p : latencyPrograms) {
             for (long s : latencySizes) {
                 placements.addAll(figures.rounds(p, provider, Measure.LATENCY_PLACEMENT, s).values());
             }
+        }
+        for (String p : bandwidthPrograms) {
             for (long s : bandwidthSizes) {
                 placements.addAll(figures.rounds(p, provider, Measure.BANDWIDTH_PLACEMENT, s).values());
             }
@@ -55,16 +56,11 @@ final class PlacementReport {
         BigDecimal farAbove = nearest.get().multiply(FAR_FACTOR);
         out.printf(Locale.ROOT, "== %s launches by the CPUs' placement (a cache line from CPU 0 to CPU 1: %s ns at the"
                 + " nearest; far above %s ns)%n", provider, nearest.get().toPlainString(), farAbove.toPlainString());
-        List<String> latencyPrograms = new ArrayList<>(List.of(PointToPointReport.FI_PINGPONG, PointToPointReport.OFINET));
-        latencyPrograms.addAll(ours);
         for (long s : latencySizes) {
             line(provider, Measure.LATENCY, s, latencyPrograms, farAbove,
                     near(PointToPointReport.FI_PINGPONG, provider, Measure.LATENCY, s, farAbove), "fi_pingpong")
                     .ifPresent(out::println);
         }
-        List<String> bandwidthPrograms = new ArrayList<>(PointToPointReport.SCHEMES);
-        bandwidthPrograms.add(PointToPointReport.OFINET);
-        bandwidthPrograms.addAll(ours);
         for (long s : bandwidthSizes) {
             List<SortedMap<Integer, BigDecimal>> schemes = new ArrayList<>();
             for (String scheme : PointToPointReport.SCHEMES) {

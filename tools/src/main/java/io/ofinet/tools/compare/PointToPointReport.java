@@ -60,20 +60,21 @@ final class PointToPointReport {
             throughTheTable(provider);
         }
         slowLaunches(provider);
-        List<String> ours = ours();
-        new PlacementReport(figures, out).print(provider, latencySizes, bandwidthSizes, ours.subList(1, ours.size()));
+        new PlacementReport(figures, out).print(provider, latencySizes, bandwidthSizes, programs(FI_PINGPONG),
+                programs(SCHEMES.toArray(new String[0])));
     }
 
-    /** ofinet's programs that ran: ofinet, then the baseline and the table where they ran. */
-    private List<String> ours() {
-        List<String> ours = new ArrayList<>(List.of(OFINET));
+    /** The C programs given, then ofinet's that ran: ofinet, the baseline and the table where they ran. */
+    private List<String> programs(String... c) {
+        List<String> programs = new ArrayList<>(List.of(c));
+        programs.add(OFINET);
         if (baseline) {
-            ours.add(BASELINE);
+            programs.add(BASELINE);
         }
         if (table) {
-            ours.add(TABLE);
+            programs.add(TABLE);
         }
-        return ours;
+        return programs;
     }
 
     private SortedMap<Integer, BigDecimal> of(String program, String provider, Measure measure, long size) {
@@ -172,14 +173,10 @@ final class PointToPointReport {
 
     private void slowLaunches(String provider) {
         out.printf(Locale.ROOT, "== %s launches at the slow speed, of %d per program and size%n", provider, rounds);
-        List<String> ours = ours();
-        List<String> latencyPrograms = new ArrayList<>(List.of(FI_PINGPONG));
-        latencyPrograms.addAll(ours);
         for (long s : latencySizes) {
-            out.println(slowLine(provider, Measure.LATENCY, s, latencyPrograms));
+            out.println(slowLine(provider, Measure.LATENCY, s, programs(FI_PINGPONG)));
         }
-        List<String> bandwidthPrograms = new ArrayList<>(SCHEMES);
-        bandwidthPrograms.addAll(ours);
+        List<String> bandwidthPrograms = programs(SCHEMES.toArray(new String[0]));
         for (long s : bandwidthSizes) {
             out.println(slowLine(provider, Measure.BANDWIDTH, s, bandwidthPrograms));
         }
