@@ -9,7 +9,9 @@ import java.util.Locale;
 /**
  * {@code nccl_driver crossing}'s calls made on the door from Java: the same door code, the same C
  * memory for NCCL's arguments, only the upcall missing. With {@link CrossingJava} (the plugin's own
- * calls) it splits the table's cost per call into the door's work and the crossing itself.
+ * calls) it splits the table's cost per call into the door's work and the crossing itself. With the
+ * argument {@code idle} the door runs over {@link IdlePlugin}, which answers at once: the figures
+ * ("alone:") are then the door's own work per call.
  */
 public final class CrossingDoor {
     private CrossingDoor() {
@@ -22,10 +24,14 @@ public final class CrossingDoor {
     }
 
     public static void main(String[] args) {
-        NcclDoor door = new NcclDoor(new OfiNetPlugin(), new NcclDoor.Log() {
+        boolean idle = args.length > 0 && args[0].equals("idle");
+        String prefix = idle ? "alone" : "door";
+        // Calls on the idle plugin are cheap: more of them, for the JIT to settle before the last round.
+        int scale = idle ? 20 : 1;
+        NcclDoor door = new NcclDoor(idle ? new IdlePlugin() : new OfiNetPlugin(), new NcclDoor.Log() {
             @Override
             public void warn(String message) {
-                System.out.println("door: WARN " + message);
+                System.out.println(prefix + ": WARN " + message);
             }
 
             @Override
@@ -43,7 +49,7 @@ public final class CrossingDoor {
                 for (int i = 0; i < calls; i++) {
                     ok(door.devices(o + 8), "devices");
                 }
-                System.out.printf(Locale.ROOT, "door: round %d: %.1f ns per devices() call%n", round,
+                System.out.printf(Locale.ROOT, "%s: round %d: %.1f ns per devices() call%n", prefix, round,
                         (System.nanoTime() - start) / (double) calls);
             }
             MemorySegment handle = arena.allocate(NcclDoor.HANDLE_BYTES);
@@ -79,7 +85,7 @@ public final class CrossingDoor {
             long done = o + 104;
             out.set(ValueLayout.JAVA_LONG, 64, buf.address() + 4096);
             out.set(ValueLayout.JAVA_LONG, 72, 8);
-            out.set(ValueLayout.JAVA_INT, 80, 99);
+            out.set(ValueLayout.JAVA_INT, 80, IdlePlugin.PENDING_TAG);
             out.set(ValueLayout.JAVA_LONG, 88, rmrs[0]);
             long waiting = 0;
             while (waiting == 0) {
@@ -87,7 +93,7 @@ public final class CrossingDoor {
                 waiting = out.get(ValueLayout.JAVA_LONG, 96);
             }
             for (int round = 0; round < 5; round++) {
-                int calls = 500_000;
+                int calls = 500_000 * scale;
                 long start = System.nanoTime();
                 for (int i = 0; i < calls; i++) {
                     ok(door.test(waiting, done, 0), "test");
@@ -95,14 +101,14 @@ public final class CrossingDoor {
                         throw new IllegalStateException("a receive that nothing completes completed");
                     }
                 }
-                System.out.printf(Locale.ROOT, "door: round %d: %.1f ns per test() of a request not done%n", round,
-                        (System.nanoTime() - start) / (double) calls);
+                System.out.printf(Locale.ROOT, "%s: round %d: %.1f ns per test() of a request not done%n", prefix,
+                        round, (System.nanoTime() - start) / (double) calls);
             }
             out.set(ValueLayout.JAVA_LONG, 64, buf.address() + 4096 + 16);
             out.set(ValueLayout.JAVA_INT, 80, 1);
             out.set(ValueLayout.JAVA_LONG, 88, rmrs[1]);
             for (int round = 0; round < 5; round++) {
-                int pairs = 50_000;
+                int pairs = 50_000 * scale;
                 long calls = 0;
                 long start = System.nanoTime();
                 for (int i = 0; i < pairs; i++) {
@@ -133,8 +139,8 @@ public final class CrossingDoor {
                     }
                 }
                 long ns = System.nanoTime() - start;
-                System.out.printf(Locale.ROOT, "door: round %d: %.1f ns per call of an 8-byte isend/irecv pair tested"
-                        + " to done (%.2f calls a pair, %.2f us a pair)%n", round, ns / (double) calls,
+                System.out.printf(Locale.ROOT, "%s: round %d: %.1f ns per call of an 8-byte isend/irecv pair tested"
+                        + " to done (%.2f calls a pair, %.2f us a pair)%n", prefix, round, ns / (double) calls,
                         calls / (double) pairs, ns / 1000.0 / pairs);
             }
         }

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.HashSet;
 import java.util.List;
@@ -78,19 +79,23 @@ class NcclDriverIT {
         assertEquals(0, d.exitCode(), d.output());
         assertEquals(15, Pattern.compile("(?m)^crossing: round \\d: [0-9.]+ ns per ").matcher(d.output()).results()
                 .count(), d.output());
-        // The same calls from Java, on the plugin and on the door, for the differences (docs/NCCL.md, "The crossing").
+        // The same calls from Java: on the plugin, on the door, and on the door over a plugin that does nothing
+        // (docs/NCCL.md, "The crossing").
         StringBuilder figures = new StringBuilder(d.output().lines().filter(l -> l.startsWith("crossing:")).toList()
                 .toString());
-        for (Class<?> twin : List.of(CrossingJava.class, CrossingDoor.class)) {
-            ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                    twin.getName()).directory(dir.toFile()).redirectErrorStream(true);
+        for (List<String> twin : List.of(List.of(CrossingJava.class.getName(), "java"),
+                List.of(CrossingDoor.class.getName(), "door"), List.of(CrossingDoor.class.getName(), "alone", "idle"))) {
+            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                    .toString(), "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                    twin.get(0)));
+            command.addAll(twin.subList(2, twin.size()));
+            ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
             pb.environment().put("OFINET_LAYOUT", layout.toString());
             Process p = pb.start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(p.waitFor(120, TimeUnit.SECONDS), out);
             assertEquals(0, p.exitValue(), out);
-            String prefix = twin == CrossingJava.class ? "java" : "door";
+            String prefix = twin.get(1);
             assertEquals(15, Pattern.compile("(?m)^" + prefix + ": round \\d: [0-9.]+ ns per ").matcher(out).results()
                     .count(), out);
             figures.append('\n').append(out.lines().filter(l -> l.startsWith(prefix + ":")).toList());
