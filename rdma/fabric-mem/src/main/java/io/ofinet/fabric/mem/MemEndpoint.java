@@ -6,27 +6,17 @@ import io.ofinet.fabric.FabricInfo;
 import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.FiErrno;
 import io.ofinet.fabric.ResourceTracker;
-import io.ofinet.fabric.ofi.NativeMemory;
-import java.util.ArrayDeque;
-import java.util.Deque;
 
 /** An in-memory RDM endpoint. All state is guarded by the network's monitor. */
 final class MemEndpoint implements Endpoint {
-    private enum Kind { SEND, WRITE, READ }
-
-    /** An operation on its way to this endpoint; {@code key} is a tagged message's tag. */
-    private record Op(Kind kind, MemEndpoint initiator, long context, long buf, long len, long data,
-            boolean hasData, long remoteAddr, long key, boolean tagged) {
-    }
-
     final MemDomain domain;
     private final MemCompletionQueue cq;
     private final MemAddressVector av;
     private final MemNetwork network;
     private final long address;
     final ResourceTracker boundRegions = new ResourceTracker();
-    private final Deque<Op> inbound = new ArrayDeque<>();
     private final MemReceives receives = new MemReceives();
+    private final MemDelivery delivery;
     int outstanding;
     int failPosts;
     int failPostsErrno;
@@ -42,6 +32,7 @@ final class MemEndpoint implements Endpoint {
         this.av = av;
         this.network = domain.network;
         this.address = network.register(this);
+        this.delivery = new MemDelivery(this, cq, av, receives);
         cq.users.add(this);
         cq.endpoints.add(this);
         av.users.add(this);
@@ -65,6 +56,11 @@ final class MemEndpoint implements Endpoint {
     @Override
     public byte[] name() {
         return MemAddressVector.encode(address);
+    }
+
+    /** This endpoint's address on the network. */
+    long address() {
+        return address;
     }
 
     // ---- posting ----
@@ -122,7 +118,7 @@ final class MemEndpoint implements Endpoint {
         }
     }
 
-    private int post(String call, Kind kind, long buf, long len, long desc, long dest, long data, boolean hasData,
+    private int post(String call, MemOp.Kind kind, long buf, long len, long desc, long dest, long data, boolean hasData,
             long remoteAddr, long key, long context, boolean tagged) throws FabricException {
         synchronized (network) {
             network.record(call);
@@ -136,70 +132,62 @@ final class MemEndpoint implements Endpoint {
             }
             if (failCompletions > 0) {
                 failCompletions--;
-                complete(this, context, flagsOf(kind, tagged), 0, failCompletionsErrno, "injected completion error");
+                complete(this, context, MemOp.flags(kind, tagged), 0, failCompletionsErrno,
+                        "injected completion error");
                 return POSTED;
             }
             MemEndpoint target = network.lookup(av.resolve(dest));
             if (target == null || target.dead) {
-                complete(this, context, flagsOf(kind, tagged), 0, FiErrno.FI_EHOSTUNREACH, "the peer is unreachable");
+                complete(this, context, MemOp.flags(kind, tagged), 0, FiErrno.FI_EHOSTUNREACH,
+                        "the peer is unreachable");
                 return POSTED;
             }
-            target.inbound.add(new Op(kind, this, context, buf, len, data, hasData, remoteAddr, key, tagged));
+            target.delivery.add(new MemOp(kind, this, context, buf, len, data, hasData, remoteAddr, key, tagged));
             return POSTED;
-        }
-    }
-
-    private static long flagsOf(Kind kind, boolean tagged) {
-        switch (kind) {
-            case SEND:
-                return Fi.SEND | (tagged ? Fi.TAGGED : Fi.MSG);
-            case WRITE:
-                return Fi.RMA | Fi.WRITE;
-            default:
-                return Fi.RMA | Fi.READ;
         }
     }
 
     @Override
     public int send(long buf, long len, long desc, long dest, long context) throws FabricException {
-        return post("fi_send", Kind.SEND, buf, len, desc, dest, 0, false, 0, 0, context, false);
+        return post("fi_send", MemOp.Kind.SEND, buf, len, desc, dest, 0, false, 0, 0, context, false);
     }
 
     @Override
     public int senddata(long buf, long len, long desc, long data, long dest, long context) throws FabricException {
-        return post("fi_senddata", Kind.SEND, buf, len, desc, dest, data, true, 0, 0, context, false);
+        return post("fi_senddata", MemOp.Kind.SEND, buf, len, desc, dest, data, true, 0, 0, context, false);
     }
 
     @Override
     public int sendmsg(long buf, long len, long desc, long dest, long data, long context, long flags)
             throws FabricException {
-        return post("fi_sendmsg", Kind.SEND, buf, len, desc, dest, data, (flags & Fi.REMOTE_CQ_DATA) != 0, 0, 0,
+        return post("fi_sendmsg", MemOp.Kind.SEND, buf, len, desc, dest, data, (flags & Fi.REMOTE_CQ_DATA) != 0, 0, 0,
                 context, false);
     }
 
     @Override
     public int write(long buf, long len, long desc, long dest, long remoteAddr, long key, long context)
             throws FabricException {
-        return post("fi_write", Kind.WRITE, buf, len, desc, dest, 0, false, remoteAddr, key, context, false);
+        return post("fi_write", MemOp.Kind.WRITE, buf, len, desc, dest, 0, false, remoteAddr, key, context, false);
     }
 
     @Override
     public int writedata(long buf, long len, long desc, long data, long dest, long remoteAddr, long key,
             long context) throws FabricException {
-        return post("fi_writedata", Kind.WRITE, buf, len, desc, dest, data, true, remoteAddr, key, context, false);
+        return post("fi_writedata", MemOp.Kind.WRITE, buf, len, desc, dest, data, true, remoteAddr, key, context,
+                false);
     }
 
     @Override
     public int writemsg(long buf, long len, long desc, long dest, long remoteAddr, long key, long data,
             long context, long flags) throws FabricException {
-        return post("fi_writemsg", Kind.WRITE, buf, len, desc, dest, data, (flags & Fi.REMOTE_CQ_DATA) != 0,
+        return post("fi_writemsg", MemOp.Kind.WRITE, buf, len, desc, dest, data, (flags & Fi.REMOTE_CQ_DATA) != 0,
                 remoteAddr, key, context, false);
     }
 
     @Override
     public int read(long buf, long len, long desc, long src, long remoteAddr, long key, long context)
             throws FabricException {
-        return post("fi_read", Kind.READ, buf, len, desc, src, 0, false, remoteAddr, key, context, false);
+        return post("fi_read", MemOp.Kind.READ, buf, len, desc, src, 0, false, remoteAddr, key, context, false);
     }
 
     @Override
@@ -243,7 +231,7 @@ final class MemEndpoint implements Endpoint {
     @Override
     public int tsenddata(long buf, long len, long desc, long data, long dest, long tag, long context)
             throws FabricException {
-        return post("fi_tsenddata", Kind.SEND, buf, len, desc, dest, data, true, 0, tag, context, true);
+        return post("fi_tsenddata", MemOp.Kind.SEND, buf, len, desc, dest, data, true, 0, tag, context, true);
     }
 
     /** Cancels a posted receive not yet matched: it completes with FI_ECANCELED; nothing else is found. */
@@ -263,7 +251,8 @@ final class MemEndpoint implements Endpoint {
 
     // ---- delivery, when this endpoint's completion queue is read ----
 
-    private void complete(MemEndpoint initiator, long context, long flags, long len, int errno, String message) {
+    /** Completes an operation of {@code initiator}'s, unless that endpoint is closed or gone. */
+    static void complete(MemEndpoint initiator, long context, long flags, long len, int errno, String message) {
         if (!initiator.closed && !initiator.dead) {
             initiator.cq.add(new MemCompletionQueue.Entry(context, flags, len, 0, 0, errno, message, initiator,
                     Fi.ADDR_NOTAVAIL));
@@ -274,101 +263,7 @@ final class MemEndpoint implements Endpoint {
         if (dead || closed || !enabled) {
             return;
         }
-        while (!inbound.isEmpty()) {
-            Op op = inbound.poll();
-            switch (op.kind()) {
-                case SEND:
-                    deliverMessage(op);
-                    break;
-                case WRITE:
-                    deliverWrite(op);
-                    break;
-                default:
-                    deliverRead(op);
-                    break;
-            }
-        }
-        for (MemReceives.Match m = receives.next(); m != null; m = receives.next()) {
-            MemReceives.Unexpected u = m.message();
-            long n = Math.min(u.payload().length, m.recv().len());
-            NativeMemory.write(m.recv().buf(), u.payload(), 0, (int) n);
-            receive(m.recv(), u.payload().length, u.data(), u.hasData(), u.sender());
-        }
-    }
-
-    private void deliverMessage(Op op) {
-        MemReceives.Recv r = receives.take(op.tagged(), op.key());
-        if (r != null) {
-            NativeMemory.copy(r.buf(), op.buf(), Math.min(op.len(), r.len()));
-            receive(r, op.len(), op.data(), op.hasData(), op.initiator().address);
-        } else {
-            byte[] payload = new byte[(int) op.len()];
-            NativeMemory.read(op.buf(), payload, 0, payload.length);
-            receives.hold(new MemReceives.Unexpected(payload, op.data(), op.hasData(), op.initiator().address,
-                    op.tagged(), op.key()));
-        }
-        complete(op.initiator(), op.context(), flagsOf(Kind.SEND, op.tagged()), 0, 0, "");
-    }
-
-    private void receive(MemReceives.Recv r, long sentLen, long data, boolean hasData, long sender) {
-        long flags = Fi.RECV | (r.tagged() ? Fi.TAGGED : Fi.MSG) | (hasData ? Fi.REMOTE_CQ_DATA : 0);
-        if (sentLen > r.len()) {
-            cq.add(new MemCompletionQueue.Entry(r.context(), flags, r.len(), r.buf(), data, FiErrno.FI_ETRUNC,
-                    "message of " + sentLen + " bytes truncated to the " + r.len() + "-byte buffer", null,
-                    av.handleOf(sender)));
-        } else {
-            cq.add(new MemCompletionQueue.Entry(r.context(), flags, sentLen, r.buf(), data, 0, "", null,
-                    av.handleOf(sender)));
-        }
-    }
-
-    /** The target address of an RMA, or an error message when the target refuses it. */
-    private long target(Op op, long access, long[] address) {
-        MemMemoryRegion mr = domain.byKey(op.key());
-        String refusal = null;
-        if (mr == null) {
-            refusal = "no registration with key " + op.key() + " at the target";
-        } else if (!mr.usableOn(this)) {
-            refusal = "key " + op.key() + " is not bound and enabled on the target endpoint (FI_MR_ENDPOINT)";
-        } else if ((mr.access & access) == 0) {
-            refusal = "the target registration lacks " + (access == Fi.REMOTE_WRITE ? "FI_REMOTE_WRITE" : "FI_REMOTE_READ");
-        } else {
-            long start = info().virtualAddressing() ? op.remoteAddr() : mr.address() + op.remoteAddr();
-            if (!info().virtualAddressing() && (op.remoteAddr() < 0 || op.remoteAddr() > mr.length())) {
-                refusal = "offset " + op.remoteAddr() + " outside the " + mr.length() + "-byte target registration";
-            } else if (!mr.covers(start, op.len())) {
-                refusal = op.len() + " bytes at " + op.remoteAddr() + " exceed the target registration";
-            } else {
-                address[0] = start;
-            }
-        }
-        if (refusal != null) {
-            complete(op.initiator(), op.context(), flagsOf(op.kind(), false), 0, FiErrno.FI_EACCES, refusal);
-            return -1;
-        }
-        return 0;
-    }
-
-    private void deliverWrite(Op op) {
-        long[] address = new long[1];
-        if (target(op, Fi.REMOTE_WRITE, address) != 0) {
-            return;
-        }
-        NativeMemory.copy(address[0], op.buf(), op.len());
-        if (op.hasData()) {
-            cq.add(new MemCompletionQueue.Entry(0, Fi.RMA | Fi.REMOTE_WRITE | Fi.REMOTE_CQ_DATA, op.len(), 0,
-                    op.data(), 0, "", null, av.handleOf(op.initiator().address)));
-        }
-        complete(op.initiator(), op.context(), Fi.RMA | Fi.WRITE, 0, 0, "");
-    }
-
-    private void deliverRead(Op op) {
-        long[] address = new long[1];
-        if (target(op, Fi.REMOTE_READ, address) != 0) {
-            return;
-        }
-        NativeMemory.copy(op.buf(), address[0], op.len());
-        complete(op.initiator(), op.context(), Fi.RMA | Fi.READ, 0, 0, "");
+        delivery.deliver();
     }
 
     /** The endpoint is gone: what was on its way to it fails at its initiators. */
@@ -378,10 +273,7 @@ final class MemEndpoint implements Endpoint {
         }
         dead = true;
         network.unregister(address);
-        for (Op op : inbound) {
-            complete(op.initiator(), op.context(), flagsOf(op.kind(), op.tagged()), 0, errno, "the peer vanished");
-        }
-        inbound.clear();
+        delivery.failAll(errno);
         receives.clear();
     }
 
