@@ -126,7 +126,7 @@ public final class ConfigLoader {
     /** Reads every parameter set in the environment or as a system property. */
     static Map<Parameter<?>, Setting<?>> overrides(ConfigEnvironment env) throws ConfigException {
         Map<Parameter<?>, Setting<?>> result = new LinkedHashMap<>();
-        for (Parameter<?> parameter : Parameter.ALL) {
+        for (Parameter<?> parameter : Parameters.ALL) {
             // A former name first, so that the current one wins where both are set.
             for (String name : parameter.layoutNames()) {
                 String variable = Parameter.envName(name);
@@ -159,7 +159,7 @@ public final class ConfigLoader {
     private static void warnAboutUnknownVariables(ConfigEnvironment env) {
         for (String name : env.envNamesStartingWith("OFINET_")) {
             boolean known = OTHER_VARIABLES.contains(name)
-                    || Parameter.ALL.stream().anyMatch(p -> p.layoutNames().stream()
+                    || Parameters.ALL.stream().anyMatch(p -> p.layoutNames().stream()
                             .anyMatch(n -> Parameter.envName(n).equals(name)));
             if (!known) {
                 LOG.log(Level.WARNING, "ignoring unknown environment variable {0}", name);
@@ -172,7 +172,7 @@ public final class ConfigLoader {
             Map<Parameter<?>, Setting<?>> overrides, String origin, String devicePath)
             throws ConfigException {
         Map<Parameter<?>, Setting<?>> settings = new LinkedHashMap<>();
-        for (Parameter<?> parameter : Parameter.ALL) {
+        for (Parameter<?> parameter : Parameters.ALL) {
             settings.put(parameter, DeviceParameters.defaultSetting(parameter));
         }
         settings.putAll(fromFile);
@@ -184,11 +184,11 @@ public final class ConfigLoader {
 
     private static void checkRelations(DeviceParameters parameters, String origin, String devicePath)
             throws ConfigException {
-        notAbove(parameters, Parameter.EAGER_MAX_SIZE, Parameter.MIN_STRIPE_SIZE, origin, devicePath);
-        notAbove(parameters, Parameter.RDMA_MIN_POSTED_CONTROL_BUFFERS,
-                Parameter.RDMA_MAX_POSTED_CONTROL_BUFFERS, origin, devicePath);
-        notAbove(parameters, Parameter.RDMA_MIN_POSTED_EAGER_BUFFERS,
-                Parameter.RDMA_MAX_POSTED_EAGER_BUFFERS, origin, devicePath);
+        notAbove(parameters, Parameters.EAGER_MAX_SIZE, Parameters.MIN_STRIPE_SIZE, origin, devicePath);
+        notAbove(parameters, Parameters.RDMA_MIN_POSTED_CONTROL_BUFFERS,
+                Parameters.RDMA_MAX_POSTED_CONTROL_BUFFERS, origin, devicePath);
+        notAbove(parameters, Parameters.RDMA_MIN_POSTED_EAGER_BUFFERS,
+                Parameters.RDMA_MAX_POSTED_EAGER_BUFFERS, origin, devicePath);
     }
 
     private static void notAbove(DeviceParameters parameters, Parameter<Long> lower,

@@ -11,7 +11,7 @@ public final class DeviceParameters {
 
     DeviceParameters(Map<Parameter<?>, Setting<?>> settings) {
         LinkedHashMap<Parameter<?>, Setting<?>> ordered = new LinkedHashMap<>();
-        for (Parameter<?> parameter : Parameter.ALL) {
+        for (Parameter<?> parameter : Parameters.ALL) {
             Setting<?> setting = settings.get(parameter);
             if (setting == null) {
                 throw new IllegalArgumentException("no value for " + parameter);
@@ -24,7 +24,7 @@ public final class DeviceParameters {
     /** Every parameter at its default. */
     public static DeviceParameters defaults() {
         Map<Parameter<?>, Setting<?>> settings = new LinkedHashMap<>();
-        for (Parameter<?> parameter : Parameter.ALL) {
+        for (Parameter<?> parameter : Parameters.ALL) {
             settings.put(parameter, defaultSetting(parameter));
         }
         return new DeviceParameters(settings);
@@ -45,77 +45,77 @@ public final class DeviceParameters {
         return (Setting<T>) settings.get(parameter);
     }
 
-    /** Every setting, in {@link Parameter#ALL} order. */
+    /** Every setting, in {@link Parameters#ALL} order. */
     public Collection<Setting<?>> all() {
         return settings.values();
     }
 
     public MrScope mrScope() {
-        return get(Parameter.MR_SCOPE);
+        return get(Parameters.MR_SCOPE);
     }
 
     public WriteNotice writeNotice() {
-        return get(Parameter.WRITE_NOTICE);
+        return get(Parameters.WRITE_NOTICE);
     }
 
     public EagerHead eagerHead() {
-        return get(Parameter.EAGER_HEAD);
+        return get(Parameters.EAGER_HEAD);
     }
 
     public long eagerHeadMinSizeBytes() {
-        return get(Parameter.EAGER_HEAD_MIN_SIZE);
+        return get(Parameters.EAGER_HEAD_MIN_SIZE);
     }
 
     public long eagerMaxSizeBytes() {
-        return get(Parameter.EAGER_MAX_SIZE);
+        return get(Parameters.EAGER_MAX_SIZE);
     }
 
     public long rtsDelayNanos() {
-        return get(Parameter.RTS_DELAY_US) * 1000;
+        return get(Parameters.RTS_DELAY_US) * 1000;
     }
 
     public long minStripeSizeBytes() {
-        return get(Parameter.MIN_STRIPE_SIZE);
+        return get(Parameters.MIN_STRIPE_SIZE);
     }
 
     public long schedMaxSmallRrSizeBytes() {
-        return get(Parameter.SCHED_MAX_SMALL_RR_SIZE);
+        return get(Parameters.SCHED_MAX_SMALL_RR_SIZE);
     }
 
     public int cqReadCount() {
-        return Math.toIntExact(get(Parameter.CQ_READ_COUNT));
+        return Math.toIntExact(get(Parameters.CQ_READ_COUNT));
     }
 
     public int mrKeySizeBytes() {
-        return Math.toIntExact(get(Parameter.MR_KEY_SIZE));
+        return Math.toIntExact(get(Parameters.MR_KEY_SIZE));
     }
 
     public boolean mrCacheDisabled() {
-        return get(Parameter.MR_CACHE_DISABLE);
+        return get(Parameters.MR_CACHE_DISABLE);
     }
 
     public long connectionTimeoutMs() {
-        return get(Parameter.CONNECTION_TIMEOUT_MS);
+        return get(Parameters.CONNECTION_TIMEOUT_MS);
     }
 
     public long peerTimeoutMs() {
-        return get(Parameter.PEER_TIMEOUT_MS);
+        return get(Parameters.PEER_TIMEOUT_MS);
     }
 
     public long postRetryTimeoutMs() {
-        return get(Parameter.POST_RETRY_TIMEOUT_MS);
+        return get(Parameters.POST_RETRY_TIMEOUT_MS);
     }
 
     public boolean peerProcessCheckDisabled() {
-        return get(Parameter.PEER_PROCESS_CHECK_DISABLE);
+        return get(Parameters.PEER_PROCESS_CHECK_DISABLE);
     }
 
     public boolean sourceCheckDisabled() {
-        return get(Parameter.SOURCE_CHECK_DISABLE);
+        return get(Parameters.SOURCE_CHECK_DISABLE);
     }
 
     public boolean flushDisabled() {
-        return get(Parameter.GDR_FLUSH_DISABLE);
+        return get(Parameters.GDR_FLUSH_DISABLE);
     }
 
     @Override

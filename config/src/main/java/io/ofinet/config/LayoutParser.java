@@ -33,7 +33,7 @@ final class LayoutParser {
         Set<String> fields = new LinkedHashSet<>(List.of("name", "description", "dataRails",
                 "controlRails"));
         Set<String> former = new LinkedHashSet<>();
-        for (Parameter<?> parameter : Parameter.ALL) {
+        for (Parameter<?> parameter : Parameters.ALL) {
             fields.add(parameter.name());
             parameter.formerName().ifPresent(former::add);
         }
@@ -125,7 +125,7 @@ final class LayoutParser {
                 path + ".controlRails", dataRails.size());
 
         Map<Parameter<?>, Setting<?>> settings = new LinkedHashMap<>();
-        for (Parameter<?> parameter : Parameter.ALL) {
+        for (Parameter<?> parameter : Parameters.ALL) {
             String set = null;
             for (String field : parameter.layoutNames()) {
                 JsonNode value = node.get(field);

@@ -36,10 +36,10 @@ class DocumentationTest {
     void theTableListsEveryParameterInOrderWithItsEnvironmentNameDefaultAndUnit() throws IOException {
         List<String[]> rows = rows();
         List<String> documented = rows.stream().map(r -> r[0]).toList();
-        assertEquals(Parameter.ALL.stream().map(Parameter::name).toList(), documented,
-                "docs/CONFIGURATION.md's table against Parameter.ALL");
+        assertEquals(Parameters.ALL.stream().map(Parameter::name).toList(), documented,
+                "docs/CONFIGURATION.md's table against Parameters.ALL");
         for (int i = 0; i < rows.size(); i++) {
-            Parameter<?> parameter = Parameter.ALL.get(i);
+            Parameter<?> parameter = Parameters.ALL.get(i);
             String[] row = rows.get(i);
             assertEquals(parameter.envName(), row[1], parameter.name() + ": environment name");
             assertEquals(parameter.format(parameter.defaultValue()), row[2], parameter.name() + ": default");

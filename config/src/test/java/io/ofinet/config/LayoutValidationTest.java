@@ -34,7 +34,7 @@ class LayoutValidationTest {
         assertEquals(MrScope.AUTO, dev.parameters().mrScope());
         assertEquals(EagerHead.AUTO, dev.parameters().eagerHead());
         assertEquals(512 * 1024, dev.parameters().eagerHeadMinSizeBytes());
-        assertEquals(Source.DEFAULT, dev.parameters().setting(Parameter.EAGER_MAX_SIZE).source());
+        assertEquals(Source.DEFAULT, dev.parameters().setting(Parameters.EAGER_MAX_SIZE).source());
     }
 
     @Test

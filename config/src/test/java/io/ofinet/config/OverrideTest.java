@@ -17,17 +17,17 @@ class OverrideTest {
 
     @Test
     void everyParameterHasAnEnvironmentAndPropertyName() {
-        assertEquals("OFINET_EAGER_MAX_SIZE", Parameter.EAGER_MAX_SIZE.envName());
-        assertEquals("OFINET_MIN_STRIPE_SIZE", Parameter.MIN_STRIPE_SIZE.envName());
-        assertEquals("OFINET_SCHED_MAX_SMALL_RR_SIZE", Parameter.SCHED_MAX_SMALL_RR_SIZE.envName());
-        assertEquals("OFINET_CQ_READ_COUNT", Parameter.CQ_READ_COUNT.envName());
+        assertEquals("OFINET_EAGER_MAX_SIZE", Parameters.EAGER_MAX_SIZE.envName());
+        assertEquals("OFINET_MIN_STRIPE_SIZE", Parameters.MIN_STRIPE_SIZE.envName());
+        assertEquals("OFINET_SCHED_MAX_SMALL_RR_SIZE", Parameters.SCHED_MAX_SMALL_RR_SIZE.envName());
+        assertEquals("OFINET_CQ_READ_COUNT", Parameters.CQ_READ_COUNT.envName());
         assertEquals("OFINET_RDMA_MIN_POSTED_CONTROL_BUFFERS",
-                Parameter.RDMA_MIN_POSTED_CONTROL_BUFFERS.envName());
-        assertEquals("OFINET_MR_KEY_SIZE", Parameter.MR_KEY_SIZE.envName());
-        assertEquals("OFINET_MR_CACHE_DISABLE", Parameter.MR_CACHE_DISABLE.envName());
-        assertEquals("OFINET_GDR_FLUSH_DISABLE", Parameter.GDR_FLUSH_DISABLE.envName());
-        assertEquals("OFINET_CONNECTION_TIMEOUT_MS", Parameter.CONNECTION_TIMEOUT_MS.envName());
-        assertEquals("ofinet.cqReadCount", Parameter.CQ_READ_COUNT.propertyName());
+                Parameters.RDMA_MIN_POSTED_CONTROL_BUFFERS.envName());
+        assertEquals("OFINET_MR_KEY_SIZE", Parameters.MR_KEY_SIZE.envName());
+        assertEquals("OFINET_MR_CACHE_DISABLE", Parameters.MR_CACHE_DISABLE.envName());
+        assertEquals("OFINET_GDR_FLUSH_DISABLE", Parameters.GDR_FLUSH_DISABLE.envName());
+        assertEquals("OFINET_CONNECTION_TIMEOUT_MS", Parameters.CONNECTION_TIMEOUT_MS.envName());
+        assertEquals("ofinet.cqReadCount", Parameters.CQ_READ_COUNT.propertyName());
     }
 
     @Test
@@ -37,24 +37,24 @@ class OverrideTest {
                         "OFINET_MR_CACHE_DISABLE", "1", "OFINET_EAGER_HEAD", "Off")));
         DeviceParameters p = layout.devices().get(0).parameters();
         assertEquals(16, p.cqReadCount());
-        assertEquals(new Setting<>(Parameter.CQ_READ_COUNT, 16L, Source.ENVIRONMENT, "OFINET_CQ_READ_COUNT"),
-                p.setting(Parameter.CQ_READ_COUNT));
+        assertEquals(new Setting<>(Parameters.CQ_READ_COUNT, 16L, Source.ENVIRONMENT, "OFINET_CQ_READ_COUNT"),
+                p.setting(Parameters.CQ_READ_COUNT));
         assertEquals(MrScope.DOMAIN, p.mrScope());
         assertEquals(true, p.mrCacheDisabled());
         assertEquals(EagerHead.OFF, p.eagerHead());
-        assertEquals(new Setting<>(Parameter.EAGER_MAX_SIZE, 1024L, Source.FILE, "devices[0].eagerMaxSize"),
-                p.setting(Parameter.EAGER_MAX_SIZE));
-        assertEquals(Source.DEFAULT, p.setting(Parameter.MIN_STRIPE_SIZE).source());
+        assertEquals(new Setting<>(Parameters.EAGER_MAX_SIZE, 1024L, Source.FILE, "devices[0].eagerMaxSize"),
+                p.setting(Parameters.EAGER_MAX_SIZE));
+        assertEquals(Source.DEFAULT, p.setting(Parameters.MIN_STRIPE_SIZE).source());
     }
 
     /** The delay of a request to send is still set by its former name, intentDelayUs; the current name wins. */
     @Test
     void theRtsDelayKeepsItsFormerName() throws ConfigException {
-        assertEquals(Optional.of("intentDelayUs"), Parameter.RTS_DELAY_US.formerName());
-        assertEquals(Optional.of(Parameter.RTS_DELAY_US), Parameter.byName("intentDelayUs"));
+        assertEquals(Optional.of("intentDelayUs"), Parameters.RTS_DELAY_US.formerName());
+        assertEquals(Optional.of(Parameters.RTS_DELAY_US), Parameters.byName("intentDelayUs"));
         DeviceParameters file = parse(device("\"intentDelayUs\": 5"), env(Map.of())).devices().get(0).parameters();
         assertEquals(5000, file.rtsDelayNanos());
-        assertEquals("devices[0].intentDelayUs", file.setting(Parameter.RTS_DELAY_US).origin());
+        assertEquals("devices[0].intentDelayUs", file.setting(Parameters.RTS_DELAY_US).origin());
         assertEquals(7000, parse(device("\"rtsDelayUs\": 7"), env(Map.of())).devices().get(0).parameters()
                 .rtsDelayNanos());
         assertEquals(9000, parse(device(""), env(Map.of("OFINET_INTENT_DELAY_US", "9"))).devices().get(0)
@@ -77,7 +77,7 @@ class OverrideTest {
         DeviceParameters p = parse(device(""), env(Map.of("OFINET_WRITE_NOTICE", "Tagged"))).devices().get(0)
                 .parameters();
         assertEquals(WriteNotice.TAGGED_SEND_INSTEAD, p.writeNotice());
-        assertEquals("tagged", Parameter.WRITE_NOTICE.format(p.writeNotice()));
+        assertEquals("tagged", Parameters.WRITE_NOTICE.format(p.writeNotice()));
         assertEquals(java.util.List.of("auto", "immediate", "message", "tagged"),
                 java.util.Arrays.stream(WriteNotice.values()).map(WriteNotice::jsonName).toList());
         assertThrows(ConfigException.class, () -> parse(device("\"writeNotice\": \"tagged_send_instead\""),
@@ -88,7 +88,7 @@ class OverrideTest {
     void systemPropertyWinsOverEnvironment() throws ConfigException {
         RailLayout layout = parse(device(""), env(Map.of("OFINET_CQ_READ_COUNT", "16"),
                 Map.of("ofinet.cqReadCount", "32")));
-        Setting<Long> s = layout.devices().get(0).parameters().setting(Parameter.CQ_READ_COUNT);
+        Setting<Long> s = layout.devices().get(0).parameters().setting(Parameters.CQ_READ_COUNT);
         assertEquals(32L, s.value());
         assertEquals(Source.SYSTEM_PROPERTY, s.source());
         assertEquals("ofinet.cqReadCount", s.origin());

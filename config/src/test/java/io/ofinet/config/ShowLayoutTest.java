@@ -34,7 +34,7 @@ class ShowLayoutTest {
         assertTrue(report.contains("    minStripeSize                131072 B         file"
                 + " devices[0].minStripeSize\n"), report);
         assertTrue(report.contains("    mrScope                      auto             default\n"), report);
-        for (Parameter<?> parameter : Parameter.ALL) {
+        for (Parameter<?> parameter : Parameters.ALL) {
             assertTrue(report.contains("    " + parameter.name() + " "), parameter.name());
         }
     }

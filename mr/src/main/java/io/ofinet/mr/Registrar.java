@@ -1,7 +1,7 @@
 package io.ofinet.mr;
 
 import io.ofinet.config.DeviceParameters;
-import io.ofinet.config.Parameter;
+import io.ofinet.config.Parameters;
 import java.util.IdentityHashMap;
 import java.util.Map;
 
@@ -29,8 +29,8 @@ public final class Registrar {
 
     /** A registrar with the device's cache settings. */
     public Registrar(DeviceParameters parameters) {
-        this(!parameters.mrCacheDisabled(), parameters.get(Parameter.MR_CACHE_MAX_ENTRIES),
-                parameters.get(Parameter.MR_CACHE_MAX_BYTES), PAGE_SIZE);
+        this(!parameters.mrCacheDisabled(), parameters.get(Parameters.MR_CACHE_MAX_ENTRIES),
+                parameters.get(Parameters.MR_CACHE_MAX_BYTES), PAGE_SIZE);
     }
 
     public Registrar(boolean cacheEnabled, long maxEntries, long maxBytes, long pageSize) {

@@ -1,7 +1,7 @@
 package io.ofinet.rdma;
 
 import io.ofinet.config.DeviceParameters;
-import io.ofinet.config.Parameter;
+import io.ofinet.config.Parameters;
 import io.ofinet.fabric.HostMemory;
 import io.ofinet.mr.MrException;
 import io.ofinet.mr.MrHandle;
@@ -70,8 +70,8 @@ final class EndpointPools implements ControlBuffers {
         this.handshake = handshake;
         flushBuffer = memory.allocate(FLUSH_BYTES);
         flushMr = register(flushBuffer, FLUSH_BYTES, Use.FLUSH_BUFFER);
-        int minPosted = (int) (long) params.get(Parameter.RDMA_MIN_POSTED_CONTROL_BUFFERS);
-        int maxPosted = (int) (long) params.get(Parameter.RDMA_MAX_POSTED_CONTROL_BUFFERS);
+        int minPosted = (int) (long) params.get(Parameters.RDMA_MIN_POSTED_CONTROL_BUFFERS);
+        int maxPosted = (int) (long) params.get(Parameters.RDMA_MAX_POSTED_CONTROL_BUFFERS);
         controlBuffers = Freelist.<ControlRailBuffer>builder("control buffers",
                 (block, address) -> new ControlRailBuffer(this, block, address))
                 // Each outstanding receive holds one until its announcement is written: room for

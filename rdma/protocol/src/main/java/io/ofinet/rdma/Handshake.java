@@ -1,6 +1,6 @@
 package io.ofinet.rdma;
 
-import io.ofinet.config.Parameter;
+import io.ofinet.config.Parameters;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.error.ErrorCategory;
@@ -194,7 +194,7 @@ final class Handshake {
     private void onConnect(HandshakeMessage m) throws FabricException, RdmaException {
         long reply = parts.peers().insert(dataRails, m.controlAddresses().get(0), m.process());
         ListenComm listen = listens.get(m.listenId());
-        long maxPending = parts.params().get(Parameter.MAX_PENDING_CONNECTIONS);
+        long maxPending = parts.params().get(Parameters.MAX_PENDING_CONNECTIONS);
         String refusal = listen == null ? "no listen communicator " + m.listenId() + " on this endpoint"
                 : m.dataRails() != dataRails || m.controlRails() != controlRails ? "rail counts differ: the listener"
                 + " has " + dataRails + " data and " + controlRails + " control rails, the connector "

@@ -2,7 +2,7 @@ package io.ofinet.plugin.ofi;
 
 import io.ofinet.config.ConfigException;
 import io.ofinet.config.DeviceSpec;
-import io.ofinet.config.Parameter;
+import io.ofinet.config.Parameters;
 import io.ofinet.config.RailLayout;
 import io.ofinet.fabric.FabricInfo;
 import io.ofinet.fabric.FabricProvider;
@@ -117,7 +117,7 @@ final class PluginDevices {
         int rails = spec.dataRails().size();
         return new DeviceProperties(spec.name(), pciPath, 0x6f66696e00000000L | dev, MemoryType.HOST.bit(),
                 !spec.parameters().mrCacheDisabled(), false, speed * rails, 0,
-                spec.parameters().get(Parameter.LATENCY_US).floatValue(), Limits.MAX_COMMS, Limits.MAX_RECVS,
+                spec.parameters().get(Parameters.LATENCY_US).floatValue(), Limits.MAX_COMMS, Limits.MAX_RECVS,
                 0, 0, OfiNetPlugin.MAX_P2P_BYTES, OfiNetPlugin.MAX_P2P_BYTES);
     }
 

@@ -1,7 +1,7 @@
 package io.ofinet.rdma.eager;
 
 import io.ofinet.config.DeviceParameters;
-import io.ofinet.config.Parameter;
+import io.ofinet.config.Parameters;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.freelist.Freelist;
 import io.ofinet.rdma.progress.ProgressEngine;
@@ -51,8 +51,8 @@ public final class EagerBuffers {
         // On shm a message above its inject size completes in order behind other peers' (see RailSet).
         this.payloadBytes = Math.min(params.eagerMaxSizeBytes(),
                 rails.messagesCompleteAtOnceUpTo() - EagerMessageHeader.BYTES);
-        this.minPosted = (int) (long) params.get(Parameter.RDMA_MIN_POSTED_EAGER_BUFFERS);
-        this.maxPosted = Math.max(minPosted, (int) (long) params.get(Parameter.RDMA_MAX_POSTED_EAGER_BUFFERS));
+        this.minPosted = (int) (long) params.get(Parameters.RDMA_MIN_POSTED_EAGER_BUFFERS);
+        this.maxPosted = Math.max(minPosted, (int) (long) params.get(Parameters.RDMA_MAX_POSTED_EAGER_BUFFERS));
         this.posted = new int[dataRails];
     }
 
