@@ -1,6 +1,5 @@
 package io.ofinet.rdma;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -30,13 +29,8 @@ class TwoJvmTransferIT {
             send.prefix(prefixSend);
             recv.prefix(prefixRecv);
         }
-        try (ChildJvm r = recv.start(); ChildJvm s = send.start()) {
-            int sStatus = s.waitFor();
-            int rStatus = r.waitFor();
-            assertEquals(0, rStatus, "receiver:\n" + r.output() + "\nsender:\n" + s.output());
-            assertEquals(0, sStatus, "sender:\n" + s.output());
-            assertTrue(r.output().contains("recv: all sizes verified"), r.output());
-        }
+        ChildJvm.PairOutput out = ChildJvm.runPair(recv, send);
+        assertTrue(out.receiver().contains("recv: all sizes verified"), out.both());
     }
 
     @Test

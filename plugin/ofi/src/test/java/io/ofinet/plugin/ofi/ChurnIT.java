@@ -35,27 +35,22 @@ class ChurnIT {
         Path layout = LoopbackLayout.write(dir, provider);
         ChildJvm.Spec recv = spec("recv", dir, layout);
         ChildJvm.Spec send = spec("send", dir, layout);
-        try (ChildJvm r = recv.start(); ChildJvm s = send.start()) {
-            int sStatus = s.waitFor();
-            int rStatus = r.waitFor();
-            String both = "receiver:\n" + r.output() + "\nsender:\n" + s.output();
-            assertEquals(0, rStatus, both);
-            assertEquals(0, sStatus, both);
-            for (ChildJvm side : new ChildJvm[] {r, s}) {
-                Map<Integer, Map<String, Long>> at = figures(side.output());
-                Map<String, Long> first = at.get(ChurnPeer.FIRST_MEASURED);
-                Map<String, Long> last = at.get(LIFETIMES);
-                assertTrue(first != null && last != null, both);
-                System.out.println(provider + ": at " + ChurnPeer.FIRST_MEASURED + ": " + first);
-                System.out.println(provider + ": at " + LIFETIMES + ": " + last);
-                for (Map.Entry<String, Long> bound : BOUNDS.entrySet()) {
-                    long grew = last.get(bound.getKey()) - first.get(bound.getKey());
-                    assertTrue(grew <= bound.getValue(), provider + ": " + bound.getKey() + " grew by " + grew
-                            + " between lifetime 200 and 2,000 (bound " + bound.getValue() + ")\n" + both);
-                }
-                assertEquals(0L, last.get("droppedUnknownComm"), "no arrival dropped as for an unknown communicator\n"
-                        + both);
+        ChildJvm.PairOutput out = ChildJvm.runPair(recv, send);
+        String both = out.both();
+        for (String side : new String[] {out.receiver(), out.sender()}) {
+            Map<Integer, Map<String, Long>> at = figures(side);
+            Map<String, Long> first = at.get(ChurnPeer.FIRST_MEASURED);
+            Map<String, Long> last = at.get(LIFETIMES);
+            assertTrue(first != null && last != null, both);
+            System.out.println(provider + ": at " + ChurnPeer.FIRST_MEASURED + ": " + first);
+            System.out.println(provider + ": at " + LIFETIMES + ": " + last);
+            for (Map.Entry<String, Long> bound : BOUNDS.entrySet()) {
+                long grew = last.get(bound.getKey()) - first.get(bound.getKey());
+                assertTrue(grew <= bound.getValue(), provider + ": " + bound.getKey() + " grew by " + grew
+                        + " between lifetime 200 and 2,000 (bound " + bound.getValue() + ")\n" + both);
             }
+            assertEquals(0L, last.get("droppedUnknownComm"), "no arrival dropped as for an unknown communicator\n"
+                    + both);
         }
     }
 

@@ -1,6 +1,5 @@
 package io.ofinet.plugin.ofi;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.testing.ChildJvm;
@@ -25,13 +24,8 @@ class PluginTwoJvmIT {
                 .env("OFINET_LAYOUT", layout.toString()).env("OFINET_PLUGIN", "ofinet").bound(Duration.ofSeconds(150));
         ChildJvm.Spec send = new ChildJvm.Spec(PluginPeer.class).args("send", dir.toString())
                 .env("OFINET_LAYOUT", layout.toString()).env("OFINET_PLUGIN", "ofinet").bound(Duration.ofSeconds(150));
-        try (ChildJvm r = recv.start(); ChildJvm s = send.start()) {
-            int sStatus = s.waitFor();
-            int rStatus = r.waitFor();
-            assertEquals(0, rStatus, "receiver:\n" + r.output() + "\nsender:\n" + s.output());
-            assertEquals(0, sStatus, "sender:\n" + s.output());
-            assertTrue(r.output().contains("recv: all checks passed"), r.output());
-            assertTrue(s.output().contains("send: all checks passed"), s.output());
-        }
+        ChildJvm.PairOutput out = ChildJvm.runPair(recv, send);
+        assertTrue(out.receiver().contains("recv: all checks passed"), out.both());
+        assertTrue(out.sender().contains("send: all checks passed"), out.both());
     }
 }

@@ -1,6 +1,5 @@
 package io.ofinet.plugin.ofi;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.testing.ChildJvm;
@@ -25,18 +24,13 @@ class RefusalIT {
         Path layout = LoopbackLayout.write(dir, provider);
         ChildJvm.Spec recv = spec("recv", dir, layout);
         ChildJvm.Spec send = spec("send", dir, layout);
-        try (ChildJvm r = recv.start(); ChildJvm s = send.start()) {
-            int sStatus = s.waitFor();
-            int rStatus = r.waitFor();
-            String both = "receiver:\n" + r.output() + "\nsender:\n" + s.output();
-            assertEquals(0, rStatus, both);
-            assertEquals(0, sStatus, both);
-            assertTrue(r.output().contains("recv: all checks passed") && s.output().contains("send: all checks passed"),
-                    both);
-            assertTrue(!both.contains("presumed dead"), both);
-            assertTrue(s.output().contains("the receiver refused eager message"), "the sender logs each refusal\n"
-                    + both);
-        }
+        ChildJvm.PairOutput out = ChildJvm.runPair(recv, send);
+        String both = out.both();
+        assertTrue(out.receiver().contains("recv: all checks passed") && out.sender().contains("send: all checks passed"),
+                both);
+        assertTrue(!both.contains("presumed dead"), both);
+        assertTrue(out.sender().contains("the receiver refused eager message"), "the sender logs each refusal\n"
+                + both);
     }
 
     private static ChildJvm.Spec spec(String side, Path dir, Path layout) {

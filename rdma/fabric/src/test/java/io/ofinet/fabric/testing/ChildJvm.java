@@ -122,6 +122,31 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /** The outputs of a receiving and a sending peer that both exited with status 0. */
+    public record PairOutput(String receiver, String sender) {
+        /** Both outputs, each under its side's name, for a failure message. */
+        public String both() {
+            return "receiver:\n" + receiver + "\nsender:\n" + sender;
+        }
+    }
+
+    /**
+     * Starts a receiving peer, then a sending one, and waits for both within their bounds; throws an
+     * AssertionError with both outputs unless both exit with status 0.
+     */
+    public static PairOutput runPair(Spec receiver, Spec sender) throws IOException, InterruptedException {
+        try (ChildJvm r = receiver.start(); ChildJvm s = sender.start()) {
+            int sStatus = s.waitFor();
+            int rStatus = r.waitFor();
+            PairOutput out = new PairOutput(r.output(), s.output());
+            if (rStatus != 0 || sStatus != 0) {
+                throw new AssertionError("the receiver exited with " + rStatus + ", the sender with " + sStatus
+                        + "\n" + out.both());
+            }
+            return out;
+        }
+    }
+
     /**
      * Waits for the child to exit within the bound and returns its status; kills it and throws
      * when the bound runs out.
