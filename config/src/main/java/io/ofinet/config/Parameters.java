@@ -144,7 +144,8 @@ public final class Parameters {
     /** How the target of an RDMA write learns of it; see {@link WriteNotice}. */
     public static final Parameter<WriteNotice> WRITE_NOTICE = Parameter.choice("writeNotice", ValueType.WRITE_NOTICE,
             WriteNotice.AUTO, "how a write's target learns of it: auto (tagged on tcp with one data rail, message on"
-                    + " tcp with more, immediate elsewhere), immediate (fi_writedata), message (fi_write, then a"
+                    + " tcp with more; on shm immediate up to 4 KiB, message above; immediate elsewhere), immediate"
+                    + " (fi_writedata), message (fi_write, then a"
                     + " zero-byte message), or tagged (as message, but large buffers get one tagged message and no"
                     + " write)");
 
