@@ -122,7 +122,7 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
-    /** The outputs of a receiving and a sending peer that both exited with status 0. */
+    /** What a receiving and a sending peer printed, each under its side's name. */
     public record PairOutput(String receiver, String sender) {
         /** Both outputs, each under its side's name, for a failure message. */
         public String both() {
@@ -131,20 +131,38 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     /**
-     * Starts a receiving peer, then a sending one, and waits for both within their bounds; throws an
-     * AssertionError with both outputs unless both exit with status 0.
+     * Starts a receiving peer, then a sending one, and waits for both within their bounds. As soon as
+     * one exits with a status other than 0 or runs out of its bound, both are stopped and an
+     * AssertionError names that side and carries both outputs; a peer waiting for a dead partner
+     * does not hold the test to its own bound.
      */
     public static PairOutput runPair(Spec receiver, Spec sender) throws IOException, InterruptedException {
         try (ChildJvm r = receiver.start(); ChildJvm s = sender.start()) {
-            int sStatus = s.waitFor();
-            int rStatus = r.waitFor();
-            PairOutput out = new PairOutput(r.output(), s.output());
-            if (rStatus != 0 || sStatus != 0) {
-                throw new AssertionError("the receiver exited with " + rStatus + ", the sender with " + sStatus
-                        + "\n" + out.both());
+            String failed = null;
+            while (failed == null && (r.process.isAlive() || s.process.isAlive())) {
+                failed = r.failure("the receiver");
+                failed = failed != null ? failed : s.failure("the sender");
+                if (failed == null) {
+                    Thread.sleep(20);
+                }
             }
-            return out;
+            failed = failed != null ? failed : r.failure("the receiver");
+            failed = failed != null ? failed : s.failure("the sender");
+            if (failed != null) {
+                // Leaving the block stops both.
+                throw new AssertionError(failed + "\n" + new PairOutput(r.output(), s.output()).both());
+            }
+            return new PairOutput(r.output(), s.output());
         }
+    }
+
+    /** Why this child failed, under {@code side}'s name: a status other than 0, or its bound run out; else null. */
+    private String failure(String side) {
+        if (process.isAlive()) {
+            return System.nanoTime() - deadlineNanos > 0 ? side + " exceeded its time bound" : null;
+        }
+        int status = process.exitValue();
+        return status == 0 ? null : side + " exited with " + status;
     }
 
     /**
