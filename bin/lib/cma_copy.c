@@ -3,8 +3,9 @@
  * and writes above its inject size (4 KiB): shm's sender writes with process_vm_writev, its receiver
  * of a message reads with process_vm_readv. A child process holds a buffer; the parent copies SIZE
  * bytes from it and into it, ITERS times a burst, and prints the median of five bursts in us per
- * call, for each size given. On this project's machine 64 KiB took 5.7 us either way, against a
- * child that is a JVM or a C program alike (docs/PERFORMANCE.md, "shm at 64 KiB").
+ * call, for each size given. It is a floor: the copying CPU's own caches hold both buffers, where a
+ * pingpong's copy also moves lines between the two CPUs. On this project's machine 64 KiB took
+ * 5.7 us either way (docs/PERFORMANCE.md, "shm at 64 KiB").
  *
  * Build: gcc -O2 -Wall -Wextra -o cma_copy bin/lib/cma_copy.c
  * Usage: cma_copy ITERS SIZE...
@@ -12,10 +13,12 @@
  * fast path either.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,17 +41,22 @@ static int by_value(const void *a, const void *b)
 }
 
 /* The median over BURSTS bursts of ITERS copies of size bytes, in us per copy; -1 if refused. */
-static double measure(pid_t child, char *local, char *remote, size_t size, long iters, int write)
+static double measure(pid_t child, char *local, char *remote, size_t size, long iters, int writing)
 {
 	double bursts[BURSTS];
 	struct iovec l = { local, size }, r = { remote, size };
+	const char *call = writing ? "process_vm_writev" : "process_vm_readv";
 	for (int b = 0; b < BURSTS; b++) {
 		double start = now();
 		for (long i = 0; i < iters; i++) {
-			ssize_t n = write ? process_vm_writev(child, &l, 1, &r, 1, 0)
-					  : process_vm_readv(child, &l, 1, &r, 1, 0);
+			ssize_t n = writing ? process_vm_writev(child, &l, 1, &r, 1, 0)
+					    : process_vm_readv(child, &l, 1, &r, 1, 0);
+			if (n < 0) {
+				fprintf(stderr, "cma_copy: %s: %s\n", call, strerror(errno));
+				return -1;
+			}
 			if (n != (ssize_t)size) {
-				perror(write ? "process_vm_writev" : "process_vm_readv");
+				fprintf(stderr, "cma_copy: %s copied %zd of %zu bytes\n", call, n, size);
 				return -1;
 			}
 		}
@@ -58,18 +66,27 @@ static double measure(pid_t child, char *local, char *remote, size_t size, long 
 	return bursts[BURSTS / 2];
 }
 
+/* A whole decimal number within min..max, or -1. */
+static long number(const char *text, long min, long max)
+{
+	char *end;
+	errno = 0;
+	long value = strtol(text, &end, 10);
+	return errno != 0 || end == text || *end != '\0' || value < min || value > max ? -1 : value;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 3 || atol(argv[1]) < 1) {
-		fprintf(stderr, "usage: cma_copy ITERS SIZE...\n");
+	long iters = argc < 3 ? -1 : number(argv[1], 1, 1L << 30);
+	if (iters < 0) {
+		fprintf(stderr, "usage: cma_copy ITERS SIZE... (ITERS 1..2^30, each SIZE 1..%ld)\n", MAX_SIZE);
 		return 2;
 	}
-	long iters = atol(argv[1]);
 	size_t largest = 0;
 	for (int a = 2; a < argc; a++) {
-		long size = atol(argv[a]);
-		if (size < 1 || size > MAX_SIZE) {
-			fprintf(stderr, "cma_copy: size %s is not within 1..%ld\n", argv[a], MAX_SIZE);
+		long size = number(argv[a], 1, MAX_SIZE);
+		if (size < 0) {
+			fprintf(stderr, "cma_copy: size %s is not a number within 1..%ld\n", argv[a], MAX_SIZE);
 			return 2;
 		}
 		largest = (size_t)size > largest ? (size_t)size : largest;
@@ -90,6 +107,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (child == 0) {
+		/* Ends with the parent, whatever ends it. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1) {
+			_exit(1);
+		}
+		close(ready[0]);
 		memset(remote, 3, bytes); /* its own pages, not the parent's shared copy-on-write */
 		char c = 1;
 		if (write(ready[1], &c, 1) != 1) {
@@ -98,17 +120,22 @@ int main(int argc, char **argv)
 		pause();
 		_exit(0);
 	}
+	close(ready[1]); /* a child that dies before it is ready ends the read below */
 	char c;
 	int status = read(ready[0], &c, 1) == 1 ? 0 : 1;
+	if (status != 0) {
+		fprintf(stderr, "cma_copy: the child ended before its buffer was ready\n");
+	}
 	for (int a = 2; status == 0 && a < argc; a++) {
-		size_t size = (size_t)atol(argv[a]);
-		double readv = measure(child, local, remote, size, iters, 0);
-		double writev = readv < 0 ? -1 : measure(child, local, remote, size, iters, 1);
-		if (readv < 0 || writev < 0) {
+		size_t size = (size_t)number(argv[a], 1, MAX_SIZE);
+		double read_us = measure(child, local, remote, size, iters, 0);
+		double write_us = read_us < 0 ? -1 : measure(child, local, remote, size, iters, 1);
+		if (read_us < 0 || write_us < 0) {
 			status = 1;
 			break;
 		}
-		printf("%zu bytes: process_vm_readv %.3f us, process_vm_writev %.3f us per call\n", size, readv, writev);
+		printf("%zu bytes: process_vm_readv %.3f us, process_vm_writev %.3f us per call\n", size, read_us,
+		       write_us);
 	}
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
