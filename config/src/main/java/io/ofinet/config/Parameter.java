@@ -6,8 +6,8 @@ import java.util.Optional;
 
 /**
  * A device-wide parameter: its layout name, environment and system-property names, type,
- * default, unit and bounds, and the checks of a value read for it. The parameters themselves are
- * {@link Parameters}'.
+ * default, unit and bounds, and the checks of a value read for it. Every parameter ofinet reads is
+ * in {@link Parameters}.
  *
  * @param <T> the value type: {@link Long}, {@link Boolean}, {@link MrScope}, {@link WriteNotice} or {@link EagerHead}
  */
@@ -22,7 +22,7 @@ public final class Parameter<T> {
     private final long multipleOf;
     private final String description;
     /** The name it had before, still accepted in layouts, the environment and system properties; or null. */
-    private String formerName;
+    private final String formerName;
 
     Parameter(String name, ValueType<T> type, T defaultValue, String unit, long min,
             long max, String description) {
@@ -31,6 +31,11 @@ public final class Parameter<T> {
 
     Parameter(String name, ValueType<T> type, T defaultValue, String unit, long min,
             long max, long multipleOf, String description) {
+        this(name, type, defaultValue, unit, min, max, multipleOf, description, null);
+    }
+
+    private Parameter(String name, ValueType<T> type, T defaultValue, String unit, long min,
+            long max, long multipleOf, String description, String formerName) {
         this.name = name;
         this.type = type;
         this.defaultValue = defaultValue;
@@ -39,6 +44,7 @@ public final class Parameter<T> {
         this.max = max;
         this.multipleOf = multipleOf;
         this.description = description;
+        this.formerName = formerName;
     }
 
     static Parameter<Long> bytes(String name, long defaultValue, long min, String description) {
@@ -59,9 +65,9 @@ public final class Parameter<T> {
         return new Parameter<>(name, ValueType.BOOLEAN, defaultValue, "", 0, 0, description);
     }
 
+    /** The same parameter, also accepted under the name it had before. */
     Parameter<T> formerly(String former) {
-        this.formerName = former;
-        return this;
+        return new Parameter<>(name, type, defaultValue, unit, min, max, multipleOf, description, former);
     }
 
     /**

@@ -90,13 +90,13 @@ final class MemDelivery {
     }
 
     /**
-     * The address in this endpoint's memory that a write or read names, or -1 when the target refuses
-     * it: the operation then fails at its initiator with FI_EACCES, saying why.
+     * Whether this endpoint takes a write or read, with the address in its memory that the operation
+     * names written into {@code address[0]}; a refused one fails at its initiator with FI_EACCES,
+     * saying why.
      */
-    private long targetAddress(MemOp op, long access) {
+    private boolean accepted(MemOp op, long access, long[] address) {
         MemMemoryRegion mr = target.domain.byKey(op.key());
         String refusal;
-        long start = -1;
         if (mr == null) {
             refusal = "no registration with key " + op.key() + " at the target";
         } else if (!mr.usableOn(target)) {
@@ -106,28 +106,29 @@ final class MemDelivery {
                     + (access == Fi.REMOTE_WRITE ? "FI_REMOTE_WRITE" : "FI_REMOTE_READ");
         } else {
             boolean virtual = target.info().virtualAddressing();
-            start = virtual ? op.remoteAddr() : mr.address() + op.remoteAddr();
+            long start = virtual ? op.remoteAddr() : mr.address() + op.remoteAddr();
             if (!virtual && (op.remoteAddr() < 0 || op.remoteAddr() > mr.length())) {
                 refusal = "offset " + op.remoteAddr() + " outside the " + mr.length() + "-byte target registration";
             } else if (!mr.covers(start, op.len())) {
                 refusal = op.len() + " bytes at " + op.remoteAddr() + " exceed the target registration";
             } else {
                 refusal = null;
+                address[0] = start;
             }
         }
         if (refusal != null) {
             MemEndpoint.complete(op.initiator(), op.context(), op.flags(), 0, FiErrno.FI_EACCES, refusal);
-            return -1;
+            return false;
         }
-        return start;
+        return true;
     }
 
     private void deliverWrite(MemOp op) {
-        long address = targetAddress(op, Fi.REMOTE_WRITE);
-        if (address == -1) {
+        long[] address = new long[1];
+        if (!accepted(op, Fi.REMOTE_WRITE, address)) {
             return;
         }
-        NativeMemory.copy(address, op.buf(), op.len());
+        NativeMemory.copy(address[0], op.buf(), op.len());
         if (op.hasData()) {
             cq.add(new MemCompletionQueue.Entry(0, Fi.RMA | Fi.REMOTE_WRITE | Fi.REMOTE_CQ_DATA, op.len(), 0,
                     op.data(), 0, "", null, av.handleOf(op.initiator().address())));
@@ -136,11 +137,11 @@ final class MemDelivery {
     }
 
     private void deliverRead(MemOp op) {
-        long address = targetAddress(op, Fi.REMOTE_READ);
-        if (address == -1) {
+        long[] address = new long[1];
+        if (!accepted(op, Fi.REMOTE_READ, address)) {
             return;
         }
-        NativeMemory.copy(op.buf(), address, op.len());
+        NativeMemory.copy(op.buf(), address[0], op.len());
         MemEndpoint.complete(op.initiator(), op.context(), op.flags(), 0, 0, "");
     }
 }
