@@ -85,6 +85,7 @@ public final class CrossingDoor {
             long done = o + 104;
             out.set(ValueLayout.JAVA_LONG, 64, buf.address() + 4096);
             out.set(ValueLayout.JAVA_LONG, 72, 8);
+            // A tag nothing sends to: the receive stays pending, on the idle plugin as on the real one.
             out.set(ValueLayout.JAVA_INT, 80, IdlePlugin.PENDING_TAG);
             out.set(ValueLayout.JAVA_LONG, 88, rmrs[0]);
             long waiting = 0;

@@ -83,19 +83,19 @@ class NcclDriverIT {
         // (docs/NCCL.md, "The crossing").
         StringBuilder figures = new StringBuilder(d.output().lines().filter(l -> l.startsWith("crossing:")).toList()
                 .toString());
-        for (List<String> twin : List.of(List.of(CrossingJava.class.getName(), "java"),
-                List.of(CrossingDoor.class.getName(), "door"), List.of(CrossingDoor.class.getName(), "alone", "idle"))) {
+        for (Twin twin : List.of(new Twin(CrossingJava.class, "java"), new Twin(CrossingDoor.class, "door"),
+                new Twin(CrossingDoor.class, "alone", "idle"))) {
             List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
                     .toString(), "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                    twin.get(0)));
-            command.addAll(twin.subList(2, twin.size()));
+                    twin.main().getName()));
+            command.addAll(twin.args());
             ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
             pb.environment().put("OFINET_LAYOUT", layout.toString());
             Process p = pb.start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(p.waitFor(120, TimeUnit.SECONDS), out);
             assertEquals(0, p.exitValue(), out);
-            String prefix = twin.get(1);
+            String prefix = twin.prefix();
             assertEquals(15, Pattern.compile("(?m)^" + prefix + ": round \\d: [0-9.]+ ns per ").matcher(out).results()
                     .count(), out);
             figures.append('\n').append(out.lines().filter(l -> l.startsWith(prefix + ":")).toList());
@@ -224,6 +224,13 @@ class NcclDriverIT {
         try (Stream<Path> names = Files.list(Path.of("/dev/shm"))) {
             return names.map(p -> p.getFileName().toString()).filter(n -> SHM_NAME.matcher(n).matches())
                     .collect(Collectors.toCollection(HashSet::new));
+        }
+    }
+
+    /** A Java twin of the driver's crossing: its main class, the prefix of its lines, its arguments. */
+    private record Twin(Class<?> main, String prefix, List<String> args) {
+        Twin(Class<?> main, String prefix, String... args) {
+            this(main, prefix, List.of(args));
         }
     }
 }
