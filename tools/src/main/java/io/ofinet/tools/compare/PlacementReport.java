@@ -4,11 +4,14 @@ import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * Each launch beside where the host had placed the machine's two CPUs while it ran (the {@link
@@ -58,15 +61,10 @@ final class PlacementReport {
                 + " nearest; far above %s ns)%n", provider, nearest.get().toPlainString(), farAbove.toPlainString());
         for (long s : latencySizes) {
             line(provider, Measure.LATENCY, s, latencyPrograms, farAbove,
-                    near(PointToPointReport.FI_PINGPONG, provider, Measure.LATENCY, s, farAbove), "fi_pingpong")
-                    .ifPresent(out::println);
+                    near -> near.get(PointToPointReport.FI_PINGPONG), "fi_pingpong").ifPresent(out::println);
         }
         for (long s : bandwidthSizes) {
-            List<SortedMap<Integer, BigDecimal>> schemes = new ArrayList<>();
-            for (String scheme : PointToPointReport.SCHEMES) {
-                schemes.add(near(scheme, provider, Measure.BANDWIDTH, s, farAbove));
-            }
-            line(provider, Measure.BANDWIDTH, s, bandwidthPrograms, farAbove, fastestPresent(schemes),
+            line(provider, Measure.BANDWIDTH, s, bandwidthPrograms, farAbove, PlacementReport::fastestPresent,
                     "the fastest C scheme").ifPresent(out::println);
         }
         out.println("(far: launches while a cache line took more than three times the nearest time between the CPUs;");
@@ -74,9 +72,17 @@ final class PlacementReport {
         out.println(" over the rounds in which both ran near, with that number of rounds)");
     }
 
-    /** A size's line; empty where none of its launches was placed. */
+    /**
+     * A size's line; empty where none of its launches was placed. {@code floor} picks C's figures of
+     * the near rounds from every program's near figures.
+     */
     private Optional<String> line(String provider, Measure m, long s, List<String> programs, BigDecimal farAbove,
-            SortedMap<Integer, BigDecimal> c, String cName) {
+            Function<Map<String, SortedMap<Integer, BigDecimal>>, SortedMap<Integer, BigDecimal>> floor,
+            String cName) {
+        Map<String, SortedMap<Integer, BigDecimal>> nearOf = new HashMap<>();
+        for (String p : programs) {
+            nearOf.put(p, near(p, provider, m, s, farAbove));
+        }
         StringBuilder line = new StringBuilder(m.label()).append(' ').append(s).append(':');
         boolean placedAny = false;
         for (String p : programs) {
@@ -85,16 +91,17 @@ final class PlacementReport {
                 continue;
             }
             placedAny = true;
-            SortedMap<Integer, BigDecimal> near = near(p, provider, m, s, farAbove);
+            SortedMap<Integer, BigDecimal> near = nearOf.get(p);
             long far = placed.values().stream().filter(v -> v.compareTo(farAbove) > 0).count();
             Optional<BigDecimal> own = Stats.fastest(near.values(), m.time());
             long slow = own.isEmpty() ? 0 : near.values().stream().filter(v -> Stats.slow(v, own.get(), m.time())).count();
             line.append(String.format(Locale.ROOT, " %s far %d/%d slow %d/%d;", p, far, placed.size(), slow,
                     near.size()));
         }
+        SortedMap<Integer, BigDecimal> c = floor.apply(nearOf);
         for (String p : programs) {
             if (!PointToPointReport.SCHEMES.contains(p) && !p.equals(PointToPointReport.FI_PINGPONG)) {
-                ratioWhereNear(near(p, provider, m, s, farAbove), c).ifPresent(r -> line.append(
+                ratioWhereNear(nearOf.get(p), c).ifPresent(r -> line.append(
                         String.format(Locale.ROOT, " %s ÷ %s %.2f (%d);", p, cName, r.ratio(), r.rounds())));
             }
         }
@@ -114,11 +121,12 @@ final class PlacementReport {
         return near;
     }
 
-    /** Each round's fastest of the schemes that ran near in it (rates). */
-    private static SortedMap<Integer, BigDecimal> fastestPresent(List<SortedMap<Integer, BigDecimal>> schemes) {
+    /** Each round's fastest of the C schemes that ran near in it (rates), from every program's near figures. */
+    private static SortedMap<Integer, BigDecimal> fastestPresent(Map<String, SortedMap<Integer, BigDecimal>> nearOf) {
         SortedMap<Integer, BigDecimal> best = new TreeMap<>();
-        for (SortedMap<Integer, BigDecimal> scheme : schemes) {
-            scheme.forEach((round, value) -> best.merge(round, value, BigDecimal::max));
+        for (String scheme : PointToPointReport.SCHEMES) {
+            nearOf.getOrDefault(scheme, new TreeMap<>()).forEach((round, value) -> best.merge(round, value,
+                    BigDecimal::max));
         }
         return best;
     }
