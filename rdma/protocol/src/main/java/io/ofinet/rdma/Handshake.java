@@ -191,6 +191,14 @@ final class Handshake {
         return (int) parts.eagerMax();
     }
 
+    /** Refuses CONNECT {@code m}: a REJECT naming {@code reason} to {@code reply}, released once gone or failed. */
+    private void refuse(HandshakeMessage m, long reply, String reason) throws RdmaException {
+        refused++;
+        LOG.log(Level.WARNING, "refusing a connection: {0}", reason);
+        send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), reason), reply,
+                () -> parts.peers().release(dataRails, reply), cause -> parts.peers().release(dataRails, reply));
+    }
+
     private void onConnect(HandshakeMessage m) throws FabricException, RdmaException {
         long reply = parts.peers().insert(dataRails, m.controlAddresses().get(0), m.process());
         ListenComm listen = listens.get(m.listenId());
@@ -205,10 +213,7 @@ final class Handshake {
                 : listen.pending() >= maxPending ? "the listen communicator holds " + listen.pending()
                 + " connections that accept() has not returned (maxPendingConnections " + maxPending + ")" : null;
         if (refusal != null) {
-            refused++;
-            LOG.log(Level.WARNING, "refusing a connection: {0}", refusal);
-            send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), refusal), reply,
-                    () -> parts.peers().release(dataRails, reply), cause -> parts.peers().release(dataRails, reply));
+            refuse(m, reply, refusal);
             return;
         }
         Connection sender;
@@ -217,11 +222,7 @@ final class Handshake {
                     m.connectorCommId(), m, reply);
         } catch (FabricException e) {
             // The connector hears why at once rather than after connectionTimeoutMs.
-            refused++;
-            String reason = "the listener cannot take the connector's addresses: " + e.getMessage();
-            LOG.log(Level.WARNING, "refusing a connection: {0}", reason);
-            send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), reason), reply,
-                    () -> parts.peers().release(dataRails, reply), cause -> parts.peers().release(dataRails, reply));
+            refuse(m, reply, "the listener cannot take the connector's addresses: " + e.getMessage());
             return;
         }
         int id = comms.newRecvId();
