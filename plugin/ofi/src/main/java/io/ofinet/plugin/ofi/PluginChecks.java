@@ -33,7 +33,11 @@ final class PluginChecks {
 
     /** A send or receive communicator of the owner's, not closed. */
     OfiHandles.Comm openComm(Handles.Comm comm, String operation) throws NetException {
-        OfiHandles.Comm c = ours(comm, OfiHandles.Comm.class, operation, "communicator");
+        return open(ours(comm, OfiHandles.Comm.class, operation, "communicator"), operation);
+    }
+
+    /** {@code c}, when it is not closed. */
+    private static <C extends OfiHandles.Comm> C open(C c, String operation) throws NetException {
         if (c.closed) {
             throw new NetException(NetResult.INVALID_USAGE, operation + ": the communicator is closed");
         }
@@ -42,14 +46,12 @@ final class PluginChecks {
 
     /** An open send communicator of the owner's. */
     OfiHandles.Send send(Handles.SendComm comm, String operation) throws NetException {
-        return (OfiHandles.Send) openComm(ours(comm, OfiHandles.Send.class, operation, "send communicator"),
-                operation);
+        return open(ours(comm, OfiHandles.Send.class, operation, "send communicator"), operation);
     }
 
     /** An open receive communicator of the owner's, for {@code n} buffers. */
     OfiHandles.Recv recv(Handles.RecvComm comm, int n, String operation) throws NetException {
-        OfiHandles.Recv recv = (OfiHandles.Recv) openComm(ours(comm, OfiHandles.Recv.class, operation,
-                "receive communicator"), operation);
+        OfiHandles.Recv recv = open(ours(comm, OfiHandles.Recv.class, operation, "receive communicator"), operation);
         if (n < 1 || n > Limits.MAX_RECVS) {
             throw new NetException(NetResult.INVALID_USAGE, operation + ": " + n + " buffers; maxRecvs is "
                     + Limits.MAX_RECVS);
