@@ -138,16 +138,17 @@ public final class ChildJvm implements AutoCloseable {
      */
     public static PairOutput runPair(Spec receiver, Spec sender) throws IOException, InterruptedException {
         try (ChildJvm r = receiver.start(); ChildJvm s = sender.start()) {
-            String failed = null;
-            while (failed == null && (r.process.isAlive() || s.process.isAlive())) {
-                failed = r.failure("the receiver");
-                failed = failed != null ? failed : s.failure("the sender");
-                if (failed == null) {
+            boolean running;
+            String failed;
+            do {
+                // Whether either runs, read before their states: a failure read after both ended is final.
+                running = r.process.isAlive() || s.process.isAlive();
+                String receiverFailed = r.failure("the receiver");
+                failed = receiverFailed != null ? receiverFailed : s.failure("the sender");
+                if (failed == null && running) {
                     Thread.sleep(20);
                 }
-            }
-            failed = failed != null ? failed : r.failure("the receiver");
-            failed = failed != null ? failed : s.failure("the sender");
+            } while (failed == null && running);
             if (failed != null) {
                 // Leaving the block stops both.
                 throw new AssertionError(failed + "\n" + new PairOutput(r.output(), s.output()).both());
