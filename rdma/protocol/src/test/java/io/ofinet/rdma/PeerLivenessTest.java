@@ -1,6 +1,5 @@
 package io.ofinet.rdma;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,87 +8,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
-import io.ofinet.mr.Use;
-import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.send.SendRequest;
-import java.util.ArrayList;
-import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** A peer that dies or falls silent fails the requests of its communicators within peerTimeoutMs. */
+/**
+ * A peer that dies or falls silent fails the requests of its communicators within peerTimeoutMs;
+ * one that only progresses, or never calls at all, stays alive. Closes are in {@link PeerCloseTest}.
+ */
 @Timeout(60)
-class PeerLivenessTest {
-    private static final String FAST = "\"peerTimeoutMs\": 300";
-    private final List<Device> devices = new ArrayList<>();
-    private final java.util.Map<RdmaEndpoint, Device> deviceOf = new java.util.HashMap<>();
-    private final List<AutoCloseable> buffers = new ArrayList<>();
-    private MemProvider provider;
-
-    private RdmaEndpoint endpoint() throws Exception {
-        Device device = Device.open(provider, Layouts.mem(1, FAST));
-        devices.add(device);
-        RdmaEndpoint endpoint = device.openEndpoint();
-        deviceOf.put(endpoint, device);
-        return endpoint;
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        for (AutoCloseable b : buffers) {
-            b.close();
-        }
-        for (Device d : devices) {
-            d.close();
-        }
-    }
-
-    private MrHandle registered(RdmaEndpoint endpoint, HostBuffer buffer) throws Exception {
-        MrHandle mr = deviceOf.get(endpoint).registrar().register(endpoint.rails(), buffer.address, buffer.size,
-                Use.USER_BUFFER);
-        buffers.add(0, mr::close);
-        return mr;
-    }
-
-    private HostBuffer buffer() {
-        HostBuffer b = new HostBuffer(4096);
-        buffers.add(b);
-        return b;
-    }
-
-    private RecvRequest post(RecvComm recv, RdmaEndpoint endpoint) throws Exception {
-        HostBuffer dst = buffer();
-        return recv.irecv(1, new long[] {dst.address}, new long[] {4096}, new int[] {1},
-                new MrHandle[] {registered(endpoint, dst)});
-    }
-
-    /** Two endpoints of one in-memory provider, a connected to b. */
-    private record Pair(RdmaEndpoint a, RdmaEndpoint b, SendComm send, RecvComm recv) {
-    }
-
-    private Pair pair() throws Exception {
-        provider = MemProvider.create();
-        RdmaEndpoint a = endpoint();
-        RdmaEndpoint b = endpoint();
-        ConnectedPair comms = ConnectionTest.establish(a, b, b.listen());
-        return new Pair(a, b, comms.send(), comms.recv());
-    }
-
-    /** Tests {@code request} until it fails, and returns the failure. */
-    private static RdmaException failureOf(Request request) {
-        return assertThrows(RdmaException.class, () -> {
-            while (!request.test(null)) {
-                Thread.onSpinWait();
-            }
-        });
-    }
-
+class PeerLivenessTest extends PeerFixture {
     @Test
     void aSilentPeerFailsTheOutstandingReceiveAfterThePeerTimeout() throws Exception {
         provider = MemProvider.create();
@@ -173,123 +106,6 @@ class PeerLivenessTest {
         } finally {
             a.unlock();
         }
-    }
-
-    @Test
-    void aSenderThatClosesFailsTheReceivesItWillNeverServeAndLaterOnes() throws Exception {
-        Pair p = pair();
-        RdmaEndpoint a = p.a();
-        RdmaEndpoint b = p.b();
-        SendComm send = p.send();
-        RecvComm recv = p.recv();
-        RecvRequest served = post(recv, b);
-        RecvRequest unserved = post(recv, b);
-        HostBuffer src = buffer();
-        SendRequest s = send.isend(src.address, 64, 1, registered(a, src));
-        long[] sizes = new long[1];
-        Await.done(served, sizes, "the served receive", a);
-        assertEquals(64, sizes[0]);
-        send.close();
-        RdmaException e = failureOf(unserved);
-        assertEquals(ErrorCategory.REMOTE, e.category());
-        assertTrue(e.getMessage().endsWith("the sender closed the connection before sending the message"),
-                e.getMessage());
-        RecvRequest late = post(recv, b);
-        RdmaException later = assertThrows(RdmaException.class, () -> late.test(null));
-        assertEquals("irecv: the sender closed the connection", later.getMessage());
-    }
-
-    @Test
-    void aMessageSentBeforeTheSenderClosedReachesAReceivePostedAfterTheClose() throws Exception {
-        Pair p = pair();
-        RdmaEndpoint a = p.a();
-        RdmaEndpoint b = p.b();
-        SendComm send = p.send();
-        RecvComm recv = p.recv();
-        HostBuffer src = buffer().pattern(3);
-        MrHandle srcMr = registered(a, src);
-        // Eager sends: each is done at once, its message on its way to the receiver.
-        for (int i = 0; i < 2; i++) {
-            SendRequest s = send.isend(src.address + 100 * i, 40 + i, 1, srcMr);
-            Await.done(s, null, "eager send " + i, a);
-        }
-        send.close();
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        awaitSenderClose(recv, b, deadline);
-        HostBuffer dst = buffer();
-        MrHandle dstMr = registered(b, dst);
-        long[] sizes = new long[1];
-        for (int i = 0; i < 2; i++) {
-            RecvRequest r = recv.irecv(1, new long[] {dst.address + 100 * i}, new long[] {100}, new int[] {1},
-                    new MrHandle[] {dstMr});
-            Await.done(r, sizes, "message " + i, b);
-            assertEquals(40 + i, sizes[0]);
-            assertArrayEquals(src.bytes(100 * i, 40 + i), dst.bytes(100 * i, 40 + i), "message " + i);
-        }
-        RecvRequest beyond = post(recv, b);
-        RdmaException e = assertThrows(RdmaException.class, () -> beyond.test(null));
-        assertEquals("irecv: the sender closed the connection", e.getMessage());
-    }
-
-    @Test
-    void aReceivePostedAfterTheSenderClosedMidSendFailsRatherThanWaits() throws Exception {
-        Pair p = pair();
-        RdmaEndpoint a = p.a();
-        RdmaEndpoint b = p.b();
-        SendComm send = p.send();
-        RecvComm recv = p.recv();
-        HostBuffer src = new HostBuffer(64 << 10);
-        buffers.add(src);
-        // Too large to go eagerly: with no receive announced it sends a request to send after rtsDelayUs.
-        SendRequest s = send.isend(src.address, 64 << 10, 1, registered(a, src));
-        assertNotNull(s);
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (recv.heldEagerMessages() == 0) {
-            assertTrue(System.nanoTime() < deadline, "the request to send did not arrive");
-            a.progress();
-            b.progress();
-        }
-        send.close();
-        awaitSenderClose(recv, b, deadline);
-        HostBuffer dst = new HostBuffer(64 << 10);
-        buffers.add(dst);
-        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {dst.size}, new int[] {1},
-                new MrHandle[] {registered(b, dst)});
-        RdmaException e = failureOf(r);
-        // The request to send is not among those the close says were sent.
-        assertEquals("irecv: the sender closed the connection", e.getMessage());
-    }
-
-    /** Drives the receiver until it has seen its sender's close signal. */
-    private static void awaitSenderClose(RecvComm recv, RdmaEndpoint receiver, long deadline) throws Exception {
-        while (!recv.senderSaidClosed()) {
-            assertTrue(System.nanoTime() < deadline, "the sender's close did not arrive");
-            receiver.progress();
-        }
-    }
-
-    @Test
-    void anIsendAfterTheReceiverClosedFailsAtItsTest() throws Exception {
-        Pair p = pair();
-        RdmaEndpoint a = p.a();
-        RdmaEndpoint b = p.b();
-        SendComm send = p.send();
-        RecvComm recv = p.recv();
-        post(recv, b);
-        recv.close(); // tells the sender, and waits for its confirmation (the watchdog drives a)
-        HostBuffer src = buffer();
-        MrHandle mr = registered(a, src);
-        RdmaException e = assertThrows(RdmaException.class, () -> {
-            for (int i = 0; i < 1000; i++) {
-                SendRequest s = send.isend(src.address, 64, 1, mr);
-                if (s != null) {
-                    s.test(null);
-                }
-                a.progress();
-            }
-        });
-        assertEquals(ErrorCategory.REMOTE, e.category());
-        assertEquals("isend: the receiver closed the connection", e.getMessage());
     }
 
     @Test
@@ -394,8 +210,7 @@ class PeerLivenessTest {
             b.progress();
             assertTrue(System.nanoTime() < deadline, "the send did not finish");
         }
-        HostBuffer large = new HostBuffer(16384);
-        buffers.add(large);
+        HostBuffer large = buffer(16384);
         // Above eagerMaxSize, with no receive for it: its request to send goes out and it waits.
         SendRequest waiting = send.isend(large.address, large.size, 1, registered(a, large));
         provider.faults().vanish(b.railSet.controlEndpoint(0));

@@ -1,0 +1,140 @@
+package io.ofinet.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.recv.RecvComm;
+import io.ofinet.rdma.recv.RecvRequest;
+import io.ofinet.rdma.send.SendComm;
+import io.ofinet.rdma.send.SendRequest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A peer that closes its communicator: what was sent before the close still arrives, and the
+ * requests it will never serve fail at once instead of waiting for {@code peerTimeoutMs}.
+ */
+@Timeout(60)
+class PeerCloseTest extends PeerFixture {
+    @Test
+    void aSenderThatClosesFailsTheReceivesItWillNeverServeAndLaterOnes() throws Exception {
+        Pair p = pair();
+        RdmaEndpoint a = p.a();
+        RdmaEndpoint b = p.b();
+        SendComm send = p.send();
+        RecvComm recv = p.recv();
+        RecvRequest served = post(recv, b);
+        RecvRequest unserved = post(recv, b);
+        HostBuffer src = buffer();
+        SendRequest s = send.isend(src.address, 64, 1, registered(a, src));
+        long[] sizes = new long[1];
+        Await.done(served, sizes, "the served receive", a);
+        assertEquals(64, sizes[0]);
+        send.close();
+        RdmaException e = failureOf(unserved);
+        assertEquals(ErrorCategory.REMOTE, e.category());
+        assertTrue(e.getMessage().endsWith("the sender closed the connection before sending the message"),
+                e.getMessage());
+        RecvRequest late = post(recv, b);
+        RdmaException later = assertThrows(RdmaException.class, () -> late.test(null));
+        assertEquals("irecv: the sender closed the connection", later.getMessage());
+    }
+
+    @Test
+    void aMessageSentBeforeTheSenderClosedReachesAReceivePostedAfterTheClose() throws Exception {
+        Pair p = pair();
+        RdmaEndpoint a = p.a();
+        RdmaEndpoint b = p.b();
+        SendComm send = p.send();
+        RecvComm recv = p.recv();
+        HostBuffer src = buffer().pattern(3);
+        MrHandle srcMr = registered(a, src);
+        // Eager sends: each is done at once, its message on its way to the receiver.
+        for (int i = 0; i < 2; i++) {
+            SendRequest s = send.isend(src.address + 100 * i, 40 + i, 1, srcMr);
+            Await.done(s, null, "eager send " + i, a);
+        }
+        send.close();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        awaitSenderClose(recv, b, deadline);
+        HostBuffer dst = buffer();
+        MrHandle dstMr = registered(b, dst);
+        long[] sizes = new long[1];
+        for (int i = 0; i < 2; i++) {
+            RecvRequest r = recv.irecv(1, new long[] {dst.address + 100 * i}, new long[] {100}, new int[] {1},
+                    new MrHandle[] {dstMr});
+            Await.done(r, sizes, "message " + i, b);
+            assertEquals(40 + i, sizes[0]);
+            assertArrayEquals(src.bytes(100 * i, 40 + i), dst.bytes(100 * i, 40 + i), "message " + i);
+        }
+        RecvRequest beyond = post(recv, b);
+        RdmaException e = assertThrows(RdmaException.class, () -> beyond.test(null));
+        assertEquals("irecv: the sender closed the connection", e.getMessage());
+    }
+
+    @Test
+    void aReceivePostedAfterTheSenderClosedMidSendFailsRatherThanWaits() throws Exception {
+        Pair p = pair();
+        RdmaEndpoint a = p.a();
+        RdmaEndpoint b = p.b();
+        SendComm send = p.send();
+        RecvComm recv = p.recv();
+        HostBuffer src = buffer(64 << 10);
+        // Too large to go eagerly: with no receive announced it sends a request to send after rtsDelayUs.
+        SendRequest s = send.isend(src.address, 64 << 10, 1, registered(a, src));
+        assertNotNull(s);
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (recv.heldEagerMessages() == 0) {
+            assertTrue(System.nanoTime() < deadline, "the request to send did not arrive");
+            a.progress();
+            b.progress();
+        }
+        send.close();
+        awaitSenderClose(recv, b, deadline);
+        HostBuffer dst = buffer(64 << 10);
+        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {dst.size}, new int[] {1},
+                new MrHandle[] {registered(b, dst)});
+        RdmaException e = failureOf(r);
+        // The request to send is not among those the close says were sent.
+        assertEquals("irecv: the sender closed the connection", e.getMessage());
+    }
+
+    /** Drives the receiver until it has seen its sender's close signal. */
+    private static void awaitSenderClose(RecvComm recv, RdmaEndpoint receiver, long deadline) throws Exception {
+        while (!recv.senderSaidClosed()) {
+            assertTrue(System.nanoTime() < deadline, "the sender's close did not arrive");
+            receiver.progress();
+        }
+    }
+
+    @Test
+    void anIsendAfterTheReceiverClosedFailsAtItsTest() throws Exception {
+        Pair p = pair();
+        RdmaEndpoint a = p.a();
+        RdmaEndpoint b = p.b();
+        SendComm send = p.send();
+        RecvComm recv = p.recv();
+        post(recv, b);
+        recv.close(); // tells the sender, and waits for its confirmation (the watchdog drives a)
+        HostBuffer src = buffer();
+        MrHandle mr = registered(a, src);
+        RdmaException e = assertThrows(RdmaException.class, () -> {
+            for (int i = 0; i < 1000; i++) {
+                SendRequest s = send.isend(src.address, 64, 1, mr);
+                if (s != null) {
+                    s.test(null);
+                }
+                a.progress();
+            }
+        });
+        assertEquals(ErrorCategory.REMOTE, e.category());
+        assertEquals("isend: the receiver closed the connection", e.getMessage());
+    }
+}

@@ -1,0 +1,93 @@
+package io.ofinet.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.ofinet.fabric.mem.MemProvider;
+import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.mr.Use;
+import io.ofinet.rdma.comm.Request;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.recv.RecvComm;
+import io.ofinet.rdma.recv.RecvRequest;
+import io.ofinet.rdma.send.SendComm;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+
+/**
+ * What the tests of peers that fall silent or close share: endpoints of one in-memory provider with
+ * a short {@code peerTimeoutMs}, a connected pair, registered buffers, and a receive posted on them.
+ */
+abstract class PeerFixture {
+    static final String FAST = "\"peerTimeoutMs\": 300";
+    private final List<Device> devices = new ArrayList<>();
+    private final Map<RdmaEndpoint, Device> deviceOf = new HashMap<>();
+    private final List<AutoCloseable> buffers = new ArrayList<>();
+    MemProvider provider;
+
+    RdmaEndpoint endpoint() throws Exception {
+        Device device = Device.open(provider, Layouts.mem(1, FAST));
+        devices.add(device);
+        RdmaEndpoint endpoint = device.openEndpoint();
+        deviceOf.put(endpoint, device);
+        return endpoint;
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable b : buffers) {
+            b.close();
+        }
+        for (Device d : devices) {
+            d.close();
+        }
+    }
+
+    MrHandle registered(RdmaEndpoint endpoint, HostBuffer buffer) throws Exception {
+        MrHandle mr = deviceOf.get(endpoint).registrar().register(endpoint.rails(), buffer.address, buffer.size,
+                Use.USER_BUFFER);
+        buffers.add(0, mr::close);
+        return mr;
+    }
+
+    HostBuffer buffer() {
+        return buffer(4096);
+    }
+
+    /** A buffer of {@code size} bytes, freed after the test. */
+    HostBuffer buffer(long size) {
+        HostBuffer b = new HostBuffer(size);
+        buffers.add(b);
+        return b;
+    }
+
+    RecvRequest post(RecvComm recv, RdmaEndpoint endpoint) throws Exception {
+        HostBuffer dst = buffer();
+        return recv.irecv(1, new long[] {dst.address}, new long[] {4096}, new int[] {1},
+                new MrHandle[] {registered(endpoint, dst)});
+    }
+
+    /** Two endpoints of one in-memory provider, a connected to b. */
+    record Pair(RdmaEndpoint a, RdmaEndpoint b, SendComm send, RecvComm recv) {
+    }
+
+    Pair pair() throws Exception {
+        provider = MemProvider.create();
+        RdmaEndpoint a = endpoint();
+        RdmaEndpoint b = endpoint();
+        ConnectedPair comms = ConnectionTest.establish(a, b, b.listen());
+        return new Pair(a, b, comms.send(), comms.recv());
+    }
+
+    /** Tests {@code request} until it fails, and returns the failure. */
+    static RdmaException failureOf(Request request) {
+        return assertThrows(RdmaException.class, () -> {
+            while (!request.test(null)) {
+                Thread.onSpinWait();
+            }
+        });
+    }
+}
