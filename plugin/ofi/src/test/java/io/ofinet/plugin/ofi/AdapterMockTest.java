@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 
 /** The adapter over a mocked protocol: error mapping, request pooling and staleness. */
 class AdapterMockTest {
-    private final OfiNetPlugin plugin = new OfiNetPlugin(MemProvider::create, PluginApiTest::layout);
+    private final OfiNetPlugin plugin = new OfiNetPlugin(MemProvider::create, PluginFixture::layout);
     private final SendComm inner = mock(SendComm.class);
     private final OfiHandles.Send comm = new OfiHandles.Send(plugin, inner, mock(RdmaEndpoint.class));
 

@@ -7,12 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.ofinet.config.ConfigEnvironment;
-import io.ofinet.config.ConfigLoader;
-import io.ofinet.config.RailLayout;
-import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.HostBuffer;
-import io.ofinet.plugin.ConnectConfig;
 import io.ofinet.plugin.DeviceProperties;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.MemoryType;
@@ -24,92 +19,15 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The NetPlugin API end to end, two plugin instances ("hosts") on one in-memory network. */
+/**
+ * The NetPlugin API end to end, two plugin instances ("hosts") on one in-memory network. What it
+ * refuses is in {@link PluginRefusalTest}.
+ */
 @Timeout(60)
-class PluginApiTest {
-    private static final String LAYOUT = "{\"devices\": [{\"name\": \"test\", \"dataRails\": ["
-            + "{\"provider\": \"mem\", \"domain\": \"mem0\"}, {\"provider\": \"mem\", \"domain\": \"mem1\"}],"
-            + " \"minStripeSize\": 4096, \"eagerMaxSize\": 4096, \"peerTimeoutMs\": 500}]}";
-
-    private final List<AutoCloseable> buffers = new ArrayList<>();
-    private OfiNetPlugin a;
-    private OfiNetPlugin b;
-
-    static RailLayout layout() throws io.ofinet.config.ConfigException {
-        return ConfigLoader.parse(LAYOUT, "test", ConfigEnvironment.of(Map.of(), new Properties()));
-    }
-
-    @BeforeEach
-    void init() throws Exception {
-        MemProvider provider = MemProvider.builder().domains(2).build();
-        a = new OfiNetPlugin(() -> provider, PluginApiTest::layout);
-        b = new OfiNetPlugin(() -> provider, PluginApiTest::layout);
-        a.init();
-        b.init();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        a.close();
-        b.close();
-        for (AutoCloseable buffer : buffers) {
-            buffer.close();
-        }
-    }
-
-    private HostBuffer buffer(long size) {
-        HostBuffer buffer = new HostBuffer(size);
-        buffers.add(buffer);
-        return buffer;
-    }
-
-    /** connect and accept, each called again until both return their communicator. */
-    private Handles.SendComm[] sendOut = new Handles.SendComm[1];
-
-    private Handles.RecvComm connect(Handles.ListenComm listen) throws NetException {
-        Handles.SendComm send = null;
-        Handles.RecvComm recv = null;
-        for (int i = 0; i < 1_000_000 && (send == null || recv == null); i++) {
-            if (send == null) {
-                send = a.connect(0, listen.handle(), ConnectConfig.DEFAULT);
-            }
-            if (recv == null) {
-                recv = b.accept(listen);
-            }
-        }
-        sendOut[0] = send;
-        return recv;
-    }
-
-    private static void await(NetPlugin plugin, Handles.Request request, long[] sizes, NetPlugin other)
-            throws NetException {
-        for (int i = 0; i < 10_000_000; i++) {
-            if (plugin.test(request, sizes)) {
-                return;
-            }
-            other.devices(); // the other side progresses in its own test calls below
-        }
-        throw new AssertionError("request not done");
-    }
-
-    /** Tests both requests alternately until both are done; returns the receive's first size. */
-    private long both(Handles.Request send, Handles.Request recv, long[] sizes) throws NetException {
-        boolean sendDone = send == null;
-        boolean recvDone = recv == null;
-        for (int i = 0; i < 10_000_000 && !(sendDone && recvDone); i++) {
-            sendDone = sendDone || a.test(send, null);
-            recvDone = recvDone || b.test(recv, sizes);
-        }
-        assertTrue(sendDone && recvDone, "requests not done");
-        return sizes == null ? -1 : sizes[0];
-    }
-
+class PluginApiTest extends PluginFixture {
     @Test
     void propertiesDescribeTheDevice() throws Exception {
         assertEquals("ofinet", a.name());
@@ -195,31 +113,6 @@ class PluginApiTest {
     }
 
     @Test
-    void sendsLargerThanTheReceiveFailOnBothSidesAndWriteNothing() throws Exception {
-        Handles.RecvComm recv = connect(b.listen(0));
-        Handles.SendComm send = sendOut[0];
-        long[][] cases = {{5 * 1024, 4 * 1024}, {2 << 20, 1 << 20}};
-        int tag = 0;
-        for (long[] c : cases) {
-            HostBuffer src = buffer(c[0]).pattern(1);
-            HostBuffer dst = buffer(c[1] + 64).fill((byte) 0x5A);
-            Handles.MrHandle srcMr = a.regMr(send, src.address, src.size, MemoryType.HOST);
-            Handles.MrHandle dstMr = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
-            Handles.Request r = b.irecv(recv, 1, new long[] {dst.address}, new long[] {c[1]}, new int[] {tag},
-                    new Handles.MrHandle[] {dstMr});
-            Handles.Request s = a.isend(send, src.address, c[0], tag, srcMr);
-            NetException sent = assertThrows(NetException.class, () -> both(s, null, null));
-            assertEquals(NetResult.INVALID_USAGE, sent.result());
-            NetException received = assertThrows(NetException.class, () -> both(null, r, new long[1]));
-            assertEquals(NetResult.INVALID_USAGE, received.result());
-            for (long i = 0; i < dst.size; i++) {
-                assertEquals(0x5A, dst.get(i), "byte " + i);
-            }
-            tag++;
-        }
-    }
-
-    @Test
     void groupedReceivesReportEachBuffersSize() throws Exception {
         Handles.RecvComm recv = connect(b.listen(0));
         Handles.SendComm send = sendOut[0];
@@ -239,101 +132,6 @@ class PluginApiTest {
         both(sends.get(1), null, null);
         both(sends.get(2), null, null);
         assertArrayEquals(new long[] {700, 80, 9000}, sizes);
-    }
-
-    @Test
-    void misuseIsInvalidUsageSayingWhat() throws Exception {
-        Handles.ListenComm listen = b.listen(0);
-        Handles.RecvComm recv = connect(listen);
-        Handles.SendComm send = sendOut[0];
-        HostBuffer src = buffer(64);
-        Handles.MrHandle mr = a.regMr(send, src.address, src.size, MemoryType.HOST);
-        HostBuffer dst = buffer(64);
-        Handles.MrHandle dstMr = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
-        Handles.Request r = b.irecv(recv, 1, new long[] {dst.address}, new long[] {64}, new int[] {1},
-                new Handles.MrHandle[] {dstMr});
-        Handles.Request s = a.isend(send, src.address, 64, 1, mr);
-        both(s, r, new long[1]);
-
-        NetException stale = assertThrows(NetException.class, () -> a.test(s, null));
-        assertEquals(NetResult.INVALID_USAGE, stale.result());
-        assertEquals("test: the request is no longer outstanding: test already reported it done or failed",
-                stale.getMessage());
-        NetException foreign = assertThrows(NetException.class, () -> b.isend(send, src.address, 64, 1, mr));
-        assertEquals("isend: a send communicator that this plugin did not make", foreign.getMessage());
-        assertEquals(NetResult.INVALID_USAGE,
-                assertThrows(NetException.class, () -> a.isend(send, src.address, 1L << 33, 1, mr)).result());
-        NetException tooMany = assertThrows(NetException.class, () -> b.irecv(recv, 9, new long[9], new long[9],
-                new int[9], new Handles.MrHandle[9]));
-        assertEquals("irecv: 9 buffers; maxRecvs is 8", tooMany.getMessage());
-        NetException shortHandles = assertThrows(NetException.class, () -> b.irecv(recv, 2, new long[2], new long[2],
-                new int[2], new Handles.MrHandle[] {dstMr}));
-        assertEquals(NetResult.INVALID_ARGUMENT, shortHandles.result());
-        assertEquals("irecv: 2 buffers, but 1 memory handles", shortHandles.getMessage());
-        NetException cuda = assertThrows(NetException.class, () -> a.regMr(send, src.address, 64, MemoryType.CUDA));
-        assertEquals(NetResult.INVALID_USAGE, cuda.result());
-        assertTrue(cuda.getMessage().contains("CUDA memory is not supported"), cuda.getMessage());
-        assertEquals(NetResult.INVALID_ARGUMENT, assertThrows(NetException.class,
-                () -> a.regMr(send, ByteBuffer.allocate(8))).result(), "heap buffers cannot be registered");
-        a.closeSend(send);
-        NetException twice = assertThrows(NetException.class, () -> a.closeSend(send));
-        assertEquals(NetResult.INVALID_USAGE, twice.result());
-        assertEquals("closeSend: the communicator is closed already", twice.getMessage());
-        NetException closed = assertThrows(NetException.class, () -> a.isend(send, src.address, 64, 1, mr));
-        assertEquals("isend: the communicator is closed", closed.getMessage());
-        b.closeRecv(recv);
-        assertEquals("closeRecv: the communicator is closed already",
-                assertThrows(NetException.class, () -> b.closeRecv(recv)).getMessage());
-        b.closeListen(listen);
-        assertEquals("closeListen: the communicator is closed already",
-                assertThrows(NetException.class, () -> b.closeListen(listen)).getMessage());
-        OfiNetPlugin fresh = new OfiNetPlugin(MemProvider::create, PluginApiTest::layout);
-        assertEquals(NetResult.INVALID_USAGE, assertThrows(NetException.class, fresh::devices).result());
-    }
-
-    @Test
-    void aHandleInUseIsNotDeregisteredAndShortSizesKeepTheRequest() throws Exception {
-        Handles.ListenComm listen = b.listen(0);
-        Handles.RecvComm recv = connect(listen);
-        Handles.SendComm send = sendOut[0];
-        HostBuffer src = buffer(256).pattern(4);
-        HostBuffer dst = buffer(256);
-        Handles.MrHandle srcMr = a.regMr(send, src.address, src.size, MemoryType.HOST);
-        Handles.MrHandle dstMr = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
-        Handles.Request r = b.irecv(recv, 2, new long[] {dst.address, dst.address + 128}, new long[] {128, 128},
-                new int[] {1, 2}, new Handles.MrHandle[] {dstMr, dstMr});
-        NetException inUse = assertThrows(NetException.class, () -> b.deregMr(recv, dstMr));
-        assertEquals(NetResult.INVALID_USAGE, inUse.result());
-        assertEquals("deregMr: the memory handle is used by 1 outstanding request; nothing was deregistered (test"
-                + " them to completion or close their communicator first)", inUse.getMessage());
-        Handles.Request s1 = a.isend(send, src.address, 128, 1, srcMr);
-        Handles.Request s2 = a.isend(send, src.address + 128, 100, 2, srcMr);
-        assertEquals("deregMr: the memory handle is used by 2 outstanding requests; nothing was deregistered (test"
-                + " them to completion or close their communicator first)",
-                assertThrows(NetException.class, () -> a.deregMr(send, srcMr)).getMessage());
-        both(s1, null, null);
-        both(s2, null, null);
-        NetException shortSizes = assertThrows(NetException.class, () -> b.test(r, new long[1]));
-        assertEquals(NetResult.INVALID_ARGUMENT, shortSizes.result());
-        assertEquals("test: the receive has 2 buffers, but sizes has room for 1; the request is still outstanding",
-                shortSizes.getMessage());
-        long[] sizes = new long[2];
-        await(b, r, sizes, a);
-        assertEquals(128, sizes[0]);
-        assertEquals(100, sizes[1]);
-        assertArrayEquals(src.bytes(0, 228), dst.bytes(0, 228), "the receive was served while the refusals happened");
-        a.deregMr(send, srcMr);
-        b.deregMr(recv, dstMr);
-        // A receive left outstanding ends with its communicator, and so does its use of the handle,
-        // which a communicator of the same endpoint can then deregister.
-        Handles.RecvComm other = connect(listen);
-        Handles.MrHandle again = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
-        assertNotNull(b.irecv(recv, 1, new long[] {dst.address}, new long[] {64}, new int[] {3},
-                new Handles.MrHandle[] {again}));
-        assertThrows(NetException.class, () -> b.deregMr(other, again));
-        b.closeRecv(recv);
-        b.deregMr(other, again);
-        b.closeRecv(other);
     }
 
     @Test
@@ -408,7 +206,8 @@ class PluginApiTest {
         assertTrue(NetPlugins.load("ofinet") instanceof OfiNetPlugin);
         NetException unknown = assertThrows(NetException.class, () -> NetPlugins.load("nccl-ib"));
         assertEquals(NetResult.INVALID_USAGE, unknown.result());
-        assertTrue(unknown.getMessage().startsWith("no network plugin named \"nccl-ib\" on the class path; found [ofinet]"),
+        assertTrue(unknown.getMessage().startsWith(
+                "no network plugin named \"nccl-ib\" on the class path; found [ofinet]"),
                 unknown.getMessage());
     }
 }

@@ -1,0 +1,100 @@
+package io.ofinet.plugin.ofi;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.config.ConfigEnvironment;
+import io.ofinet.config.ConfigException;
+import io.ofinet.config.ConfigLoader;
+import io.ofinet.config.RailLayout;
+import io.ofinet.fabric.mem.MemProvider;
+import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.plugin.ConnectConfig;
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.NetException;
+import io.ofinet.plugin.NetPlugin;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+/** What the NetPlugin API's tests share: two plugin instances ("hosts") on one in-memory network. */
+abstract class PluginFixture {
+    private static final String LAYOUT = "{\"devices\": [{\"name\": \"test\", \"dataRails\": ["
+            + "{\"provider\": \"mem\", \"domain\": \"mem0\"}, {\"provider\": \"mem\", \"domain\": \"mem1\"}],"
+            + " \"minStripeSize\": 4096, \"eagerMaxSize\": 4096, \"peerTimeoutMs\": 500}]}";
+
+    private final List<AutoCloseable> buffers = new ArrayList<>();
+    OfiNetPlugin a;
+    OfiNetPlugin b;
+
+    static RailLayout layout() throws ConfigException {
+        return ConfigLoader.parse(LAYOUT, "test", ConfigEnvironment.of(Map.of(), new Properties()));
+    }
+
+    @BeforeEach
+    void init() throws Exception {
+        MemProvider provider = MemProvider.builder().domains(2).build();
+        a = new OfiNetPlugin(() -> provider, PluginFixture::layout);
+        b = new OfiNetPlugin(() -> provider, PluginFixture::layout);
+        a.init();
+        b.init();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        a.close();
+        b.close();
+        for (AutoCloseable buffer : buffers) {
+            buffer.close();
+        }
+    }
+
+    HostBuffer buffer(long size) {
+        HostBuffer buffer = new HostBuffer(size);
+        buffers.add(buffer);
+        return buffer;
+    }
+
+    /** connect and accept, each called again until both return their communicator. */
+    final Handles.SendComm[] sendOut = new Handles.SendComm[1];
+
+    Handles.RecvComm connect(Handles.ListenComm listen) throws NetException {
+        Handles.SendComm send = null;
+        Handles.RecvComm recv = null;
+        for (int i = 0; i < 1_000_000 && (send == null || recv == null); i++) {
+            if (send == null) {
+                send = a.connect(0, listen.handle(), ConnectConfig.DEFAULT);
+            }
+            if (recv == null) {
+                recv = b.accept(listen);
+            }
+        }
+        sendOut[0] = send;
+        return recv;
+    }
+
+    static void await(NetPlugin plugin, Handles.Request request, long[] sizes, NetPlugin other)
+            throws NetException {
+        for (int i = 0; i < 10_000_000; i++) {
+            if (plugin.test(request, sizes)) {
+                return;
+            }
+            other.devices(); // the other side progresses in its own test calls below
+        }
+        throw new AssertionError("request not done");
+    }
+
+    /** Tests both requests alternately until both are done; returns the receive's first size. */
+    long both(Handles.Request send, Handles.Request recv, long[] sizes) throws NetException {
+        boolean sendDone = send == null;
+        boolean recvDone = recv == null;
+        for (int i = 0; i < 10_000_000 && !(sendDone && recvDone); i++) {
+            sendDone = sendDone || a.test(send, null);
+            recvDone = recvDone || b.test(recv, sizes);
+        }
+        assertTrue(sendDone && recvDone, "requests not done");
+        return sizes == null ? -1 : sizes[0];
+    }
+}
