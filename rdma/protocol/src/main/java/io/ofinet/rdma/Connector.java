@@ -7,7 +7,6 @@ import io.ofinet.mr.Use;
 import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
-import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.rail.ProcessCheck;
 import io.ofinet.rdma.sched.RailScheduler;
@@ -33,28 +32,19 @@ final class Connector {
 
     private final RdmaEndpoint endpoint;
     private final Handshake handshake;
+    /** The endpoint's parts it uses. */
+    private final HandshakeParts at;
     private final int dataRails;
     private final int controlRails;
-    private final CommTable comms;
-    private final ProgressEngine engine;
-    private final EndpointPools pools;
-    private final CommParts parts;
-    private final CommClosing closing;
-    private final SlowDuties duties;
     /** Connections in progress, by the handle they were started with (connect is called again with it). */
     private final Map<ByteBuffer, SendComm> connecting = new HashMap<>();
 
-    Connector(RdmaEndpoint endpoint, Handshake handshake) {
+    Connector(RdmaEndpoint endpoint, Handshake handshake, HandshakeParts at) {
         this.endpoint = endpoint;
         this.handshake = handshake;
+        this.at = at;
         this.dataRails = endpoint.dataRails();
         this.controlRails = endpoint.controlRails();
-        this.comms = endpoint.comms;
-        this.engine = endpoint.engine;
-        this.pools = endpoint.pools;
-        this.parts = endpoint.commParts;
-        this.closing = endpoint.closing;
-        this.duties = endpoint.duties;
     }
 
     /** Whether a connection is being made from this endpoint (its answer comes on control rail 0). */
@@ -85,7 +75,7 @@ final class Connector {
         if (comm.connecting().failure() != null) {
             connecting.remove(key);
             RdmaException failure = comm.connecting().failure();
-            closing.closeSend(comm);
+            at.closing().closeSend(comm);
             throw failure;
         }
         if (comm.connected()) {
@@ -94,20 +84,21 @@ final class Connector {
         }
         if (System.nanoTime() > comm.connecting().deadlineNanos()) {
             connecting.remove(key);
-            closing.closeSend(comm);
+            at.closing().closeSend(comm);
             throw new RdmaException(ErrorCategory.REMOTE, "connect: the listener did not answer within "
-                    + parts.params().connectionTimeoutMs() + " ms (connectionTimeoutMs)");
+                    + at.commParts().params().connectionTimeoutMs() + " ms (connectionTimeoutMs)");
         }
         return null;
     }
 
     private SendComm startConnect(ListenHandle handle) throws RdmaException {
+        CommParts parts = at.commParts();
         if (handle.dataRails() != dataRails || handle.controlRails() != controlRails) {
             throw new RdmaException(ErrorCategory.INVALID_USAGE, "connect: rail counts differ: this endpoint has "
                     + dataRails + " data and " + controlRails + " control rails, the listener "
                     + handle.dataRails() + " and " + handle.controlRails());
         }
-        int id = comms.newSendId();
+        int id = at.comms().newSendId();
         int slotBytes = Announcement.maxBytes(dataRails);
         long mailbox = 0;
         MrHandle mailboxMr = null;
@@ -115,13 +106,13 @@ final class Connector {
         try {
             long bytes = (long) Limits.WINDOW * slotBytes;
             mailbox = parts.memory().allocate(bytes);
-            mailboxMr = pools.register(mailbox, bytes, Use.CONTROL_MAILBOX);
+            mailboxMr = at.pools().register(mailbox, bytes, Use.CONTROL_MAILBOX);
             long listener = parts.peers().insert(dataRails, handle.address());
             inserted = listener;
-            SendComm comm = new SendComm(parts, closing::closeSend, id, handshake.newToken(),
+            SendComm comm = new SendComm(parts, at.closing()::closeSend, id, handshake.newToken(),
                     System.nanoTime() + parts.params().connectionTimeoutMs() * 1_000_000L,
                     new Mailbox(mailbox, mailboxMr, slotBytes));
-            comms.add(comm);
+            at.comms().add(comm);
             long[] keys = new long[controlRails];
             for (int c = 0; c < controlRails; c++) {
                 keys[c] = mailboxMr.key(RailKind.CONTROL, c);
@@ -152,15 +143,16 @@ final class Connector {
 
     /** Undoes what a connect that failed before its message went out had taken. */
     private void abandonConnect(int id, long mailbox, MrHandle mailboxMr, long listener) {
-        duties.releaseMailbox(mailbox, mailboxMr);
-        comms.abandon(id);
+        at.duties().releaseMailbox(mailbox, mailboxMr);
+        at.comms().abandon(id);
         if (listener != Connection.NOT_INSERTED) {
-            parts.peers().release(dataRails, listener);
+            at.commParts().peers().release(dataRails, listener);
         }
     }
 
     void onAccept(HandshakeMessage m) throws FabricException {
-        SendComm comm = comms.send(m.connectorCommId());
+        CommParts parts = at.commParts();
+        SendComm comm = at.comms().send(m.connectorCommId());
         if (comm == null || comm.connection() != null || comm.isClosed()) {
             handshake.dropped++;
             LOG.log(Level.WARNING, "dropping an ACCEPT for unknown send communicator {0}", m.connectorCommId());
@@ -174,8 +166,7 @@ final class Connector {
         }
         Connection acceptor;
         try {
-            acceptor = Connection.inserted(parts.peers(), engine, !parts.params().peerProcessCheckDisabled(),
-                    m.acceptorCommId(), m, Connection.NOT_INSERTED);
+            acceptor = handshake.connection(m.acceptorCommId(), m, Connection.NOT_INSERTED);
         } catch (FabricException e) {
             comm.connecting().failed(new RdmaException(ErrorCategory.SYSTEM, "connect: the acceptor's addresses: "
                     + e.getMessage(), e));
@@ -186,14 +177,14 @@ final class Connector {
                 new RailScheduler(dataRails, parts.params().minStripeSizeBytes(),
                         parts.params().schedMaxSmallRrSizeBytes()), parts.params().peerTimeoutMs(),
                 System.nanoTime());
-        comms.connected(comm);
+        at.comms().connected(comm);
     }
 
     void onReject(HandshakeMessage m) {
-        SendComm comm = comms.send(m.connectorCommId());
+        SendComm comm = at.comms().send(m.connectorCommId());
         if (comm != null && !comm.isClosed()) {
-            comm.connecting().failed(new RdmaException(ErrorCategory.REMOTE, "connect: the listener refused the connection: "
-                    + m.reason()));
+            comm.connecting().failed(new RdmaException(ErrorCategory.REMOTE,
+                    "connect: the listener refused the connection: " + m.reason()));
         }
     }
 }

@@ -6,7 +6,6 @@ import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.progress.PeerQueue;
-import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.rail.ProcessCheck;
 import io.ofinet.rdma.recv.RecvComm;
@@ -35,13 +34,9 @@ final class Handshake {
     private final IdAllocator listenIds = new IdAllocator(Limits.MAX_COMMS, "listen ids");
     private final Map<Integer, ListenComm> listens = new HashMap<>();
     private final List<RecvComm> accepting = new ArrayList<>();
-    /** The connecting side, and the parts of the endpoint the accepting side uses; set by {@link #open}. */
+    /** The endpoint's parts it uses, and the connecting side: set by {@link #open}. */
+    private HandshakeParts at;
     private Connector connector;
-    private CommTable comms;
-    private ProgressEngine engine;
-    private EndpointPools pools;
-    private CommParts parts;
-    private CommClosing closing;
     /** Where an arrived handshake message is copied to be decoded. */
     private final byte[] received = new byte[ControlRailBuffer.BYTES];
     /** Tokens of new communicators (docs/PROTOCOL.md, "What a peer can forge"); seeded once, securely. */
@@ -57,14 +52,10 @@ final class Handshake {
         this.controlRails = controlRails;
     }
 
-    /** Takes the parts of the endpoint it uses, and makes the connecting side, once the rails and pools are open. */
-    void open() {
-        this.comms = endpoint.comms;
-        this.engine = endpoint.engine;
-        this.pools = endpoint.pools;
-        this.parts = endpoint.commParts;
-        this.closing = endpoint.closing;
-        this.connector = new Connector(endpoint, this);
+    /** Takes the endpoint's parts it uses, and makes the connecting side, once the rails and pools are open. */
+    void open(HandshakeParts parts) {
+        this.at = parts;
+        this.connector = new Connector(endpoint, this, parts);
     }
 
     /** See {@link Connector#connect}. */
@@ -95,13 +86,13 @@ final class Handshake {
     ListenComm listen() throws RdmaException {
         int id = listenIds.allocate();
         try {
-            byte[] address = parts.rails().controlEndpoint(0).name();
+            byte[] address = at.commParts().rails().controlEndpoint(0).name();
             if (address.length > Limits.MAX_ADDRESS_BYTES) {
                 throw new RdmaException(ErrorCategory.INTERNAL, "an endpoint address of " + address.length
                         + " bytes does not fit a listen handle");
             }
             ListenComm listen = new ListenComm(endpoint, id,
-                    new ListenHandle(endpoint.dataRails(), endpoint.controlRails(), id, address).encode());
+                    new ListenHandle(dataRails, controlRails, id, address).encode());
             listens.put(id, listen);
             return listen;
         } catch (FabricException e) {
@@ -110,8 +101,15 @@ final class Handshake {
         }
     }
 
-
-
+    /**
+     * The connection to the sender of handshake message {@code m}, whose communicator is {@code peerCommId};
+     * {@code control0} as {@link Connection#inserted} takes it.
+     */
+    Connection connection(int peerCommId, HandshakeMessage m, long control0) throws FabricException {
+        CommParts parts = at.commParts();
+        boolean checkProcess = !parts.params().peerProcessCheckDisabled();
+        return Connection.inserted(parts.peers(), at.engine(), checkProcess, peerCommId, m, control0);
+    }
 
     /** A new communicator's token: random, never 0 (the value of a field nobody filled). */
     int newToken() {
@@ -125,14 +123,14 @@ final class Handshake {
     /** Sends a handshake message from a control buffer; when none is free, the send fails at once. */
     void send(HandshakeMessage message, long dest, Runnable sent, java.util.function.Consumer<RdmaException> failed)
             throws RdmaException {
-        ControlRailBuffer buffer = pools.acquire();
+        ControlRailBuffer buffer = at.pools().acquire();
         if (buffer == null) {
             failed.accept(new RdmaException(ErrorCategory.SYSTEM, "no free control buffer for a handshake message"));
             return;
         }
         byte[] bytes = new byte[HandshakeMessage.MAX_BYTES];
         int n = message.encode(bytes);
-        PeerQueue queue = parts.peers().queue(dataRails, dest);
+        PeerQueue queue = at.commParts().peers().queue(dataRails, dest);
         // A new handshake gives a condemned destination a new chance: if the peer is really gone,
         // this connection fails on its own evidence or connectionTimeoutMs.
         if (message.type() != HandshakeMessage.Type.REJECT) {
@@ -162,7 +160,7 @@ final class Handshake {
     void onMessage(long address, int length) {
         HandshakeMessage message;
         try {
-            parts.memory().read(address, received, 0, length);
+            at.commParts().memory().read(address, received, 0, length);
             message = HandshakeMessage.decode(received, length);
         } catch (RdmaException e) {
             dropped++;
@@ -188,11 +186,12 @@ final class Handshake {
 
     /** The largest eager payload this endpoint sends and takes (0: the eager path is off). */
     int eagerMaxSize() {
-        return (int) parts.eagerMax();
+        return (int) at.commParts().eagerMax();
     }
 
     /** Refuses CONNECT {@code m}: a REJECT naming {@code reason} to {@code reply}, released once gone or failed. */
     private void refuse(HandshakeMessage m, long reply, String reason) throws RdmaException {
+        CommParts parts = at.commParts();
         refused++;
         LOG.log(Level.WARNING, "refusing a connection: {0}", reason);
         send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), reason), reply,
@@ -200,6 +199,7 @@ final class Handshake {
     }
 
     private void onConnect(HandshakeMessage m) throws FabricException, RdmaException {
+        CommParts parts = at.commParts();
         long reply = parts.peers().insert(dataRails, m.controlAddresses().get(0), m.process());
         ListenComm listen = listens.get(m.listenId());
         long maxPending = parts.params().get(Parameters.MAX_PENDING_CONNECTIONS);
@@ -218,17 +218,16 @@ final class Handshake {
         }
         Connection sender;
         try {
-            sender = Connection.inserted(parts.peers(), engine, !parts.params().peerProcessCheckDisabled(),
-                    m.connectorCommId(), m, reply);
+            sender = connection(m.connectorCommId(), m, reply);
         } catch (FabricException e) {
             // The connector hears why at once rather than after connectionTimeoutMs.
             refuse(m, reply, "the listener cannot take the connector's addresses: " + e.getMessage());
             return;
         }
-        int id = comms.newRecvId();
-        RecvComm comm = new RecvComm(parts, closing::closeRecv, id, newToken(), sender, m.mailboxAddress(),
+        int id = at.comms().newRecvId();
+        RecvComm comm = new RecvComm(parts, at.closing()::closeRecv, id, newToken(), sender, m.mailboxAddress(),
                 m.mailboxSlotBytes(), m.mailboxKeys());
-        comms.add(comm);
+        at.comms().add(comm);
         accepting.add(comm);
         listen.handshaking++;
         send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
@@ -238,7 +237,7 @@ final class Handshake {
                     accepting.remove(comm);
                     listen.handshaking--;
                     comm.acceptSent();
-                    comms.connected(comm);
+                    at.comms().connected(comm);
                     if (!listen.closed && !comm.isClosed()) {
                         listen.ready.add(comm);
                     }
@@ -249,9 +248,7 @@ final class Handshake {
                         listen.failures.add(new RdmaException(ErrorCategory.REMOTE, "accept: the connecting peer"
                                 + " went away during the handshake: " + cause.getMessage(), cause));
                     }
-                    closing.discard(comm);
+                    at.closing().discard(comm);
                 });
     }
-
-
 }

@@ -88,7 +88,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         });
         this.commParts = new CommParts(host, memory, railSet, dataRails, controlRails, peers, pools.ops, pools,
                 pools.eager, pools.flushBuffer(), params);
-        handshake.open();
+        handshake.open(new HandshakeParts(comms, engine, pools, commParts, closing, duties));
         this.step = new EndpointStep(engine, handshake, comms, duties);
         if (pools.eager.enabled()) {
             // Small messages need nothing from the control rails: those are read every
