@@ -12,7 +12,6 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.recv.RecvRequest;
-import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.send.SendRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,11 +24,7 @@ import org.junit.jupiter.api.Timeout;
 class PeerCloseTest extends PeerFixture {
     @Test
     void aSenderThatClosesFailsTheReceivesItWillNeverServeAndLaterOnes() throws Exception {
-        Pair p = pair();
-        RdmaEndpoint a = p.a();
-        RdmaEndpoint b = p.b();
-        SendComm send = p.send();
-        RecvComm recv = p.recv();
+        connectPair();
         RecvRequest served = post(recv, b);
         RecvRequest unserved = post(recv, b);
         HostBuffer src = buffer();
@@ -49,11 +44,7 @@ class PeerCloseTest extends PeerFixture {
 
     @Test
     void aMessageSentBeforeTheSenderClosedReachesAReceivePostedAfterTheClose() throws Exception {
-        Pair p = pair();
-        RdmaEndpoint a = p.a();
-        RdmaEndpoint b = p.b();
-        SendComm send = p.send();
-        RecvComm recv = p.recv();
+        connectPair();
         HostBuffer src = buffer().pattern(3);
         MrHandle srcMr = registered(a, src);
         // Eager sends: each is done at once, its message on its way to the receiver.
@@ -81,11 +72,7 @@ class PeerCloseTest extends PeerFixture {
 
     @Test
     void aReceivePostedAfterTheSenderClosedMidSendFailsRatherThanWaits() throws Exception {
-        Pair p = pair();
-        RdmaEndpoint a = p.a();
-        RdmaEndpoint b = p.b();
-        SendComm send = p.send();
-        RecvComm recv = p.recv();
+        connectPair();
         HostBuffer src = buffer(64 << 10);
         // Too large to go eagerly: with no receive announced it sends a request to send after rtsDelayUs.
         SendRequest s = send.isend(src.address, 64 << 10, 1, registered(a, src));
@@ -116,11 +103,7 @@ class PeerCloseTest extends PeerFixture {
 
     @Test
     void anIsendAfterTheReceiverClosedFailsAtItsTest() throws Exception {
-        Pair p = pair();
-        RdmaEndpoint a = p.a();
-        RdmaEndpoint b = p.b();
-        SendComm send = p.send();
-        RecvComm recv = p.recv();
+        connectPair();
         post(recv, b);
         recv.close(); // tells the sender, and waits for its confirmation (the watchdog drives a)
         HostBuffer src = buffer();

@@ -70,16 +70,20 @@ abstract class PeerFixture {
                 new MrHandle[] {registered(endpoint, dst)});
     }
 
-    /** Two endpoints of one in-memory provider, a connected to b. */
-    record Pair(RdmaEndpoint a, RdmaEndpoint b, SendComm send, RecvComm recv) {
-    }
+    /** Two endpoints of one in-memory provider, {@code a} connected to {@code b}: set by {@link #connectPair}. */
+    RdmaEndpoint a;
+    RdmaEndpoint b;
+    SendComm send;
+    RecvComm recv;
 
-    Pair pair() throws Exception {
+    /** Opens {@code a} and {@code b} on a new in-memory provider and connects a's {@code send} to b's {@code recv}. */
+    void connectPair() throws Exception {
         provider = MemProvider.create();
-        RdmaEndpoint a = endpoint();
-        RdmaEndpoint b = endpoint();
+        a = endpoint();
+        b = endpoint();
         ConnectedPair comms = ConnectionTest.establish(a, b, b.listen());
-        return new Pair(a, b, comms.send(), comms.recv());
+        send = comms.send();
+        recv = comms.recv();
     }
 
     /** Tests {@code request} until it fails, and returns the failure. */

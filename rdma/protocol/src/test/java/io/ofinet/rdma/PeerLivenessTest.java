@@ -25,12 +25,7 @@ import org.junit.jupiter.api.Timeout;
 class PeerLivenessTest extends PeerFixture {
     @Test
     void aSilentPeerFailsTheOutstandingReceiveAfterThePeerTimeout() throws Exception {
-        provider = MemProvider.create();
-        RdmaEndpoint a = endpoint();
-        RdmaEndpoint b = endpoint();
-        ListenComm listen = b.listen();
-        ConnectedPair pair = ConnectionTest.establish(a, b, listen);
-        RecvComm recv = pair.recv();
+        connectPair();
         RecvRequest request = post(recv, b);
         long start = System.nanoTime();
         // a is alive but paused, as if stopped: holding it keeps even the watchdog out.
@@ -51,10 +46,7 @@ class PeerLivenessTest extends PeerFixture {
 
     @Test
     void theSilenceBeforeAReceiveIsPostedDoesNotCount() throws Exception {
-        Pair p = pair();
-        RdmaEndpoint a = p.a();
-        RdmaEndpoint b = p.b();
-        RecvComm recv = p.recv();
+        connectPair();
         // a is paused for twice the peer timeout while b listens with nothing outstanding: its
         // silence is no evidence, since b waited for nothing.
         a.lock();
@@ -77,11 +69,7 @@ class PeerLivenessTest extends PeerFixture {
 
     @Test
     void timeThisSideWasNotListeningIsNotThePeersSilence() throws Exception {
-        provider = MemProvider.create();
-        RdmaEndpoint a = endpoint();
-        RdmaEndpoint b = endpoint();
-        ConnectedPair pair = ConnectionTest.establish(a, b, b.listen());
-        RecvComm recv = pair.recv();
+        connectPair();
         RecvRequest request = post(recv, b);
         // Neither side is progressed for 1.5 s (five peer timeouts): b, stuck, heard nothing, but
         // it was not listening either.
@@ -110,12 +98,7 @@ class PeerLivenessTest extends PeerFixture {
 
     @Test
     void theWatchdogKeepsAPeerThatNeverCallsAlive() throws Exception {
-        provider = MemProvider.create();
-        RdmaEndpoint a = endpoint();
-        RdmaEndpoint b = endpoint();
-        ListenComm listen = b.listen();
-        ConnectedPair pair = ConnectionTest.establish(a, b, listen);
-        RecvComm recv = pair.recv();
+        connectPair();
         RecvRequest request = post(recv, b);
         long until = System.nanoTime() + 1_200_000_000L; // four peer timeouts; a's thread never calls
         while (System.nanoTime() < until) {
@@ -130,13 +113,7 @@ class PeerLivenessTest extends PeerFixture {
 
     @Test
     void keepalivesKeepAPeerThatOnlyProgressesAlive() throws Exception {
-        provider = MemProvider.create();
-        RdmaEndpoint a = endpoint();
-        RdmaEndpoint b = endpoint();
-        ListenComm listen = b.listen();
-        ConnectedPair pair = ConnectionTest.establish(a, b, listen);
-        SendComm send = pair.send();
-        RecvComm recv = pair.recv();
+        connectPair();
         RecvRequest request = post(recv, b);
         long until = System.nanoTime() + 1_200_000_000L; // four peer timeouts
         while (System.nanoTime() < until) {
@@ -154,8 +131,8 @@ class PeerLivenessTest extends PeerFixture {
     @Test
     void aVanishedPeerFailsItsCommunicatorWhileOthersKeepWorking() throws Exception {
         provider = MemProvider.create();
-        RdmaEndpoint a = endpoint();
-        RdmaEndpoint b = endpoint();
+        a = endpoint();
+        b = endpoint();
         RdmaEndpoint c = endpoint();
         ListenComm toB = b.listen();
         ListenComm toC = c.listen();
@@ -196,11 +173,7 @@ class PeerLivenessTest extends PeerFixture {
      */
     @Test
     void aSendFinishedButNotYetTestedFailsOnceItsPeerIsCondemned() throws Exception {
-        Pair p = pair();
-        RdmaEndpoint a = p.a();
-        RdmaEndpoint b = p.b();
-        SendComm send = p.send();
-        RecvComm recv = p.recv();
+        connectPair();
         HostBuffer src = buffer();
         MrHandle srcMr = registered(a, src);
         assertNotNull(post(recv, b));
