@@ -1,6 +1,5 @@
 package io.ofinet.benchmarks.fabric;
 
-import io.ofinet.fabric.AddressVector;
 import io.ofinet.fabric.CompletionBatch;
 import io.ofinet.fabric.CompletionQueue;
 import io.ofinet.fabric.Domain;
@@ -10,9 +9,8 @@ import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.InfoHints;
 import io.ofinet.fabric.InfoList;
-import io.ofinet.fabric.MemoryRegion;
-import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.fabric.ofi.OfiProvider;
+import io.ofinet.fabric.testing.EndpointPair;
 
 /**
  * Two endpoints of one domain of a real provider ({@code shm} unless the environment variable
@@ -22,17 +20,7 @@ import io.ofinet.fabric.ofi.OfiProvider;
 final class BenchFabric implements AutoCloseable {
     final Fabric fabric;
     final Domain domain;
-    final CompletionQueue cqA;
-    final CompletionQueue cqB;
-    final AddressVector avA;
-    final AddressVector avB;
-    final Endpoint a;
-    final Endpoint b;
-    final long bufA;
-    final long bufB;
-    final MemoryRegion mrA;
-    final MemoryRegion mrB;
-    final long aToB;
+    final EndpointPair pair;
     private final CompletionBatch batch = new CompletionBatch(1);
 
     BenchFabric() throws FabricException {
@@ -49,46 +37,36 @@ final class BenchFabric implements AutoCloseable {
             fabric = ofi.openFabric(offers.infos().get(0));
         }
         domain = fabric.openDomain();
-        cqA = domain.openCompletionQueue(1024);
-        cqB = domain.openCompletionQueue(1024);
-        avA = domain.openAddressVector(4);
-        avB = domain.openAddressVector(4);
-        a = domain.openEndpoint(cqA, avA);
-        b = domain.openEndpoint(cqB, avB);
-        a.enable();
-        b.enable();
-        aToB = avA.insert(b.name());
-        avB.insert(a.name());
-        bufA = NativeMemory.allocate(64);
-        bufB = NativeMemory.allocate(64);
-        long access = Fi.SEND | Fi.RECV | Fi.READ | Fi.WRITE | Fi.REMOTE_READ | Fi.REMOTE_WRITE;
-        mrA = domain.register(bufA, 64, access, 1, Fi.HMEM_SYSTEM);
-        mrB = domain.register(bufB, 64, access, 2, Fi.HMEM_SYSTEM);
+        pair = new EndpointPair(domain, 1);
         // The first exchange sets the connection up (tcp;ofi_rxm needs both sides polling).
         for (int i = 0; i < 3; i++) {
             round();
         }
     }
 
-    /** One round through the public API: b posts a receive, a sends 8 bytes with data, both complete. */
+    /**
+     * One round through the public API: b posts a receive, a sends 8 bytes with data, both complete.
+     * Unlike {@link EndpointPair#sendAndReceive} it reads one completion a call, as its C twin does.
+     */
     void round() throws FabricException {
+        EndpointPair p = pair;
         // A refused post is retried after progress on both sides: shm and rxm set up the path
         // to a new peer only while the peer's queue is read as well.
-        while (b.recv(bufB, 64, mrB.descriptor(), Fi.ADDR_UNSPEC, 2) == Endpoint.AGAIN) {
-            cqB.read(batch, 1);
-            cqA.read(batch, 1);
+        while (p.b.recv(p.bufB, 64, p.mrB.descriptor(), Fi.ADDR_UNSPEC, 2) == Endpoint.AGAIN) {
+            p.cqB.read(batch, 1);
+            p.cqA.read(batch, 1);
         }
-        while (a.senddata(bufA, 8, mrA.descriptor(), 7, aToB, 1) == Endpoint.AGAIN) {
-            cqA.read(batch, 1);
-            cqB.read(batch, 1);
+        while (p.a.senddata(p.bufA, 8, p.mrA.descriptor(), 7, p.aToB, 1) == Endpoint.AGAIN) {
+            p.cqA.read(batch, 1);
+            p.cqB.read(batch, 1);
         }
         // Both queues are read until each has its completion: with manual progress (shm, rxm)
         // the send completes only while the receiver's queue is read too.
         boolean sent = false;
         boolean received = false;
         while (!sent || !received) {
-            sent |= completed(cqA);
-            received |= completed(cqB);
+            sent |= completed(p.cqA);
+            received |= completed(p.cqB);
         }
     }
 
@@ -102,17 +80,8 @@ final class BenchFabric implements AutoCloseable {
 
     @Override
     public void close() throws FabricException {
-        mrA.close();
-        mrB.close();
-        a.close();
-        b.close();
-        avA.close();
-        avB.close();
-        cqA.close();
-        cqB.close();
+        pair.close();
         domain.close();
         fabric.close();
-        NativeMemory.free(bufA);
-        NativeMemory.free(bufB);
     }
 }

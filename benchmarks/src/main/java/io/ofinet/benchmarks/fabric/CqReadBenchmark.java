@@ -60,7 +60,7 @@ public class CqReadBenchmark {
 
         @Setup(Level.Trial)
         public void choose(Queue queue) throws Exception {
-            calls = DataPathProbe.cqRead(path, queue.fabric.cqA);
+            calls = DataPathProbe.cqRead(path, queue.fabric.pair.cqA);
         }
     }
 
@@ -72,6 +72,7 @@ public class CqReadBenchmark {
     @Benchmark
     @OperationsPerInvocation(C_BATCH)
     public long c(Queue queue) {
-        return queue.c.cqRead.invokeLong(new Object[] {DataPathProbe.fid(queue.fabric.cqA), queue.entry, (long) C_BATCH});
+        long cq = DataPathProbe.fid(queue.fabric.pair.cqA);
+        return queue.c.cqRead.invokeLong(new Object[] {cq, queue.entry, (long) C_BATCH});
     }
 }

@@ -1,6 +1,7 @@
 package io.ofinet.benchmarks.fabric;
 
 import io.ofinet.fabric.ofi.DataPathProbe;
+import io.ofinet.fabric.testing.EndpointPair;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -56,10 +57,10 @@ public class RoundBenchmark {
     @Benchmark
     @OperationsPerInvocation(C_BATCH)
     public long c(Pair pair) {
-        BenchFabric f = pair.fabric;
-        long rc = pair.c.round.invokeLong(new Object[] {DataPathProbe.fid(f.a), DataPathProbe.fid(f.cqA), DataPathProbe.fid(f.b),
-            DataPathProbe.fid(f.cqB), f.bufA,
-            f.mrA.descriptor(), f.bufB, f.mrB.descriptor(), f.aToB, (long) C_BATCH});
+        EndpointPair f = pair.fabric.pair;
+        long rc = pair.c.round.invokeLong(new Object[] {DataPathProbe.fid(f.a), DataPathProbe.fid(f.cqA),
+            DataPathProbe.fid(f.b), DataPathProbe.fid(f.cqB), f.bufA, f.mrA.descriptor(), f.bufB, f.mrB.descriptor(),
+            f.aToB, (long) C_BATCH});
         if (rc != 0) {
             throw new IllegalStateException("C round failed: " + rc);
         }

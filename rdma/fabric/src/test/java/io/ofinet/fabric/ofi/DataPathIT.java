@@ -5,18 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
-import io.ofinet.fabric.AddressVector;
-import io.ofinet.fabric.CompletionBatch;
-import io.ofinet.fabric.CompletionQueue;
 import io.ofinet.fabric.Domain;
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.Fabric;
 import io.ofinet.fabric.FabricException;
-import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.InfoHints;
 import io.ofinet.fabric.InfoList;
-import io.ofinet.fabric.MemoryRegion;
 import io.ofinet.fabric.testing.Allocations;
+import io.ofinet.fabric.testing.EndpointPair;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -72,7 +68,7 @@ class DataPathIT {
      */
     @Test
     void postsCompletionReadsAndCopiesAllocateNothing() throws Exception {
-        try (Shm shm = new Shm(); Pair pair = new Pair(shm.domain, 1)) {
+        try (Shm shm = new Shm(); EndpointPair pair = new EndpointPair(shm.domain, 1)) {
             long[] count = new long[1];
             ByteBuffer direct = ByteBuffer.allocateDirect(64);
             long directAddress = NativeMemory.addressOf(direct);
@@ -105,14 +101,14 @@ class DataPathIT {
     @Test
     void threadsCallingAtOnceKeepTheirOwnArguments() throws Exception {
         int rounds = 20_000;
-        try (Shm shm = new Shm(); Pair first = new Pair(shm.domain, 1);
-                Pair second = new Pair(shm.domain, 3)) {
-            Pair[] pairs = {first, second};
+        try (Shm shm = new Shm(); EndpointPair first = new EndpointPair(shm.domain, 1);
+                EndpointPair second = new EndpointPair(shm.domain, 3)) {
+            EndpointPair[] pairs = {first, second};
             java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
             try {
                 java.util.List<java.util.concurrent.Future<Integer>> results = new java.util.ArrayList<>();
                 for (int t = 0; t < 2; t++) {
-                    Pair pair = pairs[t];
+                    EndpointPair pair = pairs[t];
                     long length = 8 + 8 * t;
                     long base = 1_000_000L * (t + 1);
                     results.add(pool.submit(() -> {
@@ -156,91 +152,6 @@ class DataPathIT {
         public void close() throws FabricException {
             domain.close();
             fabric.close();
-        }
-    }
-
-    /** Two endpoints of one domain, a sending to b, each with its queue and a registered 64-byte buffer. */
-    private static final class Pair implements AutoCloseable {
-        final CompletionQueue cqA;
-        final CompletionQueue cqB;
-        final AddressVector avA;
-        final AddressVector avB;
-        final Endpoint a;
-        final Endpoint b;
-        final long bufA = NativeMemory.allocate(64);
-        final long bufB = NativeMemory.allocate(64);
-        final MemoryRegion mrA;
-        final MemoryRegion mrB;
-        final long aToB;
-        final long keyB;
-        final CompletionBatch batch = new CompletionBatch(4);
-        long receivedLength;
-        long receivedData;
-
-        /** Keys {@code firstKey} and the next for its two buffers: keys are unique in a domain. */
-        Pair(Domain domain, long firstKey) throws FabricException {
-            long access = Fi.SEND | Fi.RECV | Fi.WRITE | Fi.REMOTE_WRITE;
-            cqA = domain.openCompletionQueue(64);
-            cqB = domain.openCompletionQueue(64);
-            avA = domain.openAddressVector(2);
-            avB = domain.openAddressVector(2);
-            a = domain.openEndpoint(cqA, avA);
-            b = domain.openEndpoint(cqB, avB);
-            a.enable();
-            b.enable();
-            aToB = avA.insert(b.name());
-            avB.insert(a.name());
-            mrA = domain.register(bufA, 64, access, firstKey, Fi.HMEM_SYSTEM);
-            mrB = domain.register(bufB, 64, access, firstKey + 1, Fi.HMEM_SYSTEM);
-            keyB = mrB.key();
-        }
-
-        /** Reads both queues once (shm moves data while its queues are read). */
-        void progress() throws FabricException {
-            cqA.read(batch, 4);
-            cqB.read(batch, 4);
-        }
-
-        /** b posts a receive, a sends {@code length} bytes with {@code data}; both complete. */
-        void sendAndReceive(long length, long data) throws FabricException {
-            while (b.recv(bufB, 64, mrB.descriptor(), Fi.ADDR_UNSPEC, 2) == Endpoint.AGAIN) {
-                progress();
-            }
-            while (a.senddata(bufA, length, mrA.descriptor(), data, aToB, 1) == Endpoint.AGAIN) {
-                progress();
-            }
-            boolean sent = false;
-            boolean received = false;
-            while (!sent || !received) {
-                int n = cqA.read(batch, 4);
-                if (n < 0) {
-                    throw new IllegalStateException("an error completion of a send");
-                }
-                sent |= n > 0;
-                int m = cqB.read(batch, 4);
-                if (m < 0) {
-                    throw new IllegalStateException("an error completion of a receive");
-                }
-                if (m > 0) {
-                    received = true;
-                    receivedLength = batch.len(0);
-                    receivedData = batch.data(0);
-                }
-            }
-        }
-
-        @Override
-        public void close() throws FabricException {
-            mrA.close();
-            mrB.close();
-            b.close();
-            a.close();
-            avB.close();
-            avA.close();
-            cqB.close();
-            cqA.close();
-            NativeMemory.free(bufA);
-            NativeMemory.free(bufB);
         }
     }
 }
