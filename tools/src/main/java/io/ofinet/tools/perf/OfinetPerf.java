@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -83,11 +82,12 @@ public final class OfinetPerf implements Callable<Integer> {
     int reps;
 
     @Option(names = "--echo", description = "pingpong: the second rank sends back the buffer it has just received"
-            + " instead of its own (fi_pingpong sends its own); on shm its copy then reads memory the other rank's CPU has"
-            + " just written")
+            + " instead of its own (fi_pingpong sends its own); on shm its copy then reads memory the other rank's"
+            + " CPU has just written")
     boolean echo;
 
-    @Option(names = "--window", defaultValue = "16", description = "sendrecv: requests in flight (default: ${DEFAULT-VALUE})")
+    @Option(names = "--window", defaultValue = "16",
+            description = "sendrecv: requests in flight (default: ${DEFAULT-VALUE})")
     int window;
 
     @Option(names = "--jit-quiet", defaultValue = "500", description = "each untimed pass goes on until the"
@@ -126,7 +126,8 @@ public final class OfinetPerf implements Callable<Integer> {
     @Option(names = "--rank", hidden = true, description = "this process's rank (set by the tool)")
     Integer rank;
 
-    @Option(names = "--timeout", defaultValue = "600", description = "seconds before the run is abandoned (default: ${DEFAULT-VALUE})")
+    @Option(names = "--timeout", defaultValue = "600",
+            description = "seconds before the run is abandoned (default: ${DEFAULT-VALUE})")
     int timeoutSeconds;
 
     public static void main(String[] args) {
@@ -174,36 +175,9 @@ public final class OfinetPerf implements Callable<Integer> {
             return run(new Rendezvous(rendezvous, rank, np));
         }
         rendezvous = Files.createTempDirectory("ofinet-perf");
-        List<Process> children = new ArrayList<>();
-        try {
-            for (int r = 1; r < np; r++) {
-                children.add(startRank(r));
-            }
+        try (LocalRanks ranks = LocalRanks.start(np, rendezvous, this::rankCommand)) {
             int status = run(new Rendezvous(rendezvous, 0, np));
-            for (int r = 1; r < np; r++) {
-                Process child = children.get(r - 1);
-                if (!child.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                    System.err.println("ofinet-perf: rank " + r + " did not finish in time");
-                    status = 1;
-                } else if (child.exitValue() != 0) {
-                    System.err.println("ofinet-perf: rank " + r + " failed (exit status " + child.exitValue() + ")");
-                    status = 1;
-                }
-                Path log = rendezvous.resolve("rank" + r + ".log");
-                if (Files.exists(log)) {
-                    for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
-                        if (!line.isBlank() && !line.startsWith("WARNING")) {
-                            System.out.println(line);
-                        }
-                    }
-                }
-            }
-            return status;
-        } finally {
-            for (Process child : children) {
-                child.descendants().forEach(ProcessHandle::destroyForcibly);
-                child.destroyForcibly();
-            }
+            return ranks.await(status, timeoutSeconds);
         }
     }
 
@@ -235,7 +209,8 @@ public final class OfinetPerf implements Callable<Integer> {
         return test.equals("allreduce") || test.equals("check");
     }
 
-    private Process startRank(int r) throws IOException {
+    /** The command that starts rank {@code r}: a JVM like this one, with this run's options. */
+    private List<String> rankCommand(int r) {
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         List<String> command = new ArrayList<>(List.of(java));
         if (Runtime.version().feature() >= 21) {
@@ -249,11 +224,11 @@ public final class OfinetPerf implements Callable<Integer> {
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), OfinetPerf.class.getName(), test,
                 "--layout", layout.toString(), "--np", Integer.toString(np), "--warmup", Integer.toString(warmup),
-                "--reps", Integer.toString(reps), "--untimed", Integer.toString(untimed), "--window", Integer.toString(window),
-                "--chunk", Long.toString(chunk), "--head", Long.toString(headBytes()), "--exchange-max",
-                Long.toString(exchangeMax), "--jit-quiet",
-                Long.toString(jitQuietMs), "--rendezvous", rendezvous.toString(), "--rank", Integer.toString(r),
-                "--timeout", Integer.toString(timeoutSeconds)));
+                "--reps", Integer.toString(reps), "--untimed", Integer.toString(untimed),
+                "--window", Integer.toString(window), "--chunk", Long.toString(chunk),
+                "--head", Long.toString(headBytes()), "--exchange-max", Long.toString(exchangeMax),
+                "--jit-quiet", Long.toString(jitQuietMs), "--rendezvous", rendezvous.toString(),
+                "--rank", Integer.toString(r), "--timeout", Integer.toString(timeoutSeconds)));
         for (long size : sizes()) {
             command.add("--sizes=" + size);
         }
@@ -263,9 +238,7 @@ public final class OfinetPerf implements Callable<Integer> {
         if (echo) {
             command.add("--echo");
         }
-        // Each rank writes to its own log, printed after the run, so that lines do not interleave.
-        return new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(rendezvous.resolve("rank" + r + ".log").toFile()).start();
+        return command;
     }
 
     List<Long> sizes() {

@@ -1,0 +1,79 @@
+package io.ofinet.tools.perf;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+
+/**
+ * Ranks 1 to np - 1 of a run on this host, each a child JVM started by rank 0 (this process). Each
+ * writes to its own log in the rendezvous directory, printed once it has finished so that the ranks'
+ * lines do not interleave. Closing it kills whatever of them still runs, with their children.
+ */
+final class LocalRanks implements AutoCloseable {
+    private final List<Process> children = new ArrayList<>();
+    private final Path dir;
+
+    private LocalRanks(Path dir) {
+        this.dir = dir;
+    }
+
+    /** Starts ranks 1 to {@code np - 1}, rank r with the command {@code command.apply(r)}. */
+    static LocalRanks start(int np, Path dir, IntFunction<List<String>> command) throws IOException {
+        LocalRanks ranks = new LocalRanks(dir);
+        try {
+            for (int r = 1; r < np; r++) {
+                ranks.children.add(new ProcessBuilder(command.apply(r)).redirectErrorStream(true)
+                        .redirectOutput(ranks.log(r).toFile()).start());
+            }
+            return ranks;
+        } catch (IOException | RuntimeException e) {
+            ranks.close();
+            throw e;
+        }
+    }
+
+    private Path log(int rank) {
+        return dir.resolve("rank" + rank + ".log");
+    }
+
+    /**
+     * Waits up to {@code timeoutSeconds} for each rank in turn, prints its log (but for blank lines and
+     * the JVM's warnings) and says which rank failed or ran out of time.
+     *
+     * @return {@code status} when every rank exited 0, else 1
+     */
+    int await(int status, int timeoutSeconds) throws IOException, InterruptedException {
+        for (int i = 0; i < children.size(); i++) {
+            int r = i + 1;
+            Process child = children.get(i);
+            if (!child.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                System.err.println("ofinet-perf: rank " + r + " did not finish in time");
+                status = 1;
+            } else if (child.exitValue() != 0) {
+                System.err.println("ofinet-perf: rank " + r + " failed (exit status " + child.exitValue() + ")");
+                status = 1;
+            }
+            if (Files.exists(log(r))) {
+                for (String line : Files.readAllLines(log(r), StandardCharsets.UTF_8)) {
+                    if (!line.isBlank() && !line.startsWith("WARNING")) {
+                        System.out.println(line);
+                    }
+                }
+            }
+        }
+        return status;
+    }
+
+    @Override
+    public void close() {
+        for (Process child : children) {
+            child.descendants().forEach(ProcessHandle::destroyForcibly);
+            child.destroyForcibly();
+        }
+    }
+}
