@@ -51,15 +51,15 @@ final class MessageStream {
         this.send = send;
         this.recv = recv;
         this.maxBytes = maxBytes;
-        this.sendSeed = ThreadsPeer.seed(me + ">" + peer, 0, 0);
-        this.recvSeed = ThreadsPeer.seed(peer + ">" + me, 0, 0);
+        this.sendSeed = Payloads.seed(me + ">" + peer, 0, 0);
+        this.recvSeed = Payloads.seed(peer + ">" + me, 0, 0);
         this.buf = ByteBuffer.allocateDirect(2 * WINDOW * maxBytes).order(ByteOrder.nativeOrder());
         this.base = NativeMemory.addressOf(buf);
         this.mr = p.regMr(send, base, buf.capacity(), MemoryType.HOST);
     }
 
     private int size(long seed, long k) {
-        return Math.min(ThreadsPeer.size(seed, k), maxBytes);
+        return Math.min(Payloads.size(seed, k), maxBytes);
     }
 
     /**
@@ -72,7 +72,7 @@ final class MessageStream {
         while (sending && posted - sent < WINDOW) {
             int slot = (int) (posted % WINDOW);
             int size = size(sendSeed, posted);
-            ThreadsPeer.fill(buf, slot * maxBytes, sendSeed, posted, size);
+            Payloads.fill(buf, slot * maxBytes, sendSeed, posted, size);
             Handles.Request r = p.isend(send, base + (long) slot * maxBytes, size, 5, mr);
             if (r == null) {
                 break;
@@ -97,7 +97,7 @@ final class MessageStream {
             int slot = (int) (received % WINDOW);
             if (testOrSkip(recvs[slot], true)) {
                 int expected = size(recvSeed, received);
-                int wrong = ThreadsPeer.verify(buf, (WINDOW + slot) * maxBytes, recvSeed, received, expected);
+                int wrong = Payloads.verify(buf, (WINDOW + slot) * maxBytes, recvSeed, received, expected);
                 if (sizes[0] != expected || wrong >= 0) {
                     throw new AssertionError("message " + received + ": " + sizes[0] + " bytes reported, " + expected
                             + " sent; first wrong byte " + wrong);

@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ThreadsPeer {
     private static final int WINDOW = 8;
-    private static final int SLOT = 1 << 20;
+    private static final int SLOT = Payloads.MAX_BYTES;
     private static final long DEADLINE = System.nanoTime() + Duration.ofSeconds(240).toNanos();
 
     private final NetPlugin p;
@@ -176,70 +176,13 @@ public final class ThreadsPeer {
         return byIndex;
     }
 
-    /** The size of message k of a stream: mostly small, some up to 256 KiB, one in a hundred 1 MiB, some empty. */
-    static int size(long seed, long k) {
-        long h = mix(seed * 0x9E3779B97F4A7C15L + k);
-        int bucket = (int) Long.remainderUnsigned(h, 100);
-        long r = h >>> 20;
-        if (bucket < 40) {
-            return 8 + (int) (r % 57);
-        } else if (bucket < 70) {
-            return (int) (r % 4097);
-        } else if (bucket < 95) {
-            return (int) (r % 65537);
-        } else if (bucket < 99) {
-            return (int) (r % 262145);
-        }
-        return SLOT;
-    }
-
-    private static long mix(long z) {
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
-    }
-
-    private static long word(long seed, long k, int j) {
-        return mix(seed + k * 0x632BE59BD9B4E019L) + j;
-    }
-
-    static void fill(ByteBuffer b, int offset, long seed, long k, int size) {
-        int words = size / 8;
-        for (int j = 0; j < words; j++) {
-            b.putLong(offset + 8 * j, word(seed, k, j));
-        }
-        for (int j = words * 8; j < size; j++) {
-            b.put(offset + j, (byte) (k + j));
-        }
-    }
-
-    /** The index of the first wrong byte, or -1. */
-    static int verify(ByteBuffer b, int offset, long seed, long k, int size) {
-        int words = size / 8;
-        for (int j = 0; j < words; j++) {
-            if (b.getLong(offset + 8 * j) != word(seed, k, j)) {
-                return 8 * j;
-            }
-        }
-        for (int j = words * 8; j < size; j++) {
-            if (b.get(offset + j) != (byte) (k + j)) {
-                return j;
-            }
-        }
-        return -1;
-    }
-
-    static long seed(String sender, int round, int index) {
-        return mix(sender.hashCode() * 1_000_003L + round * 1009L + index);
-    }
-
     /** Worker i: MESSAGES messages each way on its own communicator pair, WINDOW in flight each way. */
     private void work(int round, int index, Handles.SendComm send, Handles.RecvComm recv, int count) {
         String who = me + " worker " + index + " round " + round;
         ByteBuffer buf = ByteBuffer.allocateDirect(2 * WINDOW * SLOT).order(ByteOrder.nativeOrder());
         long base = NativeMemory.addressOf(buf);
-        long sendSeed = seed(me, round, index);
-        long recvSeed = seed(other, round, index);
+        long sendSeed = Payloads.seed(me, round, index);
+        long recvSeed = Payloads.seed(other, round, index);
         Handles.Request[] sendReqs = new Handles.Request[WINDOW];
         Handles.Request[] recvReqs = new Handles.Request[WINDOW];
         long[] sizes = new long[1];
@@ -253,8 +196,8 @@ public final class ThreadsPeer {
             while ((sentDone < count || recvDone < count) && failures.isEmpty()) {
                 while (posted < count && posted - sentDone < WINDOW) {
                     int slot = (int) (posted % WINDOW);
-                    int size = size(sendSeed, posted);
-                    fill(buf, slot * SLOT, sendSeed, posted, size);
+                    int size = Payloads.size(sendSeed, posted);
+                    Payloads.fill(buf, slot * SLOT, sendSeed, posted, size);
                     Handles.Request r = p.isend(send, base + (long) slot * SLOT, size, 3, mr);
                     if (r == null) {
                         break;
@@ -279,12 +222,12 @@ public final class ThreadsPeer {
                     int slot = (int) (recvDone % WINDOW);
                     sizes[0] = -1;
                     if (p.test(recvReqs[slot], sizes)) {
-                        int expected = size(recvSeed, recvDone);
+                        int expected = Payloads.size(recvSeed, recvDone);
                         if (sizes[0] != expected) {
                             failures.add(who + ": message " + recvDone + " reported " + sizes[0] + " bytes, sent "
                                     + expected);
                         }
-                        int wrong = verify(buf, (WINDOW + slot) * SLOT, recvSeed, recvDone, expected);
+                        int wrong = Payloads.verify(buf, (WINDOW + slot) * SLOT, recvSeed, recvDone, expected);
                         if (wrong >= 0) {
                             failures.add(who + ": message " + recvDone + " of " + expected + " bytes differs at byte "
                                     + wrong);
