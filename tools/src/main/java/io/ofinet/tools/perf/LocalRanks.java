@@ -25,15 +25,18 @@ final class LocalRanks implements AutoCloseable {
     /** Starts ranks 1 to {@code np - 1}, rank r with the command {@code command.apply(r)}. */
     static LocalRanks start(int np, Path dir, IntFunction<List<String>> command) throws IOException {
         LocalRanks ranks = new LocalRanks(dir);
+        boolean started = false;
         try {
             for (int r = 1; r < np; r++) {
                 ranks.children.add(new ProcessBuilder(command.apply(r)).redirectErrorStream(true)
                         .redirectOutput(ranks.log(r).toFile()).start());
             }
+            started = true;
             return ranks;
-        } catch (IOException | RuntimeException e) {
-            ranks.close();
-            throw e;
+        } finally {
+            if (!started) {
+                ranks.close(); // the ranks started before the one that failed
+            }
         }
     }
 

@@ -1,13 +1,17 @@
 package io.ofinet.tools.perf;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -79,21 +83,59 @@ class LocalRanksTest {
         }
     }
 
-    @Test
-    void aRankPastTheTimeoutFailsTheRunAndClosingKillsItWithItsChildren() throws Exception {
-        ProcessHandle child;
-        try (LocalRanks ranks = LocalRanks.start(2, dir, shell(Map.of(1, "sleep 300 & echo $! > "
-                + dir.resolve("grandchild") + "; wait")))) {
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (!Files.exists(dir.resolve("grandchild")) || Files.readString(dir.resolve("grandchild")).isBlank()) {
-                assertTrue(System.nanoTime() < deadline, "the rank did not start its child");
+    /** A rank that writes its own pid and its child's, then loops until killed. */
+    private String looping(String name) {
+        Path file = dir.resolve(name);
+        return "sleep 300 & echo $$ $! > '" + file + ".tmp'; mv '" + file + ".tmp' '" + file + "';"
+                + " while true; do sleep 1; done";
+    }
+
+    /** The processes a {@link #looping} rank wrote, itself then its child, once it has written them. */
+    private List<ProcessHandle> written(String name) {
+        Path file = dir.resolve(name);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        try {
+            while (!Files.exists(file)) {
+                assertTrue(System.nanoTime() < deadline, "the rank did not start");
                 Thread.sleep(10);
             }
-            child = ProcessHandle.of(Long.parseLong(Files.readString(dir.resolve("grandchild")).trim())).orElseThrow();
+            return Arrays.stream(Files.readString(file).trim().split(" "))
+                    .map(pid -> ProcessHandle.of(Long.parseLong(pid)).orElseThrow()).toList();
+        } catch (IOException | InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void assertEnds(ProcessHandle process, String what) throws Exception {
+        assertTrue(process.onExit().completeOnTimeout(null, 10, TimeUnit.SECONDS).get() != null,
+                what + " outlived the run");
+    }
+
+    @Test
+    void aRankPastTheTimeoutFailsTheRunAndClosingKillsItWithItsChildren() throws Exception {
+        List<ProcessHandle> processes;
+        try (LocalRanks ranks = LocalRanks.start(2, dir, shell(Map.of(1, looping("pids"))))) {
+            processes = written("pids");
             assertEquals(1, ranks.await(0, 1));
             assertEquals("ofinet-perf: rank 1 did not finish in time\n", err.toString(StandardCharsets.UTF_8));
         }
-        assertTrue(child.onExit().completeOnTimeout(null, 10, TimeUnit.SECONDS).get() != null,
-                "the rank's own child outlived the run");
+        assertEnds(processes.get(0), "the rank");
+        assertEnds(processes.get(1), "the rank's own child");
+    }
+
+    @Test
+    void aRankThatCannotStartStopsTheRanksStartedBeforeIt() throws Exception {
+        List<List<ProcessHandle>> rank1 = new ArrayList<>();
+        IntFunction<List<String>> command = r -> {
+            if (r == 1) {
+                return List.of("sh", "-c", looping("pids"));
+            }
+            rank1.add(written("pids")); // rank 1 runs before rank 2 fails to start
+            return List.of(dir.resolve("no-such-program").toString());
+        };
+        assertThrows(IOException.class, () -> LocalRanks.start(3, dir, command));
+        List<ProcessHandle> processes = rank1.get(0);
+        assertEnds(processes.get(0), "rank 1");
+        assertEnds(processes.get(1), "rank 1's child");
     }
 }
