@@ -20,7 +20,7 @@ import io.ofinet.fabric.testing.EndpointPair;
 final class BenchFabric implements AutoCloseable {
     final Fabric fabric;
     final Domain domain;
-    final EndpointPair pair;
+    final EndpointPair endpoints;
     private final CompletionBatch batch = new CompletionBatch(1);
 
     BenchFabric() throws FabricException {
@@ -37,7 +37,7 @@ final class BenchFabric implements AutoCloseable {
             fabric = ofi.openFabric(offers.infos().get(0));
         }
         domain = fabric.openDomain();
-        pair = new EndpointPair(domain, 1);
+        endpoints = new EndpointPair(domain, 1);
         // The first exchange sets the connection up (tcp;ofi_rxm needs both sides polling).
         for (int i = 0; i < 3; i++) {
             round();
@@ -49,7 +49,7 @@ final class BenchFabric implements AutoCloseable {
      * Unlike {@link EndpointPair#sendAndReceive} it reads one completion a call, as its C twin does.
      */
     void round() throws FabricException {
-        EndpointPair p = pair;
+        EndpointPair p = endpoints;
         // A refused post is retried after progress on both sides: shm and rxm set up the path
         // to a new peer only while the peer's queue is read as well.
         while (p.b.recv(p.bufB, 64, p.mrB.descriptor(), Fi.ADDR_UNSPEC, 2) == Endpoint.AGAIN) {
@@ -80,7 +80,7 @@ final class BenchFabric implements AutoCloseable {
 
     @Override
     public void close() throws FabricException {
-        pair.close();
+        endpoints.close();
         domain.close();
         fabric.close();
     }

@@ -60,7 +60,7 @@ public class CqReadBenchmark {
 
         @Setup(Level.Trial)
         public void choose(Queue queue) throws Exception {
-            calls = DataPathProbe.cqRead(path, queue.fabric.pair.cqA);
+            calls = DataPathProbe.cqRead(path, queue.fabric.endpoints.cqA);
         }
     }
 
@@ -72,7 +72,7 @@ public class CqReadBenchmark {
     @Benchmark
     @OperationsPerInvocation(C_BATCH)
     public long c(Queue queue) {
-        long cq = DataPathProbe.fid(queue.fabric.pair.cqA);
+        long cq = DataPathProbe.fid(queue.fabric.endpoints.cqA);
         return queue.c.cqRead.invokeLong(new Object[] {cq, queue.entry, (long) C_BATCH});
     }
 }

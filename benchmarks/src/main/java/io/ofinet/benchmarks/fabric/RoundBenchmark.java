@@ -57,7 +57,7 @@ public class RoundBenchmark {
     @Benchmark
     @OperationsPerInvocation(C_BATCH)
     public long c(Pair pair) {
-        EndpointPair f = pair.fabric.pair;
+        EndpointPair f = pair.fabric.endpoints;
         long rc = pair.c.round.invokeLong(new Object[] {DataPathProbe.fid(f.a), DataPathProbe.fid(f.cqA),
             DataPathProbe.fid(f.b), DataPathProbe.fid(f.cqB), f.bufA, f.mrA.descriptor(), f.bufB, f.mrB.descriptor(),
             f.aToB, (long) C_BATCH});

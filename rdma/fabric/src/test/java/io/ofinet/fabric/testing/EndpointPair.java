@@ -13,7 +13,8 @@ import io.ofinet.fabric.ofi.NativeMemory;
 /**
  * Two endpoints of one domain, {@code a} sending to {@code b}, each with its completion queue,
  * address vector and a registered 64-byte buffer, for tests and benchmarks of the fabric layer
- * itself. Closed in the reverse order of opening; closing twice is harmless.
+ * itself. Closing it closes the registrations, the endpoints, the address vectors and the queues,
+ * then frees the buffers; closing twice is harmless.
  */
 public final class EndpointPair implements AutoCloseable {
     public final CompletionQueue cqA;
