@@ -102,8 +102,11 @@ final class Handshake {
     }
 
     /**
-     * The connection to the sender of handshake message {@code m}, whose communicator is {@code peerCommId};
-     * {@code control0} as {@link Connection#inserted} takes it.
+     * The connection to the sender of handshake message {@code m}, whose communicator is {@code
+     * peerCommId}: its addresses inserted into this endpoint's address vectors, rail by rail.
+     *
+     * @param control0 control rail 0's address handle when the caller inserted it already (to answer
+     *     the message), or {@link Connection#NOT_INSERTED}
      */
     Connection connection(int peerCommId, HandshakeMessage m, long control0) throws FabricException {
         CommParts parts = at.commParts();

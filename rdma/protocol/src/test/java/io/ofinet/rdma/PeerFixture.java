@@ -70,7 +70,9 @@ abstract class PeerFixture {
                 new MrHandle[] {registered(endpoint, dst)});
     }
 
-    /** Two endpoints of one in-memory provider, {@code a} connected to {@code b}: set by {@link #connectPair}. */
+    /** Two endpoints of one in-memory provider, {@code a} connected to {@code b}: set by {@link #connectPair}
+     * (a test of more endpoints sets {@code a} and {@code b} itself).
+     */
     RdmaEndpoint a;
     RdmaEndpoint b;
     SendComm send;

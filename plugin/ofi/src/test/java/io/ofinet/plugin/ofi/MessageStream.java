@@ -10,7 +10,7 @@ import java.nio.ByteOrder;
 
 /**
  * Verified messages both ways over one send/receive communicator pair, a window in flight each way,
- * driven by {@link #step} without ever blocking: sizes and contents come from {@link ThreadsPeer}'s
+ * driven by {@link #step} without ever blocking: sizes and contents come from {@link Payloads}'
  * seeded functions, so each side knows what the other sends. Used by peer programs that drive
  * several streams from one thread.
  */

@@ -3,8 +3,9 @@ package io.ofinet.plugin.ofi;
 import java.nio.ByteBuffer;
 
 /**
- * The messages of the multi-threaded tests' streams, reproducible from a seed on both sides: the
- * sender fills message k of a stream, the receiver knows its size and checks every byte.
+ * The messages of the test peers' streams ({@link ThreadsPeer}, {@link MessageStream}), reproducible
+ * from a seed on both sides: the sender fills message k of a stream, the receiver knows its size and
+ * checks every byte.
  */
 final class Payloads {
     /** The largest message: 1 MiB. */

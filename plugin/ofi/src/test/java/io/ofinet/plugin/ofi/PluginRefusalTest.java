@@ -11,7 +11,6 @@ import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.MemoryType;
 import io.ofinet.plugin.NetException;
-import io.ofinet.plugin.NetPlugin;
 import io.ofinet.plugin.NetResult;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
