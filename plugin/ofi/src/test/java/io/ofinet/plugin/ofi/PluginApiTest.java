@@ -47,8 +47,9 @@ class PluginApiTest extends PluginFixture {
     void sendAndReceiveWithDirectByteBuffersAndLargerReceiveBuffers() throws Exception {
         Handles.ListenComm listen = b.listen(0);
         assertTrue(listen.handle().length <= NetPlugin.HANDLE_MAX_BYTES);
-        Handles.RecvComm recv = connect(listen);
-        Handles.SendComm send = sendOut[0];
+        Pair pair = connect(listen);
+        Handles.SendComm send = pair.send();
+        Handles.RecvComm recv = pair.recv();
         ByteBuffer out = ByteBuffer.allocateDirect(100);
         for (int i = 0; i < 100; i++) {
             out.put((byte) i);
@@ -81,8 +82,9 @@ class PluginApiTest extends PluginFixture {
      */
     @Test
     void byteBufferPostsFindEachBuffersAddress() throws Exception {
-        Handles.RecvComm recv = connect(b.listen(0));
-        Handles.SendComm send = sendOut[0];
+        Pair pair = connect(b.listen(0));
+        Handles.SendComm send = pair.send();
+        Handles.RecvComm recv = pair.recv();
         ByteBuffer out = ByteBuffer.allocateDirect(4096);
         ByteBuffer in = ByteBuffer.allocateDirect(4096);
         for (int i = 0; i < 4096; i++) {
@@ -114,8 +116,9 @@ class PluginApiTest extends PluginFixture {
 
     @Test
     void groupedReceivesReportEachBuffersSize() throws Exception {
-        Handles.RecvComm recv = connect(b.listen(0));
-        Handles.SendComm send = sendOut[0];
+        Pair pair = connect(b.listen(0));
+        Handles.SendComm send = pair.send();
+        Handles.RecvComm recv = pair.recv();
         HostBuffer dst = buffer(30000);
         Handles.MrHandle dstMr = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
         HostBuffer src = buffer(10000).pattern(3);
@@ -137,8 +140,9 @@ class PluginApiTest extends PluginFixture {
     @Test
     void aZeroByteRegistrationServesZeroByteMessages() throws Exception {
         Handles.ListenComm listen = b.listen(0);
-        Handles.RecvComm recv = connect(listen);
-        Handles.SendComm send = sendOut[0];
+        Pair pair = connect(listen);
+        Handles.SendComm send = pair.send();
+        Handles.RecvComm recv = pair.recv();
         HostBuffer src = buffer(8);
         HostBuffer dst = buffer(8);
         Handles.MrHandle srcMr = a.regMr(send, src.address, 0, MemoryType.HOST);
@@ -166,8 +170,9 @@ class PluginApiTest extends PluginFixture {
     void oneListenCommunicatorServesThreeConnectionsAndClosingWithRequestsInFlightIsSafe() throws Exception {
         Handles.ListenComm listen = b.listen(0);
         for (int round = 0; round < 3; round++) {
-            Handles.RecvComm recv = connect(listen);
-            Handles.SendComm send = sendOut[0];
+            Pair pair = connect(listen);
+            Handles.SendComm send = pair.send();
+            Handles.RecvComm recv = pair.recv();
             assertNotNull(recv);
             HostBuffer src = buffer(1 << 20).pattern(round);
             HostBuffer dst = buffer(1 << 20);

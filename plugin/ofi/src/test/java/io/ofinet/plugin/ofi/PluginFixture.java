@@ -57,10 +57,12 @@ abstract class PluginFixture {
         return buffer;
     }
 
-    /** connect and accept, each called again until both return their communicator. */
-    final Handles.SendComm[] sendOut = new Handles.SendComm[1];
+    /** A connected pair: a's send communicator and b's receive communicator. */
+    record Pair(Handles.SendComm send, Handles.RecvComm recv) {
+    }
 
-    Handles.RecvComm connect(Handles.ListenComm listen) throws NetException {
+    /** Connects a to b's {@code listen}: connect and accept, each called again until both return their communicator. */
+    Pair connect(Handles.ListenComm listen) throws NetException {
         Handles.SendComm send = null;
         Handles.RecvComm recv = null;
         for (int i = 0; i < 1_000_000 && (send == null || recv == null); i++) {
@@ -71,8 +73,8 @@ abstract class PluginFixture {
                 recv = b.accept(listen);
             }
         }
-        sendOut[0] = send;
-        return recv;
+        assertTrue(send != null && recv != null, "connect or accept did not return a communicator");
+        return new Pair(send, recv);
     }
 
     static void await(NetPlugin plugin, Handles.Request request, long[] sizes, NetPlugin other)

@@ -24,8 +24,9 @@ import org.junit.jupiter.api.Timeout;
 class PluginRefusalTest extends PluginFixture {
     @Test
     void sendsLargerThanTheReceiveFailOnBothSidesAndWriteNothing() throws Exception {
-        Handles.RecvComm recv = connect(b.listen(0));
-        Handles.SendComm send = sendOut[0];
+        Pair pair = connect(b.listen(0));
+        Handles.SendComm send = pair.send();
+        Handles.RecvComm recv = pair.recv();
         long[][] cases = {{5 * 1024, 4 * 1024}, {2 << 20, 1 << 20}};
         int tag = 0;
         for (long[] c : cases) {
@@ -50,8 +51,9 @@ class PluginRefusalTest extends PluginFixture {
     @Test
     void misuseIsInvalidUsageSayingWhat() throws Exception {
         Handles.ListenComm listen = b.listen(0);
-        Handles.RecvComm recv = connect(listen);
-        Handles.SendComm send = sendOut[0];
+        Pair pair = connect(listen);
+        Handles.SendComm send = pair.send();
+        Handles.RecvComm recv = pair.recv();
         HostBuffer src = buffer(64);
         Handles.MrHandle mr = a.regMr(send, src.address, src.size, MemoryType.HOST);
         HostBuffer dst = buffer(64);
@@ -100,8 +102,9 @@ class PluginRefusalTest extends PluginFixture {
     @Test
     void aHandleInUseIsNotDeregisteredAndShortSizesKeepTheRequest() throws Exception {
         Handles.ListenComm listen = b.listen(0);
-        Handles.RecvComm recv = connect(listen);
-        Handles.SendComm send = sendOut[0];
+        Pair pair = connect(listen);
+        Handles.SendComm send = pair.send();
+        Handles.RecvComm recv = pair.recv();
         HostBuffer src = buffer(256).pattern(4);
         HostBuffer dst = buffer(256);
         Handles.MrHandle srcMr = a.regMr(send, src.address, src.size, MemoryType.HOST);
@@ -132,7 +135,7 @@ class PluginRefusalTest extends PluginFixture {
         b.deregMr(recv, dstMr);
         // A receive left outstanding ends with its communicator, and so does its use of the handle,
         // which a communicator of the same endpoint can then deregister.
-        Handles.RecvComm other = connect(listen);
+        Handles.RecvComm other = connect(listen).recv();
         Handles.MrHandle again = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
         assertNotNull(b.irecv(recv, 1, new long[] {dst.address}, new long[] {64}, new int[] {3},
                 new Handles.MrHandle[] {again}));
