@@ -45,11 +45,8 @@ class PluginApiTest extends PluginFixture {
 
     @Test
     void sendAndReceiveWithDirectByteBuffersAndLargerReceiveBuffers() throws Exception {
-        Handles.ListenComm listen = b.listen(0);
+        connectPair();
         assertTrue(listen.handle().length <= NetPlugin.HANDLE_MAX_BYTES);
-        Pair pair = connect(listen);
-        Handles.SendComm send = pair.send();
-        Handles.RecvComm recv = pair.recv();
         ByteBuffer out = ByteBuffer.allocateDirect(100);
         for (int i = 0; i < 100; i++) {
             out.put((byte) i);
@@ -82,9 +79,7 @@ class PluginApiTest extends PluginFixture {
      */
     @Test
     void byteBufferPostsFindEachBuffersAddress() throws Exception {
-        Pair pair = connect(b.listen(0));
-        Handles.SendComm send = pair.send();
-        Handles.RecvComm recv = pair.recv();
+        connectPair();
         ByteBuffer out = ByteBuffer.allocateDirect(4096);
         ByteBuffer in = ByteBuffer.allocateDirect(4096);
         for (int i = 0; i < 4096; i++) {
@@ -116,9 +111,7 @@ class PluginApiTest extends PluginFixture {
 
     @Test
     void groupedReceivesReportEachBuffersSize() throws Exception {
-        Pair pair = connect(b.listen(0));
-        Handles.SendComm send = pair.send();
-        Handles.RecvComm recv = pair.recv();
+        connectPair();
         HostBuffer dst = buffer(30000);
         Handles.MrHandle dstMr = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
         HostBuffer src = buffer(10000).pattern(3);
@@ -139,10 +132,7 @@ class PluginApiTest extends PluginFixture {
 
     @Test
     void aZeroByteRegistrationServesZeroByteMessages() throws Exception {
-        Handles.ListenComm listen = b.listen(0);
-        Pair pair = connect(listen);
-        Handles.SendComm send = pair.send();
-        Handles.RecvComm recv = pair.recv();
+        connectPair();
         HostBuffer src = buffer(8);
         HostBuffer dst = buffer(8);
         Handles.MrHandle srcMr = a.regMr(send, src.address, 0, MemoryType.HOST);
@@ -168,11 +158,11 @@ class PluginApiTest extends PluginFixture {
 
     @Test
     void oneListenCommunicatorServesThreeConnectionsAndClosingWithRequestsInFlightIsSafe() throws Exception {
-        Handles.ListenComm listen = b.listen(0);
+        listen = b.listen(0);
         for (int round = 0; round < 3; round++) {
             Pair pair = connect(listen);
-            Handles.SendComm send = pair.send();
-            Handles.RecvComm recv = pair.recv();
+            send = pair.send();
+            recv = pair.recv();
             assertNotNull(recv);
             HostBuffer src = buffer(1 << 20).pattern(round);
             HostBuffer dst = buffer(1 << 20);

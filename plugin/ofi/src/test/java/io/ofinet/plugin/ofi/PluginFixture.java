@@ -61,6 +61,19 @@ abstract class PluginFixture {
     record Pair(Handles.SendComm send, Handles.RecvComm recv) {
     }
 
+    /** b's listen communicator on device 0, and the pair connected through it: set by {@link #connectPair}. */
+    Handles.ListenComm listen;
+    Handles.SendComm send;
+    Handles.RecvComm recv;
+
+    /** b listens on device 0 and a connects to it: sets {@link #listen}, {@link #send} and {@link #recv}. */
+    void connectPair() throws NetException {
+        listen = b.listen(0);
+        Pair pair = connect(listen);
+        send = pair.send();
+        recv = pair.recv();
+    }
+
     /** Connects a to b's {@code listen}: connect and accept, each called again until both return their communicator. */
     Pair connect(Handles.ListenComm listen) throws NetException {
         Handles.SendComm send = null;

@@ -24,9 +24,7 @@ import org.junit.jupiter.api.Timeout;
 class PluginRefusalTest extends PluginFixture {
     @Test
     void sendsLargerThanTheReceiveFailOnBothSidesAndWriteNothing() throws Exception {
-        Pair pair = connect(b.listen(0));
-        Handles.SendComm send = pair.send();
-        Handles.RecvComm recv = pair.recv();
+        connectPair();
         long[][] cases = {{5 * 1024, 4 * 1024}, {2 << 20, 1 << 20}};
         int tag = 0;
         for (long[] c : cases) {
@@ -50,10 +48,7 @@ class PluginRefusalTest extends PluginFixture {
 
     @Test
     void misuseIsInvalidUsageSayingWhat() throws Exception {
-        Handles.ListenComm listen = b.listen(0);
-        Pair pair = connect(listen);
-        Handles.SendComm send = pair.send();
-        Handles.RecvComm recv = pair.recv();
+        connectPair();
         HostBuffer src = buffer(64);
         Handles.MrHandle mr = a.regMr(send, src.address, src.size, MemoryType.HOST);
         HostBuffer dst = buffer(64);
@@ -101,10 +96,7 @@ class PluginRefusalTest extends PluginFixture {
 
     @Test
     void aHandleInUseIsNotDeregisteredAndShortSizesKeepTheRequest() throws Exception {
-        Handles.ListenComm listen = b.listen(0);
-        Pair pair = connect(listen);
-        Handles.SendComm send = pair.send();
-        Handles.RecvComm recv = pair.recv();
+        connectPair();
         HostBuffer src = buffer(256).pattern(4);
         HostBuffer dst = buffer(256);
         Handles.MrHandle srcMr = a.regMr(send, src.address, src.size, MemoryType.HOST);
