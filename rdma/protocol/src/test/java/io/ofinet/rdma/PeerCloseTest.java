@@ -70,6 +70,33 @@ class PeerCloseTest extends PeerFixture {
         assertEquals("irecv: the sender closed the connection", e.getMessage());
     }
 
+    /**
+     * A receive that finished before its sender closed, and was not tested yet, still succeeds when
+     * the sender's process ends after the close: the close was confirmed behind every write, so its
+     * end takes nothing away. A receiver slower than its senders at the end of a job meets this.
+     */
+    @Test
+    void aReceiveFinishedBeforeTheSenderClosedStillSucceedsOnceThePeerIsCondemned() throws Exception {
+        connectPair();
+        RecvRequest served = post(recv, b);
+        HostBuffer src = buffer().pattern(5);
+        SendRequest s = send.isend(src.address, 64, 1, registered(a, src));
+        Await.done(s, null, "the send", a);
+        send.close();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (!recv.senderWritesEnded()) {
+            assertTrue(System.nanoTime() < deadline, "the sender's close was not confirmed");
+            b.progress();
+        }
+        assertTrue(served.finished(), "the receive finished before the close");
+        RecvRequest unserved = post(recv, b);
+        recv.connection().condemn(new RdmaException(ErrorCategory.REMOTE, "the sender's process ended"));
+        long[] sizes = new long[1];
+        assertTrue(served.test(sizes), "the finished receive reports its success");
+        assertEquals(64, sizes[0]);
+        assertThrows(RdmaException.class, () -> unserved.test(null), "a receive it never served fails");
+    }
+
     @Test
     void aReceivePostedAfterTheSenderClosedMidSendFailsRatherThanWaits() throws Exception {
         connectPair();

@@ -2,6 +2,7 @@ package io.ofinet.rdma.comm;
 
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.rail.Connection;
+import java.util.function.Predicate;
 
 /**
  * What a send and a receive communicator share: their id and token, their requests' pool, their
@@ -105,9 +106,14 @@ public abstract class Communicator<R extends Request> implements AutoCloseable, 
      */
     @Override
     public void peerDead(RdmaException cause) {
+        abandonRequests(cause, request -> true);
+    }
+
+    /** Fails every request posted, not yet returned by test, and {@code which}. */
+    protected final void abandonRequests(RdmaException cause, Predicate<R> which) {
         for (int i = 0; i < requests.created(); i++) {
             R request = requests.at(i);
-            if (request.inUse()) {
+            if (request.inUse() && which.test(request)) {
                 request.abandon(cause);
             }
         }

@@ -104,6 +104,17 @@ public final class RecvComm extends Communicator<RecvRequest> {
     }
 
     /**
+     * The peer is condemned: as on every communicator, until the sender's close has been confirmed
+     * behind its writes on every data rail. After it the sender's end takes nothing away: the receives
+     * it served keep their success, and only those not finished fail.
+     */
+    @Override
+    public void peerDead(RdmaException cause) {
+        boolean ended = senderClose.writesEnded();
+        abandonRequests(cause, request -> !ended || !request.finished());
+    }
+
+    /**
      * The sender closed, as its close signal on engine rail {@code rail} says; it served no receive from
      * {@code firstUnserved} on (in sequence order), and those will never complete: they fail now.
      * Earlier ones complete as their data arrives.
@@ -112,17 +123,9 @@ public final class RecvComm extends Communicator<RecvRequest> {
         if (!senderClose.arrived(rail, firstUnserved)) {
             return;
         }
-        RdmaException cause = null;
-        for (int i = 0; i < requests.created(); i++) {
-            RecvRequest request = requests.at(i);
-            if (request.inUse() && !request.finished() && senderClose.unserved(request.seq, request.buffers)) {
-                if (cause == null) {
-                    cause = new RdmaException(ErrorCategory.REMOTE, "receive communicator " + id()
-                            + ": the sender closed the connection before sending the message");
-                }
-                request.abandon(cause);
-            }
-        }
+        abandonRequests(new RdmaException(ErrorCategory.REMOTE, "receive communicator " + id()
+                + ": the sender closed the connection before sending the message"),
+                request -> !request.finished() && senderClose.unserved(request.seq, request.buffers));
     }
 
     /**
