@@ -104,7 +104,13 @@ typedef struct {
 
 /* Older versions of the table, which NCCL falls back to in turn (v11 ... v6). */
 
-typedef ncclNetVDeviceProps_v12_t ncclNetVDeviceProps_v11_t;
+/* v9 ... v11 hold at most 4 devices per virtual NIC, v12 8: the structs after vProps move. */
+#define NCCL_NET_MAX_DEVS_PER_NIC_V11 4
+
+typedef struct {
+    int ndevs;
+    int devs[NCCL_NET_MAX_DEVS_PER_NIC_V11];
+} ncclNetVDeviceProps_v11_t;
 typedef ncclNetCommConfig_v12_t ncclNetCommConfig_v11_t;
 typedef ncclNetCommConfig_v12_t ncclNetCommConfig_v10_t;
 

@@ -4,7 +4,8 @@
  * contexts made once per traffic class (v10 passes a configuration to connect) and kept for the
  * process's life, so an init again after NCCL reloaded the library is harmless. Sizes that an
  * older version carries as int are checked and widened; properties are narrowed to the version's
- * struct.
+ * struct field by field (below v12 a virtual device holds 4 devices, not 8, so the fields after it
+ * sit elsewhere).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -128,11 +129,27 @@ static ncclResult_t properties(int dev, ncclNetProperties_v12_t *p, void *out) {
     return ofinet_get_properties(dev, p);
 }
 
+/* v12's virtual device in the 4 slots of v9 ... v11's; one of more devices cannot be told there. */
+static ncclResult_t narrow_vprops(int dev, const ncclNetVDeviceProps_v12_t *from, ncclNetVDeviceProps_v11_t *to) {
+    if (from->ndevs < 0 || from->ndevs > NCCL_NET_MAX_DEVS_PER_NIC_V11) {
+        OFINET_WARN("getProperties: device %d fuses %d devices; this NCCL's interface holds at most %d", dev,
+                    from->ndevs, NCCL_NET_MAX_DEVS_PER_NIC_V11);
+        return ncclInternalError;
+    }
+    *to = (ncclNetVDeviceProps_v11_t){.ndevs = from->ndevs};
+    memcpy(to->devs, from->devs, (size_t)from->ndevs * sizeof to->devs[0]);
+    return ncclSuccess;
+}
+
 static ncclResult_t v11_get_properties(int dev, ncclNetProperties_v11_t *props) {
     ncclNetProperties_v12_t p;
     ncclResult_t r = properties(dev, &p, props);
-    if (r == ncclSuccess) {
-        memcpy(props, &p, offsetof(ncclNetProperties_v12_t, railId));
+    ncclNetVDeviceProps_v11_t v;
+    if (r == ncclSuccess && (r = narrow_vprops(dev, &p.vProps, &v)) == ncclSuccess) {
+        *props = (ncclNetProperties_v11_t){p.name, p.pciPath, p.guid, p.ptrSupport, p.regIsGlobal, p.forceFlush,
+                                           p.speed, p.port, p.latency, p.maxComms, p.maxRecvs, p.netDeviceType,
+                                           p.netDeviceVersion, v, p.maxP2pBytes, p.maxCollBytes,
+                                           p.maxMultiRequestSize};
     }
     return r;
 }
@@ -140,8 +157,11 @@ static ncclResult_t v11_get_properties(int dev, ncclNetProperties_v11_t *props) 
 static ncclResult_t v10_get_properties(int dev, ncclNetProperties_v10_t *props) {
     ncclNetProperties_v12_t p;
     ncclResult_t r = properties(dev, &p, props);
-    if (r == ncclSuccess) {
-        memcpy(props, &p, offsetof(ncclNetProperties_v12_t, maxMultiRequestSize));
+    ncclNetVDeviceProps_v11_t v;
+    if (r == ncclSuccess && (r = narrow_vprops(dev, &p.vProps, &v)) == ncclSuccess) {
+        *props = (ncclNetProperties_v10_t){p.name, p.pciPath, p.guid, p.ptrSupport, p.regIsGlobal, p.forceFlush,
+                                           p.speed, p.port, p.latency, p.maxComms, p.maxRecvs, p.netDeviceType,
+                                           p.netDeviceVersion, v, p.maxP2pBytes, p.maxCollBytes};
     }
     return r;
 }

@@ -166,6 +166,19 @@ static void *open_library(void) {
     return lib;
 }
 
+/* What an older table's getProperties must leave alone: the bytes right after the version's struct. */
+#define GUARD_BYTES 64
+#define GUARD_BYTE 0xA5
+
+static int guard_intact(const unsigned char *guard) {
+    for (int i = 0; i < GUARD_BYTES; i++) {
+        if (guard[i] != GUARD_BYTE) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static void *versions_side(void *arg) {
     struct side *s = arg;
     void *lib = open_library();
@@ -181,21 +194,37 @@ static void *versions_side(void *arg) {
         return NULL;
     }
     check(v10->init(driver_logger, NULL) == ncclSuccess, "v10: init");
-    ncclNetProperties_v10_t p10;
-    check(v10->getProperties(0, &p10) == ncclSuccess && p10.maxRecvs == 8 && p10.ptrSupport == NCCL_PTR_HOST &&
-              p10.maxP2pBytes <= INT_MAX && p10.maxCollBytes <= INT_MAX && p10.forceFlush == 0 &&
-              p10.vProps.ndevs == 1 && p10.netDeviceType == 0 && p10.speed > 0,
-          "v10: properties");
+    ncclNetProperties_v12_t p12;
+    check(v12->getProperties(0, &p12) == ncclSuccess && p12.maxP2pBytes > 0 && p12.maxCollBytes > 0 &&
+              p12.vProps.ndevs == 1 && p12.vProps.devs[0] == 0,
+          "v12: properties");
+    struct {
+        ncclNetProperties_v10_t p;
+        unsigned char guard[GUARD_BYTES];
+    } g10;
+    memset(&g10, GUARD_BYTE, sizeof g10);
+    check(v10->getProperties(0, &g10.p) == ncclSuccess && guard_intact(g10.guard), "v10: properties, within its struct");
+    ncclNetProperties_v10_t p10 = g10.p;
+    check(p10.maxRecvs == 8 && p10.ptrSupport == NCCL_PTR_HOST && p10.maxP2pBytes == p12.maxP2pBytes &&
+              p10.maxCollBytes == p12.maxCollBytes && p10.forceFlush == 0 && p10.vProps.ndevs == 1 &&
+              p10.vProps.devs[0] == 0 && p10.netDeviceType == 0 && p10.speed == p12.speed,
+          "v10: properties, as v12's");
     struct ops o10 = {"v10", v10_listen, v10_connect, v10_accept, v10->regMr, v10->deregMr, v10_isend, v10_irecv,
                       v10->test, v10->closeSend, v10->closeRecv, v10->closeListen};
     connection(s, &o10, NULL);
 
     check(v9->init(driver_logger) == ncclSuccess, "v9: init again in the same process, harmless");
-    ncclNetProperties_v9_t p9;
-    check(v9->getProperties(0, &p9) == ncclSuccess && p9.maxRecvs == 8 && p9.ptrSupport == NCCL_PTR_HOST &&
-              p9.maxP2pBytes <= INT_MAX && p9.maxCollBytes <= INT_MAX && p9.forceFlush == 0 && p9.vProps.ndevs == 1 &&
-              p9.netDeviceType == 0 && p9.speed > 0,
-          "v9: properties");
+    struct {
+        ncclNetProperties_v9_t p;
+        unsigned char guard[GUARD_BYTES];
+    } g9;
+    memset(&g9, GUARD_BYTE, sizeof g9);
+    check(v9->getProperties(0, &g9.p) == ncclSuccess && guard_intact(g9.guard), "v9: properties, within its struct");
+    ncclNetProperties_v9_t p9 = g9.p;
+    check(p9.maxRecvs == 8 && p9.ptrSupport == NCCL_PTR_HOST && p9.maxP2pBytes == p12.maxP2pBytes &&
+              p9.maxCollBytes == p12.maxCollBytes && p9.forceFlush == 0 && p9.vProps.ndevs == 1 &&
+              p9.netDeviceType == 0 && p9.speed == p12.speed,
+          "v9: properties, as v12's");
     struct ops o9 = {"v9", v9_listen, v9_connect, v9_accept, v9->regMr, v9->deregMr, v9->isend, v9->irecv, v9->test,
                      v9->closeSend, v9->closeRecv, v9->closeListen};
     connection(s, &o9, NULL);
@@ -206,8 +235,16 @@ static void *versions_side(void *arg) {
     check(v11->init(&ctx1, 1, &config, driver_logger, NULL) == ncclSuccess &&
               v11->init(&ctx2, 2, &config, driver_logger, NULL) == ncclSuccess && ctx1 && ctx2 && ctx1 != ctx2,
           "v11: two communicators' inits give two contexts");
-    ncclNetProperties_v11_t p11;
-    check(v11->getProperties(0, &p11) == ncclSuccess && p11.maxMultiRequestSize == 1, "v11: properties");
+    struct {
+        ncclNetProperties_v11_t p;
+        unsigned char guard[GUARD_BYTES];
+    } g11;
+    memset(&g11, GUARD_BYTE, sizeof g11);
+    check(v11->getProperties(0, &g11.p) == ncclSuccess && guard_intact(g11.guard), "v11: properties, within its struct");
+    ncclNetProperties_v11_t p11 = g11.p;
+    check(p11.maxMultiRequestSize == 1 && p11.maxP2pBytes == p12.maxP2pBytes && p11.maxCollBytes == p12.maxCollBytes &&
+              p11.vProps.ndevs == 1 && p11.vProps.devs[0] == 0 && p11.speed == p12.speed,
+          "v11: properties, as v12's");
     struct ops o11 = {"v11", v11->listen, v12_connect, v12_accept, v11->regMr, v11->deregMr, v12_isend, v12_irecv,
                       v11->test, v11->closeSend, v11->closeRecv, v11->closeListen};
     connection(s, &o11, ctx1);
