@@ -75,10 +75,14 @@ public final class CutWriteSurvivor {
                 a.close();
             } else {
                 a.close();
-                for (int step = 0; step < 200; step++) {
+                // The target learns of the cut when its provider sees the connection close: a
+                // loaded machine may take a while, so it polls for up to ten seconds.
+                Peer.Completion receive = null;
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (receive == null && System.nanoTime() < deadline) {
                     b.progress();
+                    receive = b.take(RECEIVE);
                 }
-                Peer.Completion receive = b.take(RECEIVE);
                 System.out.println("the target's receive: " + (receive == null ? "no completion"
                         : receive.failed() ? "failed, errno " + receive.errno()
                         : "completed, " + receive.len() + " bytes"));
