@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Telling an ended process from a running or stopped one, in /proc, with real processes. */
 @Timeout(60)
@@ -55,6 +56,39 @@ class ProcessCheckTest {
         ProcessIdentity earlier = new ProcessIdentity(self.host(), self.pid(), self.startTicks() - 1);
         assertEquals("process " + self.pid() + " has ended (the pid now names a later process)",
                 ProcessCheck.ended(earlier));
+    }
+
+    @Test
+    void fieldsAreCountedPastACommandNameWithSpacesAndParentheses(@TempDir Path dir) throws Exception {
+        // /proc/PID/stat names the command in parentheses, as it is: fields are counted after the last ')'.
+        Path odd = Files.copy(Path.of("/bin/sleep"), dir.resolve("a) 1 2 (b"));
+        assertTrue(odd.toFile().setExecutable(true));
+        Process sleeper = new ProcessBuilder(odd.toString(), "30").start();
+        try {
+            ProcessIdentity id = identity(sleeper.pid());
+            assertNull(ProcessCheck.ended(id), "running");
+            assertEquals("process " + sleeper.pid() + " has ended (the pid now names a later process)",
+                    ProcessCheck.ended(new ProcessIdentity(id.host(), id.pid(), id.startTicks() + 1)));
+        } finally {
+            sleeper.destroyForcibly();
+        }
+    }
+
+    /** A check runs every 250 ms per communicator, from the application's calls: it reads into a buffer it keeps. */
+    @Test
+    void aCheckAllocatesOnlyTheFilesHandle() {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        ProcessIdentity self = ProcessCheck.SELF;
+        for (int i = 0; i < 20_000; i++) {
+            assertNull(ProcessCheck.ended(self)); // compiled
+        }
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 1000; i++) {
+            ProcessCheck.ended(self);
+        }
+        long perCheck = (threads.getCurrentThreadAllocatedBytes() - before) / 1000;
+        assertTrue(perCheck < 1024, perCheck + " bytes per check");
     }
 
     private static ProcessIdentity identity(long pid) throws Exception {
