@@ -45,6 +45,11 @@ final class ControlRailBuffer implements ControlBuffers.Buffer {
         return address;
     }
 
+    @Override
+    public void giveBack() {
+        pool.release(this);
+    }
+
     /** The local descriptor of this buffer on control rail {@code rail}. */
     @Override
     public long descriptor(int rail) {

@@ -149,6 +149,11 @@ final class EndpointPools implements ControlBuffers {
         }
     }
 
+    /** Control buffers taken and not given back (tests). */
+    int controlBuffersInUse() {
+        return controlBuffers.allocated() - controlBuffers.available();
+    }
+
     /** A free control buffer, or null. */
     @Override
     public ControlRailBuffer acquire() throws RdmaException {

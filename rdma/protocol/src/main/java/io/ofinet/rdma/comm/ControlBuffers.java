@@ -1,15 +1,16 @@
 package io.ofinet.rdma.comm;
 
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.RmaOp;
 
 /**
  * The endpoint's registered buffers on the control rails, as a receive communicator uses them: it
- * encodes an announcement straight into one and writes or sends it from there, and gives it back
- * once that has completed.
+ * encodes an announcement straight into one and writes or sends it from there; the operation that
+ * does gives it back when it ends, also when the receive was abandoned meanwhile.
  */
 public interface ControlBuffers {
-    /** A registered buffer on the control rails. */
-    interface Buffer {
+    /** A registered buffer on the control rails; {@link RmaOp.Source#giveBack} returns it. */
+    interface Buffer extends RmaOp.Source {
         /** Where it starts. */
         long address();
 

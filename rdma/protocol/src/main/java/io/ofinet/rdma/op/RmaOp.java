@@ -39,6 +39,14 @@ public final class RmaOp extends Operation {
 
     public enum Kind { WRITEDATA, READ, SENDDATA, WRITE_NOTICE, TRECV, TSENDDATA }
 
+    /**
+     * A buffer an operation sends from and gives back when it ends, whatever became of its owner
+     * meanwhile: the provider may read it until then.
+     */
+    public interface Source {
+        void giveBack();
+    }
+
     /** Who waits for the operation. */
     public interface Owner {
         void opDone(RmaOp op);
@@ -93,6 +101,8 @@ public final class RmaOp extends Operation {
     private int awaiting;
     /** The first failure of a {@link Kind#WRITE_NOTICE} whose other step has yet to land. */
     private RdmaException failure;
+    /** What it sends from and gives back at its end, or null; set after {@link #set}. */
+    public Source source;
 
     RmaOp(Ops ops) {
         this.ops = ops;
@@ -111,6 +121,7 @@ public final class RmaOp extends Operation {
         this.posted = false;
         this.cancelled = false;
         this.received = 0;
+        this.source = null;
         return this;
     }
 
@@ -234,6 +245,7 @@ public final class RmaOp extends Operation {
         ops.counts().completed(kind);
         Owner who = owner;
         owner = null;
+        giveBackSource();
         ops.release(this);
         if (who.generation() == ownerGeneration) {
             who.opDone(this);
@@ -253,9 +265,18 @@ public final class RmaOp extends Operation {
         RdmaException first = failure != null ? failure : cause;
         Owner who = owner;
         owner = null;
+        giveBackSource();
         ops.release(this);
         if (who.generation() == ownerGeneration) {
             who.opFailed(this, first);
+        }
+    }
+
+    private void giveBackSource() {
+        Source s = source;
+        if (s != null) {
+            source = null;
+            s.giveBack();
         }
     }
 

@@ -173,7 +173,7 @@ final class ReceiveAnnouncer {
         op.peer = sender.controlPeer(rail);
         op.remote = peerMailbox + (long) (seq % Limits.WINDOW) * peerSlotBytes;
         op.key = peerMailboxKeys[rail];
-        request.controlBuffer = buffer;
+        op.source = buffer; // the write reads it until it ends, whatever becomes of the receive
         request.awaitOneMore();
         op.submit(sender.controlQueue(rail));
     }

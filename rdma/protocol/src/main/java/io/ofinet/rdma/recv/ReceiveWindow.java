@@ -66,10 +66,16 @@ final class ReceiveWindow {
         }
     }
 
-    /** {@code request} is done or failed: its numbers leave the window, and what arrives for them is dropped. */
+    /**
+     * {@code request} is done or failed: its numbers leave the window, and what arrives for them is
+     * dropped. Numbers it no longer holds (it left already, or never entered) are left alone.
+     */
     void complete(RecvRequest request) {
         for (int k = 0; k < request.buffers; k++) {
-            window.complete(window.add(request.seq, k));
+            int seq = window.add(request.seq, k);
+            if (window.retrieve(seq) == request) {
+                window.complete(seq);
+            }
         }
     }
 }

@@ -3,7 +3,6 @@ package io.ofinet.rdma.recv;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.comm.Communicator;
-import io.ofinet.rdma.comm.ControlBuffers;
 import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.eager.EagerBuffer;
@@ -69,11 +68,6 @@ public final class RecvComm extends Communicator<RecvRequest> {
     @Override
     protected RecvRequest newRequest(RequestPool<RecvRequest> pool) {
         return new RecvRequest(this, pool);
-    }
-
-    /** Where its announcements' buffers come from and go back to. */
-    public ControlBuffers controlBuffers() {
-        return parts.controlBuffers();
     }
 
     @Override
@@ -245,7 +239,10 @@ public final class RecvComm extends Communicator<RecvRequest> {
         }
     }
 
-    /** {@code request} failed: its numbers leave the window, and what arrives for them is dropped. */
+    /**
+     * {@code request} failed: its numbers leave the window, and what arrives for them is dropped.
+     * Called by every failure of a receive; once it has left, later calls do nothing.
+     */
     public void failed(RecvRequest request) {
         window.complete(request);
     }

@@ -1,7 +1,6 @@
 package io.ofinet.rdma.recv;
 
 import io.ofinet.rdma.comm.CommHost;
-import io.ofinet.rdma.comm.ControlBuffers;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.error.ErrorCategory;
@@ -36,7 +35,6 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     int byTagNext;
     /** When the latest segment of a still partial buffer arrived (0 when none is partial). */
     long partialSinceNanos;
-    ControlBuffers.Buffer controlBuffer;
     /** Buffers announced to take one tagged message (a bit each), and their receives while posted. */
     int taggedBuffers;
     private final RmaOp[] taggedReceives = new RmaOp[Limits.MAX_RECVS];
@@ -143,10 +141,12 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         }
     }
 
+    /** Fails it: its tagged receives are cancelled, and its numbers leave the window. */
     @Override
     public void fail(RdmaException cause) {
         super.fail(cause);
         cancelTagged();
+        comm.failed(this);
     }
 
     /** Fails it at once: its tagged receives are cancelled, and their completions are not waited for. */
@@ -265,22 +265,15 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         }
     }
 
-    /** The announcement's write completed. */
+    /** The announcement's write completed (its operation gives its control buffer back). */
     @Override
     public void opDone(RmaOp op) {
         operationEnded();
-        releaseControlBuffer();
     }
 
     @Override
     public void opFailed(RmaOp op, RdmaException cause) {
-        releaseControlBuffer();
         operationFailed(new RdmaException(ErrorCategory.REMOTE, "receive " + seq
                 + ": the announcement did not reach the sender: " + cause.getMessage(), cause));
-    }
-
-    private void releaseControlBuffer() {
-        comm.controlBuffers().release(controlBuffer);
-        controlBuffer = null;
     }
 }

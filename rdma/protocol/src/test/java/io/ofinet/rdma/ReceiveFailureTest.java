@@ -1,0 +1,74 @@
+package io.ofinet.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.fabric.FiErrno;
+import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.recv.RecvComm;
+import io.ofinet.rdma.recv.RecvRequest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Receives that fail, and what they leave behind: the control buffers of their announcements and
+ * their sequence numbers.
+ */
+@Timeout(60)
+class ReceiveFailureTest extends PeerFixture {
+    /** Larger than any eager buffer: every receive of it is announced. */
+    private static final long LARGE = 1 << 20;
+
+    private RecvRequest postLarge(RecvComm comm, RdmaEndpoint endpoint) throws Exception {
+        HostBuffer dst = buffer(LARGE);
+        return comm.irecv(1, new long[] {dst.address}, new long[] {LARGE}, new int[] {1},
+                new MrHandle[] {registered(endpoint, dst)});
+    }
+
+    @Test
+    void receivesAbandonedWhileTheirAnnouncementsAreInFlightGiveTheirControlBuffersBack() throws Exception {
+        connectPair();
+        for (int i = 0; i < 20; i++) {
+            b.progress();
+        }
+        int before = b.pools.controlBuffersInUse();
+        RecvRequest[] posted = new RecvRequest[8];
+        for (int i = 0; i < posted.length; i++) {
+            posted[i] = postLarge(recv, b);
+            assertNotNull(posted[i]);
+        }
+        assertEquals(before + posted.length, b.pools.controlBuffersInUse(), "one control buffer per announcement");
+        // Condemned before a step has read the announcements' completions: each receive is abandoned.
+        recv.connection().condemn(new RdmaException(ErrorCategory.REMOTE, "the sender's process ended"));
+        for (RecvRequest r : posted) {
+            failureOf(r);
+        }
+        for (int i = 0; i < 20; i++) {
+            a.progress();
+            b.lock();
+            try {
+                b.progressEveryRail();
+            } finally {
+                b.unlock();
+            }
+        }
+        assertEquals(before, b.pools.controlBuffersInUse(), "control buffers given back once the writes ended");
+    }
+
+    @Test
+    void receivesWhoseAnnouncementFailedLeaveTheWindowSoThatLaterOnesCanBePosted() throws Exception {
+        connectPair();
+        // More than the window's 256 numbers: a failed receive that held its number would stop irecv at the 257th.
+        for (int i = 0; i < 300; i++) {
+            provider.faults().failNextCompletions(b.railSet.controlEndpoint(0), 1, FiErrno.FI_EIO);
+            RecvRequest r = postLarge(recv, b);
+            assertNotNull(r, "receive " + i + " could not be posted");
+            RdmaException e = failureOf(r);
+            assertTrue(e.getMessage().contains("the announcement did not reach the sender"), e.getMessage());
+        }
+    }
+}
