@@ -96,7 +96,7 @@ final class CommClosing {
             listen.closed = true;
             handshake.forget(listen);
             for (RecvComm comm : listen.ready) {
-                discard(comm);
+                dropUnaccepted(comm);
             }
             listen.ready.clear();
         } finally {
@@ -166,24 +166,10 @@ final class CommClosing {
     }
 
     private void closeRecv(RecvComm comm, long deadline) {
-        boolean waiting = false;
+        boolean waiting;
         endpoint.lock();
         try {
-            if (!comm.isClosed() && comm.connectedAndOpen() && comm.liveness().dead() == null && !endpoint.isClosed()) {
-                // The sender hears of every close. With nothing outstanding, every announcement of
-                // this side was written before it (a receive ends after its own), so the signal is
-                // this side's last word and frees the sender's mailbox; where announcements go
-                // over several control rails the signal may overtake one, and the sender waits.
-                boolean outstanding = comm.outstanding() > 0;
-                RmaOp op = pools.ops.acquire();
-                if (op != null) {
-                    Connection sender = comm.connection();
-                    int last = !outstanding && endpoint.controlRails() == 1 ? Signal.CLOSING_FINAL : 0;
-                    sender.sendImmediate(op, "close signal", Immediate.signal(
-                            Signal.RECEIVER_CLOSING, sender.peerCommId(), last), comm.liveness());
-                    waiting = outstanding;
-                }
-            }
+            waiting = tellSenderClosing(comm);
         } finally {
             endpoint.unlock();
         }
@@ -231,6 +217,39 @@ final class CommClosing {
             }
             Thread.yield();
         }
+    }
+
+    /**
+     * Tells the sender of an open receive communicator that it closes (the caller holds the
+     * endpoint); returns whether receives were outstanding, whose end the close then awaits. The
+     * sender hears of every close. With nothing outstanding, every announcement of this side was
+     * written before it (a receive ends after its own), so the signal is this side's last word and
+     * frees the sender's mailbox; where announcements go over several control rails the signal may
+     * overtake one, and the sender waits.
+     */
+    private boolean tellSenderClosing(RecvComm comm) {
+        if (comm.isClosed() || !comm.connectedAndOpen() || comm.liveness().dead() != null || endpoint.isClosed()) {
+            return false;
+        }
+        RmaOp op = pools.ops.acquire();
+        if (op == null) {
+            return false;
+        }
+        boolean outstanding = comm.outstanding() > 0;
+        Connection sender = comm.connection();
+        int last = !outstanding && endpoint.controlRails() == 1 ? Signal.CLOSING_FINAL : 0;
+        sender.sendImmediate(op, "close signal", Immediate.signal(Signal.RECEIVER_CLOSING, sender.peerCommId(), last),
+                comm.liveness());
+        return outstanding;
+    }
+
+    /**
+     * A connection the application never accepted, of a listen communicator that closed: its sender
+     * hears at once that nothing will be received, and it is forgotten. The caller holds the endpoint.
+     */
+    void dropUnaccepted(RecvComm comm) {
+        tellSenderClosing(comm);
+        discard(comm);
     }
 
     /** Forgets a receive communicator: its id is free again and progress no longer walks it. */

@@ -241,7 +241,9 @@ final class Handshake {
                     listen.handshaking--;
                     comm.acceptSent();
                     at.comms().connected(comm);
-                    if (!listen.closed && !comm.isClosed()) {
+                    if (listen.closed) {
+                        at.closing().dropUnaccepted(comm); // closed while the ACCEPT was on its way
+                    } else if (!comm.isClosed()) {
                         listen.ready.add(comm);
                     }
                 }, cause -> {

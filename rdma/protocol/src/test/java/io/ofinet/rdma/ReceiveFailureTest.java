@@ -11,12 +11,14 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.recv.RecvRequest;
+import io.ofinet.rdma.send.SendComm;
+import io.ofinet.rdma.send.SendRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Receives that fail, and what they leave behind: the control buffers of their announcements and
- * their sequence numbers.
+ * Receives that fail, and what they leave behind: the control buffers of their announcements, their
+ * sequence numbers, and connections a closed listener never handed out.
  */
 @Timeout(60)
 class ReceiveFailureTest extends PeerFixture {
@@ -70,5 +72,71 @@ class ReceiveFailureTest extends PeerFixture {
             RdmaException e = failureOf(r);
             assertTrue(e.getMessage().contains("the announcement did not reach the sender"), e.getMessage());
         }
+    }
+
+    @Test
+    void aConnectionNeverAcceptedHearsAtOnceThatTheListenerClosed() throws Exception {
+        provider = io.ofinet.fabric.mem.MemProvider.create();
+        a = endpoint();
+        b = endpoint();
+        ListenComm listen = b.listen();
+        SendComm connected = null;
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (connected == null) {
+            assertTrue(System.nanoTime() < deadline, "no connection");
+            connected = a.connect(listen.handle());
+            b.progress();
+        }
+        listen.close(); // accept() was never called: the connection waited in the listener
+        assertTheReceiverClosed(connected);
+    }
+
+    @Test
+    void aConnectionWhoseAcceptWasOnItsWayWhenTheListenerClosedHearsItToo() throws Exception {
+        provider = io.ofinet.fabric.mem.MemProvider.create();
+        a = endpoint();
+        b = endpoint();
+        ListenComm listen = b.listen();
+        assertEquals(null, a.connect(listen.handle()));
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (listen.pending() == 0) {
+            assertTrue(System.nanoTime() < deadline, "the CONNECT did not arrive");
+            b.readQueues();
+        }
+        assertEquals(1, listen.handshaking, "the ACCEPT is posted, its completion not yet read");
+        listen.close();
+        SendComm connected = null;
+        while (connected == null) {
+            assertTrue(System.nanoTime() < deadline, "no connection");
+            b.progress();
+            connected = a.connect(listen.handle());
+        }
+        assertTheReceiverClosed(connected);
+    }
+
+    /**
+     * A send on {@code connected} that waits for its receive's announcement fails with the
+     * receiver's close, not with silence after peerTimeoutMs.
+     */
+    private void assertTheReceiverClosed(SendComm connected) throws Exception {
+        HostBuffer src = buffer(LARGE);
+        MrHandle mr = registered(a, src);
+        long start = System.nanoTime();
+        SendRequest s = null;
+        RdmaException failure = null;
+        while (failure == null && System.nanoTime() - start < 5_000_000_000L) {
+            b.progress();
+            try {
+                if (s == null) {
+                    s = connected.isend(src.address, LARGE, 1, mr);
+                } else {
+                    s.test(null);
+                }
+            } catch (RdmaException e) {
+                failure = e;
+            }
+        }
+        assertNotNull(failure, "the send did not fail");
+        assertTrue(failure.getMessage().contains("the receiver closed the connection"), failure.getMessage());
     }
 }
