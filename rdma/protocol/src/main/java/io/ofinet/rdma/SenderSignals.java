@@ -66,7 +66,9 @@ final class SenderSignals {
         if (!checks.fromItsPeer(send, rail, upper, "close signal")) {
             return;
         }
-        send.liveness().heard(host.stepNanos());
+        if (send.liveness() != null) { // a close signal may overtake the ACCEPT where rails do not keep order
+            send.liveness().heard(host.stepNanos());
+        }
         send.receiverClosing(value == Signal.CLOSING_FINAL);
         send.failQueued(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
     }

@@ -186,24 +186,43 @@ public final class ProgressEngine {
             readError(rail);
             return 1;
         }
+        // A fault in one completion's handling must not lose the others the read took off the queue:
+        // each is handled, and the first fault is thrown after them.
+        RuntimeException fault = null;
         for (int i = 0; i < n; i++) {
-            long context = batch.context(i);
-            // A remote write's completion at its target belongs to no operation of ours, whatever
-            // its context says: libfabric 1.17's shm reports a stale value there (the command's
-            // msg_id, which its inline and inject paths never set), which would complete a random
-            // operation. The flags say what it is.
-            if (context == 0 || (batch.flags(i) & Fi.REMOTE_WRITE) != 0) {
-                source = sourcesOfWrites[rail] ? batch.source(i) : SOURCE_UNTOLD;
-                remote.remoteData(rail, batch.flags(i), batch.len(i), batch.data(i));
-            } else {
-                Operation op = operation(context, rail);
-                landed(op);
-                source = sourcesOfMessages[rail] && (batch.flags(i) & Fi.RECV) != 0 ? batch.source(i) : SOURCE_UNTOLD;
-                op.completed(rail, batch.flags(i), batch.len(i), batch.data(i));
+            try {
+                dispatch(rail, i);
+            } catch (RuntimeException e) {
+                if (fault == null) {
+                    fault = e;
+                } else {
+                    fault.addSuppressed(e);
+                }
+            } finally {
+                source = SOURCE_UNTOLD;
             }
-            source = SOURCE_UNTOLD;
+        }
+        if (fault != null) {
+            throw fault;
         }
         return n;
+    }
+
+    private void dispatch(int rail, int i) throws RdmaException {
+        long context = batch.context(i);
+        // A remote write's completion at its target belongs to no operation of ours, whatever its
+        // context says: libfabric 1.17's shm reports a stale value there (the command's msg_id,
+        // which its inline and inject paths never set), which would complete a random operation.
+        // The flags say what it is.
+        if (context == 0 || (batch.flags(i) & Fi.REMOTE_WRITE) != 0) {
+            source = sourcesOfWrites[rail] ? batch.source(i) : SOURCE_UNTOLD;
+            remote.remoteData(rail, batch.flags(i), batch.len(i), batch.data(i));
+        } else {
+            Operation op = operation(context, rail);
+            landed(op);
+            source = sourcesOfMessages[rail] && (batch.flags(i) & Fi.RECV) != 0 ? batch.source(i) : SOURCE_UNTOLD;
+            op.completed(rail, batch.flags(i), batch.len(i), batch.data(i));
+        }
     }
 
     private void readError(int rail) throws RdmaException {

@@ -58,6 +58,31 @@ class ProgressEngineTest {
     }
 
     @Test
+    void aHandlerThatThrowsLosesNoOtherCompletionOfTheBatch() throws Exception {
+        ScriptedOp a = new ScriptedOp("a", log, Endpoint.POSTED);
+        ScriptedOp b = new ScriptedOp("b", log, Endpoint.POSTED);
+        CompletionQueue cq = mock(CompletionQueue.class);
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (rail, flags, len, data) -> {
+            throw new IllegalStateException("a fault in the handling of remote data " + data);
+        });
+        engine.register(a);
+        engine.register(b);
+        when(cq.read(any(), anyInt())).thenAnswer(call -> {
+            CompletionBatch batch = call.getArgument(0);
+            batch.set(0, b.context(), 0, 10, 0, 0);
+            batch.set(1, 0, 0, 0, 0, 77);
+            batch.set(2, 0, 0, 0, 0, 78);
+            batch.set(3, a.context(), 0, 20, 0, 0);
+            batch.setCount(4);
+            return 4;
+        });
+        IllegalStateException fault = assertThrows(IllegalStateException.class, engine::progress);
+        assertEquals(List.of("done b rail 0 len 10", "done a rail 0 len 20"), log, "the batch's operations completed");
+        assertEquals("a fault in the handling of remote data 77", fault.getMessage());
+        assertEquals(1, fault.getSuppressed().length, "the second fault is kept with the first");
+    }
+
+    @Test
     void aFailedPostFailsItsOperation() throws Exception {
         CompletionQueue cq = mock(CompletionQueue.class);
         ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
