@@ -49,7 +49,10 @@ final class Deregistrations {
         return count;
     }
 
-    /** Tries the waiting deregistrations again; cheap when there are none. */
+    /**
+     * Tries the waiting deregistrations again; cheap when there are none. Throws nothing: it runs
+     * inside other operations, whose results it must not change.
+     */
     void retry() {
         if (count == 0) {
             return;
@@ -62,12 +65,23 @@ final class Deregistrations {
                     pending.remove(i);
                 } catch (NetException e) {
                     if (e.result() != NetResult.INVALID_USAGE) {
-                        pending.remove(i);
-                        log.warn("deregMr (deferred): " + e.getMessage());
+                        drop(i, e);
                     }
+                } catch (Throwable t) {
+                    drop(i, t);
                 }
             }
             count = pending.size();
+        }
+    }
+
+    /** Gives up waiting deregistration {@code i}, which failed with {@code cause}. */
+    private void drop(int i, Throwable cause) {
+        pending.remove(i);
+        try {
+            log.warn("deregMr (deferred): " + (cause instanceof NetException ? cause.getMessage() : "unexpected " + cause));
+        } catch (Throwable ignored) {
+            // Logging must not turn a result code into a crash.
         }
     }
 }

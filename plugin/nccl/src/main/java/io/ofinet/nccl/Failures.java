@@ -10,23 +10,17 @@ final class Failures {
 
     /** The code for {@code t}, logged as a warning naming the operation. */
     static int code(String operation, Throwable t, NcclDoor.Log log) {
-        int code;
-        String message;
-        if (t instanceof DoorException d) {
-            code = d.code();
-            message = d.getMessage();
-        } else if (t instanceof NetException e) {
-            code = NcclResults.code(e.result());
-            message = e.getMessage().startsWith(operation + ":") ? e.getMessage() : operation + ": " + e.getMessage();
-        } else {
-            // A bug of ofinet's, or the JVM out of memory: never thrown into C.
-            code = t instanceof OutOfMemoryError ? NcclResults.SYSTEM_ERROR : NcclResults.INTERNAL_ERROR;
-            message = operation + ": unexpected " + t;
-        }
+        int code = t instanceof DoorException d ? d.code() : t instanceof NetException e ? NcclResults.code(e.result())
+                // A bug of ofinet's, or the JVM out of memory: never thrown into C.
+                : t instanceof OutOfMemoryError ? NcclResults.SYSTEM_ERROR : NcclResults.INTERNAL_ERROR;
         try {
+            String message = t instanceof DoorException ? t.getMessage()
+                    : t instanceof NetException ? (t.getMessage().startsWith(operation + ":") ? t.getMessage()
+                            : operation + ": " + t.getMessage())
+                    : operation + ": unexpected " + t;
             log.warn(message);
         } catch (Throwable ignored) {
-            // Logging must not turn a result code into a crash.
+            // Describing and logging must not turn a result code into a crash (a second OutOfMemoryError).
         }
         return code;
     }

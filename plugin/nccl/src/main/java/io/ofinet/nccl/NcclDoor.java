@@ -75,13 +75,23 @@ final class NcclDoor {
     }
 
     int finalizeContext(long ctx) {
-        if (contexts.remove(ctx) == null) {
-            return failed("finalize", new DoorException(INTERNAL, "finalize: " + Failures.describe(ctx, "context")));
+        try {
+            if (contexts.remove(ctx) == null) {
+                throw new DoorException(INTERNAL, "finalize: " + Failures.describe(ctx, "context"));
+            }
+        } catch (Throwable t) {
+            return failed("finalize", t);
         }
-        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
-        long allocated = threads instanceof com.sun.management.ThreadMXBean t ? t.getCurrentThreadAllocatedBytes() : -1;
-        log.info("finalize: " + contexts.live() + " context(s) left; " + Thread.activeCount() + " JVM threads, "
-                + threads.getThreadCount() + " live; this thread allocated " + allocated + " bytes");
+        try {
+            // Diagnostics only: a JVM without java.management, or a logger that fails, changes nothing.
+            java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+            long allocated = threads instanceof com.sun.management.ThreadMXBean t ? t.getCurrentThreadAllocatedBytes()
+                    : -1;
+            log.info("finalize: " + contexts.live() + " context(s) left; " + Thread.activeCount() + " JVM threads, "
+                    + threads.getThreadCount() + " live; this thread allocated " + allocated + " bytes");
+        } catch (Throwable ignored) {
+            // The context is gone: finalize succeeded.
+        }
         return SUCCESS;
     }
 
@@ -214,8 +224,9 @@ final class NcclDoor {
             if (r == null) {
                 throw new DoorException(INTERNAL, "deregMr: " + Failures.describe(mhandle, "memory handle"));
             }
-            deregistrations.deregister(r);
+            // Tried once, whatever its result: a plugin that failed to deregister has given the handle up.
             registrations.remove(mhandle);
+            deregistrations.deregister(r);
             return SUCCESS;
         } catch (Throwable t) {
             return failed("deregMr", t);

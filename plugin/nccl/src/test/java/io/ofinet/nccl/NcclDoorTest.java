@@ -221,4 +221,54 @@ class NcclDoorTest {
         assertEquals(2, door.deregMr(sendComm, mhandle));
         assertEquals(0, door.live()[3]);
     }
+
+    @Test
+    void aDeregistrationThatFailedGivesItsHandleUpAndIsNeverTriedAgain() throws Exception {
+        doThrow(new NetException(NetResult.SYSTEM_ERROR, "deregMr: fi_close failed"))
+                .doThrow(new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle was deregistered already"))
+                .when(plugin).deregMr(send, mr);
+        assertEquals(2, door.deregMr(sendComm, mhandle));
+        assertEquals(3, door.deregMr(sendComm, mhandle), "a second deregMr finds no handle");
+        assertEquals(0, door.live()[3], "nothing waits to be deregistered");
+        verify(plugin, times(1)).deregMr(send, mr);
+    }
+
+    @Test
+    void aDeferredDeregistrationThatThrowsChangesNoOperationsResult() throws Exception {
+        doThrow(new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle is used by 1 outstanding request"))
+                .doThrow(new IllegalStateException("bug")).when(plugin).deregMr(send, mr);
+        assertEquals(0, door.regMr(sendComm, 0x2000, 64, 1, at(200)));
+        long other = get(200);
+        assertEquals(0, door.deregMr(sendComm, mhandle));
+        assertEquals(1, door.live()[3]);
+        when(plugin.isend(send, 0x2000, 10, 0, mr)).thenReturn(request);
+        when(plugin.test(eq(request), any())).thenReturn(true);
+        assertEquals(0, door.isend(sendComm, 0x2000, 10, 0, other, at(40)));
+        assertEquals(0, door.test(get(40), at(48), 0), "the request's own result");
+        assertEquals(1, out.get(ValueLayout.JAVA_INT, 48));
+        assertEquals(0, door.live()[3], "the deregistration that threw is given up");
+        assertTrue(warnings.contains("deregMr (deferred): unexpected java.lang.IllegalStateException: bug"),
+                warnings.toString());
+    }
+
+    @Test
+    void finalizeSucceedsWhenOnlyItsDiagnosticsFail() throws Exception {
+        NcclDoor quiet = new NcclDoor(plugin, new NcclDoor.Log() {
+            @Override
+            public void warn(String message) {
+                warnings.add(message);
+            }
+
+            @Override
+            public void info(String message) {
+                if (message.startsWith("finalize:")) {
+                    throw new IllegalStateException("NCCL's logger is gone");
+                }
+            }
+        });
+        assertEquals(0, quiet.init(at(0), 1, 0, false));
+        long ctx = get(0);
+        assertEquals(0, quiet.finalizeContext(ctx));
+        assertEquals(3, quiet.finalizeContext(ctx), "once");
+    }
 }
