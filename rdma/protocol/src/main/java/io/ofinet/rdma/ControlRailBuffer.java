@@ -46,7 +46,7 @@ final class ControlRailBuffer implements ControlBuffers.Buffer {
     }
 
     @Override
-    public void giveBack() {
+    public void released() {
         pool.release(this);
     }
 

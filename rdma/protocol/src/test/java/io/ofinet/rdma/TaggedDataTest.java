@@ -307,4 +307,27 @@ class TaggedDataTest extends TwoHostFixture {
         assertEquals(bOps, b.pools.ops.inUse(), "a tagged receive still posted");
         assertTrue((b.railSet.dataEndpoint(0).info().caps() & Fi.TAGGED) != 0, "FI_TAGGED asked for");
     }
+
+    /**
+     * A receive that failed with its tagged receive still posted (its peer condemned): its close
+     * waits for the provider to end that receive, which may write into the buffer until then.
+     */
+    @Test
+    void theCloseWaitsForTheTaggedReceivesOfReceivesThatFailedAlready() throws Exception {
+        connect(1);
+        int bOps = b.pools.ops.inUse();
+        HostBuffer dst = buffer(65536);
+        RecvRequest r = irecv(dst, 65536, 1);
+        announcementsArrive();
+        b.lock();
+        try {
+            recv.connection().condemn(new RdmaException(ErrorCategory.REMOTE, "the sender's process ended"));
+        } finally {
+            b.unlock();
+        }
+        assertThrows(RdmaException.class, () -> r.test(null), "failed at once");
+        assertEquals(bOps + 1, b.pools.ops.inUse(), "its tagged receive is still posted");
+        recv.close();
+        assertEquals(bOps, b.pools.ops.inUse(), "a tagged receive still posted when closeRecv returned");
+    }
 }

@@ -9,8 +9,8 @@ import io.ofinet.rdma.op.RmaOp;
  * does gives it back when it ends, also when the receive was abandoned meanwhile.
  */
 public interface ControlBuffers {
-    /** A registered buffer on the control rails; {@link RmaOp.Source#giveBack} returns it. */
-    interface Buffer extends RmaOp.Source {
+    /** A registered buffer on the control rails; {@link RmaOp.Held#released} returns it. */
+    interface Buffer extends RmaOp.Held {
         /** Where it starts. */
         long address();
 

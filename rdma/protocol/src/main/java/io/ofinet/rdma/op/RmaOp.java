@@ -40,11 +40,12 @@ public final class RmaOp extends Operation {
     public enum Kind { WRITEDATA, READ, SENDDATA, WRITE_NOTICE, TRECV, TSENDDATA }
 
     /**
-     * A buffer an operation sends from and gives back when it ends, whatever became of its owner
-     * meanwhile: the provider may read it until then.
+     * What an operation holds until it ends — the buffer it sends from, a count of receives still
+     * posted — released then, whatever became of its owner meanwhile: the provider may use it until
+     * then.
      */
-    public interface Source {
-        void giveBack();
+    public interface Held {
+        void released();
     }
 
     /** Who waits for the operation. */
@@ -101,8 +102,8 @@ public final class RmaOp extends Operation {
     private int awaiting;
     /** The first failure of a {@link Kind#WRITE_NOTICE} whose other step has yet to land. */
     private RdmaException failure;
-    /** What it sends from and gives back at its end, or null; set after {@link #set}. */
-    public Source source;
+    /** What it holds and releases at its end, or null; set after {@link #set}. */
+    public Held held;
 
     RmaOp(Ops ops) {
         this.ops = ops;
@@ -121,7 +122,7 @@ public final class RmaOp extends Operation {
         this.posted = false;
         this.cancelled = false;
         this.received = 0;
-        this.source = null;
+        this.held = null;
         return this;
     }
 
@@ -245,7 +246,7 @@ public final class RmaOp extends Operation {
         ops.counts().completed(kind);
         Owner who = owner;
         owner = null;
-        giveBackSource();
+        releaseHeld();
         ops.release(this);
         if (who.generation() == ownerGeneration) {
             who.opDone(this);
@@ -265,18 +266,18 @@ public final class RmaOp extends Operation {
         RdmaException first = failure != null ? failure : cause;
         Owner who = owner;
         owner = null;
-        giveBackSource();
+        releaseHeld();
         ops.release(this);
         if (who.generation() == ownerGeneration) {
             who.opFailed(this, first);
         }
     }
 
-    private void giveBackSource() {
-        Source s = source;
-        if (s != null) {
-            source = null;
-            s.giveBack();
+    private void releaseHeld() {
+        Held h = held;
+        if (h != null) {
+            held = null;
+            h.released();
         }
     }
 

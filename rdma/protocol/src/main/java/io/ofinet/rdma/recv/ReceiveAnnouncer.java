@@ -45,6 +45,12 @@ final class ReceiveAnnouncer {
     /** What {@link #reserve()} took, for the announcement right after it. */
     private ControlBuffers.Buffer buffer;
     private RmaOp op;
+    /**
+     * Tagged receives posted into the application's buffers and not yet ended, whatever became of
+     * their receives: the provider may write into those buffers until each has ended.
+     */
+    private int taggedPosted;
+    private final RmaOp.Held taggedEnded = () -> taggedPosted--;
 
     ReceiveAnnouncer(CommParts parts, Connection sender, int commId, int token, long eagerMax,
             long peerMailbox, int peerSlotBytes, long[] peerMailboxKeys) {
@@ -87,6 +93,11 @@ final class ReceiveAnnouncer {
             }
         }
         return tagged;
+    }
+
+    /** Whether tagged receives of this communicator's are still posted, abandoned ones included. */
+    boolean taggedPosted() {
+        return taggedPosted > 0;
     }
 
     /**
@@ -134,6 +145,8 @@ final class ReceiveAnnouncer {
             receive.tag = TaggedData.tag(token, commId, seq, i);
             receive.index = i;
             request.taggedPosted(i, receive);
+            receive.held = taggedEnded;
+            taggedPosted++;
             receive.submit(parts.peers().local(rail));
         }
     }
@@ -173,7 +186,7 @@ final class ReceiveAnnouncer {
         op.peer = sender.controlPeer(rail);
         op.remote = peerMailbox + (long) (seq % Limits.WINDOW) * peerSlotBytes;
         op.key = peerMailboxKeys[rail];
-        op.source = buffer; // the write reads it until it ends, whatever becomes of the receive
+        op.held = buffer; // the write reads it until it ends, whatever becomes of the receive
         request.awaitOneMore();
         op.submit(sender.controlQueue(rail));
     }

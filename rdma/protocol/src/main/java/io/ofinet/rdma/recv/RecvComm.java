@@ -126,18 +126,16 @@ public final class RecvComm extends Communicator<RecvRequest> {
      * Cancels the tagged receives its receives still have posted, for its close: the provider
      * writes into their buffers until it has answered each cancel.
      *
-     * @return whether some are still posted
+     * @return whether some are still posted, those of receives that failed already included
      */
     public boolean cancelTagged() {
-        boolean pending = false;
         for (int i = 0; i < requests.created(); i++) {
             RecvRequest request = requests.at(i);
             if (request.inUse() && request.taggedPending()) {
                 request.cancelTagged();
-                pending = true;
             }
         }
-        return pending;
+        return announcer.taggedPosted();
     }
 
 
