@@ -227,7 +227,14 @@ final class ImmediateDispatcher implements EagerArrivals {
                 send.announcementReceived(seq, address, bytes);
             }
         } catch (RdmaException e) {
-            send.failQueued(e);
+            // The peer broke the protocol on this connection: it fails, and only it.
+            RdmaException cause = new RdmaException(ErrorCategory.REMOTE, "send communicator " + send.id() + ": "
+                    + e.getMessage(), e);
+            if (send.liveness() != null) {
+                send.liveness().condemn(cause);
+            } else {
+                send.failQueued(cause); // not connected yet: nothing of it is queued or in flight
+            }
         }
     }
 }

@@ -137,6 +137,32 @@ class ArrivalAttributionTest {
     }
 
     @Test
+    void anAnnouncementThatBreaksARuleFailsItsSendCommunicatorAndOnlyIt() throws Exception {
+        SendComm toBFromA = pairA.send();
+        a.lock();
+        try {
+            // With its token, for a receive 600 numbers ahead: past the window, whatever the mailbox holds.
+            a.immediates.remoteData(1, 0, 0, arrival(io.ofinet.rdma.wire.Immediate.TYPE_ANNOUNCEMENT, 1, 0,
+                    toBFromA.id(), 600, toBFromA.token() & 0xffffffffL));
+        } finally {
+            a.unlock();
+        }
+        try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(4096)) {
+            io.ofinet.mr.MrHandle mrA = a.registerUserBuffer(buf.address, 1024);
+            RdmaException e = assertThrows(RdmaException.class, () -> toBFromA.isend(buf.address, 64, 0, mrA));
+            assertEquals(ErrorCategory.REMOTE, e.category());
+            assertTrue(e.getMessage().startsWith("send communicator " + toBFromA.id() + ": announcement 600 is past"
+                    + " the window"), e.getMessage());
+            io.ofinet.mr.MrHandle mrB = b.registerUserBuffer(buf.address + 2048, 1024);
+            io.ofinet.mr.MrHandle mrC = c.registerUserBuffer(buf.address + 3072, 1024);
+            transfer(pairC.recv(), pairC.send(), buf.address + 2048, mrB, buf.address + 3072, mrC);
+            mrC.close();
+            mrB.close();
+            mrA.close();
+        }
+    }
+
+    @Test
     void aDataSegmentFromAnotherPeerIsDroppedWhereTheProviderNamesSources() throws Exception {
         RecvComm fromA = pairA.recv();
         try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(4096)) {
