@@ -60,15 +60,24 @@ final class ArrivalChecks {
         return word & 0xffffffffL;
     }
 
-    /** Receive communicator {@code id} if it is open; else null, the arrival dropped and counted. */
-    RecvComm openRecv(int id) {
+    /**
+     * Receive communicator {@code id} if it is open; else null, {@code what} dropped and counted: as
+     * a late word for the one closed under that id when {@code upper} carries its token (where CQ
+     * data has 8 bytes; {@code tokened} false where the upper half holds a length), else as naming no
+     * open communicator, logged as {@link #malformed} is.
+     */
+    RecvComm openRecv(int id, boolean tokened, long upper, String what) {
         RecvComm recv = comms.recv(id);
-        if (recv == null || recv.isClosed()) {
-            unknownComm++;
-            LOG.log(Level.WARNING, "dropping a remote write for receive communicator {0}", id);
-            return null;
+        if (recv != null && !recv.isClosed()) {
+            return recv;
         }
-        return recv;
+        if (tokened && lateForClosedRecv(id, upper)) {
+            LOG.log(Level.DEBUG, "dropping {0} for receive communicator {1}: closed", what, id);
+        } else if (++unknownComm <= 10 || unknownComm % 1000 == 0) {
+            LOG.log(Level.WARNING, "dropping {0} for receive communicator {1}, which is not open ({2} so far)", what,
+                    id, unknownComm);
+        }
+        return null;
     }
 
     /**

@@ -73,7 +73,7 @@ final class ImmediateDispatcher implements EagerArrivals {
 
     /** A data segment of a send (written, or its write notice), or a zero-byte send, for receive communicator {@code comm}. */
     private void segment(int rail, int comm, int seq, int word, long len, long upper) {
-        RecvComm recv = checks.openRecv(comm);
+        RecvComm recv = checks.openRecv(comm, !rails.wideImmediate(), upper, "a data segment");
         if (recv == null || !checks.fromItsSource(recv, rail, "data segment")) {
             return;
         }
@@ -89,7 +89,7 @@ final class ImmediateDispatcher implements EagerArrivals {
 
     /** An error: the sender refused or failed the send {@code seq} of receive communicator {@code comm}. */
     private void error(int rail, int comm, int seq, int word, long upper) {
-        RecvComm recv = checks.openRecv(comm);
+        RecvComm recv = checks.openRecv(comm, true, upper, "a refusal");
         if (recv == null || !checks.fromItsPeer(recv, rail, upper, "refusal")) {
             return;
         }
@@ -155,7 +155,7 @@ final class ImmediateDispatcher implements EagerArrivals {
             return false;
         }
         int word = (int) checked;
-        RecvComm recv = checks.openRecv(Immediate.commId(word));
+        RecvComm recv = checks.openRecv(Immediate.commId(word), true, data >>> 32, "an eager message");
         if (recv == null || !checks.fromItsPeer(recv, rail, data >>> 32, "eager message")) {
             return false;
         }

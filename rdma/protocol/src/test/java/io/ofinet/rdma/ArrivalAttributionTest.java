@@ -163,6 +163,26 @@ class ArrivalAttributionTest {
     }
 
     @Test
+    void aRefusalForAReceiveCommunicatorThatClosedIsALateWordNotADrop() throws Exception {
+        RecvComm fromA = pairA.recv();
+        int id = fromA.id();
+        long token = fromA.token() & 0xffffffffL;
+        fromA.close();
+        long unknown = b.statistics().droppedUnknownComm();
+        long late = b.statistics().lateForClosedComm();
+        int error = io.ofinet.rdma.wire.Immediate.TYPE_ERROR;
+        b.lock();
+        try {
+            b.immediates.remoteData(0, 0, 0, arrival(error, 1, 0, id, 0, token));
+            b.immediates.remoteData(0, 0, 0, arrival(error, 1, 0, id, 0, ~token & 0xffffffffL));
+        } finally {
+            b.unlock();
+        }
+        assertEquals(late + 1, b.statistics().lateForClosedComm(), "with the closed communicator's token");
+        assertEquals(unknown + 1, b.statistics().droppedUnknownComm(), "with another token");
+    }
+
+    @Test
     void aDataSegmentFromAnotherPeerIsDroppedWhereTheProviderNamesSources() throws Exception {
         RecvComm fromA = pairA.recv();
         try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(4096)) {
