@@ -141,6 +141,33 @@ class EagerRefusalTest extends EagerFixture {
         assertArrayEquals(s.src.bytes(0, 64), s.dst.bytes(0, 64));
     }
 
+    /**
+     * A held eager message that names a buffer its receive does not have: the peer broke the
+     * protocol, so the communicator fails, through the receive, not the irecv that met it.
+     */
+    @Test
+    void aHeldEagerMessageThatBreaksARuleFailsTheCommunicatorNotTheIrecv() throws Exception {
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "");
+        Slabs s = new Slabs();
+        b.lock();
+        try {
+            EagerBuffer forged = b.pools.eager.acquire();
+            EagerMessageHeader.encode(b.memory, forged.address, EagerMessageHeader.KIND_EAGER, 5, 0, 1, 8,
+                    p.recv().token());
+            int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0, p.recv().id(), 0);
+            long data = (p.recv().token() & 0xffffffffL) << 32 | (word & 0xffffffffL);
+            assertTrue(b.immediates.eager(0, forged, EagerMessageHeader.BYTES + 8, data), "held for receive 0");
+        } finally {
+            b.unlock();
+        }
+        RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {64}, new int[] {1},
+                new MrHandle[] {s.dstMr});
+        assertEquals(0, p.recv().heldEagerMessages(), "no longer held");
+        RdmaException e = assertThrows(RdmaException.class, () -> await(r, null));
+        assertEquals("receive communicator " + p.recv().id() + ": eager message 0 names buffer 5 of a 1-buffer receive",
+                e.getMessage());
+    }
+
     @Test
     void messagesTooLargeForTheEagerBuffersAreCountedAndTheBuffersStayPosted() throws Exception {
         String small = "\"rdmaMinPostedEagerBuffers\": 4, \"rdmaMaxPostedEagerBuffers\": 4";

@@ -173,10 +173,19 @@ public final class EagerInbox {
         return false;
     }
 
-    /** Delivers what is held for the receive just posted, in sequence order. */
-    public void posted(RecvRequest request) throws RdmaException {
-        for (int k = 0; k < request.buffers && heldCount > 0 && request.failure() == null; k++) {
-            deliverHeld(request, (request.seq + k) & MASK);
+    /**
+     * Delivers what is held for the receive just posted, in sequence order. A held message that
+     * breaks a rule fails the communicator (the peer broke the protocol on it), not the call that
+     * posted the receive: the receive fails with it.
+     */
+    public void posted(RecvRequest request) {
+        try {
+            for (int k = 0; k < request.buffers && heldCount > 0 && request.failure() == null; k++) {
+                deliverHeld(request, (request.seq + k) & MASK);
+            }
+        } catch (RdmaException e) {
+            comm.liveness().condemn(new RdmaException(ErrorCategory.REMOTE, "receive communicator " + comm.id() + ": "
+                    + e.getMessage(), e));
         }
     }
 
@@ -187,8 +196,13 @@ public final class EagerInbox {
                 EagerBuffer buffer = held[h];
                 long len = heldLength[h];
                 remove(h);
-                if (!deliver(request, seq, buffer, len)) {
-                    eager.unhold(buffer);
+                boolean kept = false;
+                try {
+                    kept = deliver(request, seq, buffer, len);
+                } finally {
+                    if (!kept) {
+                        eager.unhold(buffer);
+                    }
                 }
                 return;
             }
