@@ -12,6 +12,8 @@
 #include <jni.h>
 #include <limits.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +91,41 @@ static int java_feature(const char *home, char *version, size_t len) {
     return feature;
 }
 
+/*
+ * Some failures while HotSpot starts (a heap it cannot reserve, collectors that conflict) end the
+ * process instead of returning from JNI_CreateJavaVM: HotSpot prints them and calls its abort or exit
+ * hook, then exits. During the create, on the thread that creates, the hooks jump back to it
+ * instead, and init fails with the reason HotSpot printed. Anywhere else they return at once and
+ * HotSpot goes on as it would.
+ */
+static sigjmp_buf create_failed;
+static pthread_t creating_thread;
+static volatile sig_atomic_t creating;
+
+static void create_ended_the_process(void) {
+    if (creating && pthread_equal(pthread_self(), creating_thread)) {
+        creating = 0;
+        siglongjmp(create_failed, 1);
+    }
+}
+
+static void create_exited(jint code) {
+    (void)code;
+    create_ended_the_process();
+}
+
+/* JNI_CreateJavaVM, with HotSpot's exits during it turned into a failure (JNI_ERR). */
+static jint create_guarded(create_vm_fn create, JavaVM **vm, JNIEnv **env, JavaVMInitArgs *args) {
+    creating_thread = pthread_self();
+    if (sigsetjmp(create_failed, 1) != 0) {
+        return JNI_ERR;
+    }
+    creating = 1;
+    jint rc = create(vm, (void **)env, args);
+    creating = 0;
+    return rc;
+}
+
 /* Splits OFINET_JVM_OPTIONS at white space into options[*count..]; returns the copy to free. */
 static char *user_options(JavaVMOption *options, int *count, int max) {
     const char *text = getenv("OFINET_JVM_OPTIONS");
@@ -144,17 +181,19 @@ static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env) {
     /* -Xrs: the host keeps SIGINT, SIGTERM, SIGHUP and SIGQUIT. */
     options[count++].optionString = "-Xrs";
     options[count++].optionString = "--enable-native-access=ALL-UNNAMED";
-    char *copy = user_options(options, &count, OFINET_MAX_JVM_OPTIONS);
+    char *copy = user_options(options, &count, OFINET_MAX_JVM_OPTIONS - 2);
     for (int i = 0; i < count; i++) {
         options[i].extraInfo = NULL;
     }
+    options[count++] = (JavaVMOption){.optionString = "abort", .extraInfo = (void *)create_ended_the_process};
+    options[count++] = (JavaVMOption){.optionString = "exit", .extraInfo = (void *)create_exited};
     JavaVMInitArgs args = {.version = JNI_VERSION_10, .nOptions = count, .options = options,
                            .ignoreUnrecognized = JNI_FALSE};
-    jint rc = create(vm, (void **)env, &args);
+    jint rc = create_guarded(create, vm, env, &args);
     free(copy);
     if (rc != JNI_OK) {
-        return boot_fail(b, ncclSystemError, "JNI_CreateJavaVM (%s, Java %s) failed with %d; check OFINET_JVM_OPTIONS",
-                    libjvm, version, (int)rc);
+        return boot_fail(b, ncclSystemError, "JNI_CreateJavaVM (%s, Java %s) failed with %d; check OFINET_JVM_OPTIONS"
+                    " (HotSpot printed why on stderr)", libjvm, version, (int)rc);
     }
     OFINET_INFO("created a Java %s VM from %s (%s)", version, home, source);
     return ncclSuccess;

@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * libnccl-net-ofinet.so as NCCL loads it, driven from C by the project's driver: the exported
@@ -69,6 +68,22 @@ class NcclDriverIT {
         Driver d = Driver.run(dir, Map.of("OFINET_JAVA_HOME", dir.toString()), Duration.ofSeconds(30), "init");
         assertEquals(10 + 5, d.exitCode(), d.output());
         assertTrue(d.output().contains(dir + " (OFINET_JAVA_HOME) is not a JDK"), d.output());
+    }
+
+    /**
+     * JVM options HotSpot cannot start with and answers by ending the process (a heap it cannot
+     * reserve, two collectors): init fails with ncclSystemError and the host goes on.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {"-Xmx100000g|Could not reserve enough space",
+        "-XX:+UseG1GC -XX:+UseParallelGC|Multiple garbage collectors selected"})
+    void jvmOptionsHotSpotCannotStartWithFailInitNotTheProcess(String options, String reason, @TempDir Path dir)
+            throws Exception {
+        Driver d = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", options), Duration.ofSeconds(30), "init");
+        assertEquals(10 + 2, d.exitCode(), "init must fail with ncclSystemError:\n" + d.output());
+        assertTrue(d.output().contains(reason), "HotSpot's reason:\n" + d.output());
+        assertTrue(d.output().contains("check OFINET_JVM_OPTIONS"), d.output());
+        assertTrue(d.output().contains("ok: init: a second init gives the same result (2)"), d.output());
     }
 
     /** The crossing's benchmark runs and reports each round (a figure, not a timed test). */
