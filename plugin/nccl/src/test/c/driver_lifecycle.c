@@ -179,6 +179,19 @@ static int guard_intact(const unsigned char *guard) {
     return 1;
 }
 
+/* An older table's properties of device 0 into out, through a buffer of exactly its struct and the guard. */
+#define GUARDED_PROPERTIES(net, type, version, out)                                                      \
+    do {                                                                                                 \
+        struct {                                                                                         \
+            type p;                                                                                      \
+            unsigned char guard[GUARD_BYTES];                                                            \
+        } guarded;                                                                                       \
+        memset(&guarded, GUARD_BYTE, sizeof guarded);                                                    \
+        check((net)->getProperties(0, &guarded.p) == ncclSuccess && guard_intact(guarded.guard),         \
+              version ": properties, within its struct");                                                \
+        (out) = guarded.p;                                                                               \
+    } while (0)
+
 static void *versions_side(void *arg) {
     struct side *s = arg;
     void *lib = open_library();
@@ -198,13 +211,8 @@ static void *versions_side(void *arg) {
     check(v12->getProperties(0, &p12) == ncclSuccess && p12.maxP2pBytes > 0 && p12.maxCollBytes > 0 &&
               p12.vProps.ndevs == 1 && p12.vProps.devs[0] == 0,
           "v12: properties");
-    struct {
-        ncclNetProperties_v10_t p;
-        unsigned char guard[GUARD_BYTES];
-    } g10;
-    memset(&g10, GUARD_BYTE, sizeof g10);
-    check(v10->getProperties(0, &g10.p) == ncclSuccess && guard_intact(g10.guard), "v10: properties, within its struct");
-    ncclNetProperties_v10_t p10 = g10.p;
+    ncclNetProperties_v10_t p10;
+    GUARDED_PROPERTIES(v10, ncclNetProperties_v10_t, "v10", p10);
     check(p10.maxRecvs == 8 && p10.ptrSupport == NCCL_PTR_HOST && p10.maxP2pBytes == p12.maxP2pBytes &&
               p10.maxCollBytes == p12.maxCollBytes && p10.forceFlush == 0 && p10.vProps.ndevs == 1 &&
               p10.vProps.devs[0] == 0 && p10.netDeviceType == 0 && p10.speed == p12.speed,
@@ -214,13 +222,8 @@ static void *versions_side(void *arg) {
     connection(s, &o10, NULL);
 
     check(v9->init(driver_logger) == ncclSuccess, "v9: init again in the same process, harmless");
-    struct {
-        ncclNetProperties_v9_t p;
-        unsigned char guard[GUARD_BYTES];
-    } g9;
-    memset(&g9, GUARD_BYTE, sizeof g9);
-    check(v9->getProperties(0, &g9.p) == ncclSuccess && guard_intact(g9.guard), "v9: properties, within its struct");
-    ncclNetProperties_v9_t p9 = g9.p;
+    ncclNetProperties_v9_t p9;
+    GUARDED_PROPERTIES(v9, ncclNetProperties_v9_t, "v9", p9);
     check(p9.maxRecvs == 8 && p9.ptrSupport == NCCL_PTR_HOST && p9.maxP2pBytes == p12.maxP2pBytes &&
               p9.maxCollBytes == p12.maxCollBytes && p9.forceFlush == 0 && p9.vProps.ndevs == 1 &&
               p9.netDeviceType == 0 && p9.speed == p12.speed,
@@ -235,13 +238,8 @@ static void *versions_side(void *arg) {
     check(v11->init(&ctx1, 1, &config, driver_logger, NULL) == ncclSuccess &&
               v11->init(&ctx2, 2, &config, driver_logger, NULL) == ncclSuccess && ctx1 && ctx2 && ctx1 != ctx2,
           "v11: two communicators' inits give two contexts");
-    struct {
-        ncclNetProperties_v11_t p;
-        unsigned char guard[GUARD_BYTES];
-    } g11;
-    memset(&g11, GUARD_BYTE, sizeof g11);
-    check(v11->getProperties(0, &g11.p) == ncclSuccess && guard_intact(g11.guard), "v11: properties, within its struct");
-    ncclNetProperties_v11_t p11 = g11.p;
+    ncclNetProperties_v11_t p11;
+    GUARDED_PROPERTIES(v11, ncclNetProperties_v11_t, "v11", p11);
     check(p11.maxMultiRequestSize == 1 && p11.maxP2pBytes == p12.maxP2pBytes && p11.maxCollBytes == p12.maxCollBytes &&
               p11.vProps.ndevs == 1 && p11.vProps.devs[0] == 0 && p11.speed == p12.speed,
           "v11: properties, as v12's");

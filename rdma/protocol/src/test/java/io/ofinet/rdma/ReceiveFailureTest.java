@@ -74,12 +74,17 @@ class ReceiveFailureTest extends PeerFixture {
         }
     }
 
-    @Test
-    void aConnectionNeverAcceptedHearsAtOnceThatTheListenerClosed() throws Exception {
+    /** Endpoints {@code a} and {@code b} on a new in-memory provider, and a listen communicator of b's. */
+    private ListenComm listener() throws Exception {
         provider = io.ofinet.fabric.mem.MemProvider.create();
         a = endpoint();
         b = endpoint();
-        ListenComm listen = b.listen();
+        return b.listen();
+    }
+
+    @Test
+    void aConnectionNeverAcceptedHearsAtOnceThatTheListenerClosed() throws Exception {
+        ListenComm listen = listener();
         SendComm connected = null;
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (connected == null) {
@@ -93,10 +98,7 @@ class ReceiveFailureTest extends PeerFixture {
 
     @Test
     void aConnectionWhoseAcceptWasOnItsWayWhenTheListenerClosedHearsItToo() throws Exception {
-        provider = io.ofinet.fabric.mem.MemProvider.create();
-        a = endpoint();
-        b = endpoint();
-        ListenComm listen = b.listen();
+        ListenComm listen = listener();
         assertEquals(null, a.connect(listen.handle()));
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (listen.pending() == 0) {
