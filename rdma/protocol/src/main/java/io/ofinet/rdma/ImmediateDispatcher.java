@@ -233,7 +233,7 @@ final class ImmediateDispatcher implements EagerArrivals {
             if (send.liveness() != null) {
                 send.liveness().condemn(cause);
             } else {
-                send.failQueued(cause); // not connected yet: nothing of it is queued or in flight
+                send.connecting().failed(cause); // before its ACCEPT: the connect fails
             }
         }
     }

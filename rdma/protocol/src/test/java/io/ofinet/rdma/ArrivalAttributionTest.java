@@ -163,6 +163,27 @@ class ArrivalAttributionTest {
     }
 
     @Test
+    void anAnnouncementThatBreaksARuleBeforeItsAcceptFailsTheConnect() throws Exception {
+        RdmaEndpoint d = endpoint();
+        ListenComm listen = b.listen();
+        assertEquals(null, d.connect(listen.handle()));
+        SendComm connecting = d.comms.send(0); // d's only communicator, its ACCEPT not read yet
+        d.lock();
+        try {
+            d.immediates.remoteData(1, 0, 0, arrival(io.ofinet.rdma.wire.Immediate.TYPE_ANNOUNCEMENT, 1, 0,
+                    connecting.id(), 600, connecting.token() & 0xffffffffL));
+        } finally {
+            d.unlock();
+        }
+        RdmaException e = assertThrows(RdmaException.class, () -> {
+            while (d.connect(listen.handle()) == null) {
+                b.accept(listen);
+            }
+        });
+        assertTrue(e.getMessage().contains("announcement 600 is past the window"), e.getMessage());
+    }
+
+    @Test
     void aRefusalForAReceiveCommunicatorThatClosedIsALateWordNotADrop() throws Exception {
         RecvComm fromA = pairA.recv();
         int id = fromA.id();

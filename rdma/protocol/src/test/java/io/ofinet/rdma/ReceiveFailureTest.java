@@ -39,13 +39,19 @@ class ReceiveFailureTest extends PeerFixture {
         }
         int before = b.pools.controlBuffersInUse();
         RecvRequest[] posted = new RecvRequest[8];
-        for (int i = 0; i < posted.length; i++) {
-            posted[i] = postLarge(recv, b);
-            assertNotNull(posted[i]);
+        // Held throughout, so that no step (the watchdog's) reads the announcements' completions first.
+        b.lock();
+        try {
+            for (int i = 0; i < posted.length; i++) {
+                posted[i] = postLarge(recv, b);
+                assertNotNull(posted[i]);
+            }
+            assertEquals(before + posted.length, b.pools.controlBuffersInUse(), "one control buffer per announcement");
+            // Condemned before a step has read the announcements' completions: each receive is abandoned.
+            recv.connection().condemn(new RdmaException(ErrorCategory.REMOTE, "the sender's process ended"));
+        } finally {
+            b.unlock();
         }
-        assertEquals(before + posted.length, b.pools.controlBuffersInUse(), "one control buffer per announcement");
-        // Condemned before a step has read the announcements' completions: each receive is abandoned.
-        recv.connection().condemn(new RdmaException(ErrorCategory.REMOTE, "the sender's process ended"));
         for (RecvRequest r : posted) {
             failureOf(r);
         }
@@ -61,12 +67,20 @@ class ReceiveFailureTest extends PeerFixture {
         assertEquals(before, b.pools.controlBuffersInUse(), "control buffers given back once the writes ended");
     }
 
-    @Test
-    void receivesWhoseAnnouncementFailedLeaveTheWindowSoThatLaterOnesCanBePosted() throws Exception {
+    /**
+     * More than the window's 256 numbers of receives whose announcements fail, when they complete or
+     * already when they are posted: a failed receive that kept its number would stop irecv at the 257th.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void receivesWhoseAnnouncementFailedLeaveTheWindowSoThatLaterOnesCanBePosted(boolean atPost) throws Exception {
         connectPair();
-        // More than the window's 256 numbers: a failed receive that held its number would stop irecv at the 257th.
         for (int i = 0; i < 300; i++) {
-            provider.faults().failNextCompletions(b.railSet.controlEndpoint(0), 1, FiErrno.FI_EIO);
+            if (atPost) {
+                provider.faults().failNextPosts(b.railSet.controlEndpoint(0), 1, FiErrno.FI_EIO);
+            } else {
+                provider.faults().failNextCompletions(b.railSet.controlEndpoint(0), 1, FiErrno.FI_EIO);
+            }
             RecvRequest r = postLarge(recv, b);
             assertNotNull(r, "receive " + i + " could not be posted");
             RdmaException e = failureOf(r);

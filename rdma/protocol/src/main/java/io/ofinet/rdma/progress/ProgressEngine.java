@@ -188,11 +188,11 @@ public final class ProgressEngine {
         }
         // A fault in one completion's handling must not lose the others the read took off the queue:
         // each is handled, and the first fault is thrown after them.
-        RuntimeException fault = null;
+        Exception fault = null;
         for (int i = 0; i < n; i++) {
             try {
                 dispatch(rail, i);
-            } catch (RuntimeException e) {
+            } catch (RdmaException | RuntimeException e) {
                 if (fault == null) {
                     fault = e;
                 } else {
@@ -202,8 +202,11 @@ public final class ProgressEngine {
                 source = SOURCE_UNTOLD;
             }
         }
+        if (fault instanceof RdmaException e) {
+            throw e;
+        }
         if (fault != null) {
-            throw fault;
+            throw (RuntimeException) fault;
         }
         return n;
     }

@@ -199,10 +199,11 @@ public final class RecvComm extends Communicator<RecvRequest> {
             request.capacity[i] = sizes[i];
             request.tag[i] = tags[i];
         }
+        // In the window before its posts: one that fails at once takes its numbers out again.
+        window.insert(request, count);
         if (announce) {
             announcer.announce(request, seq, count, addresses, sizes, tags, mrs, tagged);
         }
-        window.insert(request, count);
         if (inbox.held() > 0) {
             inbox.posted(request);
         }

@@ -83,6 +83,23 @@ class ProgressEngineTest {
     }
 
     @Test
+    void aCompletionOfNoKnownOperationLosesNoOtherOfTheBatch() throws Exception {
+        ScriptedOp a = new ScriptedOp("a", log, Endpoint.POSTED);
+        CompletionQueue cq = mock(CompletionQueue.class);
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        engine.register(a);
+        when(cq.read(any(), anyInt())).thenAnswer(call -> {
+            CompletionBatch batch = call.getArgument(0);
+            batch.set(0, 0x7777_0000L, 0, 10, 0, 0);
+            batch.set(1, a.context(), 0, 20, 0, 0);
+            batch.setCount(2);
+            return 2;
+        });
+        assertThrows(RdmaException.class, engine::progress);
+        assertEquals(List.of("done a rail 0 len 20"), log, "the operation after it completed");
+    }
+
+    @Test
     void aFailedPostFailsItsOperation() throws Exception {
         CompletionQueue cq = mock(CompletionQueue.class);
         ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
