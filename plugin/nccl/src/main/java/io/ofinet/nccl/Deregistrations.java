@@ -79,7 +79,8 @@ final class Deregistrations {
     private void drop(int i, Throwable cause) {
         pending.remove(i);
         try {
-            log.warn("deregMr (deferred): " + (cause instanceof NetException ? cause.getMessage() : "unexpected " + cause));
+            String why = cause instanceof NetException ? cause.getMessage() : "unexpected " + cause;
+            log.warn("deregMr (deferred): " + why);
         } catch (Throwable ignored) {
             // Logging must not turn a result code into a crash.
         }

@@ -225,7 +225,8 @@ class NcclDoorTest {
     @Test
     void aDeregistrationThatFailedGivesItsHandleUpAndIsNeverTriedAgain() throws Exception {
         doThrow(new NetException(NetResult.SYSTEM_ERROR, "deregMr: fi_close failed"))
-                .doThrow(new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle was deregistered already"))
+                .doThrow(new NetException(NetResult.INVALID_USAGE,
+                        "deregMr: the memory handle was deregistered already"))
                 .when(plugin).deregMr(send, mr);
         assertEquals(2, door.deregMr(sendComm, mhandle));
         assertEquals(3, door.deregMr(sendComm, mhandle), "a second deregMr finds no handle");
@@ -235,7 +236,8 @@ class NcclDoorTest {
 
     @Test
     void aDeferredDeregistrationThatThrowsChangesNoOperationsResult() throws Exception {
-        doThrow(new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle is used by 1 outstanding request"))
+        doThrow(new NetException(NetResult.INVALID_USAGE,
+                "deregMr: the memory handle is used by 1 outstanding request"))
                 .doThrow(new IllegalStateException("bug")).when(plugin).deregMr(send, mr);
         assertEquals(0, door.regMr(sendComm, 0x2000, 64, 1, at(200)));
         long other = get(200);

@@ -71,11 +71,12 @@ class NcclDriverIT {
     }
 
     /**
-     * JVM options HotSpot cannot start with and answers by ending the process (a heap it cannot
-     * reserve, two collectors): init fails with ncclSystemError and the host goes on.
+     * JVM options HotSpot cannot start with and answers by ending the process (heap sizes that
+     * contradict each other, two collectors): init fails with ncclSystemError and the host goes on.
      */
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {"-Xmx100000g|Could not reserve enough space",
+    @CsvSource(delimiter = '|', value = {
+        "-Xms2g -Xmx1g|Initial heap size set to a larger value than the maximum heap size",
         "-XX:+UseG1GC -XX:+UseParallelGC|Multiple garbage collectors selected"})
     void jvmOptionsHotSpotCannotStartWithFailInitNotTheProcess(String options, String reason, @TempDir Path dir)
             throws Exception {
