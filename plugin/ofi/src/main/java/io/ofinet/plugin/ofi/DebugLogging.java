@@ -88,6 +88,16 @@ final class DebugLogging {
                 super.publish(record);
                 flush();
             }
+
+            /**
+             * Flushes, as ConsoleHandler does, and leaves the stream open: it is the process's stderr,
+             * which java.util.logging's reset at shutdown would otherwise close (the JDK then points
+             * file descriptor 2 at /dev/null, and the host loses what it writes there afterwards).
+             */
+            @Override
+            public synchronized void close() {
+                flush();
+            }
         };
         handler.setLevel(Level.ALL);
         root.addHandler(handler);

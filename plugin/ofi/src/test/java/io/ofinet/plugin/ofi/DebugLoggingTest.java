@@ -40,6 +40,26 @@ class DebugLoggingTest {
         assertEquals("ofinet DEBUG net: rails [tcp]\n", out.toString());
     }
 
+    /**
+     * The stream is the process's stderr: removing the handler (as java.util.logging's reset at
+     * shutdown does) flushes it and leaves it open.
+     */
+    @Test
+    void aResetLeavesTheStreamOpen() {
+        boolean[] closed = {false};
+        java.io.OutputStream stderr = new java.io.FilterOutputStream(out) {
+            @Override
+            public void close() {
+                closed[0] = true;
+            }
+        };
+        DebugLogging.apply(Map.of(DebugLogging.VARIABLE, "INFO"), stderr);
+        System.getLogger("io.ofinet.plugin.ofi.OfiNetPlugin").log(System.Logger.Level.INFO, "before the reset");
+        DebugLogging.reset();
+        assertFalse(closed[0], "the handler closed stderr");
+        assertEquals("ofinet INFO init: before the reset\n", out.toString());
+    }
+
     @Test
     void badValuesNameTheVariableAndTheChoices() {
         IllegalArgumentException level = assertThrows(IllegalArgumentException.class,
