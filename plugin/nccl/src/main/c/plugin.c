@@ -67,15 +67,25 @@ static void register_exit_hook(void) {
     }
 }
 
-static ncclResult_t not_started(const char *operation) {
+static atomic_int ending_warned;
+
+/* Why an operation cannot enter Java: init never succeeded, or the JVM is shutting down. */
+static ncclResult_t no_java(const char *operation) {
+    if (atomic_load_explicit(&jvm_ending, memory_order_relaxed)) {
+        /* NCCL polls test() in a loop: said once. */
+        if (atomic_exchange(&ending_warned, 1) == 0) {
+            OFINET_WARN("%s: the JVM is shutting down; no call enters it any more", operation);
+        }
+        return ncclSystemError;
+    }
     OFINET_WARN("%s: called before a successful init", operation);
     return ncclInternalError;
 }
 
-/* Java's entry point for an operation, or an internal error when init has not succeeded. */
-#define JAVA_OR_FAIL(name)                 \
-    if (ofinet_java.name == NULL) {        \
-        return not_started(#name);         \
+/* Java's entry point for an operation; or an error when init has not succeeded or the JVM ends. */
+#define JAVA_OR_FAIL(name)                                                                          \
+    if (ofinet_java.name == NULL || atomic_load_explicit(&jvm_ending, memory_order_relaxed)) {      \
+        return no_java(#name);                                                                      \
     }
 
 void ofinet_set_logger(ncclDebugLogger_t logFunction) {
@@ -95,6 +105,9 @@ ncclResult_t ofinet_init(void **ctx, uint64_t commId, ncclNetCommConfig_v12_t *c
         return result;
     }
     pthread_once(&exit_hook_once, register_exit_hook);
+    if (atomic_load_explicit(&jvm_ending, memory_order_relaxed)) {
+        return no_java("init");
+    }
     int has_logger = atomic_load_explicit(&nccl_logger, memory_order_acquire) != NULL;
     return (ncclResult_t)ofinet_java.init(ADDR(ctx), (int64_t)commId, ADDR(config), has_logger);
 }

@@ -134,5 +134,29 @@ public final class JavaHost {
             ok(entry(20, p1).invoke(ctx), "finalize");
         }
         System.out.println("javahost: all checks passed");
+        callsOnceTheJvmEnds();
+    }
+
+    /**
+     * When this JVM ends (main returns), ofinet's shutdown hook tells the library, and from then on
+     * no call enters the JVM: a hook of this host's, running beside it, calls devices() for two
+     * seconds and prints its last answer; the library says once, on stderr, that the JVM is ending.
+     */
+    private static void callsOnceTheJvmEnds() {
+        MethodHandle devices = entry(2, FunctionDescriptor.of(INT, LONG));
+        MemorySegment ndev = Arena.global().allocate(8);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                long until = System.nanoTime() + 2_000_000_000L;
+                int rc = 0;
+                while (System.nanoTime() < until) {
+                    rc = (int) devices.invoke(ndev.address());
+                    Thread.sleep(1);
+                }
+                System.out.println("ok: once the JVM ends, devices answers " + rc);
+            } catch (Throwable t) {
+                System.out.println("FAILED: " + t);
+            }
+        }));
     }
 }

@@ -234,6 +234,10 @@ class NcclDriverIT {
         assertEquals(0, p.exitValue(), out);
         assertTrue(out.contains("javahost: all checks passed") && out.contains("attached to the JVM already running"),
                 out);
+        // Once ofinet's shutdown hook has run, calls fail in the library, which says so once.
+        assertTrue(out.contains("ok: once the JVM ends, devices answers 2"), out);
+        assertEquals(1, out.split("devices: the JVM is shutting down; no call enters it any more", -1).length - 1,
+                "said once:\n" + out);
     }
 
     private static Set<String> shmNames() throws IOException {
