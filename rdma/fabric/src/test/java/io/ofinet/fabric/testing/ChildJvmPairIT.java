@@ -51,8 +51,12 @@ class ChildJvmPairIT {
 
     @Test
     void aFailingSenderIsNamedWithBothOutputs() {
+        // The sender fails 3 s after it started: a failure stops both, and the receiver, a JVM of its
+        // own that may start slower, has printed by then.
+        ChildJvm.Spec failing = new ChildJvm.Spec(Exiter.class).args("sender failed", "3", "3000")
+                .bound(Duration.ofSeconds(60));
         AssertionError e = assertThrows(AssertionError.class,
-                () -> ChildJvm.runPair(peer("receiver here", 0), peer("sender failed", 3)));
+                () -> ChildJvm.runPair(peer("receiver here", 0), failing));
         assertTrue(e.getMessage().startsWith("the sender exited with 3\n"), e.getMessage());
         assertTrue(e.getMessage().contains("receiver here") && e.getMessage().contains("sender failed"),
                 e.getMessage());
