@@ -231,7 +231,6 @@ public final class EagerInbox {
     private void refuse(RecvRequest request, int seq, int reason, String why) {
         used();
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
-        comm.failed(request);
         RmaOp op = pool.acquire();
         if (op != null) {
             comm.connection().sendImmediate(op, "refusal to the sender", Immediate.signal(

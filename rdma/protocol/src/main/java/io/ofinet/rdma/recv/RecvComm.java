@@ -240,9 +240,10 @@ public final class RecvComm extends Communicator<RecvRequest> {
 
     /**
      * {@code request} failed: its numbers leave the window, and what arrives for them is dropped.
-     * Called by every failure of a receive; once it has left, later calls do nothing.
+     * Called by every failure of a receive ({@link RecvRequest#fail}); once it has left, later
+     * calls do nothing.
      */
-    public void failed(RecvRequest request) {
+    void failed(RecvRequest request) {
         window.complete(request);
     }
 
@@ -259,7 +260,6 @@ public final class RecvComm extends Communicator<RecvRequest> {
                             + " bytes (tag " + request.tag[index] + "); nothing was written"
                     : "irecv: the sender's tag matched no buffer of the posted receive"));
         }
-        window.complete(request);
     }
 
     /** Drops its requests and flushes when it has been idle a while (the endpoint's slow duties). */

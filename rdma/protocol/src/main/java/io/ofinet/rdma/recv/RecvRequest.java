@@ -99,7 +99,6 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         } else if (!op.cancelled()) {
             fail(new RdmaException(ErrorCategory.REMOTE, "irecv: the message into buffer " + i + " failed: "
                     + cause.getMessage(), cause));
-            comm.failed(this);
         }
     }
 
@@ -116,14 +115,12 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
             comm.forgedArrival();
             fail(new RdmaException(ErrorCategory.REMOTE, "irecv: buffer " + i + " took a message from an address"
                     + " other than the sender's on data rail " + rail));
-            comm.failed(this);
             return;
         }
         try {
             segment(i, 1, bytes);
         } catch (RdmaException e) {
             fail(e);
-            comm.failed(this);
             return;
         }
         comm.progressed(this);
