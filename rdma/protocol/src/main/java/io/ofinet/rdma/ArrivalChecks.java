@@ -73,7 +73,7 @@ final class ArrivalChecks {
         }
         if (tokened && lateForClosedRecv(id, upper)) {
             LOG.log(Level.DEBUG, "dropping {0} for receive communicator {1}: closed", what, id);
-        } else if (++unknownComm <= 10 || unknownComm % 1000 == 0) {
+        } else if (logged(++unknownComm)) {
             LOG.log(Level.WARNING, "dropping {0} for receive communicator {1}, which is not open ({2} so far)", what,
                     id, unknownComm);
         }
@@ -140,7 +140,7 @@ final class ArrivalChecks {
     boolean forged(PeerLiveness.Peered comm, String what, String lacking) {
         forged++;
         comm.forgedArrival();
-        if (forged <= 10 || forged % 1000 == 0) {
+        if (logged(forged)) {
             LOG.log(Level.WARNING, "dropping a {0} for communicator {1} without {2} ({3} so far): not from its peer",
                     what, commId(comm), lacking, forged);
         }
@@ -167,9 +167,14 @@ final class ArrivalChecks {
      */
     void malformed(String pattern, Object... arguments) {
         malformed++;
-        if (malformed <= 10 || malformed % 1000 == 0) {
+        if (logged(malformed)) {
             LOG.log(Level.WARNING, pattern + " ({" + arguments.length + "} so far)", append(arguments, malformed));
         }
+    }
+
+    /** Whether the {@code count}th drop of a kind is logged: the first ten, then every thousandth. */
+    private static boolean logged(long count) {
+        return count <= 10 || count % 1000 == 0;
     }
 
     private static Object[] append(Object[] arguments, long count) {

@@ -35,7 +35,8 @@ public final class ProcessCheck {
             int pid = (int) ProcessHandle.current().pid();
             long start;
             synchronized (STAT) {
-                start = startTicks(STAT, readStat(pid));
+                int length = readStat(pid);
+                start = startTicks(STAT, lastIndexOf(STAT, length, ')'), length);
             }
             if (start < 0) {
                 throw new IOException("/proc/" + pid + "/stat has no start time");
@@ -75,7 +76,7 @@ public final class ProcessCheck {
             if (state == 'Z' || state == 'X') {
                 return "process " + peer.pid() + " has ended (state " + state + " in /proc)";
             }
-            long start = startTicks(STAT, length);
+            long start = startTicks(STAT, close, length);
             if (start >= 0 && start != peer.startTicks()) {
                 return "process " + peer.pid() + " has ended (the pid now names a later process)";
             }
@@ -106,13 +107,13 @@ public final class ProcessCheck {
 
     /**
      * Field 22 of {@code /proc/PID/stat}, the start time, or -1: fields are counted after the command's
-     * ')', which may itself hold spaces and parentheses.
+     * last ')', at {@code close}, as the command may itself hold spaces and parentheses.
      */
-    private static long startTicks(byte[] stat, int length) {
-        int i = lastIndexOf(stat, length, ')') + 2;
-        if (i < 2) {
+    private static long startTicks(byte[] stat, int close, int length) {
+        if (close < 0) {
             return -1;
         }
+        int i = close + 2;
         for (int spaces = 0; spaces < 19 && i < length; i++) {
             if (stat[i] == ' ') {
                 spaces++;
