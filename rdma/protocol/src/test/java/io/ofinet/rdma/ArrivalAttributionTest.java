@@ -55,6 +55,19 @@ class ArrivalAttributionTest {
         return upper << 32 | (io.ofinet.rdma.wire.Immediate.encode(type, segments, index, comm, seq) & 0xffffffffL);
     }
 
+    /**
+     * A zero-byte arrival with CQ data {@code data} on engine rail {@code rail} of {@code endpoint},
+     * handed to it holding the endpoint, as a step does.
+     */
+    private static void arrive(RdmaEndpoint endpoint, int rail, long data) {
+        endpoint.lock();
+        try {
+            endpoint.immediates.remoteData(rail, 0, 0, data);
+        } finally {
+            endpoint.unlock();
+        }
+    }
+
     /** Endpoints a and c, each connected to endpoint b, on one in-memory rail: {send, recv} each. */
     private RdmaEndpoint a;
     private RdmaEndpoint b;
@@ -108,12 +121,7 @@ class ArrivalAttributionTest {
             // fromA still works: the forged and unattributable arrivals were charged to nobody.
             transfer(fromA, toBFromA, buf.address, mrB, buf.address + 2048, mrA);
             // A refusal with fromA's token for a receive never posted: fromA's peer broke the protocol.
-            b.lock();
-            try {
-                b.immediates.remoteData(0, 0, 0, arrival(error, 1, 0, fromA.id(), 9, fromA.token() & 0xffffffffL));
-            } finally {
-                b.unlock();
-            }
+            arrive(b, 0, arrival(error, 1, 0, fromA.id(), 9, fromA.token() & 0xffffffffL));
             RdmaException e = assertThrows(RdmaException.class, () -> fromA.irecv(1, new long[] {buf.address},
                     new long[] {64}, new int[] {0}, new io.ofinet.mr.MrHandle[] {mrB}));
             assertEquals(ErrorCategory.REMOTE, e.category());
@@ -139,14 +147,9 @@ class ArrivalAttributionTest {
     @Test
     void anAnnouncementThatBreaksARuleFailsItsSendCommunicatorAndOnlyIt() throws Exception {
         SendComm toBFromA = pairA.send();
-        a.lock();
-        try {
-            // With its token, for a receive 600 numbers ahead: past the window, whatever the mailbox holds.
-            a.immediates.remoteData(1, 0, 0, arrival(io.ofinet.rdma.wire.Immediate.TYPE_ANNOUNCEMENT, 1, 0,
-                    toBFromA.id(), 600, toBFromA.token() & 0xffffffffL));
-        } finally {
-            a.unlock();
-        }
+        // With its token, for a receive 600 numbers ahead: past the window, whatever the mailbox holds.
+        arrive(a, 1, arrival(io.ofinet.rdma.wire.Immediate.TYPE_ANNOUNCEMENT, 1, 0, toBFromA.id(), 600,
+                toBFromA.token() & 0xffffffffL));
         try (io.ofinet.fabric.testing.HostBuffer buf = new io.ofinet.fabric.testing.HostBuffer(4096)) {
             io.ofinet.mr.MrHandle mrA = a.registerUserBuffer(buf.address, 1024);
             RdmaException e = assertThrows(RdmaException.class, () -> toBFromA.isend(buf.address, 64, 0, mrA));
@@ -168,13 +171,8 @@ class ArrivalAttributionTest {
         ListenComm listen = b.listen();
         assertEquals(null, d.connect(listen.handle()));
         SendComm connecting = d.comms.send(0); // d's only communicator, its ACCEPT not read yet
-        d.lock();
-        try {
-            d.immediates.remoteData(1, 0, 0, arrival(io.ofinet.rdma.wire.Immediate.TYPE_ANNOUNCEMENT, 1, 0,
-                    connecting.id(), 600, connecting.token() & 0xffffffffL));
-        } finally {
-            d.unlock();
-        }
+        arrive(d, 1, arrival(io.ofinet.rdma.wire.Immediate.TYPE_ANNOUNCEMENT, 1, 0, connecting.id(), 600,
+                connecting.token() & 0xffffffffL));
         RdmaException e = assertThrows(RdmaException.class, () -> {
             while (d.connect(listen.handle()) == null) {
                 b.accept(listen);
@@ -192,13 +190,8 @@ class ArrivalAttributionTest {
         long unknown = b.statistics().droppedUnknownComm();
         long late = b.statistics().lateForClosedComm();
         int error = io.ofinet.rdma.wire.Immediate.TYPE_ERROR;
-        b.lock();
-        try {
-            b.immediates.remoteData(0, 0, 0, arrival(error, 1, 0, id, 0, token));
-            b.immediates.remoteData(0, 0, 0, arrival(error, 1, 0, id, 0, ~token & 0xffffffffL));
-        } finally {
-            b.unlock();
-        }
+        arrive(b, 0, arrival(error, 1, 0, id, 0, token));
+        arrive(b, 0, arrival(error, 1, 0, id, 0, ~token & 0xffffffffL));
         assertEquals(late + 1, b.statistics().lateForClosedComm(), "with the closed communicator's token");
         assertEquals(unknown + 1, b.statistics().droppedUnknownComm(), "with another token");
     }
@@ -293,13 +286,7 @@ class ArrivalAttributionTest {
             assertEquals(0, a.statistics().droppedUnknownComm(), "a late word for a closed communicator is no drop");
             assertEquals(List.of(), warnings.stream().map(LogRecord::getMessage).toList());
             // One for a communicator that never was is still worth a warning.
-            a.lock();
-            try {
-                a.immediates.remoteData(1, 0, 0,
-                        arrival(io.ofinet.rdma.wire.Immediate.TYPE_ANNOUNCEMENT, 1, 0, 4000, 0, 0));
-            } finally {
-                a.unlock();
-            }
+            arrive(a, 1, arrival(io.ofinet.rdma.wire.Immediate.TYPE_ANNOUNCEMENT, 1, 0, 4000, 0, 0));
             assertEquals(List.of("dropping an announcement for send communicator {0}, which is not open"),
                     warnings.stream().map(LogRecord::getMessage).toList());
             mrA.close();

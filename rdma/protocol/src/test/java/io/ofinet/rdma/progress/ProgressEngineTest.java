@@ -44,14 +44,9 @@ class ProgressEngineTest {
         ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (rail, flags, len, data) -> remote.add(data));
         engine.register(a);
         engine.register(b);
-        when(cq.read(any(), anyInt())).thenAnswer(call -> {
-            CompletionBatch batch = call.getArgument(0);
-            batch.set(0, b.context(), 0, 10, 0, 0);
-            batch.set(1, 0, 0, 0, 0, 77);
-            batch.set(2, a.context(), 0, 20, 0, 0);
-            batch.setCount(3);
-            return 3;
-        });
+        when(cq.read(any(), anyInt())).thenAnswer(reads(new long[] {b.context(), 0, 10, 0, 0},
+                new long[] {0, 0, 0, 0, 77},
+                new long[] {a.context(), 0, 20, 0, 0}));
         assertEquals(3, engine.progress());
         assertEquals(List.of("done b rail 0 len 10", "done a rail 0 len 20"), log);
         assertEquals(List.of(77L), remote);
@@ -67,15 +62,10 @@ class ProgressEngineTest {
         });
         engine.register(a);
         engine.register(b);
-        when(cq.read(any(), anyInt())).thenAnswer(call -> {
-            CompletionBatch batch = call.getArgument(0);
-            batch.set(0, b.context(), 0, 10, 0, 0);
-            batch.set(1, 0, 0, 0, 0, 77);
-            batch.set(2, 0, 0, 0, 0, 78);
-            batch.set(3, a.context(), 0, 20, 0, 0);
-            batch.setCount(4);
-            return 4;
-        });
+        when(cq.read(any(), anyInt())).thenAnswer(reads(new long[] {b.context(), 0, 10, 0, 0},
+                new long[] {0, 0, 0, 0, 77},
+                new long[] {0, 0, 0, 0, 78},
+                new long[] {a.context(), 0, 20, 0, 0}));
         IllegalStateException fault = assertThrows(IllegalStateException.class, engine::progress);
         assertEquals(List.of("done b rail 0 len 10", "done a rail 0 len 20"), log, "the batch's operations completed");
         assertEquals("a fault in the handling of remote data 77", fault.getMessage());
@@ -88,13 +78,8 @@ class ProgressEngineTest {
         CompletionQueue cq = mock(CompletionQueue.class);
         ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
         engine.register(a);
-        when(cq.read(any(), anyInt())).thenAnswer(call -> {
-            CompletionBatch batch = call.getArgument(0);
-            batch.set(0, 0x7777_0000L, 0, 10, 0, 0);
-            batch.set(1, a.context(), 0, 20, 0, 0);
-            batch.setCount(2);
-            return 2;
-        });
+        when(cq.read(any(), anyInt())).thenAnswer(reads(new long[] {0x7777_0000L, 0, 10, 0, 0},
+                new long[] {a.context(), 0, 20, 0, 0}));
         assertThrows(RdmaException.class, engine::progress);
         assertEquals(List.of("done a rail 0 len 20"), log, "the operation after it completed");
     }
@@ -174,12 +159,8 @@ class ProgressEngineTest {
         CompletionQueue cq = mock(CompletionQueue.class);
         ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
         engine.register(a);
-        when(cq.read(any(), anyInt())).thenReturn(CompletionQueue.ERROR_AVAILABLE).thenAnswer(call -> {
-            CompletionBatch batch = call.getArgument(0);
-            batch.set(0, a.context(), 0, 5, 0, 0);
-            batch.setCount(1);
-            return 1;
-        });
+        when(cq.read(any(), anyInt())).thenReturn(CompletionQueue.ERROR_AVAILABLE)
+                .thenAnswer(reads(new long[] {a.context(), 0, 5, 0, 0}));
         when(cq.readError(any())).thenAnswer(call -> {
             CompletionError e = call.getArgument(0);
             e.set(0, 0, 0, 0, FiErrno.FI_EIO, 5, "remote write failed");
@@ -195,12 +176,7 @@ class ProgressEngineTest {
     void anUnknownContextIsAnInternalError() throws Exception {
         CompletionQueue cq = mock(CompletionQueue.class);
         ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
-        when(cq.read(any(), anyInt())).thenAnswer(call -> {
-            CompletionBatch batch = call.getArgument(0);
-            batch.set(0, 99, 0, 0, 0, 0);
-            batch.setCount(1);
-            return 1;
-        });
+        when(cq.read(any(), anyInt())).thenAnswer(reads(new long[] {99, 0, 0, 0, 0}));
         RdmaException e = assertThrows(RdmaException.class, engine::progress);
         assertEquals(ErrorCategory.INTERNAL, e.category());
         assertTrue(e.getMessage().contains("unknown context 99"));
@@ -215,17 +191,25 @@ class ProgressEngineTest {
         ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS,
                 (rail, flags, len, data) -> remote.add(data));
         engine.register(posted);
-        when(cq.read(any(), anyInt())).thenAnswer(call -> {
-            CompletionBatch batch = call.getArgument(0);
-            batch.set(0, posted.context(), io.ofinet.fabric.Fi.RMA | io.ofinet.fabric.Fi.REMOTE_WRITE
-                    | io.ofinet.fabric.Fi.REMOTE_CQ_DATA, 0, 0, 42);
-            batch.set(1, 12345, io.ofinet.fabric.Fi.RMA | io.ofinet.fabric.Fi.REMOTE_WRITE
-                    | io.ofinet.fabric.Fi.REMOTE_CQ_DATA, 0, 0, 43);
-            batch.setCount(2);
-            return 2;
-        });
+        long remoteWrite = io.ofinet.fabric.Fi.RMA | io.ofinet.fabric.Fi.REMOTE_WRITE
+                | io.ofinet.fabric.Fi.REMOTE_CQ_DATA;
+        when(cq.read(any(), anyInt())).thenAnswer(reads(new long[] {posted.context(), remoteWrite, 0, 0, 42},
+                new long[] {12345, remoteWrite, 0, 0, 43}));
         assertEquals(2, engine.progress());
         assertEquals(List.of(42L, 43L), remote);
         assertEquals(List.of(), log);
+    }
+
+    /** What a read answers: a batch of {@code entries}, each {context, flags, len, buf, data}. */
+    private static org.mockito.stubbing.Answer<Integer> reads(long[]... entries) {
+        return call -> {
+            CompletionBatch batch = call.getArgument(0);
+            for (int i = 0; i < entries.length; i++) {
+                long[] e = entries[i];
+                batch.set(i, e[0], e[1], e[2], e[3], e[4]);
+            }
+            batch.setCount(entries.length);
+            return entries.length;
+        };
     }
 }
