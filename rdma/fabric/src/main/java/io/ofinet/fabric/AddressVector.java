@@ -11,6 +11,15 @@ public interface AddressVector extends AutoCloseable {
     /** The endpoint name behind a handle. */
     byte[] lookup(long fiAddr) throws FabricException;
 
+    /**
+     * Why the peer behind a handle cannot be reached, where the provider's own state shows it and
+     * its posts would say only -FI_EAGAIN; null when nothing shows it. Not for the data path: it
+     * may read the file system.
+     */
+    default String unreachable(long fiAddr) {
+        return null;
+    }
+
     @Override
     void close() throws FabricException;
 }

@@ -6,6 +6,7 @@ import com.sun.jna.Pointer;
 import io.ofinet.fabric.AddressVector;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FiErrno;
+import io.ofinet.fabric.ProviderPolicy;
 import io.ofinet.fabric.ResourceTracker;
 import java.lang.ref.Reference;
 
@@ -90,6 +91,19 @@ final class OfiAddressVector implements AddressVector {
             size = actual;
         }
         throw Ops.error("fi_av_lookup", domain.provider(), -FiErrno.FI_ETOOSMALL);
+    }
+
+    /** On shm, a peer whose region's name is gone from /dev/shm ({@link ShmNames#missing}). */
+    @Override
+    public String unreachable(long fiAddr) {
+        if (!new ProviderPolicy(domain.provider()).namesEndpointsInDevShm()) {
+            return null;
+        }
+        try {
+            return ShmNames.missing(lookup(fiAddr));
+        } catch (FabricException e) {
+            return null; // not known here: the posts' own bound decides
+        }
     }
 
     @Override

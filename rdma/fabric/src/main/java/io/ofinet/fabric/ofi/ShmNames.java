@@ -65,6 +65,23 @@ final class ShmNames {
         return false;
     }
 
+    /**
+     * Why a peer with shm address {@code address} cannot be reached, or null: its region's name is
+     * gone from /dev/shm. shm 1.17 maps a peer's region by that name when it first sends to it; while
+     * the name is missing ({@code shm_open} fails with ENOENT) it refuses every post to the peer with
+     * -FI_EAGAIN, for good. A peer of this process is found without the name, and one already mapped
+     * keeps its mapping: for those a missing name says nothing, so only a peer whose posts stay
+     * refused is asked about.
+     */
+    static String missing(byte[] address) {
+        String name = regionName(address);
+        if (name == null || OPEN.contains(name) || Files.exists(DIRECTORY.resolve(name))) {
+            return null;
+        }
+        return "its shm region /dev/shm/" + name + " is gone (removed by a cleaner, or by its process on the"
+                + " way out), and shm cannot reach a peer whose region it cannot map";
+    }
+
     /** The endpoint named {@code name} (null: none) has closed, and shm removed the name itself. */
     static void closed(String name) {
         if (name != null) {

@@ -91,4 +91,30 @@ class ShmNamesTest {
             }
         }
     }
+
+    @Test
+    void aPeerIsUnreachableOnlyWhenItsNameIsGoneAndItIsNotOfThisProcess() throws Exception {
+        Path shm = Path.of("/dev/shm");
+        assumeTrue(Files.isDirectory(shm) && Files.isWritable(shm), "no writable /dev/shm");
+        long pid = ProcessHandle.current().pid();
+        String present = (pid + 1) + ":ofinet-test:present";
+        String gone = (pid + 1) + ":ofinet-test:gone";
+        String own = pid + ":ofinet-test:own";
+        Files.writeString(shm.resolve(present), "x");
+        Files.deleteIfExists(shm.resolve(gone));
+        try {
+            ShmNames.opened(address("fi_shm://" + own));
+
+            assertNull(ShmNames.missing(address("fi_shm://" + present)));
+            assertEquals("its shm region /dev/shm/" + gone + " is gone (removed by a cleaner, or by its process on"
+                    + " the way out), and shm cannot reach a peer whose region it cannot map",
+                    ShmNames.missing(address("fi_shm://" + gone)));
+            assertNull(ShmNames.missing(address("fi_shm://" + own)), "shm finds an endpoint of this process without"
+                    + " its name");
+            assertNull(ShmNames.missing(address("fi_shm://../etc")), "no region name: nothing to say");
+        } finally {
+            ShmNames.closed(own);
+            Files.deleteIfExists(shm.resolve(present));
+        }
+    }
 }
