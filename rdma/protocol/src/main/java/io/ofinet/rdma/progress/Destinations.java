@@ -12,8 +12,9 @@ import java.util.ArrayDeque;
  * anything newer to that destination: a refusing peer delays only its own posts. Retries back off
  * once a destination has refused for a millisecond; a destination that refuses for longer than
  * {@code refusalTimeoutNanos} is condemned, and so is one whose refusals are evidence of a refused
- * reconnect ({@link PeerQueue#refusedReconnect}) or to which the provider failed an operation (an
- * error completion): each is the provider's word that the peer is gone.
+ * reconnect ({@link PeerQueue#refusedReconnect}), one the provider shows it cannot reach
+ * ({@link PeerQueue#unreachable}), or to which the provider failed an operation (an error
+ * completion): each is the provider's word that the peer is gone.
  *
  * <p>Held by its engine, and like it not thread-safe.
  */
@@ -144,6 +145,12 @@ final class Destinations {
                 condemn(peer, new RdmaException(ErrorCategory.REMOTE, "peer " + peer.name() + " refused every post"
                         + " (-FI_EAGAIN) for " + refusing / 1_000_000 + " ms with nothing in flight to it: its"
                         + " address refuses connections; it is condemned"));
+                continue;
+            }
+            String unreachable = peer.unreachable(refusing);
+            if (unreachable != null) {
+                condemn(peer, new RdmaException(ErrorCategory.REMOTE, "peer " + peer.name() + " refused every post"
+                        + " (-FI_EAGAIN) for " + refusing / 1_000_000 + " ms: " + unreachable + "; it is condemned"));
                 continue;
             }
             if (refusing > refusalTimeoutNanos) {

@@ -4,6 +4,7 @@ import io.ofinet.rdma.error.RdmaException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The posts to one destination — one peer address on one rail of an endpoint — that the provider
@@ -22,6 +23,9 @@ public final class PeerQueue {
         void condemned(RdmaException cause);
     }
 
+    /** How long posts to a new peer are refused before the provider is asked why ({@link #unreachable}). */
+    static final long UNREACHABLE_CHECK_NANOS = 100_000_000L;
+
     private final String name;
     /** A peer's address, not this endpoint's own (posted receives, flush reads). */
     private final boolean remote;
@@ -32,6 +36,8 @@ public final class PeerQueue {
      * or 0 where a refusal says nothing of the kind (see {@link #refusedReconnect}).
      */
     private final long refusedReconnectNanos;
+    /** Why the peer cannot be reached, as the provider's state shows it, or null ({@link #unreachable}). */
+    private Supplier<String> reachability = () -> null;
     /** Operations posted here and not yet completed. */
     int inFlight;
     /** A post here was accepted once: a connection to the peer was made. */
@@ -70,6 +76,23 @@ public final class PeerQueue {
     public PeerQueue onRail(int engineRail) {
         this.rail = engineRail;
         return this;
+    }
+
+    /** Names where to look when this destination's posts stay refused ({@link #unreachable}). */
+    public PeerQueue reachability(Supplier<String> why) {
+        this.reachability = why;
+        return this;
+    }
+
+    /**
+     * Why the peer cannot be reached, or null, asked once its posts have been refused for
+     * {@code refusingNanos}: after {@link #UNREACHABLE_CHECK_NANOS}, and only while no post to it was
+     * ever accepted. A provider that cannot reach a new peer may say no more than -FI_EAGAIN (shm 1.17
+     * when the peer's region is gone); one that accepted a post here has reached the peer, and a
+     * refusal since is the peer being busy.
+     */
+    String unreachable(long refusingNanos) {
+        return accepted || refusingNanos < UNREACHABLE_CHECK_NANOS ? null : reachability.get();
     }
 
     /**

@@ -204,7 +204,8 @@ public final class Peers {
     /** The queue of peer {@code fiAddr} on engine rail {@code rail}, made on first use. */
     public PeerQueue queue(int rail, long fiAddr) {
         return byRail.get(rail).computeIfAbsent(fiAddr, a -> new PeerQueue(address(rail, a) + " on " + railName(rail),
-                true, rails.connectsOnDemand(rail) ? REFUSED_RECONNECT_NANOS : 0).onRail(rail));
+                true, rails.connectsOnDemand(rail) ? REFUSED_RECONNECT_NANOS : 0).onRail(rail)
+                .reachability(() -> avs.get(rail).unreachable(a)));
     }
 
     /** The queue of posts with no peer on engine rail {@code rail}. */

@@ -88,6 +88,46 @@ class RefusedPostsTest {
     }
 
     @Test
+    void aNewPeerTheProviderCannotReachIsCondemnedNamingWhyAndOneItReachedIsNot() throws Exception {
+        ProgressEngine engine = engine(TIMEOUT_NANOS);
+        String why = "its shm region /dev/shm/7:0:1 is gone";
+        List<String> asked = new ArrayList<>();
+        PeerQueue unreachable = new PeerQueue("fi_shm://7:0:1 on control rail 0", true, 0).reachability(() -> {
+            asked.add("new");
+            return why;
+        });
+        PeerQueue reached = new PeerQueue("fi_shm://8:0:1 on control rail 0", true, 0).reachability(() -> {
+            asked.add("reached");
+            return "its shm region /dev/shm/8:0:1 is gone";
+        });
+        ScriptedOp first = new ScriptedOp("first", log, Endpoint.POSTED);
+        engine.register(first);
+        engine.submit(first, reached);
+        completeAll(engine, first);
+        ScriptedOp busy = new ScriptedOp("busy", log, Endpoint.AGAIN);
+        ScriptedOp connect = new ScriptedOp("connect", log, Endpoint.AGAIN);
+        engine.register(busy);
+        engine.register(connect);
+        engine.submit(busy, reached);
+        long start = System.nanoTime();
+        engine.submit(connect, unreachable);
+        while (unreachable.condemned() == null && System.nanoTime() - start < 2 * PeerQueue.UNREACHABLE_CHECK_NANOS) {
+            engine.progress();
+            assertTrue(asked.isEmpty() || System.nanoTime() - start >= PeerQueue.UNREACHABLE_CHECK_NANOS,
+                    "not asked before " + PeerQueue.UNREACHABLE_CHECK_NANOS + " ns of refusals");
+        }
+        long until = System.nanoTime() + 2 * PeerQueue.UNREACHABLE_CHECK_NANOS;
+        while (System.nanoTime() < until) {
+            engine.progress();
+        }
+        assertTrue(unreachable.condemned() != null, "condemned once the provider says why");
+        assertTrue(unreachable.condemned().getMessage().endsWith(why + "; it is condemned"),
+                unreachable.condemned().getMessage());
+        assertEquals(List.of("new"), asked, "a peer a post reached is not asked: its refusals are the peer being busy");
+        assertEquals(null, reached.condemned());
+    }
+
+    @Test
     void postsRefusedWhileEarlierOnesAreInFlightAreNoEvidence() throws Exception {
         long evidence = 20_000_000L;
         ProgressEngine engine = engine(TIMEOUT_NANOS);
