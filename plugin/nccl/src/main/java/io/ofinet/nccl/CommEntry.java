@@ -59,7 +59,14 @@ final class CommEntry {
     record Context(long commId, ConnectConfig config) {
     }
 
-    /** A registration, with the communicator it was made for (deregMr goes through it). */
-    record Registration(Handles.MrHandle mr, Handles.Comm comm) {
+    /**
+     * A registration, with the communicator it was made for (deregMr goes through it) and that
+     * communicator's requests, whose flushes waiting to be posted use it without the plugin knowing.
+     */
+    record Registration(Handles.MrHandle mr, Handles.Comm comm, RequestSlots requests) {
+        /** Whether a flush the door keeps, not yet posted, uses it. */
+        boolean heldByDoor() {
+            return requests != null && requests.flushWaitsWith(mr);
+        }
     }
 }

@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * Deregistrations NCCL asked for while requests still used the memory. NCCL deregisters every
  * handle before it closes the communicators, also when it aborts with requests outstanding, and
- * fails its teardown if deregMr fails; the Java API refuses such a deregistration. At the C door it
+ * fails its teardown if deregMr fails; the Java API refuses such a deregistration, and the door
+ * refuses it itself while a flush it keeps unposted uses the memory. At the C door it
  * succeeds: the registration leaves the door's table at once, and the plugin releases it when the
  * requests using it have ended or their communicator closed — tried again after each completed or
  * failed request and after each close. Nothing is written into the memory after closeRecv returns:
@@ -29,19 +30,22 @@ final class Deregistrations {
 
     /** Deregisters {@code r} now, or once its requests have ended; throws what is not "in use". */
     void deregister(CommEntry.Registration r) throws NetException {
-        try {
-            plugin.deregMr(r.comm(), r.mr());
-        } catch (NetException e) {
-            if (e.result() != NetResult.INVALID_USAGE) {
-                throw e;
+        if (!r.heldByDoor()) {
+            try {
+                plugin.deregMr(r.comm(), r.mr());
+                return;
+            } catch (NetException e) {
+                if (e.result() != NetResult.INVALID_USAGE) {
+                    throw e;
+                }
             }
-            synchronized (this) {
-                pending.add(r);
-                count = pending.size();
-            }
-            log.info("deregMr: the memory is still used by outstanding requests; it is released once they end or"
-                    + " their communicator closes");
         }
+        synchronized (this) {
+            pending.add(r);
+            count = pending.size();
+        }
+        log.info("deregMr: the memory is still used by outstanding requests; it is released once they end or"
+                + " their communicator closes");
     }
 
     /** Deregistrations still waiting for their requests. */
@@ -60,6 +64,9 @@ final class Deregistrations {
         synchronized (this) {
             for (int i = pending.size() - 1; i >= 0; i--) {
                 CommEntry.Registration r = pending.get(i);
+                if (r.heldByDoor()) {
+                    continue;
+                }
                 try {
                     plugin.deregMr(r.comm(), r.mr());
                     pending.remove(i);

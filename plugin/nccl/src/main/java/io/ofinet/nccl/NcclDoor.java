@@ -194,7 +194,7 @@ final class NcclDoor {
             CommEntry c = dataComm(comm, "regMr");
             Failures.out(mhandleOut, "regMr", "mhandle");
             Handles.MrHandle mr = plugin.regMr(c.comm(), data, size, memoryType(type));
-            CMemory.putLong(mhandleOut, registrations.add(new CommEntry.Registration(mr, c.comm())));
+            CMemory.putLong(mhandleOut, registrations.add(new CommEntry.Registration(mr, c.comm(), c.requests)));
             return SUCCESS;
         } catch (Throwable t) {
             return failed("regMr", t);
@@ -268,6 +268,9 @@ final class NcclDoor {
             synchronized (comms) {
                 c = comm(comm, type, operation);
                 comms.remove(comm);
+            }
+            if (c.requests != null) {
+                c.requests.dropWaitingFlushes();
             }
             if (type == CommEntry.SEND) {
                 plugin.closeSend(c.send);

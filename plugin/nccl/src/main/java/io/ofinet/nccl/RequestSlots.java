@@ -119,6 +119,29 @@ final class RequestSlots {
         return flushMrs[slot];
     }
 
+    /** Whether a flush waiting to be posted uses {@code mr}. */
+    boolean flushWaitsWith(Handles.MrHandle mr) {
+        for (int slot = 0; slot < used; slot++) {
+            if (types[slot] == FLUSH && requests[slot] == null) {
+                for (int i = 0; i < amounts[slot]; i++) {
+                    if (flushMrs[slot][i] == mr) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The communicator closes: its flushes waiting to be posted never will be. */
+    void dropWaitingFlushes() {
+        for (int slot = 0; slot < used; slot++) {
+            if (types[slot] == FLUSH && requests[slot] == null) {
+                remove(slot);
+            }
+        }
+    }
+
     /** A deferred flush was posted: the slot now holds its request. */
     void posted(int slot, Handles.Request request) {
         requests[slot] = request;

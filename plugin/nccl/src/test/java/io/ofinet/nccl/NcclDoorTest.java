@@ -172,6 +172,41 @@ class NcclDoorTest {
     }
 
     @Test
+    void memoryAFlushWaitingToBePostedUsesIsDeregisteredOnlyOnceTheFlushIsPostedOrItsCommunicatorClosed()
+            throws Exception {
+        assertEquals(0, door.regMr(recvComm, 0x2000, 512, 1, at(192)));
+        long received = get(192);
+        MemorySegment args = arena.allocate(64);
+        args.set(ValueLayout.JAVA_LONG, 0, 0x2000);
+        args.set(ValueLayout.JAVA_INT, 8, 512);
+        args.set(ValueLayout.JAVA_LONG, 16, received);
+        long a = args.address();
+        when(plugin.iflush(eq(recv), eq(1), any(), any(), any())).thenReturn(null, request);
+        assertEquals(0, door.iflush(recvComm, 1, a, a + 8, a + 16, at(64)));
+        long flush = get(64);
+        assertEquals(0, door.deregMr(recvComm, received));
+        verify(plugin, times(0)).deregMr(any(), any());
+        assertEquals(1, door.live()[3], "the flush the door keeps still uses the memory");
+        assertEquals(0, door.test(flush, at(72), 0), "posts the flush");
+        verify(plugin).iflush(eq(recv), eq(1), any(), any(), eq(new Handles.MrHandle[] {mr, null, null, null, null,
+            null, null, null}));
+        when(plugin.test(eq(request), any())).thenReturn(true);
+        assertEquals(0, door.test(flush, at(72), 0));
+        assertEquals(0, door.live()[3], "the flush ended: the memory was released");
+        verify(plugin).deregMr(recv, mr);
+
+        assertEquals(0, door.regMr(recvComm, 0x4000, 64, 1, at(200)));
+        args.set(ValueLayout.JAVA_LONG, 16, get(200));
+        when(plugin.iflush(eq(recv), eq(1), any(), any(), any())).thenReturn(null);
+        assertEquals(0, door.iflush(recvComm, 1, a, a + 8, a + 16, at(64)));
+        assertEquals(0, door.deregMr(recvComm, get(200)));
+        assertEquals(1, door.live()[3]);
+        assertEquals(0, door.close(recvComm, CommEntry.RECV));
+        assertEquals(0, door.live()[3], "the close dropped the flush that was never posted");
+        verify(plugin, times(2)).deregMr(recv, mr);
+    }
+
+    @Test
     void aRequestThatFailsIsGoneAfterItsFailure() throws Exception {
         when(plugin.isend(send, 0x1000, 10, 0, mr)).thenReturn(request);
         when(plugin.test(eq(request), any())).thenThrow(new NetException(NetResult.INVALID_USAGE, "test: too big"));
