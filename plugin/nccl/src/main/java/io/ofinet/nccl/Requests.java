@@ -1,6 +1,7 @@
 package io.ofinet.nccl;
 
 import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.NetException;
 import io.ofinet.plugin.NetPlugin;
 import java.util.Arrays;
 
@@ -158,10 +159,12 @@ final class Requests {
             }
             return NcclDoor.SUCCESS;
         } catch (Throwable t) {
-            if (slot >= 0) {
-                c.requests.remove(slot); // the plugin reported the request: it is gone
+            if (slot >= 0 && t instanceof NetException) {
+                c.requests.remove(slot); // the plugin reported the request failed: it is gone
                 deregistrations.retry();
             }
+            // Anything else is a bug of the plugin's, whose request may live on: the slot stays,
+            // and a test again answers the same, not "stale handle".
             return door.failed("test", t);
         }
     }

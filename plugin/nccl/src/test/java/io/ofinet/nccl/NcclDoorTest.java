@@ -216,6 +216,18 @@ class NcclDoorTest {
     }
 
     @Test
+    void aRequestWhoseTestHitsABugOfThePluginsKeepsItsHandleAndAnswersTheSameAgain() throws Exception {
+        when(plugin.isend(send, 0x1000, 10, 0, mr)).thenReturn(request);
+        when(plugin.test(eq(request), any())).thenThrow(new IllegalStateException("bug"));
+        assertEquals(0, door.isend(sendComm, 0x1000, 10, 0, mhandle, at(40)));
+        assertEquals(3, door.test(get(40), at(48), 0));
+        assertEquals(3, door.test(get(40), at(48), 0));
+        assertEquals(List.of("test: unexpected java.lang.IllegalStateException: bug",
+                "test: unexpected java.lang.IllegalStateException: bug"), warnings, "the bug named each time, not a"
+                + " stale handle");
+    }
+
+    @Test
     void whatNcclsCoreMustNeverPassIsAnInternalError() throws Exception {
         assertEquals(3, door.isend(sendComm, 0x1000, 1L << 31, 0, mhandle, at(40)), "more than maxP2pBytes");
         assertEquals(3, door.irecv(recvComm, 9, at(0), at(0), at(0), at(0), at(40)), "more than maxRecvs");
