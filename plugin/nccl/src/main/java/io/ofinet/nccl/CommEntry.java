@@ -25,25 +25,25 @@ final class CommEntry {
     final long[] received = new long[MAX_RECVS];
 
     private CommEntry(int type, Handles.ListenComm listen, Handles.SendComm send, Handles.RecvComm recv,
-            int index) {
+            long handle) {
         this.type = type;
         this.listen = listen;
         this.send = send;
         this.recv = recv;
-        this.requests = type == LISTEN ? null : new RequestSlots(index);
+        this.requests = type == LISTEN ? null : new RequestSlots(handle);
     }
 
-    /** A listen communicator's entry at table index {@code index}. */
-    static CommEntry listen(Handles.ListenComm comm, int index) {
-        return new CommEntry(LISTEN, comm, null, null, index);
+    /** A listen communicator's entry, under the door's {@code handle}. */
+    static CommEntry listen(Handles.ListenComm comm, long handle) {
+        return new CommEntry(LISTEN, comm, null, null, handle);
     }
 
-    static CommEntry send(Handles.SendComm comm, int index) {
-        return new CommEntry(SEND, null, comm, null, index);
+    static CommEntry send(Handles.SendComm comm, long handle) {
+        return new CommEntry(SEND, null, comm, null, handle);
     }
 
-    static CommEntry recv(Handles.RecvComm comm, int index) {
-        return new CommEntry(RECV, null, null, comm, index);
+    static CommEntry recv(Handles.RecvComm comm, long handle) {
+        return new CommEntry(RECV, null, null, comm, handle);
     }
 
     /** The plugin's handle of a send or receive communicator. */

@@ -37,11 +37,11 @@ final class HandleTable<T> {
 
     /** A new handle for {@code value}. */
     long add(T value) {
-        return add(index -> value);
+        return add(handle -> value);
     }
 
-    /** A new handle for the value {@code make} builds from the handle's index. */
-    synchronized long add(java.util.function.IntFunction<T> make) {
+    /** A new handle for the value {@code make} builds from the handle. */
+    synchronized long add(java.util.function.LongFunction<T> make) {
         int index;
         if (freeCount > 0) {
             index = free[--freeCount];
@@ -53,9 +53,10 @@ final class HandleTable<T> {
         }
         int generation = nextGeneration;
         nextGeneration = (nextGeneration & GENERATION_MASK) == GENERATION_MASK ? 1 : nextGeneration + 1;
-        ENTRIES.setRelease(entries, index, new Entry(make.apply(index), generation));
+        long handle = ((long) kind << KIND_SHIFT) | ((long) generation << GENERATION_SHIFT) | index;
+        ENTRIES.setRelease(entries, index, new Entry(make.apply(handle), generation));
         live++;
-        return ((long) kind << KIND_SHIFT) | ((long) generation << GENERATION_SHIFT) | index;
+        return handle;
     }
 
     /** The value of a live handle, or null. */

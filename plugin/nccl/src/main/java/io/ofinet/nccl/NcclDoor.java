@@ -148,7 +148,7 @@ final class NcclDoor {
             Failures.out(listenCommOut, "listen", "listenComm");
             Handles.ListenComm listen = plugin.listen(dev);
             CMemory.putBytes(handleOut, listen.handle(), HANDLE_BYTES);
-            CMemory.putLong(listenCommOut, comms.add(index -> CommEntry.listen(listen, index)));
+            CMemory.putLong(listenCommOut, comms.add(self -> CommEntry.listen(listen, self)));
             return SUCCESS;
         } catch (Throwable t) {
             return failed("listen", t);
@@ -161,7 +161,7 @@ final class NcclDoor {
             Failures.out(handle, "connect", "handle");
             Failures.out(sendCommOut, "connect", "sendComm");
             Handles.SendComm send = plugin.connect(dev, CMemory.getBytes(handle, HANDLE_BYTES), context.config());
-            CMemory.putLong(sendCommOut, send == null ? 0 : comms.add(index -> CommEntry.send(send, index)));
+            CMemory.putLong(sendCommOut, send == null ? 0 : comms.add(self -> CommEntry.send(send, self)));
             return SUCCESS;
         } catch (Throwable t) {
             return failed("connect", t);
@@ -173,7 +173,7 @@ final class NcclDoor {
             CommEntry listen = comm(listenComm, CommEntry.LISTEN, "accept");
             Failures.out(recvCommOut, "accept", "recvComm");
             Handles.RecvComm recv = plugin.accept(listen.listen);
-            CMemory.putLong(recvCommOut, recv == null ? 0 : comms.add(index -> CommEntry.recv(recv, index)));
+            CMemory.putLong(recvCommOut, recv == null ? 0 : comms.add(self -> CommEntry.recv(recv, self)));
             return SUCCESS;
         } catch (Throwable t) {
             return failed("accept", t);

@@ -6,7 +6,9 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * One communicator's outstanding requests as C holds them: {@code 0x52 (8 bits) | the communicator's
- * table index (24) | generation (16) | slot (16)}. A slot is taken when a request is posted and freed
+ * table index (20) | the low 8 bits of its handle's generation | the slot's generation (16) | slot
+ * (12)}. A request of a closed communicator whose index a new one took is refused unless both
+ * generations match by chance (1 in 2^24). A slot is taken when a request is posted and freed
  * when {@code test} reports it; the arrays grow to the most requests ever outstanding at once and then
  * stay, so posting and testing allocate nothing. Used by the one thread that drives the communicator.
  *
@@ -18,7 +20,12 @@ final class RequestSlots {
     static final int SEND = 1;
     static final int RECV = 2;
     static final int FLUSH = 3;
-    private static final int MAX_SLOTS = 1 << 16;
+    /** Outstanding at once, far above the plugin's own bounds (256 sends, 32 receives, 32 flushes). */
+    private static final int MAX_SLOTS = 1 << 12;
+    private static final int SLOT_BITS = 12;
+    private static final int INDEX_BITS = 20;
+    private static final int COMM_SHIFT = 36;
+    private static final long COMM_MASK = -1L << (COMM_SHIFT - 8);
 
     private final long prefix;
     private Handles.Request[] requests = new Handles.Request[8];
@@ -36,16 +43,19 @@ final class RequestSlots {
     private long[][] flushSizes = new long[8][];
     private Handles.MrHandle[][] flushMrs = new Handles.MrHandle[8][];
 
-    RequestSlots(int commIndex) {
-        if (commIndex < 0 || commIndex >= 1 << 24) {
+    /** The requests of the communicator C holds as {@code commHandle} ({@link HandleTable}). */
+    RequestSlots(long commHandle) {
+        int commIndex = HandleTable.index(commHandle);
+        if (commIndex < 0 || commIndex >= 1 << INDEX_BITS) {
             throw new IllegalArgumentException("communicator index " + commIndex + " does not fit a request handle");
         }
-        this.prefix = KIND << 56 | (long) commIndex << 32;
+        long generation = commHandle >>> HandleTable.GENERATION_SHIFT & 0xFF;
+        this.prefix = KIND << 56 | (long) commIndex << COMM_SHIFT | generation << (COMM_SHIFT - 8);
     }
 
     /** The communicator index a request handle names, or -1 when it is not a request handle. */
     static int commIndex(long handle) {
-        return handle >>> 56 == KIND ? (int) (handle >>> 32) & 0xFF_FFFF : -1;
+        return handle >>> 56 == KIND ? (int) (handle >>> COMM_SHIFT) & ((1 << INDEX_BITS) - 1) : -1;
     }
 
     /** Takes a slot for {@code request} (null: a flush waiting to be posted) and returns its handle. */
@@ -68,16 +78,17 @@ final class RequestSlots {
         types[slot] = (byte) type;
         amounts[slot] = amount;
         outstanding++;
-        return prefix | (long) generation << 16 | slot;
+        return prefix | (long) generation << SLOT_BITS | slot;
     }
 
     /** The slot of a live request handle of this communicator, or -1. */
     int slot(long handle) {
-        if ((handle & 0xFFFF_FFFF_0000_0000L) != prefix) {
+        if ((handle & COMM_MASK) != prefix) {
             return -1;
         }
-        int slot = (int) handle & 0xFFFF;
-        if (slot >= used || types[slot] == 0 || (generations[slot] & 0xFFFF) != ((int) handle >>> 16 & 0xFFFF)) {
+        int slot = (int) handle & (MAX_SLOTS - 1);
+        if (slot >= used || types[slot] == 0
+                || (generations[slot] & 0xFFFF) != ((int) (handle >>> SLOT_BITS) & 0xFFFF)) {
             return -1;
         }
         return slot;

@@ -57,10 +57,10 @@ class HandleTableTest {
     }
 
     @Test
-    void theValueMayBeBuiltFromItsIndex() {
+    void theValueMayBeBuiltFromItsHandle() {
         HandleTable<Integer> table = new HandleTable<>(1);
         table.add(-1);
-        long h = table.add(index -> index * 10);
+        long h = table.add(handle -> HandleTable.index(handle) * 10);
         assertEquals(10, table.get(h));
         assertEquals(10, table.atIndex(HandleTable.index(h)));
         assertNull(table.atIndex(99));

@@ -15,9 +15,14 @@ class RequestSlotsTest {
     private static final Handles.Request B = new Handles.Request() {
     };
 
+    /** A communicator handle as the door's table makes them: kind, generation, index. */
+    private static long comm(int index, int generation) {
+        return 0x43L << HandleTable.KIND_SHIFT | (long) generation << HandleTable.GENERATION_SHIFT | index;
+    }
+
     @Test
     void aRequestHandleNamesItsCommunicatorAndIsStaleOnceRemoved() throws Exception {
-        RequestSlots slots = new RequestSlots(7);
+        RequestSlots slots = new RequestSlots(comm(7, 1));
         long a = slots.add(A, RequestSlots.SEND, 4096);
         assertEquals(7, RequestSlots.commIndex(a));
         int slot = slots.slot(a);
@@ -34,8 +39,8 @@ class RequestSlotsTest {
 
     @Test
     void handlesOfOtherCommunicatorsAndGarbageFindNothing() throws Exception {
-        RequestSlots slots = new RequestSlots(7);
-        RequestSlots other = new RequestSlots(8);
+        RequestSlots slots = new RequestSlots(comm(7, 1));
+        RequestSlots other = new RequestSlots(comm(8, 1));
         slots.add(A, RequestSlots.SEND, 1);
         long foreign = other.add(B, RequestSlots.SEND, 1);
         assertEquals(-1, slots.slot(foreign));
@@ -46,7 +51,7 @@ class RequestSlotsTest {
 
     @Test
     void holdsThreeHundredOutstandingAndMore() throws Exception {
-        RequestSlots slots = new RequestSlots(1);
+        RequestSlots slots = new RequestSlots(comm(1, 1));
         long[] handles = new long[300];
         for (int i = 0; i < handles.length; i++) {
             handles[i] = slots.add(A, RequestSlots.SEND, i);
@@ -59,7 +64,7 @@ class RequestSlotsTest {
 
     @Test
     void aDeferredFlushKeepsItsArgumentsUntilPosted() throws Exception {
-        RequestSlots slots = new RequestSlots(1);
+        RequestSlots slots = new RequestSlots(comm(1, 1));
         long h = slots.add(null, RequestSlots.FLUSH, 2);
         int slot = slots.slot(h);
         Handles.MrHandle mr = new Handles.MrHandle() {
@@ -75,8 +80,22 @@ class RequestSlotsTest {
     }
 
     @Test
-    void aCommunicatorIndexBeyondTwentyFourBitsIsRefused() {
-        assertThrows(IllegalArgumentException.class, () -> new RequestSlots(1 << 24));
-        assertTrue(new RequestSlots((1 << 24) - 1).outstanding() == 0);
+    void aRequestOfTheCommunicatorThatHadTheIndexBeforeIsRefused() throws Exception {
+        RequestSlots now = new RequestSlots(comm(7, 0x1234_02));
+        long handle = now.add(A, RequestSlots.SEND, 1);
+        assertEquals(0, now.slot(handle));
+        assertEquals(0x02, handle >>> 28 & 0xFF, "the handle carries its communicator's generation");
+        for (int generation : new int[] {0x1234_01, 0x1234_03, 0x1233_02 ^ 0xFF}) {
+            long before = handle & ~(0xFFL << 28) | (long) (generation & 0xFF) << 28;
+            assertEquals(-1, now.slot(before), "generation " + Integer.toHexString(generation));
+            assertEquals(7, RequestSlots.commIndex(before));
+        }
+    }
+
+    @Test
+    void aCommunicatorIndexBeyondTwentyBitsIsRefused() throws Exception {
+        assertThrows(IllegalArgumentException.class, () -> new RequestSlots(comm(1 << 20, 1)));
+        RequestSlots last = new RequestSlots(comm((1 << 20) - 1, 0xFF_FFFF));
+        assertEquals((1 << 20) - 1, RequestSlots.commIndex(last.add(A, RequestSlots.SEND, 1)));
     }
 }
