@@ -4,7 +4,6 @@ import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.plugin.ConnectConfig;
 import io.ofinet.plugin.DeviceProperties;
 import io.ofinet.plugin.Handles;
-import io.ofinet.plugin.MemoryType;
 import io.ofinet.plugin.NetPlugin;
 import io.ofinet.plugin.ofi.NcclResults;
 import java.util.Arrays;
@@ -36,9 +35,9 @@ final class NcclDoor {
     private final NetPlugin plugin;
     private final Log log;
     private final HandleTable<CommEntry> comms = new HandleTable<>(0x43);
-    private final HandleTable<CommEntry.Registration> registrations = new HandleTable<>(0x4D);
     private final HandleTable<CommEntry.Context> contexts = new HandleTable<>(0x58);
     private final Requests requests;
+    private final Registrations registrations;
     private final Deregistrations deregistrations;
     private boolean initialized;
     private long[][] deviceStrings = new long[0][];
@@ -47,6 +46,7 @@ final class NcclDoor {
         this.plugin = plugin;
         this.log = log;
         this.deregistrations = new Deregistrations(plugin, log);
+        this.registrations = new Registrations(plugin, deregistrations);
         this.requests = new Requests(plugin, comms, deregistrations);
     }
 
@@ -180,7 +180,8 @@ final class NcclDoor {
         }
     }
 
-    private CommEntry dataComm(long handle, String operation) throws DoorException {
+    /** The live send or receive communicator {@code handle}. */
+    CommEntry dataComm(long handle, String operation) throws DoorException {
         CommEntry c = comms.get(handle);
         if (c == null || c.type == CommEntry.LISTEN) {
             throw new DoorException(INTERNAL, operation + ": " + (c == null ? Failures.describe(handle,
@@ -189,60 +190,22 @@ final class NcclDoor {
         return c;
     }
 
+    /** Whether {@code handle} is a communicator handle of this door's, live or not. */
+    boolean isComm(long handle) {
+        return comms.isKind(handle);
+    }
+
     int regMr(long comm, long data, long size, int type, long mhandleOut) {
-        try {
-            CommEntry c = dataComm(comm, "regMr");
-            Failures.out(mhandleOut, "regMr", "mhandle");
-            Handles.MrHandle mr = plugin.regMr(c.comm(), data, size, memoryType(type));
-            CMemory.putLong(mhandleOut, registrations.add(new CommEntry.Registration(mr, c.comm(), c.requests)));
-            return SUCCESS;
-        } catch (Throwable t) {
-            return failed("regMr", t);
-        }
+        return registrations.regMr(this, comm, data, size, type, mhandleOut);
     }
 
-    private static MemoryType memoryType(int type) throws DoorException {
-        for (MemoryType t : MemoryType.values()) {
-            if (t.bit() == type) {
-                return t;
-            }
-        }
-        throw new DoorException(INTERNAL, "regMr: memory type " + type + " is none of NCCL_PTR_HOST, _CUDA, _DMABUF");
-    }
-
-    /**
-     * Deregisters through the communicator the memory was registered for: NCCL passes that one, but
-     * may pass it after closing it, so only the handle's kind is checked. Memory that outstanding
-     * requests use is released once they end ({@link Deregistrations}).
-     */
     int deregMr(long comm, long mhandle) {
-        try {
-            if (!comms.isKind(comm)) {
-                throw new DoorException(INTERNAL, "deregMr: " + Failures.describe(comm, "communicator"));
-            }
-            CommEntry.Registration r = registrations.get(mhandle);
-            if (r == null) {
-                throw new DoorException(INTERNAL, "deregMr: " + Failures.describe(mhandle, "memory handle"));
-            }
-            // Tried once, whatever its result: a plugin that failed to deregister has given the handle up.
-            registrations.remove(mhandle);
-            deregistrations.deregister(r);
-            return SUCCESS;
-        } catch (Throwable t) {
-            return failed("deregMr", t);
-        }
+        return registrations.deregMr(this, comm, mhandle);
     }
 
     /** The plugin's memory handle for a C memory handle; null for NULL. */
     Handles.MrHandle mr(long mhandle, String operation) throws DoorException {
-        if (mhandle == 0) {
-            return null;
-        }
-        CommEntry.Registration r = registrations.get(mhandle);
-        if (r == null) {
-            throw new DoorException(INTERNAL, operation + ": " + Failures.describe(mhandle, "memory handle"));
-        }
-        return r.mr();
+        return registrations.mr(mhandle, operation);
     }
 
     int isend(long comm, long data, long size, int tag, long mhandle, long requestOut) {
