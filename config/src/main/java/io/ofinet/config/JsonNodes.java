@@ -16,7 +16,7 @@ final class JsonNodes {
             case STRING:
                 return "a string";
             case NUMBER:
-                return node.isIntegralNumber() ? "an integer" : "a fractional number";
+                return node.isIntegralNumber() ? "an integer" : "a number with a decimal point or an exponent";
             case BOOLEAN:
                 return "a boolean";
             case ARRAY:

@@ -144,7 +144,11 @@ public final class Parameter<T> {
      * @throws IllegalArgumentException with the rule broken, without the path
      */
     T fromJson(JsonNode node) {
-        return checked(type.fromJson(node));
+        try {
+            return checked(type.fromJson(node));
+        } catch (ValueType.OutOfRange e) {
+            throw outOfRange(e);
+        }
     }
 
     /**
@@ -153,7 +157,16 @@ public final class Parameter<T> {
      * @throws IllegalArgumentException with the rule broken, without the source
      */
     T fromText(String text) {
-        return checked(type.fromText(text.trim()));
+        try {
+            return checked(type.fromText(text.trim()));
+        } catch (ValueType.OutOfRange e) {
+            throw outOfRange(e);
+        }
+    }
+
+    private IllegalArgumentException outOfRange(ValueType.OutOfRange e) {
+        return new IllegalArgumentException((e.negative() ? "must be at least " + min : "must be at most " + max)
+                + ", found " + e.text, e);
     }
 
     /** Formats a value as a layout would write it. */

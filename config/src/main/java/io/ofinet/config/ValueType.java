@@ -14,21 +14,39 @@ abstract class ValueType<T> {
                 throw wrongType(node);
             }
             if (!node.canConvertToLong()) {
-                throw new IllegalArgumentException("integer out of range: " + node.asText());
+                throw new OutOfRange(node.asText());
             }
             return node.longValue();
         }
 
         @Override
         Long fromText(String text) {
+            // Digits of ASCII only: Long.parseLong also takes other scripts' digits, which JSON does not.
+            if (!text.matches("[+-]?[0-9]+")) {
+                throw new IllegalArgumentException("expected an integer, found \"" + text + "\"");
+            }
             try {
                 return Long.parseLong(text);
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(
-                        "expected an integer, found \"" + text + "\"", e);
+                throw new OutOfRange(text);
             }
         }
     };
+
+    /** An integer beyond a long's range: the parameter that reads it names its own range. */
+    static final class OutOfRange extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+        final String text;
+
+        OutOfRange(String text) {
+            super("integer out of range: " + text);
+            this.text = text;
+        }
+
+        boolean negative() {
+            return text.startsWith("-");
+        }
+    }
 
     static final ValueType<Boolean> BOOLEAN = new ValueType<>("a boolean") {
         @Override
@@ -48,7 +66,7 @@ abstract class ValueType<T> {
                     return false;
                 default:
                     throw new IllegalArgumentException(
-                            "expected a boolean (true/false, 1/0), found \"" + text + "\"");
+                            "expected a boolean (true/false, yes/no, on/off, 1/0), found \"" + text + "\"");
             }
         }
     };

@@ -68,7 +68,10 @@ class LayoutValidationTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "\"eagerMaxSize\": \"8192\"     | devices[0].eagerMaxSize: expected an integer, found a string",
-        "\"eagerMaxSize\": 81.5         | devices[0].eagerMaxSize: expected an integer, found a fractional number",
+        "\"eagerMaxSize\": 81.5         | devices[0].eagerMaxSize: expected an integer, found a number with a decimal"
+            + " point or an exponent",
+        "\"eagerMaxSize\": 1e3          | devices[0].eagerMaxSize: expected an integer, found a number with a decimal"
+            + " point or an exponent",
         "\"cqReadCount\": true          | devices[0].cqReadCount: expected an integer, found a boolean",
         "\"mrCacheDisable\": 1          | devices[0].mrCacheDisable: expected a boolean, found an integer",
         "\"mrScope\": 3                 | devices[0].mrScope: expected a string, found an integer",
@@ -96,9 +99,12 @@ class LayoutValidationTest {
     }
 
     @Test
-    void hugeIntegerIsRejected() {
+    void anIntegerBeyondALongIsRejectedNamingTheRange() {
         rejects(device("\"eagerMaxSize\": 99999999999999999999999"),
-                "test.json: devices[0].eagerMaxSize: integer out of range: 99999999999999999999999");
+                "test.json: devices[0].eagerMaxSize: must be at most " + Long.MAX_VALUE
+                        + ", found 99999999999999999999999");
+        rejects(device("\"cqReadCount\": -99999999999999999999999"),
+                "test.json: devices[0].cqReadCount: must be at least 1, found -99999999999999999999999");
     }
 
     @Test

@@ -116,8 +116,16 @@ class OverrideTest {
                 + " found 1000", e.getMessage());
         e = assertThrows(ConfigException.class, () -> parse(device(""),
                 env(Map.of("OFINET_GDR_FLUSH_DISABLE", "maybe"))));
-        assertEquals("environment: OFINET_GDR_FLUSH_DISABLE: expected a boolean (true/false, 1/0),"
-                + " found \"maybe\"", e.getMessage());
+        assertEquals("environment: OFINET_GDR_FLUSH_DISABLE: expected a boolean (true/false, yes/no, on/off,"
+                + " 1/0), found \"maybe\"", e.getMessage());
+        e = assertThrows(ConfigException.class, () -> parse(device(""),
+                env(Map.of("OFINET_CQ_READ_COUNT", "99999999999999999999"))));
+        assertEquals("environment: OFINET_CQ_READ_COUNT: must be at most 1024, found 99999999999999999999",
+                e.getMessage());
+        e = assertThrows(ConfigException.class, () -> parse(device(""),
+                env(Map.of("OFINET_CQ_READ_COUNT", "\u0665"))));
+        assertEquals("environment: OFINET_CQ_READ_COUNT: expected an integer, found \"\u0665\"", e.getMessage(),
+                "digits of other scripts, which a layout cannot hold either");
         e = assertThrows(ConfigException.class, () -> parse(device(""),
                 env(Map.of(), Map.of("ofinet.mrScope", "sometimes"))));
         assertEquals("system property: ofinet.mrScope: expected one of auto, domain, endpoint,"
