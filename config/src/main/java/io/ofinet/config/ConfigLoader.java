@@ -2,7 +2,10 @@ package io.ofinet.config;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -74,15 +77,25 @@ public final class ConfigLoader {
 
     /** Reads a layout file and applies the overrides of {@code env}. */
     public static RailLayout loadFile(Path file, ConfigEnvironment env) throws ConfigException {
+        String origin = file.toString().isEmpty() ? "(an empty path)" : file.toString();
         String json;
         try {
-            json = Files.readString(file, StandardCharsets.UTF_8);
+            if (Files.isDirectory(file)) {
+                throw new ConfigException(origin, "", "is a directory, not a layout file");
+            }
+            byte[] bytes = Files.readAllBytes(file);
+            json = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
         } catch (NoSuchFileException e) {
-            throw new ConfigException(file.toString(), "", "layout file does not exist", e);
+            throw new ConfigException(origin, "", "layout file does not exist", e);
+        } catch (AccessDeniedException e) {
+            throw new ConfigException(origin, "", "layout file cannot be read: permission denied", e);
+        } catch (CharacterCodingException e) {
+            throw new ConfigException(origin, "", "layout file is not UTF-8 text", e);
         } catch (IOException e) {
-            throw new ConfigException(file.toString(), "", "cannot read layout file: " + e, e);
+            throw new ConfigException(origin, "", "cannot read layout file: " + e.getMessage(), e);
         }
-        return parse(json, file.toString(), env);
+        // A byte-order mark, which some editors write at the start of UTF-8 text.
+        return parse(json.startsWith("\uFEFF") ? json.substring(1) : json, origin, env);
     }
 
     /** Parses a layout document and applies the overrides of {@code env}. */

@@ -1,11 +1,11 @@
 package io.ofinet.config;
 
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -63,12 +63,14 @@ final class LayoutParser {
 
     private List<FileDevice> parseDocument(String json) throws ConfigException {
         JsonNode root;
-        try {
-            root = MAPPER.readTree(json);
-        } catch (JsonProcessingException e) {
-            JsonLocation at = e.getLocation();
-            String where = at == null ? "" : "line " + at.getLineNr() + ", column " + at.getColumnNr();
-            throw new ConfigException(origin, where, "malformed JSON: " + e.getOriginalMessage(), e);
+        try (JsonParser parser = MAPPER.createParser(json)) {
+            try {
+                root = MAPPER.readTree(parser);
+            } catch (JsonProcessingException e) {
+                throw JsonErrors.of(origin, e, parser);
+            }
+        } catch (IOException e) {
+            throw new ConfigException(origin, "", "cannot read the layout: " + e.getMessage(), e);
         }
         if (root == null || root.isMissingNode()) {
             throw new ConfigException(origin, "", "the layout is empty; expected an object with \"devices\"");

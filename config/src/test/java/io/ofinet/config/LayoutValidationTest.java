@@ -220,16 +220,37 @@ class LayoutValidationTest {
     }
 
     @Test
-    void duplicateKeysAreRejected() {
+    void duplicateKeysAreRejectedNamingTheirPath() {
         ConfigException e = assertThrows(ConfigException.class,
                 () -> parse(device("\"cqReadCount\": 4, \"cqReadCount\": 8")));
-        assertTrue(
-                e.getMessage().contains("Duplicate field 'cqReadCount'"), e.getMessage());
+        assertEquals("devices[0].cqReadCount", e.path());
+        assertTrue(e.rule().startsWith("set twice (line 1, column "), e.rule());
     }
 
     @Test
     void trailingContentIsRejected() {
         ConfigException e = assertThrows(ConfigException.class, () -> parse(device("") + " {}"));
-        assertTrue(e.rule().startsWith("malformed JSON"), e.rule());
+        assertEquals("malformed JSON: more after the layout's object", e.rule());
+    }
+
+    @Test
+    void aDocumentThatEndsInsideAnArrayNamesWhereItOpened() {
+        ConfigException e = assertThrows(ConfigException.class, () -> parse("{\"devices\": ["));
+        assertEquals("malformed JSON: Unexpected end-of-input: expected close marker for Array (opened at line 1,"
+                + " column 13)", e.rule());
+    }
+
+    @Test
+    void whatIsBeyondTheJsonReadersLimitsNamesItsPathAndTheLimit() {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> parse(device("\"eagerMaxSize\": " + "9".repeat(1001))));
+        assertTrue(e.path().startsWith("devices[0].eagerMaxSize (line 1, column "), e.path());
+        assertEquals("beyond what the JSON reader takes: Number value length (1001) exceeds the maximum allowed"
+                + " (1000)", e.rule());
+        e = assertThrows(ConfigException.class,
+                () -> parse("{\"description\": " + "[".repeat(1001) + "]".repeat(1001) + "}"));
+        assertTrue(e.path().startsWith("description[0]"), e.path());
+        assertTrue(e.rule().contains("nesting depth (1001) exceeds the maximum allowed (1000)"), e.rule());
+        assertTrue(!e.getMessage().contains("`"), "no names of the reader's own: " + e.getMessage());
     }
 }

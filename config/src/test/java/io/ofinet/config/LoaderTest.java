@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -112,5 +113,24 @@ class LoaderTest {
         public String description() {
             return "fixed";
         }
+    }
+
+    @Test
+    void aLayoutFileThatCannotBeReadSaysWhyInWords(@TempDir Path dir) throws Exception {
+        Path latin1 = dir.resolve("latin1.json");
+        Files.write(latin1, "{\"devices\": [{\"name\": \"caf\u00e9\"}]}".getBytes(StandardCharsets.ISO_8859_1));
+        assertEquals(latin1 + ": layout file is not UTF-8 text", assertThrows(ConfigException.class,
+                () -> ConfigLoader.loadFile(latin1, Layouts.EMPTY_ENV)).getMessage());
+        assertEquals(dir + ": is a directory, not a layout file", assertThrows(ConfigException.class,
+                () -> ConfigLoader.loadFile(dir, Layouts.EMPTY_ENV)).getMessage());
+    }
+
+    @Test
+    void aLayoutFileMayBeginWithAByteOrderMark(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("bom.json");
+        String layout = Files.readString(EXAMPLES.resolve("loopback-tcp.json"));
+        Files.writeString(file, "\uFEFF" + layout);
+        assertEquals(ConfigLoader.loadFile(EXAMPLES.resolve("loopback-tcp.json"), Layouts.EMPTY_ENV).devices(),
+                ConfigLoader.loadFile(file, Layouts.EMPTY_ENV).devices());
     }
 }

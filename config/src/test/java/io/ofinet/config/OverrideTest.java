@@ -47,7 +47,10 @@ class OverrideTest {
         assertEquals(Source.DEFAULT, p.setting(Parameters.MIN_STRIPE_SIZE).source());
     }
 
-    /** The delay of a request to send is still set by its former name, intentDelayUs; the current name wins. */
+    /**
+     * The delay of a request to send is still set by its former name, intentDelayUs; within one source the
+     * current name wins.
+     */
     @Test
     void theRtsDelayKeepsItsFormerName() throws ConfigException {
         assertEquals(Optional.of("intentDelayUs"), Parameters.RTS_DELAY_US.formerName());
@@ -63,6 +66,9 @@ class OverrideTest {
                 .devices().get(0).parameters().rtsDelayNanos());
         assertEquals(13000, parse(device(""), env(Map.of(), Map.of("ofinet.intentDelayUs", "13"))).devices().get(0)
                 .parameters().rtsDelayNanos());
+        assertEquals(15000, parse(device(""), env(Map.of("OFINET_RTS_DELAY_US", "14"), Map.of("ofinet.intentDelayUs",
+                "15"))).devices().get(0).parameters().rtsDelayNanos(), "a system property overrides the environment"
+                + " whichever name each uses");
         ConfigException twice = assertThrows(ConfigException.class,
                 () -> parse(device("\"intentDelayUs\": 5, \"rtsDelayUs\": 6"), env(Map.of())));
         assertEquals("test.json: devices[0].rtsDelayUs: set twice, also as intentDelayUs (its former name)",
