@@ -3,6 +3,8 @@ package io.ofinet.plugin.ofi;
 import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.NetException;
+import io.ofinet.plugin.NetResult;
 import io.ofinet.rdma.ListenComm;
 import io.ofinet.rdma.RdmaEndpoint;
 import io.ofinet.rdma.comm.Request;
@@ -63,6 +65,8 @@ final class OfiHandles {
         /** The protocol's handles of the buffers being posted, and the plugin's. */
         final MrHandle[] scratch = new MrHandle[Limits.MAX_RECVS];
         final Mr[] scratchMrs = new Mr[Limits.MAX_RECVS];
+        /** The distinct handles of the post under way, their uses counted ({@link #claim}). */
+        private final Mr[] claimed = new Mr[Limits.MAX_RECVS];
         boolean closed;
         /** The direct buffer posted last through the ByteBuffer calls, and its address. */
         private volatile LastBuffer lastBuffer;
@@ -85,23 +89,48 @@ final class OfiHandles {
         }
 
         /**
-         * A request object for {@code inner}, posted with the {@code count} handles in {@link
-         * #scratchMrs} (nulls allowed); {@code buffers} is how many sizes {@code test} reports (0
-         * for sends and flushes). The protocol refuses a post beyond the bound first.
+         * Counts a use of each distinct handle among the {@code count} in {@link #scratchMrs} (nulls
+         * allowed), before they are posted, and returns how many there are. A handle deregistered
+         * meanwhile is refused and nothing stays counted: {@code deregMr} marks the handle closed and
+         * then reads its uses, this reads closed after counting, so one of the two sees the other.
          */
-        PooledRequest wrap(Request inner, int count, int buffers) {
+        int claim(int count, String operation) throws NetException {
+            int distinct = 0;
+            for (int i = 0; i < count; i++) {
+                Mr mr = scratchMrs[i];
+                if (mr != null && !contains(claimed, distinct, mr)) {
+                    claimed[distinct++] = mr;
+                    mr.uses.incrementAndGet();
+                    if (mr.closed) {
+                        unclaim(distinct);
+                        throw new NetException(NetResult.INVALID_USAGE, operation
+                                + ": the memory handle was deregistered");
+                    }
+                }
+            }
+            return distinct;
+        }
+
+        /** Takes back the uses {@link #claim} counted: the post did not happen. */
+        void unclaim(int distinct) {
+            for (int i = 0; i < distinct; i++) {
+                claimed[i].uses.decrementAndGet();
+                claimed[i] = null;
+            }
+        }
+
+        /**
+         * A request object for {@code inner}, posted with the {@code distinct} handles {@link #claim}
+         * counted; {@code buffers} is how many sizes {@code test} reports (0 for sends and flushes).
+         * The protocol refuses a post beyond the bound first.
+         */
+        PooledRequest wrap(Request inner, int distinct, int buffers) {
             PooledRequest r = take();
             r.inner = inner;
             r.inUse = true;
             r.buffers = buffers;
-            int distinct = 0;
-            for (int i = 0; i < count; i++) {
-                Mr mr = scratchMrs[i];
-                if (mr != null && !contains(r.mrs, distinct, mr)) {
-                    r.mrs[distinct++] = mr; // a handle counts once per request
-                    mr.uses.incrementAndGet();
-                }
-            }
+            System.arraycopy(claimed, 0, r.mrs, 0, distinct);
+            Arrays.fill(claimed, 0, distinct, null);
             r.mrCount = distinct;
             return r;
         }
@@ -152,9 +181,11 @@ final class OfiHandles {
             free.add(r);
         }
 
-        /** Marks it closed and releases its outstanding requests: they end with it. */
-        void markClosed() {
-            closed = true;
+        /**
+         * Releases its outstanding requests, which ended with its close: called once the protocol's
+         * close has returned, so that their memory counts as used until nothing can touch it.
+         */
+        void releaseAll() {
             for (int i = 0; i < created; i++) {
                 if (all[i].inUse) {
                     release(all[i]);
@@ -193,9 +224,10 @@ final class OfiHandles {
         final Object owner;
         final MrHandle inner;
         final RdmaEndpoint endpoint;
-        /** Outstanding requests posted with it. */
+        /** Outstanding requests posted with it, and the post under way. */
         final AtomicInteger uses = new AtomicInteger();
-        boolean closed;
+        /** Deregistered, or being deregistered; read by posts after counting their use ({@link Comm#claim}). */
+        volatile boolean closed;
 
         Mr(Object owner, MrHandle inner, RdmaEndpoint endpoint) {
             this.owner = owner;

@@ -13,9 +13,7 @@ import io.ofinet.plugin.MemoryType;
 import io.ofinet.plugin.NetException;
 import io.ofinet.plugin.NetPlugin;
 import io.ofinet.plugin.NetResult;
-import io.ofinet.rdma.Device;
 import io.ofinet.rdma.ListenComm;
-import io.ofinet.rdma.RdmaEndpoint;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.recv.RecvComm;
@@ -39,6 +37,25 @@ public final class OfiNetPlugin implements NetPlugin {
 
     private final PluginDevices devices;
     private final PluginChecks checks = new PluginChecks(this);
+    private final PluginConnections connections;
+    /**
+     * What the handles made since the last {@link #close} belong to: a new one at every close, so
+     * that a handle made before it is refused as closed with the plugin.
+     */
+    private volatile Opening opening = new Opening(this);
+
+    /** A span of the plugin's life between two closes; see {@link #opening}. */
+    record Opening(OfiNetPlugin plugin) {
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
+    }
 
     /** The plugin as ServiceLoader makes it: real libfabric, the layout of this process's configuration. */
     public OfiNetPlugin() {
@@ -48,6 +65,7 @@ public final class OfiNetPlugin implements NetPlugin {
     /** A plugin over another provider and layout (the in-memory provider, in tests). */
     OfiNetPlugin(Supplier<FabricProvider> providers, PluginDevices.LayoutSource layoutSource) {
         this.devices = new PluginDevices(providers, layoutSource);
+        this.connections = new PluginConnections(this, devices, checks);
     }
 
     @Override
@@ -63,10 +81,6 @@ public final class OfiNetPlugin implements NetPlugin {
     @Override
     public int devices() throws NetException {
         return devices.count();
-    }
-
-    private Device device(int dev) throws NetException {
-        return devices.device(dev);
     }
 
     @Override
@@ -86,69 +100,24 @@ public final class OfiNetPlugin implements NetPlugin {
                 .asMap();
     }
 
-    private static RdmaEndpoint endpoint(Device device) throws NetException {
-        try {
-            return device.endpointForCurrentThread();
-        } catch (RdmaException e) {
-            throw Errors.toNetException("open endpoint", e);
-        }
-    }
-
     @Override
     public Handles.ListenComm listen(int dev) throws NetException {
-        try {
-            return new OfiHandles.Listen(this, endpoint(device(dev)).listen());
-        } catch (RdmaException e) {
-            throw Errors.toNetException("listen", e);
-        }
+        return connections.listen(devices.device(dev));
     }
 
     @Override
     public Handles.SendComm connect(int dev, byte[] handle, ConnectConfig config) throws NetException {
-        if (handle == null || handle.length > HANDLE_MAX_BYTES) {
-            throw new NetException(NetResult.INVALID_ARGUMENT, "connect: a handle of at most " + HANDLE_MAX_BYTES
-                    + " bytes is required");
-        }
-        RdmaEndpoint endpoint = endpoint(device(dev));
-        try {
-            SendComm comm = endpoint.connect(handle);
-            return comm == null ? null : new OfiHandles.Send(this, comm, endpoint);
-        } catch (RdmaException e) {
-            throw Errors.toNetException("connect", e);
-        }
+        return connections.connect(dev, handle);
     }
 
     @Override
     public Handles.RecvComm accept(Handles.ListenComm listenComm) throws NetException {
-        OfiHandles.Listen listen = checks.ours(listenComm, OfiHandles.Listen.class, "accept", "listen communicator");
-        if (listen.closed) {
-            throw new NetException(NetResult.INVALID_USAGE, "accept: the listen communicator is closed");
-        }
-        ListenComm inner = listen.inner;
-        try {
-            RecvComm comm = inner.endpoint().accept(inner);
-            return comm == null ? null : new OfiHandles.Recv(this, comm, inner.endpoint());
-        } catch (RdmaException e) {
-            throw Errors.toNetException("accept", e);
-        }
+        return connections.accept(listenComm);
     }
 
     @Override
     public Handles.MrHandle regMr(Handles.Comm comm, long address, long size, MemoryType type) throws NetException {
-        OfiHandles.Comm c = checks.openComm(comm, "regMr");
-        if (type != MemoryType.HOST) {
-            throw new NetException(NetResult.INVALID_USAGE, "regMr: " + type + " memory is not supported: ofinet"
-                    + " registers host memory only (ptrSupport HOST)");
-        }
-        if (address == 0 || size < 0) {
-            throw new NetException(NetResult.INVALID_ARGUMENT, "regMr: no buffer at 0x" + Long.toHexString(address)
-                    + " of " + size + " bytes");
-        }
-        try {
-            return new OfiHandles.Mr(this, c.endpoint.registerUserBuffer(address, size), c.endpoint);
-        } catch (RdmaException e) {
-            throw Errors.toNetException("regMr", e);
-        }
+        return PluginMemory.register(checks.openComm(comm, "regMr"), address, size, type, opening);
     }
 
     @Override
@@ -168,23 +137,8 @@ public final class OfiNetPlugin implements NetPlugin {
     public void deregMr(Handles.Comm comm, Handles.MrHandle mhandle) throws NetException {
         // A closed communicator will do: its requests ended with it, and its buffers must still
         // be released.
-        checks.ours(comm, OfiHandles.Comm.class, "deregMr", "communicator");
-        OfiHandles.Mr mr = checks.ours(mhandle, OfiHandles.Mr.class, "deregMr", "memory handle");
-        if (mr.closed) {
-            throw new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle was deregistered already");
-        }
-        int uses = mr.uses.get();
-        if (uses > 0) {
-            throw new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle is used by " + uses
-                    + " outstanding request" + (uses == 1 ? "" : "s") + "; nothing was deregistered (test them to"
-                    + " completion or close their communicator first)");
-        }
-        mr.closed = true;
-        try {
-            mr.endpoint.deregisterUserBuffer(mr.inner);
-        } catch (RdmaException e) {
-            throw Errors.toNetException("deregMr", e);
-        }
+        PluginMemory.deregister(checks.ours(comm, OfiHandles.Comm.class, "deregMr", "communicator"),
+                checks.ours(mhandle, OfiHandles.Mr.class, "deregMr", "memory handle"));
     }
 
     @Override
@@ -196,13 +150,25 @@ public final class OfiNetPlugin implements NetPlugin {
                     + MAX_P2P_BYTES);
         }
         OfiHandles.Mr mr = checks.mr(mhandle, send, "isend");
+        send.scratchMrs[0] = mr;
+        int distinct = send.claim(1, "isend");
+        Request inner;
         try {
-            Request inner = send.inner.isend(address, size, tag, mr == null ? null : mr.inner);
-            send.scratchMrs[0] = mr;
-            return inner == null ? null : send.wrap(inner, 1, 0);
+            inner = send.inner.isend(address, size, tag, mr == null ? null : mr.inner);
         } catch (RdmaException e) {
+            send.unclaim(distinct);
             throw Errors.toNetException("isend", e);
         }
+        return posted(send, inner, distinct, 0);
+    }
+
+    /** The request object for a post: null (retry later, nothing counted) where the protocol made none. */
+    private static Handles.Request posted(OfiHandles.Comm comm, Request inner, int distinct, int buffers) {
+        if (inner == null) {
+            comm.unclaim(distinct);
+            return null;
+        }
+        return comm.wrap(inner, distinct, buffers);
     }
 
     @Override
@@ -216,12 +182,15 @@ public final class OfiNetPlugin implements NetPlugin {
             Handles.MrHandle[] mhandles) throws NetException {
         OfiHandles.Recv recv = checks.recv(comm, n, "irecv");
         MrHandle[] mrs = checks.mrs(recv, n, mhandles, "irecv");
+        int distinct = recv.claim(n, "irecv");
+        Request inner;
         try {
-            Request inner = recv.inner.irecv(n, addresses, sizes, tags, mrs);
-            return inner == null ? null : recv.wrap(inner, n, n);
+            inner = recv.inner.irecv(n, addresses, sizes, tags, mrs);
         } catch (RdmaException e) {
+            recv.unclaim(distinct);
             throw Errors.toNetException("irecv", e);
         }
+        return posted(recv, inner, distinct, n);
     }
 
     @Override
@@ -240,12 +209,15 @@ public final class OfiNetPlugin implements NetPlugin {
             Handles.MrHandle[] mhandles) throws NetException {
         OfiHandles.Recv recv = checks.recv(comm, n, "iflush");
         MrHandle[] mrs = checks.mrs(recv, n, mhandles, "iflush");
+        int distinct = recv.claim(n, "iflush");
+        Request inner;
         try {
-            Request inner = recv.inner.iflush(n, addresses, sizes, mrs);
-            return inner == null ? null : recv.wrap(inner, n, 0);
+            inner = recv.inner.iflush(n, addresses, sizes, mrs);
         } catch (RdmaException e) {
+            recv.unclaim(distinct);
             throw Errors.toNetException("iflush", e);
         }
+        return posted(recv, inner, distinct, 0);
     }
 
     @Override
@@ -276,40 +248,28 @@ public final class OfiNetPlugin implements NetPlugin {
 
     @Override
     public void closeSend(Handles.SendComm comm) throws NetException {
-        OfiHandles.Send send = checks.ours(comm, OfiHandles.Send.class, "closeSend", "send communicator");
-        if (send.closed) {
-            throw new NetException(NetResult.INVALID_USAGE, "closeSend: the communicator is closed already");
-        }
-        send.markClosed();
-        try {
-            send.inner.close();
-        } catch (RdmaException e) {
-            throw Errors.toNetException("closeSend", e);
-        }
+        connections.closeSend(comm);
     }
 
     @Override
     public void closeRecv(Handles.RecvComm comm) throws NetException {
-        OfiHandles.Recv recv = checks.ours(comm, OfiHandles.Recv.class, "closeRecv", "receive communicator");
-        if (recv.closed) {
-            throw new NetException(NetResult.INVALID_USAGE, "closeRecv: the communicator is closed already");
-        }
-        recv.markClosed();
-        recv.inner.close();
+        connections.closeRecv(comm);
     }
 
     @Override
     public void closeListen(Handles.ListenComm comm) throws NetException {
-        OfiHandles.Listen listen = checks.ours(comm, OfiHandles.Listen.class, "closeListen", "listen communicator");
-        if (listen.closed) {
-            throw new NetException(NetResult.INVALID_USAGE, "closeListen: the communicator is closed already");
-        }
-        listen.closed = true;
-        listen.inner.close();
+        connections.closeListen(comm);
     }
 
+    /** What handles made now belong to. */
+    Opening opening() {
+        return opening;
+    }
+
+    /** Closes every device; handles made before are refused afterwards, as closed with the plugin. */
     @Override
     public void close() throws NetException {
+        opening = new Opening(this);
         devices.close();
     }
 }

@@ -15,18 +15,20 @@ import java.nio.ByteBuffer;
  * and what was wrong, and leaves everything as it was.
  */
 final class PluginChecks {
-    private final Object owner;
+    private final OfiNetPlugin plugin;
 
-    /** @param owner the plugin whose handles pass */
-    PluginChecks(Object owner) {
-        this.owner = owner;
+    /** @param plugin the plugin whose handles pass, those made since its last close */
+    PluginChecks(OfiNetPlugin plugin) {
+        this.plugin = plugin;
     }
 
-    /** {@code handle} as {@code type}, when it is one of the owner's. */
+    /** {@code handle} as {@code type}, when it is one of the plugin's made since its last close. */
     <T> T ours(Object handle, Class<T> type, String operation, String what) throws NetException {
-        if (!type.isInstance(handle) || ((OfiHandles.Owned) handle).owner() != owner) {
+        if (!type.isInstance(handle) || ((OfiHandles.Owned) handle).owner() != plugin.opening()) {
             throw new NetException(NetResult.INVALID_USAGE, operation + ": " + (handle == null ? "no " + what
-                    : "a " + what + " that this plugin did not make"));
+                    : handle instanceof OfiHandles.Owned o && o.owner() instanceof OfiNetPlugin.Opening earlier
+                            && earlier.plugin() == plugin ? "a " + what + " made before the plugin was closed,"
+                            + " and closed with it" : "a " + what + " that this plugin did not make"));
         }
         return type.cast(handle);
     }

@@ -1,15 +1,20 @@
 package io.ofinet.plugin.ofi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import io.ofinet.fabric.mem.MemProvider;
+import io.ofinet.mr.MrHandle;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.NetException;
 import io.ofinet.plugin.NetResult;
@@ -18,13 +23,18 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.send.SendRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** The adapter over a mocked protocol: error mapping, request pooling and staleness. */
 class AdapterMockTest {
     private final OfiNetPlugin plugin = new OfiNetPlugin(MemProvider::create, PluginFixture::layout);
     private final SendComm inner = mock(SendComm.class);
-    private final OfiHandles.Send comm = new OfiHandles.Send(plugin, inner, mock(RdmaEndpoint.class));
+    private final RdmaEndpoint endpoint = mock(RdmaEndpoint.class);
+    private final OfiHandles.Send comm = new OfiHandles.Send(plugin.opening(), inner, endpoint);
 
     @Test
     void protocolErrorsBecomeNetExceptionsWithTheirResultAndCause() throws Exception {
@@ -60,5 +70,64 @@ class AdapterMockTest {
         assertEquals(0, comm.outstanding(), "both returned to the pool");
         assertEquals(NetResult.INVALID_USAGE, assertThrows(NetException.class, () -> plugin.test(first, null)).result());
         assertEquals(NetResult.INVALID_USAGE, assertThrows(NetException.class, () -> plugin.test(second, null)).result());
+    }
+
+    @Test
+    void memoryStaysInUseUntilTheCloseOfItsCommunicatorHasReturned() throws Exception {
+        OfiHandles.Mr mr = new OfiHandles.Mr(plugin.opening(), mock(MrHandle.class), endpoint);
+        when(inner.isend(anyLong(), anyLong(), anyInt(), any())).thenReturn(mock(SendRequest.class));
+        plugin.isend(comm, 0x1000, 64, 1, mr);
+        List<String> duringClose = new ArrayList<>();
+        doAnswer(call -> { // the protocol's close drains the writes in flight
+            duringClose.add(assertThrows(NetException.class, () -> plugin.deregMr(comm, mr)).getMessage());
+            return null;
+        }).when(inner).close();
+        plugin.closeSend(comm);
+        assertEquals(List.of("deregMr: the memory handle is used by 1 outstanding request; nothing was deregistered"
+                + " (test them to completion or close their communicator first)"), duringClose);
+        plugin.deregMr(comm, mr);
+        verify(endpoint).deregisterUserBuffer(mr.inner);
+    }
+
+    @Test
+    void aPostUnderWayOnAnotherThreadKeepsItsMemoryFromBeingDeregistered() throws Exception {
+        OfiHandles.Mr mr = new OfiHandles.Mr(plugin.opening(), mock(MrHandle.class), endpoint);
+        CountDownLatch posting = new CountDownLatch(1);
+        CountDownLatch refused = new CountDownLatch(1);
+        when(inner.isend(anyLong(), anyLong(), anyInt(), any())).thenAnswer(call -> {
+            posting.countDown();
+            refused.await(); // the protocol posts the send with the registration
+            return mock(SendRequest.class);
+        });
+        AtomicReference<Handles.Request> request = new AtomicReference<>();
+        Thread poster = new Thread(() -> {
+            try {
+                request.set(plugin.isend(comm, 0x1000, 64, 1, mr));
+            } catch (NetException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        poster.start();
+        posting.await();
+        NetException e = assertThrows(NetException.class, () -> plugin.deregMr(comm, mr));
+        refused.countDown();
+        poster.join();
+        assertEquals("deregMr: the memory handle is used by 1 outstanding request; nothing was deregistered (test"
+                + " them to completion or close their communicator first)", e.getMessage());
+        assertNotNull(request.get());
+        assertEquals(1, mr.uses.get());
+        assertEquals(false, mr.closed, "a refused deregistration leaves the handle usable");
+        verify(endpoint, never()).deregisterUserBuffer(any());
+    }
+
+    @Test
+    void aPostTheProtocolRefusesOrDefersCountsNoUse() throws Exception {
+        OfiHandles.Mr mr = new OfiHandles.Mr(plugin.opening(), mock(MrHandle.class), endpoint);
+        when(inner.isend(anyLong(), anyLong(), anyInt(), any())).thenReturn(null)
+                .thenThrow(new RdmaException(ErrorCategory.REMOTE, "the peer is gone"));
+        assertEquals(null, plugin.isend(comm, 0x1000, 64, 1, mr));
+        assertThrows(NetException.class, () -> plugin.isend(comm, 0x1000, 64, 1, mr));
+        assertEquals(0, mr.uses.get());
+        plugin.deregMr(comm, mr);
     }
 }

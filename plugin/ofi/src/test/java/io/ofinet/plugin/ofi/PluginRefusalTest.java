@@ -136,4 +136,44 @@ class PluginRefusalTest extends PluginFixture {
         b.deregMr(other, again);
         b.closeRecv(other);
     }
+
+    @Test
+    void aHandleMadeBeforeThePluginClosedIsRefusedAsClosedWithIt() throws Exception {
+        connectPair();
+        HostBuffer dst = buffer(4096);
+        Handles.MrHandle dstMr = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
+        Handles.Request r = b.irecv(recv, 1, new long[] {dst.address}, new long[] {4096}, new int[] {1},
+                new Handles.MrHandle[] {dstMr});
+        b.close();
+        NetException test = assertThrows(NetException.class, () -> b.test(r, new long[1]));
+        assertEquals(NetResult.INVALID_USAGE, test.result(), "not the peer's fault: " + test.getMessage());
+        assertEquals("test: a request made before the plugin was closed, and closed with it", test.getMessage());
+        assertEquals("deregMr: a communicator made before the plugin was closed, and closed with it",
+                assertThrows(NetException.class, () -> b.deregMr(recv, dstMr)).getMessage());
+        b.init();
+        assertEquals("closeRecv: a receive communicator made before the plugin was closed, and closed with it",
+                assertThrows(NetException.class, () -> b.closeRecv(recv)).getMessage(), "also once opened again");
+        assertEquals("test: a request that this plugin did not make",
+                assertThrows(NetException.class, () -> a.test(r, null)).getMessage(), "another plugin's");
+    }
+
+    @Test
+    void memoryRegisteredForAnotherEndpointIsNotDeregisteredThroughThisOne() throws Exception {
+        connectPair();
+        HostBuffer src = buffer(64);
+        Handles.MrHandle mr = a.regMr(send, src.address, src.size, MemoryType.HOST);
+        Handles.SendComm[] other = new Handles.SendComm[1];
+        Thread elsewhere = new Thread(() -> { // an endpoint per thread: a communicator of another endpoint
+            try {
+                other[0] = connect(listen).send();
+            } catch (NetException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        elsewhere.start();
+        elsewhere.join();
+        assertEquals("deregMr: the memory handle was registered for a communicator of another endpoint",
+                assertThrows(NetException.class, () -> a.deregMr(other[0], mr)).getMessage());
+        a.deregMr(send, mr);
+    }
 }

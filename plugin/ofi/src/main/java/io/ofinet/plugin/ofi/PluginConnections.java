@@ -1,0 +1,111 @@
+package io.ofinet.plugin.ofi;
+
+import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.NetException;
+import io.ofinet.plugin.NetPlugin;
+import io.ofinet.plugin.NetResult;
+import io.ofinet.rdma.Device;
+import io.ofinet.rdma.ListenComm;
+import io.ofinet.rdma.RdmaEndpoint;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.recv.RecvComm;
+import io.ofinet.rdma.send.SendComm;
+
+/**
+ * The communicators' lives for {@link OfiNetPlugin}: listen, connect and accept on the calling
+ * thread's endpoint, and the closes. A communicator's requests, and their use of memory handles,
+ * end once the protocol's close has returned, so that memory counts as used until nothing can
+ * touch it.
+ */
+final class PluginConnections {
+    private final OfiNetPlugin plugin;
+    private final PluginDevices devices;
+    private final PluginChecks checks;
+
+    PluginConnections(OfiNetPlugin plugin, PluginDevices devices, PluginChecks checks) {
+        this.plugin = plugin;
+        this.devices = devices;
+        this.checks = checks;
+    }
+
+    private static RdmaEndpoint endpoint(Device device) throws NetException {
+        try {
+            return device.endpointForCurrentThread();
+        } catch (RdmaException e) {
+            throw Errors.toNetException("open endpoint", e);
+        }
+    }
+
+    Handles.ListenComm listen(Device device) throws NetException {
+        try {
+            return new OfiHandles.Listen(plugin.opening(), endpoint(device).listen());
+        } catch (RdmaException e) {
+            throw Errors.toNetException("listen", e);
+        }
+    }
+
+    Handles.SendComm connect(int dev, byte[] handle) throws NetException {
+        if (handle == null || handle.length > NetPlugin.HANDLE_MAX_BYTES) {
+            throw new NetException(NetResult.INVALID_ARGUMENT, "connect: a handle of at most "
+                    + NetPlugin.HANDLE_MAX_BYTES + " bytes is required");
+        }
+        RdmaEndpoint endpoint = endpoint(devices.device(dev));
+        try {
+            SendComm comm = endpoint.connect(handle);
+            return comm == null ? null : new OfiHandles.Send(plugin.opening(), comm, endpoint);
+        } catch (RdmaException e) {
+            throw Errors.toNetException("connect", e);
+        }
+    }
+
+    Handles.RecvComm accept(Handles.ListenComm listenComm) throws NetException {
+        OfiHandles.Listen listen = checks.ours(listenComm, OfiHandles.Listen.class, "accept", "listen communicator");
+        if (listen.closed) {
+            throw new NetException(NetResult.INVALID_USAGE, "accept: the listen communicator is closed");
+        }
+        ListenComm inner = listen.inner;
+        try {
+            RecvComm comm = inner.endpoint().accept(inner);
+            return comm == null ? null : new OfiHandles.Recv(plugin.opening(), comm, inner.endpoint());
+        } catch (RdmaException e) {
+            throw Errors.toNetException("accept", e);
+        }
+    }
+
+    void closeSend(Handles.SendComm comm) throws NetException {
+        OfiHandles.Send send = checks.ours(comm, OfiHandles.Send.class, "closeSend", "send communicator");
+        if (send.closed) {
+            throw new NetException(NetResult.INVALID_USAGE, "closeSend: the communicator is closed already");
+        }
+        send.closed = true;
+        try {
+            send.inner.close();
+        } catch (RdmaException e) {
+            throw Errors.toNetException("closeSend", e);
+        } finally {
+            send.releaseAll();
+        }
+    }
+
+    void closeRecv(Handles.RecvComm comm) throws NetException {
+        OfiHandles.Recv recv = checks.ours(comm, OfiHandles.Recv.class, "closeRecv", "receive communicator");
+        if (recv.closed) {
+            throw new NetException(NetResult.INVALID_USAGE, "closeRecv: the communicator is closed already");
+        }
+        recv.closed = true;
+        try {
+            recv.inner.close();
+        } finally {
+            recv.releaseAll();
+        }
+    }
+
+    void closeListen(Handles.ListenComm comm) throws NetException {
+        OfiHandles.Listen listen = checks.ours(comm, OfiHandles.Listen.class, "closeListen", "listen communicator");
+        if (listen.closed) {
+            throw new NetException(NetResult.INVALID_USAGE, "closeListen: the communicator is closed already");
+        }
+        listen.closed = true;
+        listen.inner.close();
+    }
+}
