@@ -64,7 +64,8 @@ public final class Registrar {
         }
         long start = cache.pageStart(address);
         long end = cache.pageEnd(address, length);
-        if (cache.size() >= maxEntries || cache.bytes() + (end - start) > maxBytes || cache.overlaps(address, length)) {
+        if (cachedEntries() >= maxEntries || cachedBytes() + (end - start) > maxBytes
+                || cache.overlaps(address, length)) {
             return new MrHandle(this, rails, track(RegistrationSet.register(rails, address, length, use), rails),
                     address, length, false);
         }
@@ -88,15 +89,13 @@ public final class Registrar {
             return; // released already, by closeAll at endpoint or device close
         }
         if (!handle.cached()) {
-            live.remove(handle.set());
-            handle.set().close();
+            deregister(handle.set());
             return;
         }
         RegistrationCache<RegistrationSet> cache = cacheFor(handle.rails());
         switch (cache.remove(handle.address(), handle.length())) {
             case DEREGISTER:
-                live.remove(handle.set());
-                handle.set().close();
+                deregister(handle.set());
                 break;
             case STILL_REFERENCED:
                 break;
@@ -106,9 +105,31 @@ public final class Registrar {
         }
     }
 
-    /** Live cached registrations (all caches). */
+    /**
+     * Closes a live set. One whose close fails stays live, with what did not close, and is tried
+     * again when its endpoint or device closes ({@link #closeAll}).
+     */
+    private void deregister(RegistrationSet set) throws MrException {
+        set.close();
+        live.remove(set);
+    }
+
+    /** Live cached registrations (all caches): what {@code mrCacheMaxEntries} bounds, for the device. */
     public synchronized int cachedEntries() {
-        return domainCache.size() + endpointCaches.values().stream().mapToInt(RegistrationCache::size).sum();
+        int entries = domainCache.size();
+        for (RegistrationCache<RegistrationSet> cache : endpointCaches.values()) {
+            entries += cache.size();
+        }
+        return entries;
+    }
+
+    /** Bytes of the cached registrations (all caches): what {@code mrCacheMaxBytes} bounds. */
+    private long cachedBytes() {
+        long bytes = domainCache.bytes();
+        for (RegistrationCache<RegistrationSet> cache : endpointCaches.values()) {
+            bytes += cache.bytes();
+        }
+        return bytes;
     }
 
     /**
@@ -123,10 +144,9 @@ public final class Registrar {
         int released = 0;
         for (Map.Entry<RegistrationSet, Rails> e : new java.util.ArrayList<>(live.entrySet())) {
             if (rails == null || e.getValue() == rails) {
-                live.remove(e.getKey());
                 released++;
                 try {
-                    e.getKey().close();
+                    deregister(e.getKey());
                 } catch (MrException ex) {
                     if (failure == null) {
                         failure = ex;

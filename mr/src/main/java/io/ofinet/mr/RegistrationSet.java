@@ -94,16 +94,18 @@ final class RegistrationSet {
         return set[Objects.checkIndex(rail, set.length)];
     }
 
-    /** Closes what it owns, newest first (control registrations before the data ones). */
+    /**
+     * Closes what it owns, newest first (control registrations before the data ones). The set is
+     * unusable from the first attempt on; a registration whose close failed stays owned, and the
+     * next call tries it again.
+     */
     void close() throws MrException {
-        if (closed) {
-            return;
-        }
         closed = true;
         MrException failure = null;
         for (int i = owned.size() - 1; i >= 0; i--) {
             try {
                 owned.get(i).close();
+                owned.remove(i);
             } catch (FabricException e) {
                 if (failure == null) {
                     failure = new MrException("deregistering 0x" + Long.toHexString(address) + " failed: "

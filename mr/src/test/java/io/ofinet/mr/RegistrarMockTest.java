@@ -219,4 +219,35 @@ class RegistrarMockTest {
         }
         assertEquals(0, registrar.cachedEntries());
     }
+
+    @Test
+    void theCachesBoundsHoldForTheDeviceOverEveryEndpointsCache() throws Exception {
+        Rails first = rails(Fi.MR_ENDPOINT, 1);
+        Rails second = new Rails(contexts, List.of(mock(Endpoint.class)), List.of(mock(Endpoint.class)), new int[] {0});
+        Registrar twoEntries = new Registrar(true, 2, 1L << 30, 4096);
+        assertTrue(twoEntries.register(first, 0x10000, 4096, Use.USER_BUFFER).cached());
+        assertTrue(twoEntries.register(second, 0x20000, 4096, Use.USER_BUFFER).cached());
+        assertTrue(!twoEntries.register(second, 0x30000, 4096, Use.USER_BUFFER).cached(), "the device's third entry");
+        assertEquals(2, twoEntries.cachedEntries());
+        Registrar twoPages = new Registrar(true, 100, 8192, 4096);
+        assertTrue(twoPages.register(first, 0x10000, 4096, Use.USER_BUFFER).cached());
+        assertTrue(twoPages.register(second, 0x20000, 4096, Use.USER_BUFFER).cached());
+        assertTrue(!twoPages.register(second, 0x30000, 4096, Use.USER_BUFFER).cached(), "the device's third page");
+    }
+
+    @Test
+    void aDeregistrationTheProviderFailsIsTriedAgainWhenTheEndpointCloses() throws Exception {
+        Rails rails = rails(Fi.MR_ENDPOINT, 1);
+        Registrar registrar = new Registrar(true, 100, 1L << 30, 4096);
+        MrHandle handle = registrar.register(rails, 0x10000, 100, Use.USER_BUFFER);
+        MemoryRegion region = regions.get(0).get(0);
+        doThrow(new FabricException("fi_close", FiErrno.FI_EAGAIN, "mock")).doNothing().when(region).close();
+        assertThrows(MrException.class, handle::close);
+        assertEquals(1, contexts.get(0).keysInUse(), "its key stays taken while the region is open");
+        handle.close(); // the handle is closed: harmless
+        assertEquals(1, registrar.closeAll(rails), "what did not close is released with its endpoint");
+        verify(region, times(2)).close();
+        assertEquals(0, contexts.get(0).keysInUse());
+        assertEquals(0, registrar.closeAll(null), "nothing left");
+    }
 }
