@@ -64,9 +64,17 @@ final class CommEntry {
      * communicator's requests, whose flushes waiting to be posted use it without the plugin knowing.
      */
     record Registration(Handles.MrHandle mr, Handles.Comm comm, RequestSlots requests) {
-        /** Whether a flush the door keeps, not yet posted, uses it. */
+        /**
+         * Whether a flush the door keeps, not yet posted, uses it. The slots belong to the thread that
+         * drives their communicator, and a deregistration may be tried from another: a read that meets
+         * them changing answers "held", and the deregistration is tried again later.
+         */
         boolean heldByDoor() {
-            return requests != null && requests.flushWaitsWith(mr);
+            try {
+                return requests != null && requests.flushWaitsWith(mr);
+            } catch (RuntimeException changing) {
+                return true;
+            }
         }
     }
 }

@@ -7,8 +7,9 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * One communicator's outstanding requests as C holds them: {@code 0x52 (8 bits) | the communicator's
  * table index (20) | the low 8 bits of its handle's generation | the slot's generation (16) | slot
- * (12)}. A request of a closed communicator whose index a new one took is refused unless both
- * generations match by chance (1 in 2^24). A slot is taken when a request is posted and freed
+ * (12)}. A request of a closed communicator whose index a new one took is refused unless the
+ * table made a multiple of 256 handles between the two communicators and the slot's generations,
+ * which start at random, match (1 in 65,536). A slot is taken when a request is posted and freed
  * when {@code test} reports it; the arrays grow to the most requests ever outstanding at once and then
  * stay, so posting and testing allocate nothing. Used by the one thread that drives the communicator.
  *

@@ -98,4 +98,15 @@ class RequestSlotsTest {
         RequestSlots last = new RequestSlots(comm((1 << 20) - 1, 0xFF_FFFF));
         assertEquals((1 << 20) - 1, RequestSlots.commIndex(last.add(A, RequestSlots.SEND, 1)));
     }
+
+    @Test
+    void aRegistrationWhoseSlotsChangeUnderTheReadCountsAsHeld() {
+        RequestSlots changing = org.mockito.Mockito.mock(RequestSlots.class);
+        Handles.MrHandle mr = new Handles.MrHandle() {
+        };
+        org.mockito.Mockito.when(changing.flushWaitsWith(mr)).thenThrow(new ArrayIndexOutOfBoundsException(8));
+        assertTrue(new CommEntry.Registration(mr, null, changing).heldByDoor(), "tried again later");
+        assertTrue(!new CommEntry.Registration(mr, null, new RequestSlots(comm(1, 1))).heldByDoor());
+        assertTrue(!new CommEntry.Registration(mr, null, null).heldByDoor());
+    }
 }

@@ -91,21 +91,20 @@ final class OfiHandles {
         /**
          * Counts a use of each distinct handle among the {@code count} in {@link #scratchMrs} (nulls
          * allowed), before they are posted, and returns how many there are. A handle deregistered
-         * meanwhile is refused and nothing stays counted: {@code deregMr} marks the handle closed and
-         * then reads its uses, this reads closed after counting, so one of the two sees the other.
+         * meanwhile is refused and nothing stays counted; a handle with a use counted is not
+         * deregistered ({@link Mr#markDeregistered}).
          */
         int claim(int count, String operation) throws NetException {
             int distinct = 0;
             for (int i = 0; i < count; i++) {
                 Mr mr = scratchMrs[i];
                 if (mr != null && !contains(claimed, distinct, mr)) {
-                    claimed[distinct++] = mr;
-                    mr.uses.incrementAndGet();
-                    if (mr.closed) {
+                    if (!mr.use()) {
                         unclaim(distinct);
                         throw new NetException(NetResult.INVALID_USAGE, operation
                                 + ": the memory handle was deregistered");
                     }
+                    claimed[distinct++] = mr;
                 }
             }
             return distinct;
@@ -114,7 +113,7 @@ final class OfiHandles {
         /** Takes back the uses {@link #claim} counted: the post did not happen. */
         void unclaim(int distinct) {
             for (int i = 0; i < distinct; i++) {
-                claimed[i].uses.decrementAndGet();
+                claimed[i].unuse();
                 claimed[i] = null;
             }
         }
@@ -172,7 +171,7 @@ final class OfiHandles {
 
         void release(PooledRequest r) {
             for (int i = 0; i < r.mrCount; i++) {
-                r.mrs[i].uses.decrementAndGet();
+                r.mrs[i].unuse();
                 r.mrs[i] = null;
             }
             r.mrCount = 0;
@@ -224,15 +223,59 @@ final class OfiHandles {
         final Object owner;
         final MrHandle inner;
         final RdmaEndpoint endpoint;
-        /** Outstanding requests posted with it, and the post under way. */
-        final AtomicInteger uses = new AtomicInteger();
-        /** Deregistered, or being deregistered; read by posts after counting their use ({@link Comm#claim}). */
-        volatile boolean closed;
+        private static final int CLOSED = 1 << 30;
+        /**
+         * The outstanding requests posted with it and the posts under way, with {@link #CLOSED} once
+         * deregistered: one word, so that a use and the deregistration cannot both succeed.
+         */
+        private final AtomicInteger state = new AtomicInteger();
 
         Mr(Object owner, MrHandle inner, RdmaEndpoint endpoint) {
             this.owner = owner;
             this.inner = inner;
             this.endpoint = endpoint;
+        }
+
+        /** Outstanding requests posted with it, and posts with it under way. */
+        int uses() {
+            return state.get() & ~CLOSED;
+        }
+
+        boolean closed() {
+            return (state.get() & CLOSED) != 0;
+        }
+
+        /** Counts a use; false, counting nothing, once it was deregistered. */
+        boolean use() {
+            if ((state.getAndIncrement() & CLOSED) != 0) {
+                state.decrementAndGet();
+                return false;
+            }
+            return true;
+        }
+
+        /** A use counted by {@link #use} ended. */
+        void unuse() {
+            state.decrementAndGet();
+        }
+
+        /**
+         * Marks it deregistered if no use is counted. Returns 0 when it did, -1 when it was
+         * deregistered already, or the uses that prevent it.
+         */
+        int markDeregistered() {
+            while (true) {
+                if (state.compareAndSet(0, CLOSED)) {
+                    return 0;
+                }
+                int now = state.get();
+                if ((now & CLOSED) != 0) {
+                    return -1;
+                }
+                if (now > 0) {
+                    return now;
+                }
+            }
         }
 
         @Override

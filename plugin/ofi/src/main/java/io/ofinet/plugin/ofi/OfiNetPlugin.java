@@ -152,23 +152,22 @@ public final class OfiNetPlugin implements NetPlugin {
         OfiHandles.Mr mr = checks.mr(mhandle, send, "isend");
         send.scratchMrs[0] = mr;
         int distinct = send.claim(1, "isend");
-        Request inner;
+        Handles.Request request = null;
         try {
-            inner = send.inner.isend(address, size, tag, mr == null ? null : mr.inner);
+            request = posted(send, send.inner.isend(address, size, tag, mr == null ? null : mr.inner), distinct, 0);
+            return request;
         } catch (RdmaException e) {
-            send.unclaim(distinct);
             throw Errors.toNetException("isend", e);
+        } finally {
+            if (request == null) {
+                send.unclaim(distinct); // not posted, or the post failed: nothing uses the memory
+            }
         }
-        return posted(send, inner, distinct, 0);
     }
 
-    /** The request object for a post: null (retry later, nothing counted) where the protocol made none. */
+    /** The request object for a post: null (retry later) where the protocol made none. */
     private static Handles.Request posted(OfiHandles.Comm comm, Request inner, int distinct, int buffers) {
-        if (inner == null) {
-            comm.unclaim(distinct);
-            return null;
-        }
-        return comm.wrap(inner, distinct, buffers);
+        return inner == null ? null : comm.wrap(inner, distinct, buffers);
     }
 
     @Override
@@ -183,14 +182,17 @@ public final class OfiNetPlugin implements NetPlugin {
         OfiHandles.Recv recv = checks.recv(comm, n, "irecv");
         MrHandle[] mrs = checks.mrs(recv, n, mhandles, "irecv");
         int distinct = recv.claim(n, "irecv");
-        Request inner;
+        Handles.Request request = null;
         try {
-            inner = recv.inner.irecv(n, addresses, sizes, tags, mrs);
+            request = posted(recv, recv.inner.irecv(n, addresses, sizes, tags, mrs), distinct, n);
+            return request;
         } catch (RdmaException e) {
-            recv.unclaim(distinct);
             throw Errors.toNetException("irecv", e);
+        } finally {
+            if (request == null) {
+                recv.unclaim(distinct); // not posted, or the post failed: nothing uses the memory
+            }
         }
-        return posted(recv, inner, distinct, n);
     }
 
     @Override
@@ -210,14 +212,17 @@ public final class OfiNetPlugin implements NetPlugin {
         OfiHandles.Recv recv = checks.recv(comm, n, "iflush");
         MrHandle[] mrs = checks.mrs(recv, n, mhandles, "iflush");
         int distinct = recv.claim(n, "iflush");
-        Request inner;
+        Handles.Request request = null;
         try {
-            inner = recv.inner.iflush(n, addresses, sizes, mrs);
+            request = posted(recv, recv.inner.iflush(n, addresses, sizes, mrs), distinct, 0);
+            return request;
         } catch (RdmaException e) {
-            recv.unclaim(distinct);
             throw Errors.toNetException("iflush", e);
+        } finally {
+            if (request == null) {
+                recv.unclaim(distinct); // not posted, or the post failed: nothing uses the memory
+            }
         }
-        return posted(recv, inner, distinct, 0);
     }
 
     @Override

@@ -67,7 +67,7 @@ final class PluginChecks {
             return null;
         }
         OfiHandles.Mr mr = ours(mhandle, OfiHandles.Mr.class, operation, "memory handle");
-        if (mr.closed) {
+        if (mr.closed()) {
             throw new NetException(NetResult.INVALID_USAGE, operation + ": the memory handle was deregistered");
         }
         if (mr.endpoint != comm.endpoint) {

@@ -36,18 +36,14 @@ final class PluginMemory {
             throw new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle was registered for a"
                     + " communicator of another endpoint");
         }
-        synchronized (mr) {
-            if (mr.closed) {
-                throw new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle was deregistered already");
-            }
-            mr.closed = true; // before reading the uses: a post counts its use before it reads closed
-            int uses = mr.uses.get();
-            if (uses > 0) {
-                mr.closed = false;
-                throw new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle is used by " + uses
-                        + " outstanding request" + (uses == 1 ? "" : "s") + "; nothing was deregistered (test them"
-                        + " to completion or close their communicator first)");
-            }
+        int uses = mr.markDeregistered();
+        if (uses < 0) {
+            throw new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle was deregistered already");
+        }
+        if (uses > 0) {
+            throw new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle is used by " + uses
+                    + " outstanding request" + (uses == 1 ? "" : "s") + "; nothing was deregistered (test them"
+                    + " to completion or close their communicator first)");
         }
         try {
             mr.endpoint.deregisterUserBuffer(mr.inner);

@@ -115,19 +115,21 @@ class AdapterMockTest {
         assertEquals("deregMr: the memory handle is used by 1 outstanding request; nothing was deregistered (test"
                 + " them to completion or close their communicator first)", e.getMessage());
         assertNotNull(request.get());
-        assertEquals(1, mr.uses.get());
-        assertEquals(false, mr.closed, "a refused deregistration leaves the handle usable");
+        assertEquals(1, mr.uses());
+        assertEquals(false, mr.closed(), "a refused deregistration leaves the handle usable");
         verify(endpoint, never()).deregisterUserBuffer(any());
     }
 
     @Test
-    void aPostTheProtocolRefusesOrDefersCountsNoUse() throws Exception {
+    void aPostTheProtocolRefusesDefersOrFailsInCountsNoUse() throws Exception {
         OfiHandles.Mr mr = new OfiHandles.Mr(plugin.opening(), mock(MrHandle.class), endpoint);
         when(inner.isend(anyLong(), anyLong(), anyInt(), any())).thenReturn(null)
-                .thenThrow(new RdmaException(ErrorCategory.REMOTE, "the peer is gone"));
+                .thenThrow(new RdmaException(ErrorCategory.REMOTE, "the peer is gone"))
+                .thenThrow(new IllegalStateException("a bug of the protocol's"));
         assertEquals(null, plugin.isend(comm, 0x1000, 64, 1, mr));
         assertThrows(NetException.class, () -> plugin.isend(comm, 0x1000, 64, 1, mr));
-        assertEquals(0, mr.uses.get());
+        assertThrows(IllegalStateException.class, () -> plugin.isend(comm, 0x1000, 64, 1, mr));
+        assertEquals(0, mr.uses());
         plugin.deregMr(comm, mr);
     }
 }
