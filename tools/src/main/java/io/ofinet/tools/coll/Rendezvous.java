@@ -6,12 +6,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Where ranks exchange their listen handles: files in a directory all ranks see (a local
  * directory for one machine, a shared file system across machines). Rank and size come from the
  * launcher's environment — {@code OMPI_COMM_WORLD_RANK}/{@code _SIZE} under mpirun,
- * {@code SLURM_PROCID}/{@code SLURM_NTASKS} under srun — or are given.
+ * {@code SLURM_PROCID}/{@code SLURM_NTASKS} under srun — or are given. Under a launcher, the
+ * files go in a directory of the job's own within the one given ({@link #jobOf}).
  */
 public final class Rendezvous {
     private final Path dir;
@@ -38,6 +40,23 @@ public final class Rendezvous {
             }
         }
         return null;
+    }
+
+    /**
+     * The launcher's name for this job, when it gives one: Open MPI's PMIx namespace or job id,
+     * Slurm's job and step. Ranks of one job exchange handles in a directory of the job's own, so
+     * that a second run given the same directory never reads a handle the first one left.
+     */
+    public static Optional<String> jobOf(Map<String, String> env) {
+        String job = env.get("PMIX_NAMESPACE");
+        if (job == null) {
+            job = env.get("OMPI_MCA_ess_base_jobid");
+        }
+        if (job == null && env.get("SLURM_JOB_ID") != null) {
+            job = env.get("SLURM_JOB_ID") + "." + env.getOrDefault("SLURM_STEP_ID", "0");
+        }
+        return Optional.ofNullable(job).map(String::trim).filter(j -> !j.isEmpty())
+                .map(j -> "job-" + j.replaceAll("[^A-Za-z0-9._-]", "_"));
     }
 
     public int rank() {

@@ -1,13 +1,16 @@
 package io.ofinet.tools.perf;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+import java.util.stream.Stream;
 
 /**
  * Ranks 1 to np - 1 of a run on this host, each a child JVM started by rank 0 (this process). Each
@@ -17,6 +20,8 @@ import java.util.function.IntFunction;
 final class LocalRanks implements AutoCloseable {
     private final List<Process> children = new ArrayList<>();
     private final Path dir;
+    /** {@link #await} ran: each rank's log was printed. */
+    private boolean awaited;
 
     private LocalRanks(Path dir) {
         this.dir = dir;
@@ -51,6 +56,7 @@ final class LocalRanks implements AutoCloseable {
      * @return {@code status} when every rank exited 0, else 1
      */
     int await(int status, int timeoutSeconds) throws IOException, InterruptedException {
+        awaited = true;
         for (int i = 0; i < children.size(); i++) {
             int r = i + 1;
             Process child = children.get(i);
@@ -61,22 +67,46 @@ final class LocalRanks implements AutoCloseable {
                 System.err.println("ofinet-perf: rank " + r + " failed (exit status " + child.exitValue() + ")");
                 status = 1;
             }
-            if (Files.exists(log(r))) {
-                for (String line : Files.readAllLines(log(r), StandardCharsets.UTF_8)) {
-                    if (!line.isBlank() && !line.startsWith("WARNING")) {
-                        System.out.println(line);
-                    }
-                }
-            }
+            printLog(r);
         }
         return status;
     }
 
+    private void printLog(int rank) throws IOException {
+        if (Files.exists(log(rank))) {
+            for (String line : Files.readAllLines(log(rank), StandardCharsets.UTF_8)) {
+                if (!line.isBlank() && !line.startsWith("WARNING")) {
+                    System.out.println(line);
+                }
+            }
+        }
+    }
+
+    /** Ends the ranks still running; when rank 0 failed before it waited for them, prints what they said. */
     @Override
     public void close() {
         for (Process child : children) {
             child.descendants().forEach(ProcessHandle::destroyForcibly);
             child.destroyForcibly();
+        }
+        if (!awaited) {
+            for (int r = 1; r <= children.size(); r++) {
+                try {
+                    children.get(r - 1).waitFor(5, TimeUnit.SECONDS);
+                    printLog(r);
+                } catch (IOException | InterruptedException e) {
+                    System.err.println("ofinet-perf: rank " + r + "'s log: " + e);
+                }
+            }
+        }
+    }
+
+    /** Removes the ranks' directory (their logs and handles); what cannot be removed stays. */
+    static void deleteDirectory(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            // A temporary directory left behind: nothing to report for a benchmark's result.
         }
     }
 }

@@ -120,7 +120,7 @@ public final class OfinetPerf implements Callable<Integer> {
     boolean stats;
 
     @Option(names = "--rendezvous", description = "directory where ranks exchange handles (set by the tool, or"
-            + " shared under mpirun/srun)")
+            + " shared under mpirun/srun, where each job uses a subdirectory of its own)")
     Path rendezvous;
 
     @Option(names = "--rank", hidden = true, description = "this process's rank (set by the tool)")
@@ -169,7 +169,8 @@ public final class OfinetPerf implements Callable<Integer> {
                 throw new CommandLine.ParameterException(new CommandLine(this), "under mpirun/srun give --rendezvous"
                         + " a directory every rank sees");
             }
-            return run(new Rendezvous(rendezvous, launched[0], launched[1]));
+            Path dir = Rendezvous.jobOf(System.getenv()).map(rendezvous::resolve).orElse(rendezvous);
+            return run(new Rendezvous(dir, launched[0], launched[1]));
         }
         if (rank != null) {
             return run(new Rendezvous(rendezvous, rank, np));
@@ -178,6 +179,8 @@ public final class OfinetPerf implements Callable<Integer> {
         try (LocalRanks ranks = LocalRanks.start(np, rendezvous, this::rankCommand)) {
             int status = run(new Rendezvous(rendezvous, 0, np));
             return ranks.await(status, timeoutSeconds);
+        } finally {
+            LocalRanks.deleteDirectory(rendezvous);
         }
     }
 

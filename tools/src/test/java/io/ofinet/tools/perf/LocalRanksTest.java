@@ -138,4 +138,15 @@ class LocalRanksTest {
         assertEnds(processes.get(0), "rank 1");
         assertEnds(processes.get(1), "rank 1's child");
     }
+
+    @Test
+    void whenRankZeroFailsBeforeWaitingTheOthersLogsArePrintedAndTheDirectoryRemoved() throws Exception {
+        Path ranksDir = Files.createDirectory(dir.resolve("run"));
+        LocalRanks ranks = LocalRanks.start(2, ranksDir, shell(Map.of(1, "echo 'rank 1: the peer refused'")));
+        Thread.sleep(300); // rank 0 fails here, never reaching await
+        ranks.close();
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("rank 1: the peer refused"), out.toString());
+        LocalRanks.deleteDirectory(ranksDir);
+        assertTrue(!Files.exists(ranksDir));
+    }
 }
