@@ -1,5 +1,6 @@
 package io.ofinet.tools.perf;
 
+import io.ofinet.plugin.NetException;
 import io.ofinet.plugin.NetPlugin;
 import io.ofinet.plugin.NetPlugins;
 import io.ofinet.tools.coll.Collectives;
@@ -10,6 +11,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +35,8 @@ import picocli.CommandLine;
                 + " the ring), allreduce and allgather (ring, float32, across --np processes), check (every"
                 + " collective, verified); capabilities prints what this ofinet-perf supports, for scripts.")
 public final class OfinetPerf implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Parameters(index = "0", defaultValue = "pingpong", description = "pingpong, sendrecv, exchange, allreduce,"
             + " allgather or check (default: ${DEFAULT-VALUE})")
@@ -131,7 +135,24 @@ public final class OfinetPerf implements Callable<Integer> {
     int timeoutSeconds;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new OfinetPerf()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * The command, whose failures are one line naming what failed: the plugin's, a file's, a bad
+     * value's. Anything else is a bug of the tool's, printed with its stack.
+     */
+    static CommandLine commandLine() {
+        return new CommandLine(new OfinetPerf()).setExecutionExceptionHandler((e, command, parsed) -> {
+            if (e instanceof NetException || e instanceof IOException || e instanceof IllegalArgumentException) {
+                command.getErr().println("ofinet-perf: " + (e instanceof NoSuchFileException ? "no such file: " : "")
+                        + e.getMessage());
+            } else {
+                command.getErr().println("ofinet-perf: unexpected " + e);
+                e.printStackTrace(command.getErr());
+            }
+            return 1;
+        });
     }
 
     @Override
@@ -143,21 +164,7 @@ public final class OfinetPerf implements Callable<Integer> {
         if (test.equals("pingpong") || test.equals("sendrecv")) {
             np = 2;
         }
-        if (np < 2) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--np must be at least 2");
-        }
-        if (reps < 1 || (iters != null && iters < 1) || warmup < 0 || untimed < 0) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--reps and --iters must be at least 1,"
-                    + " --warmup and --untimed at least 0");
-        }
-        if (exchangeMax < 0) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--exchange-max must be at least 0: "
-                    + exchangeMax);
-        }
-        if (head != null && (head < 0 || head % 4 != 0)) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--head must hold whole float32s: "
-                    + head + " bytes");
-        }
+        PerfOptionChecks.check(this);
         int[] launched = Rendezvous.fromLauncher(System.getenv());
         layoutGiven = layout != null;
         if (layout == null) {

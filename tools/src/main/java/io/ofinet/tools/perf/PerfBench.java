@@ -213,7 +213,7 @@ final class PerfBench {
             double[] times = gate.repetitions(iterations, options.reps);
             redone = gate.redone();
             Arrays.sort(times);
-            timeUs = times[times.length / 2];
+            timeUs = median(times);
             dispersion = timeUs == 0 ? 0 : (times[times.length - 1] - times[0]) / timeUs * 100;
             wrong = workloads.verify(t, x, mr);
             if (t.equals("allgather")) {
@@ -239,5 +239,11 @@ final class PerfBench {
                     options.provider, n, size, size / 4, timeUs, algbw, algbw * factor, wrong, dispersion,
                     t.equals("check") ? 0 : options.reps, iterations, redone));
         }
+    }
+
+    /** The median of sorted {@code times}: the middle one, or the mean of the middle two. */
+    static double median(double[] times) {
+        int middle = times.length / 2;
+        return times.length % 2 == 1 ? times[middle] : (times[middle - 1] + times[middle]) / 2;
     }
 }

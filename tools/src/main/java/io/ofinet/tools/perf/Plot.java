@@ -3,6 +3,7 @@ package io.ofinet.tools.perf;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,13 @@ public final class Plot {
         for (int i = 2; i < args.length; i++) {
             inputs.add(Path.of(args[i]));
         }
-        render(Path.of(args[0]), args[1], inputs);
+        try {
+            render(Path.of(args[0]), args[1], inputs);
+        } catch (IOException | IllegalArgumentException e) {
+            System.err.println("ofinet-plot: " + (e instanceof NoSuchFileException ? "no such file: " : "")
+                    + e.getMessage());
+            System.exit(1);
+        }
     }
 
     /** Reads an {@code ofinet-perf --csv} file; the series is titled with the file's name and provider. */
@@ -45,8 +52,10 @@ public final class Plot {
         CsvTable table;
         try {
             table = CsvTable.read(csv, "test", "provider", "size", "time_us", "algbw_gbs");
+        } catch (NoSuchFileException e) {
+            throw e;
         } catch (IOException e) {
-            throw new IOException("not an ofinet-perf CSV: " + e.getMessage(), e);
+            throw new IOException(csv + " is not an ofinet-perf CSV: " + e.getMessage(), e);
         }
         if (table.size() == 0) {
             throw new IOException(csv + ": no results");
@@ -54,8 +63,12 @@ public final class Plot {
         List<double[]> points = new ArrayList<>();
         String test = table.get(0, "test");
         for (int row = 0; row < table.size(); row++) {
-            double value = Double.parseDouble(table.get(row, test.equals("pingpong") ? "time_us" : "algbw_gbs"));
-            points.add(new double[] {Double.parseDouble(table.get(row, "size")), value});
+            try {
+                double value = Double.parseDouble(table.get(row, test.equals("pingpong") ? "time_us" : "algbw_gbs"));
+                points.add(new double[] {Double.parseDouble(table.get(row, "size")), value});
+            } catch (NumberFormatException e) {
+                throw new IOException(csv + ", row " + (row + 1) + ": not a number (" + e.getMessage() + ")", e);
+            }
         }
         String name = csv.getFileName().toString().replaceFirst("\\.csv$", "");
         return new Series(name + " (" + table.get(0, "provider") + ")", test, points);

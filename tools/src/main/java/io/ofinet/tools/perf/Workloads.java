@@ -63,6 +63,41 @@ final class Workloads {
         }
     }
 
+    /**
+     * A point-to-point test's message of {@code size} bytes: its float32s as {@link #fill}, and the
+     * bytes past the last whole one valued too, so that every byte is checked.
+     */
+    static void fillMessage(ByteBuffer b, int rank, long size) {
+        fill(b, rank, size / 4);
+        for (long j = size / 4 * 4; j < size; j++) {
+            b.put((int) j, tailByte(rank, j));
+        }
+    }
+
+    private static byte tailByte(int rank, long j) {
+        return (byte) (1 + (rank * 31 + j) % 100); // never 0xFF, the poison
+    }
+
+    /** Marks {@code size} bytes as not received: every float32 of them NaN, which equals nothing. */
+    static void poison(ByteBuffer b, long size) {
+        int j = 0;
+        for (; j + 8 <= size; j += 8) {
+            b.putLong(j, -1L);
+        }
+        for (; j < size; j++) {
+            b.put(j, (byte) 0xFF);
+        }
+    }
+
+    /** The bytes of a {@link #fillMessage} message from {@code rank} that arrived wrong, or not at all. */
+    static long wrongMessage(ByteBuffer b, int rank, long size) {
+        long wrong = wrong(b, rank, size / 4);
+        for (long j = size / 4 * 4; j < size; j++) {
+            wrong += b.get((int) j) == tailByte(rank, j) ? 0 : 1;
+        }
+        return wrong;
+    }
+
     private static long wrong(ByteBuffer b, int rank, long elements) {
         long wrong = 0;
         for (long i = 0; i < elements; i++) {
@@ -114,32 +149,39 @@ final class Workloads {
         int n = ring.size();
         int r = ring.rank();
         long count = x.count();
+        long size = x.size();
         switch (test) {
             case "pingpong" -> {
-                fill(x.a(), r, count);
+                fillMessage(x.a(), r, size);
+                poison(x.b(), size);
                 if (!echo) {
                     ring.pingpong(x.a(), x.b(), mr, 1, r == 0);
-                    return wrong(x.b(), 1 - r, count);
+                    return wrongMessage(x.b(), 1 - r, size);
                 }
                 if (r == 0) {
                     ring.step(x.a(), null, mr);
                     ring.step(null, x.b(), mr);
-                    return wrong(x.b(), 0, count);
+                    return wrongMessage(x.b(), 0, size);
                 }
                 ring.step(null, x.b(), mr);
-                long wrong = wrong(x.b(), 0, count);
+                long wrong = wrongMessage(x.b(), 0, size);
                 ring.step(x.b(), null, mr);
                 return wrong;
             }
             case "sendrecv" -> {
-                fill(x.a(), 0, r == 0 ? count : 0);
+                if (r == 0) {
+                    fillMessage(x.a(), 0, size);
+                } else {
+                    poison(x.a(), size);
+                }
                 ring.stream(x.a(), mr, 1, 1, r == 0);
-                return r == 1 ? wrong(x.a(), 0, count) : 0;
+                return r == 1 ? wrongMessage(x.a(), 0, size) : 0;
             }
             case "exchange" -> {
-                fill(x.a(), r, count);
+                fillMessage(x.a(), r, size);
+                poison(x.b(), size);
                 ring.step(x.a(), x.b(), mr);
-                return wrong(x.b(), (r + n - 1) % n, count);
+                return wrongMessage(x.b(), (r + n - 1) % n, size);
             }
             case "allreduce" -> {
                 fill(x.a(), r, count);
@@ -147,6 +189,7 @@ final class Workloads {
                 return wrongSum(x.a(), count, n);
             }
             default -> {
+                poison(x.out(), (long) n * count * 4);
                 fill(region(x.out(), (long) r * count * 4, count * 4), r, count);
                 coll.allgather(x.out(), count, mr);
                 long wrong = 0;
