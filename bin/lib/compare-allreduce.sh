@@ -57,9 +57,8 @@ perf_run() { # program classpath main-class test sizes [ofinet-perf options]: on
     local program=$1 cp=$2 main=$3 test=$4 these=$5
     shift 5
     rm -f "$work/$test.csv"
-    java $(ofinet_native_access) $(ofinet_vector_module) -cp "$cp" "$main" "$test" -n 2 --provider "tcp;ofi_rxm" \
-        --sizes="$these" "$@" --csv "$work/$test.csv" > /dev/null 2>&1 \
-        || echo "compare-allreduce: $program's ofinet-perf $test failed in round $round" >&2
+    perf_launch "$program" "$test" "$work/$test.csv" java $(ofinet_native_access) $(ofinet_vector_module) \
+        -cp "$cp" "$main" "$test" -n 2 --provider "tcp;ofi_rxm" --sizes="$these" "$@"
     perf_figures "$program" tcp "$work/$test.csv"
 }
 
@@ -82,3 +81,4 @@ for round in $(seq "$rounds"); do
 done
 compare_report allreduce --figures "$figures" --rounds "$rounds" --sizes "$(list "${sizes[@]}")" \
     --steps "$(list "${steps[@]}")" ${baseline:+--baseline}
+compare_end

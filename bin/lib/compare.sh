@@ -3,11 +3,37 @@
 # program,provider,measure,size,round,value,unit; unit us, ns, MB/s or GB/s), from which
 # io.ofinet.tools.compare.CompareReport prints the tables. Needs $work (a directory removed at exit).
 
-# This tree's ofinet-perf and CompareReport, built if needed, and the figures file.
+# This tree's ofinet-perf and CompareReport, built if needed (a failed build ends the run: outside
+# $(...), where set -e does not reach), and the figures file.
 compare_start() {
-    this_cp=$(ofinet_build_if_needed tools; ofinet_classpath tools)
+    ofinet_build_if_needed tools
+    this_cp=$(ofinet_classpath tools)
     figures="$work/figures.csv"
     echo "program,provider,measure,size,round,value,unit" > "$figures"
+    failed_launches=0
+}
+
+# perf_launch PROGRAM WHAT CSV COMMAND...: one ofinet-perf launch writing CSV, bounded in time. A
+# launch that fails, or finds wrong data, gives no figures: its CSV is dropped, the failure said on
+# stderr and counted ($failed_launches), and the run ends with status 1 after its report.
+perf_launch() {
+    local program=$1 what=$2 csv=$3 status=0
+    shift 3
+    timeout 900 "$@" --csv "$csv" > "$work/launch.log" 2>&1 || status=$?
+    if [ "$status" -ne 0 ]; then
+        echo "ofinet-compare: $program's ofinet-perf $what failed (status $status) in round $round:" >&2
+        grep -v '^WARNING' "$work/launch.log" | tail -n 5 >&2 || true
+        rm -f "$csv"
+        failed_launches=$((failed_launches + 1))
+    fi
+}
+
+# compare_end: status 1 when a launch failed (after the report was printed).
+compare_end() {
+    if [ "${failed_launches:-0}" -gt 0 ]; then
+        echo "ofinet-compare: $failed_launches ofinet-perf launch(es) failed; their figures are left out" >&2
+        exit 1
+    fi
 }
 
 compare_report() {
@@ -67,8 +93,8 @@ perf_figures() {
 # fails, and the checkout is taken to support none: it runs its default repetitions.
 compare_baseline() {
     local said
-    baseline_cp=$(bash -c 'source "$1/bin/lib/common.sh"; ofinet_build_if_needed "$2"; ofinet_classpath "$2"' _ "$1" \
-        "$(ofinet_perf_module "$1")")
+    baseline_cp=$(bash -c 'set -e; source "$1/bin/lib/common.sh"; ofinet_build_if_needed "$2"; ofinet_classpath "$2"' \
+        _ "$1" "$(ofinet_perf_module "$1")")
     baseline_main=$(ofinet_perf_main "$1")
     said=$(timeout 60 java -cp "$baseline_cp" "$baseline_main" capabilities 2>/dev/null < /dev/null || true)
     baseline_reps=()

@@ -131,7 +131,9 @@ public final class OfinetPerf implements Callable<Integer> {
     Integer rank;
 
     @Option(names = "--timeout", defaultValue = "600",
-            description = "seconds before the run is abandoned (default: ${DEFAULT-VALUE})")
+            description = "seconds rank 0 waits for the other local ranks once its own part is done; a run"
+                    + " bounded as a whole runs under timeout(1), as bin/ofinet-compare does (default:"
+                    + " ${DEFAULT-VALUE})")
     int timeoutSeconds;
 
     public static void main(String[] args) {
