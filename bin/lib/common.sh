@@ -87,6 +87,14 @@ ofinet_build_if_needed() {
     done
     if [ -z "$jar" ] || [ ! -f "$OFINET_ROOT/$module/target/runtime-classpath.txt" ] \
             || [ -n "$(find "${sources[@]}" -newer "$jar" -print -quit 2>/dev/null)" ]; then
+        # One build at a time: the ranks of an mpirun on a stale tree all get here at once. Whoever
+        # waited finds the jars built and builds nothing.
+        if [ -z "${OFINET_BUILD_LOCKED:-}" ] && command -v flock > /dev/null; then
+            mkdir -p "$OFINET_ROOT/$module/target"
+            OFINET_BUILD_LOCKED=1 flock "$OFINET_ROOT/$module/target/.build.lock" \
+                bash -c 'source "$1/bin/lib/common.sh"; ofinet_build_if_needed "${@:2}"' _ "$OFINET_ROOT" "$@"
+            return
+        fi
         echo "ofinet: building $module ..." >&2
         (cd "$OFINET_ROOT" && mvn -q -B -ntp -DskipTests -Dmaven.source.skip -Dmaven.javadoc.skip -pl "$module" -am package) >&2
     fi

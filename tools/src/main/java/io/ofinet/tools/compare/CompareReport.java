@@ -44,7 +44,8 @@ public final class CompareReport implements Callable<Integer> {
             if (!(e instanceof IOException)) {
                 throw e;
             }
-            cl.getErr().println("ofinet-compare: " + e.getMessage());
+            cl.getErr().println("ofinet-compare: " + (e instanceof java.nio.file.NoSuchFileException ? "no such file: "
+                    : e instanceof java.nio.file.AccessDeniedException ? "permission denied: " : "") + e.getMessage());
             cl.getErr().flush();
             return 1;
         });

@@ -6,7 +6,6 @@ import io.ofinet.plugin.NetPlugins;
 import io.ofinet.tools.coll.Collectives;
 import io.ofinet.tools.coll.Rendezvous;
 import io.ofinet.tools.coll.Ring;
-import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -185,7 +184,7 @@ public final class OfinetPerf implements Callable<Integer> {
             return run(new Rendezvous(rendezvous, rank, np));
         }
         rendezvous = Files.createTempDirectory("ofinet-perf");
-        try (LocalRanks ranks = LocalRanks.start(np, rendezvous, this::rankCommand)) {
+        try (LocalRanks ranks = LocalRanks.start(np, rendezvous, r -> RankCommand.of(this, r))) {
             int status = run(new Rendezvous(rendezvous, 0, np));
             return ranks.await(status, timeoutSeconds);
         } finally {
@@ -194,7 +193,7 @@ public final class OfinetPerf implements Callable<Integer> {
     }
 
     /** The allreduce's head: as given, else {@link Collectives#HEAD_BYTES_ON_TCP} on tcp, where it measured faster. */
-    private long headBytes() {
+    long headBytes() {
         if (head != null) {
             return head;
         }
@@ -211,46 +210,6 @@ public final class OfinetPerf implements Callable<Integer> {
                 + domain + "\"" + src + "}]}]}");
         file.toFile().deleteOnExit();
         return file;
-    }
-
-    /** The module of the Vector API, through which the collectives sum on Java 25+. */
-    private static final String VECTOR_MODULE = "jdk.incubator.vector";
-
-    /** Whether the test sums: the allreduce, and check's reduce-scatter and allreduce. */
-    private boolean sums() {
-        return test.equals("allreduce") || test.equals("check");
-    }
-
-    /** The command that starts rank {@code r}: a JVM like this one, with this run's options. */
-    private List<String> rankCommand(int r) {
-        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        List<String> command = new ArrayList<>(List.of(java));
-        if (Runtime.version().feature() >= 21) {
-            command.add("--enable-native-access=ALL-UNNAMED");
-        }
-        if (sums() && ModuleLayer.boot().findModule(VECTOR_MODULE).isPresent()) {
-            // The ranks sum as this one does: through the Vector API when this JVM has its module
-            // (bin/ofinet-perf adds it on JDK 25+). It is an incubator module: the JVM prints a
-            // warning, which the rank logs leave out.
-            command.add("--add-modules=" + VECTOR_MODULE);
-        }
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), OfinetPerf.class.getName(), test,
-                "--layout", layout.toString(), "--np", Integer.toString(np), "--warmup", Integer.toString(warmup),
-                "--reps", Integer.toString(reps), "--untimed", Integer.toString(untimed),
-                "--window", Integer.toString(window), "--chunk", Long.toString(chunk),
-                "--head", Long.toString(headBytes()), "--exchange-max", Long.toString(exchangeMax),
-                "--jit-quiet", Long.toString(jitQuietMs), "--rendezvous", rendezvous.toString(),
-                "--rank", Integer.toString(r), "--timeout", Integer.toString(timeoutSeconds)));
-        for (long size : sizes()) {
-            command.add("--sizes=" + size);
-        }
-        if (iters != null) {
-            command.add("--iters=" + iters);
-        }
-        if (echo) {
-            command.add("--echo");
-        }
-        return command;
     }
 
     List<Long> sizes() {
@@ -273,6 +232,11 @@ public final class OfinetPerf implements Callable<Integer> {
     /** The plot's name for this run in its legend: where, the data path and the date. */
     private String runName() {
         return where() + ", data path " + dataPath() + ", " + java.time.LocalDate.now();
+    }
+
+    /** The CSV's provider column: the provider, or the layout that chose the providers. */
+    String providerColumn() {
+        return layoutGiven ? "layout " + layout.getFileName() : provider;
     }
 
     private String where() {

@@ -236,7 +236,7 @@ final class PerfBench {
             System.out.flush();
             // The columns of CsvTable.PERF_COLUMNS, in its order.
             csvRows.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,float,%.3f,%.4f,%.4f,%d,%.2f,%d,%d,%d", t,
-                    options.provider, n, size, size / 4, timeUs, algbw, algbw * factor, wrong, dispersion,
+                    options.providerColumn(), n, size, size / 4, timeUs, algbw, algbw * factor, wrong, dispersion,
                     t.equals("check") ? 0 : options.reps, iterations, redone));
         }
     }

@@ -1,5 +1,7 @@
 package io.ofinet.tools.perf;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine;
 
@@ -29,6 +31,13 @@ final class PerfOptionChecks {
         require(o, o.exchangeMax >= 0, "--exchange-max must be at least 0: " + o.exchangeMax);
         require(o, o.head == null || (o.head >= 0 && o.head % 4 == 0), "--head must hold whole float32s: " + o.head
                 + " bytes");
+        String plotName = o.plot == null ? ".png" : o.plot.getFileName().toString();
+        require(o, plotName.endsWith(".png") || plotName.endsWith(".svg"), "--plot " + o.plot
+                + ": the plot's file name must end in .png or .svg");
+        for (Path out : new Path[] {o.csv, o.plot}) {
+            Path dir = out == null ? null : out.toAbsolutePath().getParent();
+            require(o, dir == null || Files.isDirectory(dir), out + ": no directory " + dir);
+        }
         long perSize = o.test.equals("allgather") ? o.np : 1;
         if (o.sizes == null || o.sizes.isEmpty()) {
             require(o, o.maxBytes <= MAX_BUFFER_BYTES / perSize, "--max-bytes " + o.maxBytes + " is above the"

@@ -155,4 +155,15 @@ class ReportTest {
         latencyAndBandwidth();
         assertTrue(pointToPoint(false, false).stream().noneMatch(l -> l.contains("placement")));
     }
+
+    @Test
+    void aFileThatIsNotThereIsNamedAsMissing() {
+        java.io.StringWriter err = new java.io.StringWriter();
+        picocli.CommandLine command = CompareReport.commandLine(new CompareReport(new PrintStream(
+                new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)));
+        command.setErr(new java.io.PrintWriter(err, true));
+        assertEquals(1, command.execute("figures", "--program", "ofinet", "--provider", "shm", "--round", "1",
+                "/nonexistent/pingpong.csv"));
+        assertEquals("ofinet-compare: no such file: /nonexistent/pingpong.csv", err.toString().trim());
+    }
 }

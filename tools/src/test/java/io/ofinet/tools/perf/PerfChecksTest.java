@@ -25,6 +25,8 @@ class PerfChecksTest {
             + " allgather of 4 ranks",
         "pingpong -b 16M -e 8M        | no size to run: --min-bytes is above --max-bytes",
         "pingpong --timeout 0         | --timeout must be at least 1 s: 0",
+        "pingpong --plot out.pdf      | --plot out.pdf: the plot's file name must end in .png or .svg",
+        "pingpong --csv /nonexistent/dir/r.csv | /nonexistent/dir/r.csv: no directory /nonexistent/dir",
     })
     void aRunThatCannotWorkIsRefusedBeforeItStarts(String args, String message) {
         StringWriter err = new StringWriter();
