@@ -87,11 +87,10 @@ ofinet_build_if_needed() {
     done
     if [ -z "$jar" ] || [ ! -f "$OFINET_ROOT/$module/target/runtime-classpath.txt" ] \
             || [ -n "$(find "${sources[@]}" -newer "$jar" -print -quit 2>/dev/null)" ]; then
-        # One build at a time: the ranks of an mpirun on a stale tree all get here at once. Whoever
-        # waited finds the jars built and builds nothing.
+        # One build of the tree at a time: the ranks of an mpirun on a stale tree all get here at
+        # once. Whoever waited finds the jars built and builds nothing.
         if [ -z "${OFINET_BUILD_LOCKED:-}" ] && command -v flock > /dev/null; then
-            mkdir -p "$OFINET_ROOT/$module/target"
-            OFINET_BUILD_LOCKED=1 flock "$OFINET_ROOT/$module/target/.build.lock" \
+            OFINET_BUILD_LOCKED=1 flock "$OFINET_ROOT/.build.lock" \
                 bash -c 'source "$1/bin/lib/common.sh"; ofinet_build_if_needed "${@:2}"' _ "$OFINET_ROOT" "$@"
             return
         fi

@@ -17,17 +17,22 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/compare.sh"
-# libfabric, and Open MPI's mpirun and mpicc for the MPI side.
-ofinet_require_packages libfabric1 openmpi-bin libopenmpi-dev
 baseline=""
 rounds=3
 while [ $# -gt 0 ]; do
     case "$1" in
-        --baseline) baseline=$(cd "$2" && pwd); shift 2 ;;
-        --rounds) rounds=$2; shift 2 ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        --baseline) [ -n "${2:-}" ] && baseline=$(cd "$2" && pwd) \
+            || { echo "compare-allreduce: --baseline needs a directory" >&2; exit 2; }
+            shift 2 ;;
+        --rounds) rounds=${2:-}; [[ $rounds =~ ^[1-9][0-9]*$ ]] \
+            || { echo "compare-allreduce: --rounds takes a positive number: ${2:-(none)}" >&2; exit 2; }
+            shift 2 ;;
         *) echo "compare-allreduce: unknown argument $1 (--rounds N, --baseline DIR)" >&2; exit 2 ;;
     esac
 done
+# libfabric, and Open MPI's mpirun and mpicc for the MPI side.
+ofinet_require_packages libfabric1 openmpi-bin libopenmpi-dev
 sizes=(1048576 2097152 4194304 8388608)
 steps=(1048576 2097152 4194304)
 work=$(mktemp -d)

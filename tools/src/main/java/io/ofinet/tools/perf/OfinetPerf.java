@@ -130,7 +130,7 @@ public final class OfinetPerf implements Callable<Integer> {
     Integer rank;
 
     @Option(names = "--timeout", defaultValue = "600",
-            description = "seconds rank 0 waits for the other local ranks once its own part is done; a run"
+            description = "seconds rank 0 waits for each of the other local ranks once its own part is done; a run"
                     + " bounded as a whole runs under timeout(1), as bin/ofinet-compare does (default:"
                     + " ${DEFAULT-VALUE})")
     int timeoutSeconds;
@@ -145,7 +145,7 @@ public final class OfinetPerf implements Callable<Integer> {
      */
     static CommandLine commandLine() {
         return new CommandLine(new OfinetPerf()).setExecutionExceptionHandler((e, command, parsed) -> {
-            if (e instanceof NetException || e instanceof IOException || e instanceof IllegalArgumentException) {
+            if (e instanceof NetException || e instanceof IOException) {
                 command.getErr().println("ofinet-perf: " + (e instanceof NoSuchFileException ? "no such file: " : "")
                         + e.getMessage());
             } else {
@@ -177,9 +177,11 @@ public final class OfinetPerf implements Callable<Integer> {
                 throw new CommandLine.ParameterException(new CommandLine(this), "under mpirun/srun give --rendezvous"
                         + " a directory every rank sees");
             }
+            PerfOptionChecks.checkRun(this, launched[0], launched[1]);
             Path dir = Rendezvous.jobOf(System.getenv()).map(rendezvous::resolve).orElse(rendezvous);
             return run(new Rendezvous(dir, launched[0], launched[1]));
         }
+        PerfOptionChecks.checkRun(this, rank == null ? 0 : rank, np);
         if (rank != null) {
             return run(new Rendezvous(rendezvous, rank, np));
         }
@@ -236,7 +238,7 @@ public final class OfinetPerf implements Callable<Integer> {
 
     /** The CSV's provider column: the provider, or the layout that chose the providers. */
     String providerColumn() {
-        return layoutGiven ? "layout " + layout.getFileName() : provider;
+        return (layoutGiven ? "layout " + layout.getFileName() : provider).replace(',', '_');
     }
 
     private String where() {

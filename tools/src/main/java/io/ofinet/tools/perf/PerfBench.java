@@ -70,6 +70,10 @@ final class PerfBench {
         long largest = sizes.stream().mapToLong(Long::longValue).max().orElse(0);
         int n = ring.size();
         long bytes = Math.max(64, options.test.equals("allgather") ? largest * n : largest);
+        if (2 * bytes + 64 + 2 * PAGE > Integer.MAX_VALUE) {
+            throw new IllegalStateException(bytes + " bytes a buffer: beyond one direct ByteBuffer"
+                    + " (PerfOptionChecks.MAX_BUFFER_BYTES should have refused it)");
+        }
         int capacity = (int) (2 * bytes + 64);
         ByteBuffer data = ByteBuffer.allocateDirect(capacity + 2 * PAGE).alignedSlice(PAGE).slice(0, capacity);
         Handles.MrHandle mr = ring.register(data);

@@ -3,6 +3,7 @@ package io.ofinet.tools.perf;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import picocli.CommandLine;
 
 /**
@@ -31,25 +32,34 @@ final class PerfOptionChecks {
         require(o, o.exchangeMax >= 0, "--exchange-max must be at least 0: " + o.exchangeMax);
         require(o, o.head == null || (o.head >= 0 && o.head % 4 == 0), "--head must hold whole float32s: " + o.head
                 + " bytes");
-        String plotName = o.plot == null ? ".png" : o.plot.getFileName().toString();
-        require(o, plotName.endsWith(".png") || plotName.endsWith(".svg"), "--plot " + o.plot
-                + ": the plot's file name must end in .png or .svg");
-        for (Path out : new Path[] {o.csv, o.plot}) {
-            Path dir = out == null ? null : out.toAbsolutePath().getParent();
-            require(o, dir == null || Files.isDirectory(dir), out + ": no directory " + dir);
+    }
+
+    /**
+     * What depends on the run's ranks, checked once they are known: {@code ranks} of them, this
+     * one {@code rank}. The outputs only where they are written, on rank 0.
+     */
+    static void checkRun(OfinetPerf o, int rank, int ranks) {
+        if (rank == 0) {
+            String plotName = o.plot == null ? ".png" : o.plot.getFileName().toString().toLowerCase(Locale.ROOT);
+            require(o, plotName.endsWith(".png") || plotName.endsWith(".svg"), "--plot " + o.plot
+                    + ": the plot's file name must end in .png or .svg");
+            for (Path out : new Path[] {o.csv, o.plot}) {
+                Path dir = out == null ? null : out.toAbsolutePath().getParent();
+                require(o, dir == null || Files.isDirectory(dir), out + ": no directory " + dir);
+            }
         }
-        long perSize = o.test.equals("allgather") ? o.np : 1;
+        long perSize = o.test.equals("allgather") ? ranks : 1;
+        String limit = MAX_BUFFER_BYTES / perSize + " bytes" + (perSize > 1 ? " for an allgather of " + ranks
+                + " ranks" : "");
         if (o.sizes == null || o.sizes.isEmpty()) {
             require(o, o.maxBytes <= MAX_BUFFER_BYTES / perSize, "--max-bytes " + o.maxBytes + " is above the"
-                    + " largest this tool runs, " + MAX_BUFFER_BYTES / perSize + " bytes" + (perSize > 1 ? " for an"
-                    + " allgather of " + o.np + " ranks" : ""));
+                    + " largest this tool runs, " + limit);
         }
         List<Long> sizes = o.sizes();
-        require(o, !sizes.isEmpty(), "no size to run: --min-bytes is above --max-bytes");
+        require(o, !sizes.isEmpty(), "no size to run from --min-bytes to --max-bytes");
         for (long size : sizes) {
             require(o, size <= MAX_BUFFER_BYTES / perSize, "size " + size + " is above the largest this tool runs, "
-                    + MAX_BUFFER_BYTES / perSize + " bytes" + (perSize > 1 ? " for an allgather of " + o.np + " ranks"
-                    : ""));
+                    + limit);
         }
     }
 

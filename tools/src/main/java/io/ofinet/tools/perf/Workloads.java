@@ -230,6 +230,7 @@ final class Workloads {
         long count = x.count();
         ByteBuffer a = x.a();
         fill(a, r, count);
+        poison(x.b(), count * 4);
         coll.sendrecv(a, x.b(), mr);
         long wrong = wrong(x.b(), Math.floorMod(r - 1, n), count);
         fill(a, r, count);

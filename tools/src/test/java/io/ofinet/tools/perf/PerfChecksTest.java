@@ -23,8 +23,9 @@ class PerfChecksTest {
         "pingpong -e 4G               | --max-bytes 4294967296 is above the largest this tool runs, 536870912 bytes",
         "allgather --np 4 --sizes 256M | size 268435456 is above the largest this tool runs, 134217728 bytes for an"
             + " allgather of 4 ranks",
-        "pingpong -b 16M -e 8M        | no size to run: --min-bytes is above --max-bytes",
+        "pingpong -b 16M -e 8M        | no size to run from --min-bytes to --max-bytes",
         "pingpong --timeout 0         | --timeout must be at least 1 s: 0",
+        "pingpong --plot out.PNG.pdf  | --plot out.PNG.pdf: the plot's file name must end in .png or .svg",
         "pingpong --plot out.pdf      | --plot out.pdf: the plot's file name must end in .png or .svg",
         "pingpong --csv /nonexistent/dir/r.csv | /nonexistent/dir/r.csv: no directory /nonexistent/dir",
     })
@@ -34,6 +35,21 @@ class PerfChecksTest {
         command.setErr(new PrintWriter(err, true));
         assertEquals(2, command.execute(args.trim().split(" +")), err.toString());
         assertTrue(err.toString().startsWith(message), err.toString());
+    }
+
+    @Test
+    void anAllgathersLimitCountsTheLaunchersRanksAndOnlyRankZeroChecksItsOutputs() {
+        OfinetPerf o = new OfinetPerf();
+        new CommandLine(o).parseArgs("allgather", "--sizes", "256M", "--csv", "/nonexistent/dir/r.csv");
+        PerfOptionChecks.check(o);
+        CommandLine.ParameterException e = assertThrows(CommandLine.ParameterException.class,
+                () -> PerfOptionChecks.checkRun(o, 1, 5));
+        assertEquals("size 268435456 is above the largest this tool runs, 107374182 bytes for an allgather of 5"
+                + " ranks", e.getMessage());
+        OfinetPerf small = new OfinetPerf();
+        new CommandLine(small).parseArgs("allgather", "--sizes", "1M", "--csv", "/nonexistent/dir/r.csv");
+        PerfOptionChecks.checkRun(small, 1, 5); // rank 1 writes no CSV
+        assertThrows(CommandLine.ParameterException.class, () -> PerfOptionChecks.checkRun(small, 0, 5));
     }
 
     @Test
