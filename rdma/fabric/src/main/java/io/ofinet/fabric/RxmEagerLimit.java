@@ -22,13 +22,43 @@ public final class RxmEagerLimit {
     private RxmEagerLimit() {
     }
 
+    /** rxm's buffer size, {@code FI_OFI_RXM_BUFFER_SIZE}: its eager limit's floor, and the limit without direct sends. */
+    static final long BUFFER_SIZE = 16384;
+
     /**
      * The limit in effect for endpoints of this process: the environment's as the JVM started
      * with it, else {@link #DEFAULT}; 0 when the environment's is not a number (rxm then keeps
      * its own default, and ofinet sends no message whole beyond its eager path).
      */
     public static long bytes() {
-        return parse(System.getenv(VARIABLE));
+        return bytes(System.getenv());
+    }
+
+    /**
+     * The limit for the environment {@code env}. rxm 1.17 reads {@link #VARIABLE} only with direct
+     * sends and dynamic receive buffers both on ({@code FI_OFI_RXM_ENABLE_DIRECT_SEND},
+     * {@code FI_OFI_RXM_ENABLE_DYN_RBUF}, on unless set false), and raises it to its buffer size;
+     * with either off, its buffer size is the limit.
+     */
+    static long bytes(java.util.Map<String, String> env) {
+        long buffer = BUFFER_SIZE;
+        try {
+            String size = env.get("FI_OFI_RXM_BUFFER_SIZE");
+            buffer = size == null ? BUFFER_SIZE : Math.max(1, Long.decode(size.trim()));
+        } catch (NumberFormatException e) {
+            // rxm keeps its default
+        }
+        if (off(env.get("FI_OFI_RXM_ENABLE_DIRECT_SEND")) || off(env.get("FI_OFI_RXM_ENABLE_DYN_RBUF"))) {
+            return buffer;
+        }
+        long limit = parse(env.get(VARIABLE));
+        return limit == 0 ? 0 : Math.max(limit, buffer);
+    }
+
+    /** A boolean of libfabric's spelled false: 0, no, off or false. */
+    private static boolean off(String value) {
+        return value != null && java.util.Set.of("0", "no", "off", "false").contains(
+                value.trim().toLowerCase(java.util.Locale.ROOT));
     }
 
     static long parse(String value) {

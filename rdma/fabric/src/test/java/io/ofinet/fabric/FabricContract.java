@@ -257,6 +257,34 @@ public abstract class FabricContract extends TaggedMessageContract {
     }
 
     @Test
+    void aClosedQueueVectorOrRegistrationIsAClearErrorNotACrash() throws Exception {
+        CompletionQueue cq = domain.openCompletionQueue(16);
+        AddressVector av = domain.openAddressVector(4);
+        cq.close();
+        av.close();
+        assertThrows(IllegalStateException.class, () -> cq.read(new CompletionBatch(4), 4));
+        assertThrows(IllegalStateException.class, () -> cq.readError(new CompletionError()));
+        assertThrows(IllegalStateException.class, () -> av.insert(a.endpoint.name()));
+        assertThrows(IllegalStateException.class, () -> av.lookup(0));
+        CompletionQueue open = domain.openCompletionQueue(16);
+        try {
+            assertThrows(IllegalStateException.class, () -> domain.openEndpoint(open, av), "bound to a closed vector");
+        } finally {
+            open.close();
+        }
+        HostBuffer buf = buffer(64);
+        MemoryRegion mr = domain.register(buf.address, buf.size, ALL_ACCESS, 78, Fi.HMEM_SYSTEM);
+        mr.close();
+        FabricException e = assertThrows(FabricException.class, mr::enable);
+        assertEquals(FiErrno.FI_EOPBADSTATE, e.errno(), e.getMessage());
+    }
+
+    @Test
+    void readingNoCompletionsReadsNone() throws Exception {
+        assertEquals(0, a.cq.read(new CompletionBatch(4), 0));
+    }
+
+    @Test
     void postingOnAnUnenabledEndpointIsAClearError() throws Exception {
         CompletionQueue cq = domain.openCompletionQueue(16);
         AddressVector av = domain.openAddressVector(4);

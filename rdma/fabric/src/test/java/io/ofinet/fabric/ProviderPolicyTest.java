@@ -58,6 +58,8 @@ class ProviderPolicyTest {
         }
         assertTrue(VERBS.connectsOnDemand(), "verbs;ofi_rxm connects on demand as tcp;ofi_rxm does");
         assertFalse(VERBS.crashesOnCutImmediates(), "the crash is the tcp core provider's");
+        assertTrue(new ProviderPolicy("net;ofi_rxm").crashesOnCutImmediates(), "net, which discovery offers too,"
+                + " crashed as tcp does (CutWriteSurvivor)");
     }
 
     @Test

@@ -13,4 +13,17 @@ class RxmEagerLimitTest {
         assertEquals(0, RxmEagerLimit.parse("16k"), "not a number: rxm keeps its own default");
         assertEquals(0, RxmEagerLimit.parse("-1"));
     }
+
+    @Test
+    void withoutDirectSendsOrDynamicBuffersRxmsLimitIsItsBufferSize() {
+        assertEquals(64L << 20, RxmEagerLimit.bytes(java.util.Map.of()));
+        assertEquals(16384, RxmEagerLimit.bytes(java.util.Map.of("FI_OFI_RXM_ENABLE_DIRECT_SEND", "0")));
+        assertEquals(16384, RxmEagerLimit.bytes(java.util.Map.of("FI_OFI_RXM_ENABLE_DYN_RBUF", "Off")));
+        assertEquals(65536, RxmEagerLimit.bytes(java.util.Map.of("FI_OFI_RXM_ENABLE_DIRECT_SEND", "no",
+                "FI_OFI_RXM_BUFFER_SIZE", "65536")));
+        assertEquals(32768, RxmEagerLimit.bytes(java.util.Map.of(RxmEagerLimit.VARIABLE, "8192",
+                "FI_OFI_RXM_BUFFER_SIZE", "32768")), "raised to the buffer size");
+        assertEquals(1 << 20, RxmEagerLimit.bytes(java.util.Map.of(RxmEagerLimit.VARIABLE, "1048576",
+                "FI_OFI_RXM_ENABLE_DIRECT_SEND", "1")));
+    }
 }

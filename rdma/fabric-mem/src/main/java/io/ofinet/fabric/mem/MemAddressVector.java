@@ -28,6 +28,7 @@ final class MemAddressVector implements AddressVector {
     @Override
     public long insert(byte[] address) throws FabricException {
         synchronized (domain.network) {
+            requireOpen("fi_av_insert");
             if (address.length != 8) {
                 throw new FabricException("fi_av_insert (provider mem)", FiErrno.FI_EINVAL,
                         "an in-memory address is 8 bytes, got " + address.length);
@@ -58,6 +59,7 @@ final class MemAddressVector implements AddressVector {
     @Override
     public void remove(long fiAddr) throws FabricException {
         synchronized (domain.network) {
+            requireOpen("fi_av_remove");
             check(fiAddr, "fi_av_remove");
             table.set((int) fiAddr, 0L);
             counted--;
@@ -67,6 +69,7 @@ final class MemAddressVector implements AddressVector {
     @Override
     public byte[] lookup(long fiAddr) throws FabricException {
         synchronized (domain.network) {
+            requireOpen("fi_av_lookup");
             check(fiAddr, "fi_av_lookup");
             return encode(table.get((int) fiAddr));
         }
@@ -91,6 +94,18 @@ final class MemAddressVector implements AddressVector {
                 closed = true;
                 domain.closed(this);
             }
+        }
+    }
+
+    private void requireOpen(String call) {
+        if (closed) {
+            throw new IllegalStateException(call + ": the address vector is closed");
+        }
+    }
+
+    boolean isClosed() {
+        synchronized (domain.network) {
+            return closed;
         }
     }
 }

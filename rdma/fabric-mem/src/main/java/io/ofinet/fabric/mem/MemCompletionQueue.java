@@ -47,6 +47,7 @@ final class MemCompletionQueue implements CompletionQueue {
     @Override
     public int read(CompletionBatch out, int max) {
         synchronized (domain.network) {
+            requireOpen();
             domain.network.record("fi_cq_read");
             for (MemEndpoint ep : endpoints) {
                 ep.progress();
@@ -71,6 +72,7 @@ final class MemCompletionQueue implements CompletionQueue {
     @Override
     public boolean readError(CompletionError out) {
         synchronized (domain.network) {
+            requireOpen();
             Entry e = errors.poll();
             if (e == null) {
                 for (int i = 0; i < ready.size() && e == null; i++) {
@@ -102,6 +104,18 @@ final class MemCompletionQueue implements CompletionQueue {
                 closed = true;
                 domain.closed(this);
             }
+        }
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("the completion queue is closed");
+        }
+    }
+
+    boolean isClosed() {
+        synchronized (domain.network) {
+            return closed;
         }
     }
 }

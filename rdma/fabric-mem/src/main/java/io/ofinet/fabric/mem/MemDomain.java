@@ -67,6 +67,10 @@ final class MemDomain implements Domain {
                     || memCq.domain != this || memAv.domain != this) {
                 throw new IllegalArgumentException("queue and address vector must come from this domain");
             }
+            if (memCq.isClosed() || memAv.isClosed()) {
+                throw new IllegalStateException("fi_endpoint: its " + (memCq.isClosed() ? "completion queue"
+                        : "address vector") + " is closed");
+            }
             MemEndpoint ep = new MemEndpoint(this, memCq, memAv);
             children.add(ep);
             return ep;

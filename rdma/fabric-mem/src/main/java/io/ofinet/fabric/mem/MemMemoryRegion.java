@@ -94,7 +94,7 @@ final class MemMemoryRegion implements MemoryRegion {
     @Override
     public void enable() throws FabricException {
         synchronized (domain.network) {
-            if (!endpointScope) {
+            if (!endpointScope && !closed) {
                 return;
             }
             if (closed || boundTo == null || enabled) {

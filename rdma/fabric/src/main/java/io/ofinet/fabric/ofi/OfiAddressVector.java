@@ -29,11 +29,23 @@ final class OfiAddressVector implements AddressVector {
         return users;
     }
 
+    OfiDomain domain() {
+        return domain;
+    }
+
     long fid() {
         return av;
     }
 
+    /** Whether it was closed: an endpoint is not bound to it then. */
+    synchronized boolean isClosed() {
+        return closed;
+    }
+
     private Function op(int offset, String call) throws FabricException {
+        if (closed) {
+            throw new IllegalStateException(call + ": the address vector is closed");
+        }
         return Ops.fn(Ops.getLong(av + NativeOffsets.AV_OPS), offset, call, domain.provider());
     }
 
@@ -96,7 +108,7 @@ final class OfiAddressVector implements AddressVector {
     /** On shm, a peer whose region's name is gone from /dev/shm ({@link ShmNames#missing}). */
     @Override
     public String unreachable(long fiAddr) {
-        if (!new ProviderPolicy(domain.provider()).namesEndpointsInDevShm()) {
+        if (closed || !new ProviderPolicy(domain.provider()).namesEndpointsInDevShm()) {
             return null;
         }
         try {

@@ -25,7 +25,8 @@ final class OfiCompletionQueue implements CompletionQueue {
     /** Where fi_cq_readfrom puts each entry's source; 0 when the domain does not report sources. */
     private final long sources;
     private final ResourceTracker users = new ResourceTracker();
-    private boolean closed;
+    /** Read by every read: a queue used after its close would let the provider write into freed memory. */
+    private volatile boolean closed;
 
     OfiCompletionQueue(OfiDomain domain, long cq) {
         this.domain = domain;
@@ -42,13 +43,22 @@ final class OfiCompletionQueue implements CompletionQueue {
         return users;
     }
 
+    OfiDomain domain() {
+        return domain;
+    }
+
     long fid() {
         return cq;
     }
 
     @Override
     public int read(CompletionBatch out, int max) throws FabricException {
+        requireOpen();
         int n = Math.min(Math.min(max, out.capacity()), MAX_BATCH);
+        if (n <= 0) {
+            out.setCount(0);
+            return 0; // asked for none: a provider may answer 0, which is neither a read nor -FI_EAGAIN
+        }
         long rc = sources == 0 ? calls.read(entries, n) : calls.readfrom(entries, n, sources);
         if (rc > 0) {
             for (int i = 0; i < rc; i++) {
@@ -70,11 +80,23 @@ final class OfiCompletionQueue implements CompletionQueue {
         if (rc == -FiErrno.FI_EAVAIL) {
             return ERROR_AVAILABLE;
         }
-        throw Ops.error("fi_cq_read", domain.provider(), rc);
+        throw Ops.error(sources == 0 ? "fi_cq_read" : "fi_cq_readfrom", domain.provider(), rc);
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("the completion queue is closed");
+        }
+    }
+
+    /** Whether it was closed: an endpoint is not bound to it then. */
+    boolean isClosed() {
+        return closed;
     }
 
     @Override
     public boolean readError(CompletionError out) throws FabricException {
+        requireOpen();
         NativeMemory.fill(errorEntry, NativeOffsets.CQERR_SIZE, (byte) 0);
         long rc = calls.readerr(errorEntry, 0);
         if (rc == -FiErrno.FI_EAGAIN) {

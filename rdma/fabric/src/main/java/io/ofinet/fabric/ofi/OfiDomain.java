@@ -102,6 +102,13 @@ final class OfiDomain implements Domain {
         if (!(cq instanceof OfiCompletionQueue ofiCq) || !(av instanceof OfiAddressVector ofiAv)) {
             throw new IllegalArgumentException("completion queue and address vector must come from libfabric");
         }
+        if (ofiCq.domain() != this || ofiAv.domain() != this) {
+            throw new IllegalArgumentException("the completion queue and address vector must be this domain's");
+        }
+        if (ofiCq.isClosed() || ofiAv.isClosed()) {
+            throw new IllegalStateException("fi_endpoint: its " + (ofiCq.isClosed() ? "completion queue" : "address"
+                    + " vector") + " is closed");
+        }
         Memory out = Ops.scratch(8);
         // shm installs signal handlers at its first endpoint that would unlink its regions at the
         // JVM's first implicit null check: see JvmSignalHandlers.

@@ -34,13 +34,21 @@ final class OfiMemoryRegion implements MemoryRegion {
     }
 
     @Override
-    public long key() {
+    public synchronized long key() {
+        requireOpen("fi_mr_key");
         return Ops.getLong(mr + NativeOffsets.MR_KEY);
     }
 
     @Override
-    public long descriptor() {
+    public synchronized long descriptor() {
+        requireOpen("fi_mr_desc");
         return Ops.getLong(mr + NativeOffsets.MR_MEM_DESC);
+    }
+
+    private void requireOpen(String call) {
+        if (closed) {
+            throw new IllegalStateException(call + ": the registration is closed");
+        }
     }
 
     @Override
@@ -60,6 +68,10 @@ final class OfiMemoryRegion implements MemoryRegion {
 
     @Override
     public synchronized void enable() throws FabricException {
+        if (closed) {
+            throw new FabricException("fi_mr_enable (provider " + domain.provider() + ")", FiErrno.FI_EOPBADSTATE,
+                    "the registration is closed");
+        }
         Ops.enable(mr, "fi_mr_enable", domain.provider());
         enabled = true;
     }
