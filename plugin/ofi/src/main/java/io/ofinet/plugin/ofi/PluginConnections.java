@@ -74,29 +74,31 @@ final class PluginConnections {
 
     void closeSend(Handles.SendComm comm) throws NetException {
         OfiHandles.Send send = checks.ours(comm, OfiHandles.Send.class, "closeSend", "send communicator");
-        if (send.closed) {
-            throw new NetException(NetResult.INVALID_USAGE, "closeSend: the communicator is closed already");
-        }
-        send.closed = true;
-        try {
-            send.inner.close();
-        } catch (RdmaException e) {
-            throw Errors.toNetException("closeSend", e);
-        } finally {
-            send.releaseAll();
-        }
+        close(send, "closeSend", send.inner::close);
     }
 
     void closeRecv(Handles.RecvComm comm) throws NetException {
         OfiHandles.Recv recv = checks.ours(comm, OfiHandles.Recv.class, "closeRecv", "receive communicator");
-        if (recv.closed) {
-            throw new NetException(NetResult.INVALID_USAGE, "closeRecv: the communicator is closed already");
+        close(recv, "closeRecv", recv.inner::close);
+    }
+
+    /** The protocol's close of a send or receive communicator. */
+    private interface ProtocolClose {
+        void close() throws RdmaException;
+    }
+
+    /** Closes {@code c} once: refused from then on, its requests released when the protocol's close returned. */
+    private static void close(OfiHandles.Comm c, String operation, ProtocolClose inner) throws NetException {
+        if (c.closed) {
+            throw new NetException(NetResult.INVALID_USAGE, operation + ": the communicator is closed already");
         }
-        recv.closed = true;
+        c.closed = true;
         try {
-            recv.inner.close();
+            inner.close();
+        } catch (RdmaException e) {
+            throw Errors.toNetException(operation, e);
         } finally {
-            recv.releaseAll();
+            c.releaseAll();
         }
     }
 
