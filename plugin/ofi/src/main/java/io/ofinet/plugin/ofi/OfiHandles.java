@@ -100,14 +100,27 @@ final class OfiHandles {
                 Mr mr = scratchMrs[i];
                 if (mr != null && !contains(claimed, distinct, mr)) {
                     if (!mr.use()) {
-                        unclaim(distinct);
-                        throw new NetException(NetResult.INVALID_USAGE, operation
-                                + ": the memory handle was deregistered");
+                        throw deregistered(distinct, operation);
                     }
                     claimed[distinct++] = mr;
                 }
             }
             return distinct;
+        }
+
+        /** A post refused for a handle deregistered meanwhile: what was counted is taken back. */
+        private NetException deregistered(int distinct, String operation) {
+            unclaim(distinct);
+            return new NetException(NetResult.INVALID_USAGE, operation + ": the memory handle was deregistered");
+        }
+
+        /** The request object for a post, or null (retry later) where the protocol made none: nothing counted. */
+        PooledRequest wrapOrUnclaim(Request inner, int distinct, int buffers) {
+            if (inner == null) {
+                unclaim(distinct);
+                return null;
+            }
+            return wrap(inner, distinct, buffers);
         }
 
         /** Takes back the uses {@link #claim} counted: the post did not happen. */
@@ -128,8 +141,10 @@ final class OfiHandles {
             r.inner = inner;
             r.inUse = true;
             r.buffers = buffers;
-            System.arraycopy(claimed, 0, r.mrs, 0, distinct);
-            Arrays.fill(claimed, 0, distinct, null);
+            for (int i = 0; i < distinct; i++) {
+                r.mrs[i] = claimed[i];
+                claimed[i] = null;
+            }
             r.mrCount = distinct;
             return r;
         }

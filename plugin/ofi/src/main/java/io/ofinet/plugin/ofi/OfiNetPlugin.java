@@ -40,9 +40,11 @@ public final class OfiNetPlugin implements NetPlugin {
     private final PluginConnections connections;
     /**
      * What the handles made since the last {@link #close} belong to: a new one at every close, so
-     * that a handle made before it is refused as closed with the plugin.
+     * that a handle made before it is refused as closed with the plugin. A plain field, read by
+     * every call: a close on one thread while another still calls the plugin is outside its
+     * contract, and that call meets the closed protocol instead.
      */
-    private volatile Opening opening = new Opening(this);
+    private Opening opening = new Opening(this);
 
     /** A span of the plugin's life between two closes; see {@link #opening}. */
     record Opening(OfiNetPlugin plugin) {
@@ -152,22 +154,17 @@ public final class OfiNetPlugin implements NetPlugin {
         OfiHandles.Mr mr = checks.mr(mhandle, send, "isend");
         send.scratchMrs[0] = mr;
         int distinct = send.claim(1, "isend");
-        Handles.Request request = null;
+        Request inner;
         try {
-            request = posted(send, send.inner.isend(address, size, tag, mr == null ? null : mr.inner), distinct, 0);
-            return request;
+            inner = send.inner.isend(address, size, tag, mr == null ? null : mr.inner);
         } catch (RdmaException e) {
+            send.unclaim(distinct); // the post failed: nothing uses the memory
             throw Errors.toNetException("isend", e);
-        } finally {
-            if (request == null) {
-                send.unclaim(distinct); // not posted, or the post failed: nothing uses the memory
-            }
+        } catch (RuntimeException | Error e) {
+            send.unclaim(distinct);
+            throw e;
         }
-    }
-
-    /** The request object for a post: null (retry later) where the protocol made none. */
-    private static Handles.Request posted(OfiHandles.Comm comm, Request inner, int distinct, int buffers) {
-        return inner == null ? null : comm.wrap(inner, distinct, buffers);
+        return send.wrapOrUnclaim(inner, distinct, 0);
     }
 
     @Override
@@ -182,17 +179,17 @@ public final class OfiNetPlugin implements NetPlugin {
         OfiHandles.Recv recv = checks.recv(comm, n, "irecv");
         MrHandle[] mrs = checks.mrs(recv, n, mhandles, "irecv");
         int distinct = recv.claim(n, "irecv");
-        Handles.Request request = null;
+        Request inner;
         try {
-            request = posted(recv, recv.inner.irecv(n, addresses, sizes, tags, mrs), distinct, n);
-            return request;
+            inner = recv.inner.irecv(n, addresses, sizes, tags, mrs);
         } catch (RdmaException e) {
+            recv.unclaim(distinct); // the post failed: nothing uses the memory
             throw Errors.toNetException("irecv", e);
-        } finally {
-            if (request == null) {
-                recv.unclaim(distinct); // not posted, or the post failed: nothing uses the memory
-            }
+        } catch (RuntimeException | Error e) {
+            recv.unclaim(distinct);
+            throw e;
         }
+        return recv.wrapOrUnclaim(inner, distinct, n);
     }
 
     @Override
@@ -212,17 +209,17 @@ public final class OfiNetPlugin implements NetPlugin {
         OfiHandles.Recv recv = checks.recv(comm, n, "iflush");
         MrHandle[] mrs = checks.mrs(recv, n, mhandles, "iflush");
         int distinct = recv.claim(n, "iflush");
-        Handles.Request request = null;
+        Request inner;
         try {
-            request = posted(recv, recv.inner.iflush(n, addresses, sizes, mrs), distinct, 0);
-            return request;
+            inner = recv.inner.iflush(n, addresses, sizes, mrs);
         } catch (RdmaException e) {
+            recv.unclaim(distinct); // the post failed: nothing uses the memory
             throw Errors.toNetException("iflush", e);
-        } finally {
-            if (request == null) {
-                recv.unclaim(distinct); // not posted, or the post failed: nothing uses the memory
-            }
+        } catch (RuntimeException | Error e) {
+            recv.unclaim(distinct);
+            throw e;
         }
+        return recv.wrapOrUnclaim(inner, distinct, 0);
     }
 
     @Override

@@ -25,12 +25,17 @@ final class PluginChecks {
     /** {@code handle} as {@code type}, when it is one of the plugin's made since its last close. */
     <T> T ours(Object handle, Class<T> type, String operation, String what) throws NetException {
         if (!type.isInstance(handle) || ((OfiHandles.Owned) handle).owner() != plugin.opening()) {
-            throw new NetException(NetResult.INVALID_USAGE, operation + ": " + (handle == null ? "no " + what
-                    : handle instanceof OfiHandles.Owned o && o.owner() instanceof OfiNetPlugin.Opening earlier
-                            && earlier.plugin() == plugin ? "a " + what + " made before the plugin was closed,"
-                            + " and closed with it" : "a " + what + " that this plugin did not make"));
+            throw notOurs(handle, operation, what);
         }
         return type.cast(handle);
+    }
+
+    /** Why {@code handle} is refused; out of {@link #ours}, which every call makes, to keep that one small. */
+    private NetException notOurs(Object handle, String operation, String what) {
+        return new NetException(NetResult.INVALID_USAGE, operation + ": " + (handle == null ? "no " + what
+                : handle instanceof OfiHandles.Owned o && o.owner() instanceof OfiNetPlugin.Opening earlier
+                        && earlier.plugin() == plugin ? "a " + what + " made before the plugin was closed, and"
+                        + " closed with it" : "a " + what + " that this plugin did not make"));
     }
 
     /** A send or receive communicator of the owner's, not closed. */

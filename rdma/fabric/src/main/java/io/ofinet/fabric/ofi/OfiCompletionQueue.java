@@ -25,8 +25,11 @@ final class OfiCompletionQueue implements CompletionQueue {
     /** Where fi_cq_readfrom puts each entry's source; 0 when the domain does not report sources. */
     private final long sources;
     private final ResourceTracker users = new ResourceTracker();
-    /** Read by every read: a queue used after its close would let the provider write into freed memory. */
-    private volatile boolean closed;
+    /**
+     * Checked by every read: a queue used after its close would let the provider write into freed
+     * memory. A plain field: the queue is read by one thread at a time, and closed by one of them.
+     */
+    private boolean closed;
 
     OfiCompletionQueue(OfiDomain domain, long cq) {
         this.domain = domain;
@@ -53,11 +56,9 @@ final class OfiCompletionQueue implements CompletionQueue {
 
     @Override
     public int read(CompletionBatch out, int max) throws FabricException {
-        requireOpen();
         int n = Math.min(Math.min(max, out.capacity()), MAX_BATCH);
-        if (n <= 0) {
-            out.setCount(0);
-            return 0; // asked for none: a provider may answer 0, which is neither a read nor -FI_EAGAIN
+        if (closed || n <= 0) {
+            return refused(out); // cold: out of the progress step's compiled code
         }
         long rc = sources == 0 ? calls.read(entries, n) : calls.readfrom(entries, n, sources);
         if (rc > 0) {
@@ -77,6 +78,18 @@ final class OfiCompletionQueue implements CompletionQueue {
         if (rc == -FiErrno.FI_EAGAIN) {
             return 0;
         }
+        return notRead(rc);
+    }
+
+    /** A read of a closed queue (refused), or of no entries (none read: a provider may answer 0 for it). */
+    private int refused(CompletionBatch out) {
+        requireOpen();
+        out.setCount(0);
+        return 0;
+    }
+
+    /** What a read that returned {@code rc}, neither entries nor -FI_EAGAIN, means. */
+    private int notRead(long rc) throws FabricException {
         if (rc == -FiErrno.FI_EAVAIL) {
             return ERROR_AVAILABLE;
         }
