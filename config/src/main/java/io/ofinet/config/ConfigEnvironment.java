@@ -18,6 +18,11 @@ public interface ConfigEnvironment {
     /** Every environment variable whose name starts with the prefix. */
     Set<String> envNamesStartingWith(String prefix);
 
+    /** Every system property whose name starts with the prefix; none unless the environment lists them. */
+    default Set<String> propertyNamesStartingWith(String prefix) {
+        return Set.of();
+    }
+
     /** This process's environment and system properties. */
     static ConfigEnvironment system() {
         return of(System.getenv(), System.getProperties());
@@ -43,6 +48,17 @@ public interface ConfigEnvironment {
             public Set<String> envNamesStartingWith(String prefix) {
                 Set<String> names = new TreeSet<>();
                 for (String name : envCopy.keySet()) {
+                    if (name.startsWith(prefix)) {
+                        names.add(name);
+                    }
+                }
+                return names;
+            }
+
+            @Override
+            public Set<String> propertyNamesStartingWith(String prefix) {
+                Set<String> names = new TreeSet<>();
+                for (String name : propertiesCopy.stringPropertyNames()) {
                     if (name.startsWith(prefix)) {
                         names.add(name);
                     }

@@ -38,6 +38,9 @@ public final class ConfigLoader {
     static final Set<String> OTHER_VARIABLES = Set.of(LAYOUT_ENV, "OFINET_PLUGIN", "OFINET_DEBUG",
             "OFINET_DEBUG_SUBSYS", "OFINET_JAVA_HOME", "OFINET_JVM_OPTIONS", "OFINET_BENCH_PROVIDER");
 
+    /** {@code ofinet.*} system properties that are not parameters: the layout, the plugin's name, the data path. */
+    static final Set<String> OTHER_PROPERTIES = Set.of(LAYOUT_PROPERTY, "ofinet.plugin", "ofinet.dataPath");
+
     private static final System.Logger LOG = System.getLogger(ConfigLoader.class.getName());
 
     private ConfigLoader() {
@@ -176,6 +179,13 @@ public final class ConfigLoader {
                             .anyMatch(n -> Parameter.envName(n).equals(name)));
             if (!known) {
                 LOG.log(Level.WARNING, "ignoring unknown environment variable {0}", name);
+            }
+        }
+        for (String name : env.propertyNamesStartingWith("ofinet.")) {
+            boolean known = OTHER_PROPERTIES.contains(name) || Parameters.ALL.stream()
+                    .anyMatch(p -> p.layoutNames().stream().anyMatch(n -> ("ofinet." + n).equals(name)));
+            if (!known) {
+                LOG.log(Level.WARNING, "ignoring unknown system property {0}", name);
             }
         }
     }

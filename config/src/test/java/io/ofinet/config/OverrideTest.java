@@ -5,6 +5,7 @@ import static io.ofinet.config.Layouts.env;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -158,5 +159,35 @@ class OverrideTest {
         // No variable names a rail; an unknown OFINET_ variable is ignored with a warning.
         RailLayout layout = parse(device(""), env(Map.of("OFINET_DATA_RAILS", "[]")));
         assertEquals(1, layout.devices().get(0).dataRails().size());
+    }
+
+    @Test
+    void namesThatMeanNothingAreWarnedAbout() throws ConfigException {
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(ConfigLoader.class.getName());
+        List<String> warnings = new java.util.ArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                warnings.add(java.text.MessageFormat.format(r.getMessage(), r.getParameters()));
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
+        try {
+            parse(device(""), env(Map.of("OFINET_EAGER_MAX_SIZ", "1", "OFINET_DEBUG", "INFO"), Map.of(
+                    "ofinet.eagerMaxSiz", "1", "ofinet.layout", "x.json", "ofinet.cqReadCount", "8",
+                    "ofinet.intentDelayUs", "3")));
+        } finally {
+            logger.removeHandler(handler);
+        }
+        assertEquals(List.of("ignoring unknown environment variable OFINET_EAGER_MAX_SIZ",
+                "ignoring unknown system property ofinet.eagerMaxSiz"), warnings);
     }
 }
