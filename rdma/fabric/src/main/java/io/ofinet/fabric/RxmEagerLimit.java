@@ -22,7 +22,10 @@ public final class RxmEagerLimit {
     private RxmEagerLimit() {
     }
 
-    /** rxm's buffer size, {@code FI_OFI_RXM_BUFFER_SIZE}: its eager limit's floor, and the limit without direct sends. */
+    /**
+     * rxm's default buffer size ({@code FI_OFI_RXM_BUFFER_SIZE}): its eager limit's floor, and the
+     * limit itself without direct sends or dynamic receive buffers.
+     */
     static final long BUFFER_SIZE = 16384;
 
     /**
