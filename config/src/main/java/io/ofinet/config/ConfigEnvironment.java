@@ -46,25 +46,24 @@ public interface ConfigEnvironment {
 
             @Override
             public Set<String> envNamesStartingWith(String prefix) {
-                Set<String> names = new TreeSet<>();
-                for (String name : envCopy.keySet()) {
-                    if (name.startsWith(prefix)) {
-                        names.add(name);
-                    }
-                }
-                return names;
+                return startingWith(envCopy.keySet(), prefix);
             }
 
             @Override
             public Set<String> propertyNamesStartingWith(String prefix) {
-                Set<String> names = new TreeSet<>();
-                for (String name : propertiesCopy.stringPropertyNames()) {
-                    if (name.startsWith(prefix)) {
-                        names.add(name);
-                    }
-                }
-                return names;
+                return startingWith(propertiesCopy.stringPropertyNames(), prefix);
             }
         };
+    }
+
+    /** The names among {@code names} that start with {@code prefix}, sorted. */
+    private static Set<String> startingWith(Set<String> names, String prefix) {
+        Set<String> matching = new TreeSet<>();
+        for (String name : names) {
+            if (name.startsWith(prefix)) {
+                matching.add(name);
+            }
+        }
+        return matching;
     }
 }
