@@ -134,7 +134,7 @@ final class RequestSlots {
     /** Whether a flush waiting to be posted uses {@code mr}. */
     boolean flushWaitsWith(Handles.MrHandle mr) {
         for (int slot = 0; slot < used; slot++) {
-            if (types[slot] == FLUSH && requests[slot] == null) {
+            if (waitingFlush(slot)) {
                 for (int i = 0; i < amounts[slot]; i++) {
                     if (flushMrs[slot][i] == mr) {
                         return true;
@@ -145,10 +145,15 @@ final class RequestSlots {
         return false;
     }
 
+    /** Whether slot {@code slot} holds a flush not posted yet. */
+    private boolean waitingFlush(int slot) {
+        return types[slot] == FLUSH && requests[slot] == null;
+    }
+
     /** The communicator closes: its flushes waiting to be posted never will be. */
     void dropWaitingFlushes() {
         for (int slot = 0; slot < used; slot++) {
-            if (types[slot] == FLUSH && requests[slot] == null) {
+            if (waitingFlush(slot)) {
                 remove(slot);
             }
         }
