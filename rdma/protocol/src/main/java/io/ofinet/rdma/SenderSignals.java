@@ -34,7 +34,7 @@ final class SenderSignals {
         switch (signal) {
             case KEEPALIVE_TO_SENDER -> keepalive(rail, comm, upper);
             case RECEIVER_CLOSING -> receiverClosing(rail, comm, value, upper);
-            case TRUNCATED_TO_SENDER, NO_TAG_TO_SENDER, CREDITS_TO_SENDER -> eagerPath(rail, comm, signal, value, upper);
+            case TRUNCATED_TO_SENDER, RETIRED_TO_SENDER, CREDITS_TO_SENDER -> eagerPath(rail, comm, signal, value, upper);
             default -> throw new IllegalArgumentException(signal + " is not for a sender");
         }
     }
@@ -84,9 +84,13 @@ final class SenderSignals {
         if (!checks.fromItsPeer(send, rail, upper, credits ? "credit signal" : "refusal")) {
             return;
         }
+        if (signal == Signal.RETIRED_TO_SENDER) {
+            send.liveness().condemn(new RdmaException(ErrorCategory.REMOTE, "send communicator " + send.id()
+                    + ": the receiver sent signal " + signal.code() + ", which this protocol's version does not have"));
+            return;
+        }
         if (!credits) {
-            send.eagerRefused(value, signal == Signal.TRUNCATED_TO_SENDER ? Immediate.ERROR_TRUNCATED
-                    : Immediate.ERROR_NO_TAG);
+            send.eagerRefused(value);
             return;
         }
         try {

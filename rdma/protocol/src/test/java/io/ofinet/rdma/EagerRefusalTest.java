@@ -123,7 +123,7 @@ class EagerRefusalTest extends EagerFixture {
         try {
             EagerBuffer forged = b.pools.eager.acquire();
             EagerMessageHeader.encode(b.memory, forged.address, EagerMessageHeader.KIND_EAGER,
-                    EagerMessageHeader.BY_TAG, 0, 1, 8, p.recv().token() + 1);
+                    0, 1, 8, p.recv().token() + 1);
             int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0,
                     p.recv().id(), 0);
             long data = (p.recv().token() & 0xffffffffL) << 32 | (word & 0xffffffffL);
@@ -142,30 +142,40 @@ class EagerRefusalTest extends EagerFixture {
     }
 
     /**
-     * A held eager message that names a buffer its receive does not have: the peer broke the
-     * protocol, so the communicator fails, through the receive, not the irecv that met it.
+     * A second eager message for a buffer the first filled (the same tag and ordinal): the peer
+     * broke the protocol, so the communicator fails, and with it the receive, done or not.
      */
     @Test
-    void aHeldEagerMessageThatBreaksARuleFailsTheCommunicatorNotTheIrecv() throws Exception {
+    void aSecondEagerMessageForAFilledBufferFailsTheCommunicator() throws Exception {
         Pair p = connect(MemProvider.builder().domains(1).build(), 1, "");
         Slabs s = new Slabs();
+        int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0, p.recv().id(), 0);
+        long data = (p.recv().token() & 0xffffffffL) << 32 | (word & 0xffffffffL);
         b.lock();
         try {
             EagerBuffer forged = b.pools.eager.acquire();
-            EagerMessageHeader.encode(b.memory, forged.address, EagerMessageHeader.KIND_EAGER, 5, 0, 1, 8,
+            EagerMessageHeader.encode(b.memory, forged.address, EagerMessageHeader.KIND_EAGER, 0, 1, 8,
                     p.recv().token());
-            int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0, p.recv().id(), 0);
-            long data = (p.recv().token() & 0xffffffffL) << 32 | (word & 0xffffffffL);
-            assertTrue(b.immediates.eager(0, forged, EagerMessageHeader.BYTES + 8, data), "held for receive 0");
+            assertTrue(b.immediates.eager(0, forged, EagerMessageHeader.BYTES + 8, data), "held for tag 1's first buffer");
         } finally {
             b.unlock();
         }
         RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {64}, new int[] {1},
                 new MrHandle[] {s.dstMr});
         assertEquals(0, p.recv().heldEagerMessages(), "no longer held");
+        b.lock();
+        try {
+            EagerBuffer again = b.pools.eager.acquire();
+            EagerMessageHeader.encode(b.memory, again.address, EagerMessageHeader.KIND_EAGER, 0, 1, 8,
+                    p.recv().token());
+            assertFalse(b.immediates.eager(0, again, EagerMessageHeader.BYTES + 8, data), "not held");
+            b.pools.eager.release(again);
+        } finally {
+            b.unlock();
+        }
         RdmaException e = assertThrows(RdmaException.class, () -> await(r, null));
-        assertEquals("receive communicator " + p.recv().id() + ": eager message 0 names buffer 5 of a 1-buffer receive",
-                e.getMessage());
+        assertEquals("receive communicator " + p.recv().id() + ": eager message 0 for buffer 0 of receive 0, which"
+                + " something else took", e.getMessage());
     }
 
     @Test

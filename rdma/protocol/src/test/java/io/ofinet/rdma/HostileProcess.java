@@ -113,7 +113,7 @@ final class HostileProcess {
                         int size = random.nextInt(eagerBytes - EagerMessageHeader.BYTES + 1);
                         try (HostBuffer header = new HostBuffer(EagerMessageHeader.BYTES)) {
                             EagerMessageHeader.encode(NativeMemory.host(), header.address, EagerMessageHeader.KIND_EAGER,
-                                    EagerMessageHeader.BY_TAG, seq, 0, size, random.nextInt());
+                                    seq, 0, size, random.nextInt());
                             System.arraycopy(header.bytes(0, EagerMessageHeader.BYTES), 0, eager, 0, EagerMessageHeader.BYTES);
                         }
                     }

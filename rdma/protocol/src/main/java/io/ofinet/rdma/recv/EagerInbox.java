@@ -8,19 +8,18 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.Ops;
 import io.ofinet.rdma.op.RmaOp;
-import io.ofinet.rdma.seq.MessageWindow;
 import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
 import io.ofinet.rdma.wire.Signal;
 
 /**
- * A receive communicator's eager messages, requests to send and heads (docs/PROTOCOL.md, "Eager messages"): those
- * whose receive is posted are matched and copied out at once; those that came first stay in their
- * buffers (held) until their receive is posted, at most {@link Limits#CREDITS} of them. A
- * message matched by tag waits for the earlier ones of its receive matched by tag, since both sides
- * give them buffers in sequence order. Each one used up gives the sender back a credit, returned in
- * batches of half the credits. Touched only with the endpoint held.
+ * A receive communicator's eager messages, requests to send and heads (docs/PROTOCOL.md, "Matching
+ * by tag"): each carries its send's tag and ordinal and goes to the posted buffer with the same;
+ * one whose buffer is not posted yet stays in its eager buffer (held) until it is, at most {@link
+ * Limits#CREDITS} of them. Each one used up gives the sender back a credit, returned in batches of
+ * half the credits, and at once while a message is held (the sender may be out of credits). It
+ * counts the messages that arrived, for the sender's close. Touched only with the endpoint held.
  */
 public final class EagerInbox {
     private static final int MASK = (1 << Limits.SEQ_BITS) - 1;
@@ -32,11 +31,15 @@ public final class EagerInbox {
     private final EagerBuffers eager;
     private final Ops pool;
     private final EagerMessageHeader header = new EagerMessageHeader();
+    private final int[] heldTag = new int[Limits.CREDITS];
+    private final int[] heldOrdinal = new int[Limits.CREDITS];
     private final int[] heldSeq = new int[Limits.CREDITS];
     private final long[] heldLength = new long[Limits.CREDITS];
     private final EagerBuffer[] held = new EagerBuffer[Limits.CREDITS];
     private int heldCount;
     private int creditsDue;
+    /** Messages matched by tag that arrived from the sender, modulo 2^10: its close names how many it sent. */
+    private int arrivals;
 
     public EagerInbox(RecvComm comm, CommParts parts) {
         this.comm = comm;
@@ -59,45 +62,59 @@ public final class EagerInbox {
                 && EagerMessageHeader.tokenAt(memory, buffer.address) == comm.token();
     }
 
-    /**
-     * Decodes and checks the header of message {@code seq} ({@code len} bytes in {@code buffer}),
-     * whose token {@link #carriesToken} found right; {@link #deliverChecked} then uses it.
-     */
-    public void check(EagerBuffer buffer, long len, int seq) throws RdmaException {
-        header.decode(memory, buffer.address, len, seq, maxPayload());
+    /** Decodes and checks the header of the message of {@code len} bytes in {@code buffer}. */
+    public void check(EagerBuffer buffer, long len) throws RdmaException {
+        header.decode(memory, buffer.address, len, maxPayload());
+    }
+
+    /** Messages matched by tag that arrived, modulo 2^10. */
+    int arrivals() {
+        return arrivals;
     }
 
     /**
-     * Eager message or request to send {@code seq} arrived in {@code buffer} ({@code len} bytes):
-     * delivered to its receive in {@code window}, held until that is posted, or dropped when its
-     * receive has failed.
+     * Message {@code seq} (an eager message, request to send or head) arrived in {@code buffer}
+     * ({@code len} bytes): delivered to the posted buffer with its tag and ordinal, held until that
+     * is posted, or dropped when its receive has failed.
      *
      * @return whether the buffer is held
      */
-    boolean arrived(EagerBuffer buffer, long len, int seq, ReceiveWindow window) throws RdmaException {
-        check(buffer, len, seq);
-        MessageWindow.Status status = window.status(seq);
-        if (status == MessageWindow.Status.IN_PROGRESS) {
-            return deliverChecked(window.retrieve(seq), seq, buffer, len);
+    boolean arrived(EagerBuffer buffer, long len, int seq) throws RdmaException {
+        check(buffer, len);
+        arrivals = (arrivals + 1) & MASK;
+        int tag = header.tag();
+        int ordinal = header.ordinal();
+        RecvRequest request = comm.buffers().with(tag, ordinal);
+        if (request != null) {
+            if (request.failure() != null) {
+                used(); // its receive failed, and it with it
+                return false;
+            }
+            return deliverChecked(request, request.buffer(tag, ordinal), seq, buffer, len);
         }
-        if (status == MessageWindow.Status.COMPLETED) {
-            used(); // its receive failed, and it with it
+        if (comm.buffers().passed(tag, ordinal)) {
+            used(); // its receive ended (it failed): what comes for it is dropped
             return false;
         }
-        window.checkAhead(seq);
-        hold(buffer, len, seq);
+        hold(buffer, len, seq, tag, ordinal);
         return true;
     }
 
-    /** Keeps message {@code seq}, whose receive is not posted yet. */
-    public void hold(EagerBuffer buffer, long len, int seq) throws RdmaException {
+    /** Keeps message {@code seq} with {@code tag} and {@code ordinal}, whose buffer is not posted yet. */
+    private void hold(EagerBuffer buffer, long len, int seq, int tag, int ordinal) throws RdmaException {
         if (heldCount == held.length) {
             throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " arrived beyond the sender's "
                     + Limits.CREDITS + " credits");
         }
+        heldTag[heldCount] = tag;
+        heldOrdinal[heldCount] = ordinal;
         heldSeq[heldCount] = seq;
         heldLength[heldCount] = len;
         held[heldCount++] = buffer;
+        // The sender runs ahead of the posted receives and may run out of credits: it gets back
+        // those due now, and the posted receives are announced, so that it can write into them.
+        returnCredits(1);
+        comm.announcePosted();
     }
 
     /** Messages held now. */
@@ -106,50 +123,23 @@ public final class EagerInbox {
     }
 
     /**
-     * Message {@code seq} in {@code buffer} for the posted {@code request}: matched and copied, or
-     * held while an earlier one matched by tag has not come.
+     * Message {@code seq} in {@code buffer}, whose header was decoded last, for buffer {@code i} of
+     * the posted {@code request}: copied, or taken for the writes that follow its request to send.
      *
-     * @return whether the buffer is held
+     * @return whether the buffer is held (never: it is used up, or refused)
      */
-    private boolean deliver(RecvRequest request, int seq, EagerBuffer buffer, long len) throws RdmaException {
-        header.decode(memory, buffer.address, len, seq, maxPayload());
-        return deliverChecked(request, seq, buffer, len);
-    }
-
-    /** {@link #deliver} for the message whose header {@link #check} has just decoded. */
-    public boolean deliverChecked(RecvRequest request, int seq, EagerBuffer buffer, long len) throws RdmaException {
-        int k = (seq - request.seq) & MASK;
-        int i;
-        if (header.byTag()) {
-            if (k != request.byTagNext) {
-                hold(buffer, len, seq);
-                return true;
-            }
-            request.byTagNext++;
-            i = untaken(request, request.byTagTaken, header.tag());
-            if (i < 0) {
-                refuse(request, seq, Immediate.ERROR_NO_TAG, "irecv: the sender's tag " + header.tag()
-                        + " matched no buffer of the posted receive");
-                return false;
-            }
-            request.byTagTaken |= 1 << i;
-        } else {
-            i = header.buffer();
-            if (i >= request.buffers) {
-                throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " names buffer " + i + " of a "
-                        + request.buffers + "-buffer receive");
-            }
-        }
+    private boolean deliverChecked(RecvRequest request, int i, int seq, EagerBuffer buffer, long len)
+            throws RdmaException {
         boolean data = header.kind() == EagerMessageHeader.KIND_EAGER;
-        if ((((data ? request.taken : request.eagerFilled) >>> i) & 1) != 0) {
+        if ((request.matched & (1 << i)) != 0 || (((data ? request.taken : request.eagerFilled) >>> i) & 1) != 0) {
             throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " for buffer " + i
                     + " of receive " + request.seq + ", which something else took");
         }
+        request.matched |= 1 << i;
         long size = header.size();
         if (size > request.capacity[i]) {
-            refuse(request, seq, Immediate.ERROR_TRUNCATED, "irecv: the sender's message of " + size
-                    + " bytes did not fit receive buffer " + i + " of " + request.capacity[i] + " bytes (tag "
-                    + request.tag[i] + "); nothing was written");
+            refuse(request, seq, "irecv: the sender's message of " + size + " bytes did not fit receive buffer " + i
+                    + " of " + request.capacity[i] + " bytes (tag " + request.tag[i] + "); nothing was written");
             return false;
         }
         if (data) {
@@ -167,21 +157,18 @@ public final class EagerInbox {
         }
         used();
         comm.progressed(request);
-        if (header.byTag() && request.byTagNext < request.buffers && request.failure() == null) {
-            deliverHeld(request, (request.seq + request.byTagNext) & MASK);
-        }
         return false;
     }
 
     /**
-     * Delivers what is held for the receive just posted, in sequence order. A held message that
-     * breaks a rule fails the communicator (the peer broke the protocol on it), not the call that
-     * posted the receive: the receive fails with it.
+     * Delivers what is held for the receive just posted. A held message that breaks a rule fails
+     * the communicator (the peer broke the protocol on it), not the call that posted the receive:
+     * the receive fails with it.
      */
     public void posted(RecvRequest request) {
         try {
-            for (int k = 0; k < request.buffers && heldCount > 0 && request.failure() == null; k++) {
-                deliverHeld(request, (request.seq + k) & MASK);
+            for (int i = 0; i < request.buffers && heldCount > 0 && request.failure() == null; i++) {
+                deliverHeld(request, i);
             }
         } catch (RdmaException e) {
             comm.liveness().condemn(new RdmaException(ErrorCategory.REMOTE, "receive communicator " + comm.id() + ": "
@@ -189,16 +176,19 @@ public final class EagerInbox {
         }
     }
 
-    /** Delivers the held message {@code seq}, if there is one, to {@code request}. */
-    private void deliverHeld(RecvRequest request, int seq) throws RdmaException {
+    /** Delivers the held message for buffer {@code i} of {@code request}, if there is one. */
+    private void deliverHeld(RecvRequest request, int i) throws RdmaException {
+        int ordinal = request.ordinal[i] & Limits.ORDINAL_MASK;
         for (int h = 0; h < heldCount; h++) {
-            if (heldSeq[h] == seq) {
+            if (heldTag[h] == request.tag[i] && heldOrdinal[h] == ordinal) {
                 EagerBuffer buffer = held[h];
                 long len = heldLength[h];
+                int seq = heldSeq[h];
                 remove(h);
                 boolean kept = false;
                 try {
-                    kept = deliver(request, seq, buffer, len);
+                    check(buffer, len);
+                    kept = deliverChecked(request, i, seq, buffer, len);
                 } finally {
                     if (!kept) {
                         eager.unhold(buffer);
@@ -211,31 +201,22 @@ public final class EagerInbox {
 
     private void remove(int h) {
         heldCount--;
+        heldTag[h] = heldTag[heldCount];
+        heldOrdinal[h] = heldOrdinal[heldCount];
         heldSeq[h] = heldSeq[heldCount];
         heldLength[h] = heldLength[heldCount];
         held[h] = held[heldCount];
         held[heldCount] = null;
     }
 
-    /** The first buffer of {@code request} not in {@code taken} whose tag is {@code tag}, or -1. */
-    private static int untaken(RecvRequest request, int taken, int tag) {
-        for (int i = 0; i < request.buffers; i++) {
-            if ((taken & (1 << i)) == 0 && request.tag[i] == tag) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    /** The receive fails for what message {@code seq} broke; the sender is told. */
-    private void refuse(RecvRequest request, int seq, int reason, String why) {
+    /** The receive fails: message {@code seq} did not fit its buffer; the sender is told. */
+    private void refuse(RecvRequest request, int seq, String why) {
         used();
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
         RmaOp op = pool.acquire();
         if (op != null) {
             comm.connection().sendImmediate(op, "refusal to the sender", Immediate.signal(
-                    reason == Immediate.ERROR_TRUNCATED ? Signal.TRUNCATED_TO_SENDER : Signal.NO_TAG_TO_SENDER,
-                    comm.connection().peerCommId(), seq), RmaOp.NO_OWNER);
+                    Signal.TRUNCATED_TO_SENDER, comm.connection().peerCommId(), seq), RmaOp.NO_OWNER);
         }
     }
 

@@ -4,6 +4,8 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.comm.ControlBuffers;
+import io.ofinet.rdma.comm.PeerLiveness;
+import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.Ops;
 import io.ofinet.rdma.op.RmaOp;
@@ -152,11 +154,41 @@ final class ReceiveAnnouncer {
     }
 
     /**
-     * Announces receive {@code seq} of {@code request}, with what {@link #reserve} took; its
-     * {@code tagged} buffers get their tagged receives first.
+     * Announces the receives of {@code requests} in use, not announced yet and not finished (small
+     * ones, announced once the sender runs ahead of them). A failure to reserve what an
+     * announcement takes condemns the peer through {@code liveness}.
+     *
+     * @return false when one could not be announced now (no control buffer or operation free): try again
      */
-    void announce(RecvRequest request, int seq, int count, long[] addresses, long[] sizes, int[] tags, MrHandle[] mrs,
-            int tagged) {
+    boolean announceUnannounced(RequestPool<RecvRequest> requests, PeerLiveness liveness) {
+        for (int r = 0; r < requests.created(); r++) {
+            RecvRequest request = requests.at(r);
+            if (request.inUse() && !request.announced && !request.finished()) {
+                try {
+                    if (!reserve(0)) {
+                        return false;
+                    }
+                } catch (RdmaException e) {
+                    liveness.condemn(e);
+                    return true;
+                }
+                announce(request, 0);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Announces {@code request}, with what {@link #reserve} took; its {@code tagged} buffers get
+     * their tagged receives first.
+     */
+    void announce(RecvRequest request, int tagged) {
+        int seq = request.seq;
+        int count = request.buffers;
+        long[] addresses = request.address;
+        long[] sizes = request.capacity;
+        MrHandle[] mrs = request.mrs;
+        request.announced = true;
         postTagged(request, seq, tagged, addresses, sizes, mrs);
         ControlBuffers.Buffer buffer = this.buffer;
         RmaOp op = this.op;
@@ -169,7 +201,8 @@ final class ReceiveAnnouncer {
             for (int r = 0; r < parts.dataRails(); r++) {
                 keys[r] = mr == null ? 0 : mr.key(RailKind.DATA, r);
             }
-            announcement.buffer(i, remote, sizes[i], tags[i], keys, (tagged & (1 << i)) != 0 ? Announcement.TAGGED : 0);
+            announcement.buffer(i, remote, sizes[i], request.tag[i], request.ordinal[i], keys,
+                    (tagged & (1 << i)) != 0 ? Announcement.TAGGED : 0);
         }
         // Encoded straight into the registered control buffer the write goes out from.
         int length = announcement.encode(parts.memory(), buffer.address());

@@ -10,18 +10,21 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Limits;
 import java.util.function.Consumer;
 
 /**
  * The receiving side of a connection: the sender's communicator id, its rail addresses, and
  * where to write announcements (its mailbox address, slot size and control-rail keys).
  *
- * <p>Each receive takes the next message sequence number per buffer. One with a buffer larger than
- * {@code eagerMaxSize} RDMA-writes an announcement into the sender's mailbox over a control rail
- * (round-robin), with the control-rail registration and immediate data, listing its buffers,
- * lengths, tags and per-rail keys; segments arrive as remote writes with immediate data, in any
- * order and over any rail. Eager messages arrive into the endpoint's posted eager buffers and are
- * matched, or held until their receive is posted, by {@link EagerInbox}. One thread at a time drives a
+ * <p>Each receive takes the next sequence number per buffer, and each buffer its tag's next
+ * ordinal: the k-th send with a tag fills the k-th buffer with that tag. A receive with a buffer
+ * larger than {@code eagerMaxSize} (or posted while the sender runs ahead) RDMA-writes an
+ * announcement into the sender's mailbox over a control rail (round-robin), with the control-rail
+ * registration and immediate data, listing its buffers, lengths, tags, ordinals and per-rail keys;
+ * segments arrive as remote writes with immediate data, in any order and over any rail. Eager
+ * messages arrive into the endpoint's posted eager buffers and are matched by tag and ordinal, or
+ * held until their buffer is posted, by {@link EagerInbox}. One thread at a time drives a
  * communicator; its state belongs to the endpoint and is touched only with the endpoint held (see
  * the package {@code io.ofinet.rdma}).
  */
@@ -41,6 +44,9 @@ public final class RecvComm extends Communicator<RecvRequest> {
     private final EagerInbox inbox;
     /** The sender's close, as its close signals tell it. */
     private final SenderClose senderClose;
+    private final PostedBuffers buffers = new PostedBuffers(requests);
+    /** A posted receive could not be announced for want of a control buffer or operation: tried again. */
+    private boolean announcementsOwed;
 
     public RecvComm(CommParts parts, Consumer<RecvComm> closer, int id, int token, Connection sender, long peerMailbox,
             int peerSlotBytes, long[] peerMailboxKeys) {
@@ -86,6 +92,9 @@ public final class RecvComm extends Communicator<RecvRequest> {
         if (outstanding() == 0) {
             return;
         }
+        if (announcementsOwed) {
+            announcePosted();
+        }
         for (int i = 0; i < requests.created(); i++) {
             RecvRequest request = requests.at(i);
             if (request.inUse() && !request.finished() && request.partialSinceNanos != 0
@@ -109,17 +118,25 @@ public final class RecvComm extends Communicator<RecvRequest> {
     }
 
     /**
-     * The sender closed, as its close signal on engine rail {@code rail} says; it served no receive from
-     * {@code firstUnserved} on (in sequence order), and those will never complete: they fail now.
-     * Earlier ones complete as their data arrives.
+     * The sender closed, as its close signal on engine rail {@code rail} says, having sent {@code
+     * sent} messages matched by tag (modulo 2^10). Once they and its writes have all arrived,
+     * nothing more comes: the receives not finished then fail.
      */
-    public void senderClosed(int firstUnserved, int rail) {
-        if (!senderClose.arrived(rail, firstUnserved)) {
-            return;
+    public void senderClosed(int sent, int rail) {
+        senderClose.arrived(rail, sent);
+        failUnservedIfSenderDone("receive communicator " + id()
+                + ": the sender closed the connection before sending the message");
+    }
+
+    /**
+     * Fails, with {@code why}, the receives with a buffer nothing filled once nothing more comes
+     * from the sender (its close, above).
+     */
+    private void failUnservedIfSenderDone(String why) {
+        if (senderClose.done(inbox.arrivals())) {
+            abandonRequests(new RdmaException(ErrorCategory.REMOTE, why),
+                    request -> !request.finished() && !request.buffersFilled());
         }
-        abandonRequests(new RdmaException(ErrorCategory.REMOTE, "receive communicator " + id()
-                + ": the sender closed the connection before sending the message"),
-                request -> !request.finished() && senderClose.unserved(request.seq, request.buffers));
     }
 
     /**
@@ -171,22 +188,16 @@ public final class RecvComm extends Communicator<RecvRequest> {
         if (liveness.dead() != null) {
             throw liveness.dead();
         }
-        if (senderClose.unserved(window.next(), count)) {
-            // Nothing will come for it: it fails at its test, as the receives posted before did.
-            RecvRequest request = requests.take();
-            if (request == null) {
-                return null;
-            }
-            request.start(window.next(), count);
-            request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender closed the connection"));
-            return request;
-        }
         if (!requests.available() || !window.fits(count)) {
             return null;
         }
+        if (announcementsOwed) {
+            announcePosted();
+        }
         liveness.posting();
         // A sender that closed sent what it sent to this receive eagerly: nobody reads an announcement.
-        boolean announce = announcer.needed(count, sizes) && !senderClose.said();
+        // While the sender runs ahead (messages held), every receive is announced: it may be out of credits.
+        boolean announce = (announcer.needed(count, sizes) || inbox.held() > 0) && !senderClose.said();
         int tagged = announce ? announcer.taggedBuffers(count, sizes, mrs) : 0;
         if (announce && !announcer.reserve(tagged)) {
             return null;
@@ -198,16 +209,35 @@ public final class RecvComm extends Communicator<RecvRequest> {
             request.address[i] = addresses[i];
             request.capacity[i] = sizes[i];
             request.tag[i] = tags[i];
+            request.mrs[i] = mrs[i];
         }
+        buffers.number(request);
         // In the window before its posts: one that fails at once takes its numbers out again.
         window.insert(request, count);
         if (announce) {
-            announcer.announce(request, seq, count, addresses, sizes, tags, mrs, tagged);
+            announcer.announce(request, tagged);
         }
         if (inbox.held() > 0) {
             inbox.posted(request);
         }
+        if (senderClose.said() && !request.buffersFilled()) {
+            failUnservedIfSenderDone("irecv: the sender closed the connection");
+        }
         return request;
+    }
+
+    /** Its buffers by tag and ordinal, for the messages matched by tag. */
+    PostedBuffers buffers() {
+        return buffers;
+    }
+
+    /**
+     * Announces the posted receives not announced yet and not finished: the sender runs ahead of
+     * them, and an announcement lets it write into their buffers without credits. What cannot be
+     * announced now is tried again at the next post, arrival or stall check.
+     */
+    void announcePosted() {
+        announcementsOwed = !senderClose.said() && !announcer.announceUnannounced(requests, liveness);
     }
 
     /** A segment of buffer {@code index} of receive {@code seq} arrived. */
@@ -226,7 +256,15 @@ public final class RecvComm extends Communicator<RecvRequest> {
      */
     public boolean eagerArrived(EagerBuffer buffer, long len, int seq) throws RdmaException {
         liveness.heard(host.stepNanos());
-        return inbox.arrived(buffer, len, seq, window);
+        if (announcementsOwed) {
+            announcePosted();
+        }
+        boolean held = inbox.arrived(buffer, len, seq);
+        if (senderClose.said()) {
+            failUnservedIfSenderDone("receive communicator " + id()
+                    + ": the sender closed the connection before sending the message");
+        }
+        return held;
     }
 
     /** Something arrived for {@code request}: once it is done, its numbers leave the window. */
@@ -255,10 +293,9 @@ public final class RecvComm extends Communicator<RecvRequest> {
             request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes into buffer " + index
                     + " did not complete in time; a data rail may be down"));
         } else {
-            request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, reason == Immediate.ERROR_TRUNCATED
-                    ? "irecv: the sender's message did not fit receive buffer " + index + " of " + request.capacity[index]
-                            + " bytes (tag " + request.tag[index] + "); nothing was written"
-                    : "irecv: the sender's tag matched no buffer of the posted receive"));
+            request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, "irecv: the sender's message did not fit"
+                    + " receive buffer " + index + " of " + request.capacity[index] + " bytes (tag " + request.tag[index]
+                    + "); nothing was written"));
         }
     }
 

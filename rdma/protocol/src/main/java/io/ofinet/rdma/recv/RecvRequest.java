@@ -10,8 +10,9 @@ import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.wire.Limits;
 
 /**
- * An outstanding grouped receive: up to 8 buffers with tags, under as many consecutive message
- * sequence numbers from {@link #seq}. It is done when its announcement (if it needed one) has
+ * An outstanding grouped receive: up to 8 buffers with tags, under as many consecutive sequence
+ * numbers from {@link #seq}; each buffer has its tag's next ordinal, and takes the send with the
+ * same tag and ordinal. It is done when its announcement (if it needed one) has
  * been written, every buffer has its eager message, its tagged message or all its segments, and
  * none of its tagged receives is still posted.
  */
@@ -22,6 +23,12 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     final long[] address = new long[Limits.MAX_RECVS];
     final long[] capacity = new long[Limits.MAX_RECVS];
     final int[] tag = new int[Limits.MAX_RECVS];
+    /** Per buffer: how many buffers with its tag the communicator's receives had before it. */
+    final int[] ordinal = new int[Limits.MAX_RECVS];
+    /** Per buffer: its registration, for an announcement sent after the post. */
+    final io.ofinet.mr.MrHandle[] mrs = new io.ofinet.mr.MrHandle[Limits.MAX_RECVS];
+    /** Whether its announcement went out (at its post, or later while the sender ran ahead). */
+    boolean announced;
     final long[] received = new long[Limits.MAX_RECVS];
     final int[] segmentsExpected = new int[Limits.MAX_RECVS];
     final int[] segmentsArrived = new int[Limits.MAX_RECVS];
@@ -30,9 +37,8 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     int taken;
     /** Buffers filled by an eager message (a bit each): nothing else may land there. */
     int eagerFilled;
-    /** Buffers the messages matched by tag took, in sequence order (a bit each), and how many did. */
-    int byTagTaken;
-    int byTagNext;
+    /** Buffers a message matched by tag took (a bit each): an eager message, a request to send or a head. */
+    int matched;
     /** When the latest segment of a still partial buffer arrived (0 when none is partial). */
     long partialSinceNanos;
     /** Buffers announced to take one tagged message (a bit each), and their receives while posted. */
@@ -138,6 +144,16 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         }
     }
 
+    /** The buffer with {@code bufferTag} and {@code bufferOrdinal} (modulo 2^16), or -1. */
+    int buffer(int bufferTag, int bufferOrdinal) {
+        for (int i = 0; i < buffers; i++) {
+            if (tag[i] == bufferTag && (ordinal[i] & Limits.ORDINAL_MASK) == bufferOrdinal) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /** Fails it: its tagged receives are cancelled, and its numbers leave the window. */
     @Override
     public void fail(RdmaException cause) {
@@ -160,13 +176,14 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         this.partialSinceNanos = 0;
         this.taken = 0;
         this.eagerFilled = 0;
-        this.byTagTaken = 0;
-        this.byTagNext = 0;
+        this.matched = 0;
+        this.announced = false;
         this.taggedBuffers = 0;
         java.util.Arrays.fill(taggedReceives, null);
         begin(0);
         for (int i = 0; i < count; i++) {
             received[i] = 0;
+            mrs[i] = null;
             segmentsExpected[i] = 0;
             segmentsArrived[i] = 0;
         }
@@ -245,6 +262,11 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
             total += received[i];
         }
         return total;
+    }
+
+    /** Whether every buffer has all it takes (the request may still wait for its operations). */
+    boolean buffersFilled() {
+        return buffersDone == buffers;
     }
 
     public void bufferDone() {

@@ -1,7 +1,6 @@
 package io.ofinet.rdma.recv;
 
 import io.ofinet.rdma.rail.RailSet;
-import io.ofinet.rdma.wire.Limits;
 
 /**
  * What a receive communicator knows of its sender's close (docs/PROTOCOL.md, "Closing"): whether
@@ -15,8 +14,8 @@ public final class SenderClose {
     private boolean said;
     /** The data rails on which the confirmation arrived, as bits. */
     private int confirmedRails;
-    /** The first message the sender did not send; those before it it sent. */
-    private int firstUnserved;
+    /** How many messages matched by tag the sender sent, modulo 2^10. */
+    private int sent;
 
     public SenderClose(RailSet rails, int dataRails) {
         this.rails = rails;
@@ -24,28 +23,26 @@ public final class SenderClose {
     }
 
     /**
-     * The confirmation arrived on engine rail {@code rail}, naming {@code unserved} the first
-     * message the sender did not send; true the first time the sender says it.
+     * The confirmation arrived on engine rail {@code rail}, saying that the sender sent {@code
+     * messages} messages matched by tag (modulo 2^10).
      */
-    public boolean arrived(int rail, int unserved) {
+    public void arrived(int rail, int messages) {
         if (rail < dataRails) {
             confirmedRails |= 1 << rail;
         }
-        boolean first = !said;
-        if (first) {
-            firstUnserved = unserved;
+        if (!said) {
+            sent = messages;
         }
         said = true;
-        return first;
     }
 
     /**
-     * Whether the sender said it closed without sending all that receive {@code seq} of {@code
-     * buffers} buffers waits for: its last message is the first unserved one or later (in the window).
-     * A receive before it completes as its messages arrive, even one posted after the close.
+     * Whether nothing more comes from the sender: it said it closed, its writes ended, and the
+     * {@code arrivals} messages matched by tag that arrived (modulo 2^10) are all it sent. A receive
+     * not finished then never will be; one posted later completes only from what is held.
      */
-    public boolean unserved(int seq, int buffers) {
-        return said && ((seq + buffers - 1 - firstUnserved) & ((1 << Limits.SEQ_BITS) - 1)) < Limits.WINDOW;
+    public boolean done(int arrivals) {
+        return said && writesEnded() && arrivals == sent;
     }
 
     /** Whether the sender said it writes no more. */

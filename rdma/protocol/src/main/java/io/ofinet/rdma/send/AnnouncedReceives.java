@@ -8,22 +8,25 @@ import java.util.Arrays;
 
 /**
  * The receives a send communicator's receiver has announced, by mailbox slot: the announcement
- * decoded there, the sequence number of its receive's first buffer while sends may still go into
- * it, which of its buffers sends have taken, and whether it failed as a whole (a send's tag
- * matched none of its buffers). A slot's announcement is made the first time the slot is used, so
- * that a communicator holds only the slots it has used. Touched only with the endpoint held.
+ * decoded there and which of its buffers sends have taken, while some buffer is still untaken (an
+ * open slot). A send finds its buffer by tag and ordinal among the open slots. A slot's
+ * announcement is made the first time the slot is used, so that a communicator holds only the
+ * slots it has used. Touched only with the endpoint held.
  */
 final class AnnouncedReceives {
-    private static final int MASK = (1 << Limits.SEQ_BITS) - 1;
     private static final int NONE = -1;
+    private static final int MASK = (1 << Limits.SEQ_BITS) - 1;
 
     private final Announcement[] announcements = new Announcement[Limits.WINDOW];
-    /** Per slot: the sequence number of the announcement there, or {@link #NONE} when none is pending. */
+    /** Per slot: the sequence number of the announcement there, or {@link #NONE} when none is open. */
     private final int[] announcedSeq = new int[Limits.WINDOW];
     /** Per slot: the buffers of its receive that sends have taken (a bit each). */
     private final int[] taken = new int[Limits.WINDOW];
-    /** Per slot: no buffer had a send's tag, so the receive failed as a whole. */
-    private final boolean[] failed = new boolean[Limits.WINDOW];
+    /** The open slots, oldest announcement first. */
+    private final int[] open = new int[Limits.WINDOW];
+    private int openCount;
+    /** The furthest announcement ahead so far: the receiver's numbers stay within a window of it. */
+    private int newest;
 
     AnnouncedReceives() {
         Arrays.fill(announcedSeq, NONE);
@@ -40,7 +43,7 @@ final class AnnouncedReceives {
         return announcement;
     }
 
-    /** Drops the slots no announcement is pending in, for an idle communicator; made again when used. */
+    /** Drops the slots no announcement is open in, for an idle communicator; made again when used. */
     void dropIdle() {
         for (int slot = 0; slot < Limits.WINDOW; slot++) {
             if (announcedSeq[slot] == NONE) {
@@ -49,27 +52,50 @@ final class AnnouncedReceives {
         }
     }
 
-    /** Checks that announcement {@code seq}'s slot is free. */
-    void checkFree(int seq) throws RdmaException {
-        int pending = announcedSeq[seq % Limits.WINDOW];
-        if (pending != NONE) {
-            throw new RdmaException(ErrorCategory.REMOTE, "announcement " + seq + (pending == seq ? " arrived twice"
-                    : " arrived while the one for " + pending + " is still in use in its slot"));
+    /**
+     * Checks that announcement {@code seq} may arrive now: within the window of the furthest one
+     * ahead so far (announcements of several control rails, and those sent after their receive's
+     * post, arrive in any order), and not open already.
+     */
+    void checkArrival(int seq) throws RdmaException {
+        if (((seq - newest) & MASK) >= Limits.WINDOW && ((newest - seq) & MASK) >= Limits.WINDOW) {
+            throw new RdmaException(ErrorCategory.REMOTE, "announcement " + seq + " is past the window of "
+                    + Limits.WINDOW + " from " + newest);
+        }
+        if (announcedSeq[seq % Limits.WINDOW] == seq) {
+            throw new RdmaException(ErrorCategory.REMOTE, "announcement " + seq + " arrived twice");
         }
     }
 
-    /** Announcement {@code seq}, decoded into its slot, is pending there with no buffer taken; returns the slot. */
+    /**
+     * Announcement {@code seq}, decoded into its slot, is open there with no buffer taken; returns
+     * the slot. An announcement still open there is of a receive the receiver has ended (its
+     * numbers are 256 behind), and goes.
+     */
     int open(int seq) {
         int slot = seq % Limits.WINDOW;
+        if (announcedSeq[slot] != NONE) {
+            close(slot);
+        }
+        if (((seq - newest) & MASK) < Limits.WINDOW) {
+            newest = seq;
+        }
         announcedSeq[slot] = seq;
         taken[slot] = 0;
-        failed[slot] = false;
+        open[openCount++] = slot;
         return slot;
     }
 
     /** Sends go no more into the receive announced in {@code slot}. */
-    void close(int slot) {
+    private void close(int slot) {
         announcedSeq[slot] = NONE;
+        for (int k = 0; k < openCount; k++) {
+            if (open[k] == slot) {
+                System.arraycopy(open, k + 1, open, k, openCount - k - 1);
+                openCount--;
+                return;
+            }
+        }
     }
 
     Announcement at(int slot) {
@@ -81,47 +107,34 @@ final class AnnouncedReceives {
         return announcedSeq[slot];
     }
 
-    boolean failed(int slot) {
-        return failed[slot];
-    }
-
-    void fail(int slot) {
-        failed[slot] = true;
-    }
-
-    /** A send took buffer {@code i} of the receive announced in {@code slot}. */
+    /** A send took buffer {@code i} of the receive announced in {@code slot}: the slot closes with its last. */
     void take(int slot, int i) {
         taken[slot] |= 1 << i;
+        if (taken[slot] == (1 << announcements[slot].buffers()) - 1) {
+            close(slot);
+        }
     }
 
-    /** The first buffer of the receive announced in {@code slot} not taken yet whose tag is {@code tag}, or -1. */
-    int untaken(int slot, int tag) {
-        Announcement announcement = announcements[slot];
-        for (int i = 0; i < announcement.buffers(); i++) {
-            if ((taken[slot] & (1 << i)) == 0 && announcement.tag(i) == tag) {
-                return i;
+    /**
+     * The open buffer with {@code tag} and {@code ordinal} (modulo 2^16), as {@code slot * 8 +
+     * buffer}, or -1 when no open announcement has it.
+     */
+    int find(int tag, int ordinal) {
+        int wanted = ordinal & Limits.ORDINAL_MASK;
+        for (int k = 0; k < openCount; k++) {
+            int slot = open[k];
+            Announcement announcement = announcements[slot];
+            for (int i = 0; i < announcement.buffers(); i++) {
+                if ((taken[slot] & (1 << i)) == 0 && announcement.tag(i) == tag && announcement.ordinal(i) == wanted) {
+                    return slot * Limits.MAX_RECVS + i;
+                }
             }
         }
         return -1;
     }
 
-    /** The slot of the pending announcement that covers {@code seq}, or -1. */
-    int covering(int seq) {
-        for (int k = 0; k < Limits.MAX_RECVS; k++) {
-            int u = (seq - k) & MASK;
-            int slot = u % Limits.WINDOW;
-            if (announcedSeq[slot] == u) {
-                return k < announcements[slot].buffers() ? slot : -1;
-            }
-        }
-        return -1;
-    }
-
-    /** Send {@code t} into the receive announced in {@code slot} went out (or failed): the slot is freed after its last. */
-    boolean advance(int slot, int t) {
-        if (((t - announcedSeq[slot]) & MASK) == announcements[slot].buffers() - 1) {
-            announcedSeq[slot] = NONE;
-        }
-        return true;
+    /** Open announcements (tests, diagnostics). */
+    int openCount() {
+        return openCount;
     }
 }

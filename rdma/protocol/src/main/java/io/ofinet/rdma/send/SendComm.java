@@ -13,19 +13,18 @@ import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.sched.RailScheduler;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
-import java.util.ArrayDeque;
 
 /**
  * The sending side of a connection. While connecting it owns its mailbox (where the
  * receiver writes announcements) and waits for the ACCEPT; once connected it knows the
  * receiver's communicator id and its rail addresses.
  *
- * <p>Sends are queued in order, each under the next message sequence number. Sends of up to {@code
- * eagerMaxSize} go out at once as eager messages; the receiver announces each receive with a
- * larger buffer with an announcement written into mailbox slot {@code sequence mod 256}, into
- * whose buffer (by tag) a larger send is written in stripes over the data rails as the scheduler
- * decides ({@link SendSequencer}). A send larger than its buffer, or whose tag matches no buffer
- * of the receive, fails on both sides. One thread at a
+ * <p>Sends are queued in order; the k-th send with a tag fills the k-th receive buffer with that
+ * tag. Sends of up to {@code eagerMaxSize} go out at once as eager messages, matched by tag at the
+ * receiver; the receiver announces each receive with a larger buffer with an announcement written
+ * into mailbox slot {@code sequence mod 256}, into whose buffer a larger send is written in
+ * stripes over the data rails as the scheduler decides ({@link SendSequencer}). A send larger than
+ * its buffer fails on both sides. One thread at a
  * time drives a communicator; its state belongs to the endpoint and is touched only with the
  * endpoint held (see the package {@code io.ofinet.rdma}).
  */
@@ -38,9 +37,8 @@ public final class SendComm extends Communicator<SendRequest> {
     private final Mailbox mailbox;
     private final Connecting connecting;
 
-    /** How queued sends meet announced receives: sequence numbers, announcements, eager credits. */
+    /** How queued sends meet announced receives: the queue, ordinals per tag, announcements, eager credits. */
     private final SendSequencer sequencer;
-    private final ArrayDeque<SendRequest> queue = new ArrayDeque<>();
     /** The receiver is closing: queued sends failed, a confirmation is due once writes drain. */
     private boolean peerClosing;
     /** The receiver closed with nothing outstanding: it writes nothing more into the mailbox. */
@@ -155,7 +153,7 @@ public final class SendComm extends Communicator<SendRequest> {
      */
     @Override
     public void peerDead(RdmaException cause) {
-        queue.clear();
+        sequencer.failQueued(null);
         super.peerDead(cause);
     }
 
@@ -187,14 +185,13 @@ public final class SendComm extends Communicator<SendRequest> {
             if (peerClosing) {
                 // No announcement comes for it: it fails, as the sends queued at the signal did.
                 SendRequest request = requests.take();
-                request.start(address, size, tag, mr);
+                request.start(address, size, tag, 0, mr);
                 request.fail(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
                 return request;
             }
             liveness.posting();
             SendRequest request = requests.take();
-            request.start(address, size, tag, mr);
-            queue.add(request);
+            sequencer.queue(request, address, size, tag, mr);
             // It posts what can go now (an eager message, a request to send, or writes into a
             // receive already announced) and returns; the steps of test() advance what waits. When
             // the send waits for its announcement, the next step reads the control rails.
@@ -239,8 +236,7 @@ public final class SendComm extends Communicator<SendRequest> {
         if (liveness != null) { // an announcement may overtake the ACCEPT on another rail
             liveness.heard(host.stepNanos());
         }
-        SendRequest head = queue.peek();
-        sequencer.arrived(seq, head != null && head.rtsSent());
+        sequencer.arrived(seq);
     }
 
     /** The receiver used up {@code count} eager messages or requests to send of this side. */
@@ -250,13 +246,13 @@ public final class SendComm extends Communicator<SendRequest> {
     }
 
     /**
-     * The receiver refused message {@code seq}, sent matched by its tag, for {@code reason}: the
-     * send waiting with its request to send fails; a send already done cannot, so the communicator fails
-     * (the receiver's receive failed too).
+     * The receiver refused message {@code seq}, sent matched by its tag, for not fitting its buffer:
+     * the send waiting with its request to send fails; a send already done cannot (the receiver's
+     * receive failed), and the refusal is counted and logged.
      */
-    public void eagerRefused(int seq, int reason) {
+    public void eagerRefused(int seq) {
         liveness.heard(host.stepNanos());
-        if (sequencer.refused(seq, queue, reason)) {
+        if (sequencer.refused(seq)) {
             return; // a request to send: its send failed with its own reason
         }
         if (sequencer.sentEager(seq)) {
@@ -266,8 +262,7 @@ public final class SendComm extends Communicator<SendRequest> {
             LOG.log(System.Logger.Level.WARNING, "send communicator {0}: the receiver refused eager message {1} ({2}"
                     + " bytes, tag {3}), which completed here: {4}; the receive failed there, and the connection goes"
                     + " on", id(), seq, Long.toString(sequencer.sizeOf(seq)), sequencer.tagOf(seq),
-                    reason == Immediate.ERROR_TRUNCATED
-                    ? "it did not fit its receive buffer" : "no buffer of its receive had its tag");
+                    "it did not fit its receive buffer");
             return;
         }
         liveness.condemn(new RdmaException(ErrorCategory.REMOTE, "send communicator " + id() + ": the receiver refused"
@@ -288,16 +283,16 @@ public final class SendComm extends Communicator<SendRequest> {
         }
     }
 
-    /** Matches queued sends against announced receives, oldest first; bounded by the queue. */
+    /** Matches queued sends against announced receives, the first of each tag; bounded by the queue. */
     public void progressSends() throws RdmaException {
-        sequencer.progress(queue, writes);
+        sequencer.progress(writes);
     }
 
     /**
-     * Whether the oldest queued send waits for something the control rails bring: its announcement, or credits.
+     * Whether a queued send waits for something the control rails bring: its announcement, or credits.
      */
     public boolean awaitsAnnouncement() {
-        return !queue.isEmpty() && sequencer.awaitsAnnouncement(queue.peek());
+        return sequencer.awaitsAnnouncement();
     }
 
     /** Tells the receiver that this side writes no more (once), when its writes completed. */
@@ -305,17 +300,14 @@ public final class SendComm extends Communicator<SendRequest> {
         if (closedSignalSent || connection == null) {
             return;
         }
-        // Names the first message this side did not send; the receiver fails the receives that
-        // wait for it or later ones.
-        closedSignalSent = writes.closed(sequencer.nextSeq());
+        // Names how many messages matched by tag this side sent: once all have arrived, the
+        // receiver fails the receives nothing came for.
+        closedSignalSent = writes.closed(sequencer.nextMessage());
     }
 
     /** Fails every queued send; used when the communicator closes or its peer is gone. */
     public void failQueued(RdmaException cause) {
-        for (SendRequest request : queue) {
-            request.fail(cause);
-        }
-        queue.clear();
+        sequencer.failQueued(cause);
     }
 
     @Override

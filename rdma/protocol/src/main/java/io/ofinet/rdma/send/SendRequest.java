@@ -17,7 +17,7 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     public enum State {
         /** In its communicator's queue: it waits for its announcement, or for credits to go out eagerly. */
         QUEUED,
-        /** Its request to send or its head went out: it waits, at the head of the queue, for its announcement. */
+        /** Its request to send or its head went out: it waits, in the queue, for its announcement. */
         RTS_SENT,
         /** Copied whole into an eager message: done once posted. */
         EAGER,
@@ -29,10 +29,16 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     long address;
     long size;
     int tag;
+    /** How many sends with its tag the communicator had before it: it fills the receive buffer with the same. */
+    int ordinal;
     MrHandle mr;
     private State state = State.QUEUED;
     /** When its writes were posted ({@link State#MOVING}): writes that take longer than peerTimeoutMs fail it. */
     long writesPostedNanos;
+    /**
+     * While its request to send or head waits ({@link State#RTS_SENT}): that message's number; once
+     * moving: the sequence number of the receive it fills, whose buffer {@link #bufferIndex} it is.
+     */
     int seq;
     int bufferIndex;
     /** Bytes its head carried (0: no head): the writes carry the rest. */
@@ -46,10 +52,11 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         this.comm = comm;
     }
 
-    public void start(long bufferAddress, long bytes, int bufferTag, MrHandle handle) {
+    public void start(long bufferAddress, long bytes, int bufferTag, int tagOrdinal, MrHandle handle) {
         this.address = bufferAddress;
         this.size = bytes;
         this.tag = bufferTag;
+        this.ordinal = tagOrdinal;
         this.mr = handle;
         this.state = State.QUEUED;
         this.writesPostedNanos = 0;
@@ -62,19 +69,19 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         return state;
     }
 
-    /** Its request to send or its head went out: it waits, at the head of the queue, for its announcement. */
+    /** Its request to send or its head went out: it waits, in the queue, for its announcement. */
     public boolean rtsSent() {
         return state == State.RTS_SENT;
     }
 
     /**
-     * It went out as eager message {@code sequence} into receive buffer {@code index}: whole (done
+     * It went out as eager message {@code sequence}, matched by its tag and ordinal: whole (done
      * now, its payload copied), or as a request to send carrying its first {@code head} bytes
      * (none: a bare request to send).
      */
-    public void sentEagerly(int sequence, int index, boolean whole, long head) {
+    public void sentEagerly(int sequence, boolean whole, long head) {
         seq = sequence;
-        bufferIndex = index;
+        bufferIndex = 0;
         headBytes = head;
         if (whole) {
             state = State.EAGER;
@@ -94,8 +101,9 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     }
 
     /**
-     * Whether its request to send may go out at {@code now}: once it has waited {@code delayNanos} at
-     * the head of the queue for its announcement, counted from the first time this is asked.
+     * Whether its request to send may go out at {@code now}: once it has waited {@code delayNanos}
+     * for its announcement, first of the queued sends with its tag, counted from the first time this
+     * is asked.
      */
     public boolean rtsDue(long now, long delayNanos) {
         if (!rtsTimed) {

@@ -80,22 +80,22 @@ final class SendWrites {
     }
 
     /**
-     * Sends message {@code seq} as an eager message of {@code kind} ({@link EagerMessageHeader}) — its
-     * header, and the payload copied into an eager buffer, one message to the receiver's data rail
+     * Sends message {@code seq} (the communicator's count of messages matched by tag) as an eager
+     * message of {@code kind} ({@link EagerMessageHeader}) — its header, with the send's tag and
+     * ordinal, and the payload copied into an eager buffer, one message to the receiver's data rail
      * {@code seq mod rails}: the whole send ({@link EagerMessageHeader#KIND_EAGER}), nothing ({@link
      * EagerMessageHeader#KIND_RTS}), or its first {@code headBytes} ({@link EagerMessageHeader#KIND_HEAD}, the
-     * rest written later past them). {@code index} is the receive buffer's, or {@link
-     * EagerMessageHeader#BY_TAG}. An eager send is done at once (its payload is copied); the message's
+     * rest written later past them). An eager send is done at once (its payload is copied); the message's
      * failure to go out fails the communicator, through {@code eagerOwner}.
      */
-    public boolean eager(SendRequest request, int seq, int index, int kind, long headBytes) {
+    public boolean eager(SendRequest request, int seq, int kind, long headBytes) {
         EagerBuffer buffer = eager.acquire();
         if (buffer == null) {
             return false;
         }
         boolean whole = kind == EagerMessageHeader.KIND_EAGER;
         long payload = whole ? request.size : kind == EagerMessageHeader.KIND_HEAD ? headBytes : 0;
-        EagerMessageHeader.encode(memory, buffer.address, kind, index, seq, request.tag, request.size,
+        EagerMessageHeader.encode(memory, buffer.address, kind, request.ordinal, request.tag, request.size,
                 connection.peerToken());
         if (payload > 0) {
             memory.copy(request.address, buffer.payload(), payload);
@@ -104,8 +104,7 @@ final class SendWrites {
         int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0, connection.peerCommId(), seq);
         // Copied out whole, the send is done now, and its message's fate is the communicator's (a
         // failure to deliver it fails the communicator).
-        request.sentEagerly(seq, index == EagerMessageHeader.BY_TAG ? 0 : index, whole,
-                kind == EagerMessageHeader.KIND_HEAD ? headBytes : 0);
+        request.sentEagerly(seq, whole, kind == EagerMessageHeader.KIND_HEAD ? headBytes : 0);
         if (request.headBytes > 0) {
             pool.counts().headSent();
         }

@@ -13,7 +13,7 @@ import io.ofinet.rdma.error.RdmaException;
  *  0 u8 type (1 = receive posted)   1 u8 buffers (1..8)   2 u8 data rails (1..16)   3 u8 reserved
  *  4 u16 message sequence (0..1023) 6 u16 reserved
  *  8 per buffer: u64 address (remote address or offset)   u64 length   u32 tag
- *                u8 buffer index (0..buffers-1)   u8 flags   u8[2] reserved   u64 key per data rail
+ *                u8 buffer index (0..buffers-1)   u8 flags   u16 ordinal   u64 key per data rail
  * </pre>
  *
  * <p>Flags: {@link #TAGGED} — the receiver posted a tagged receive for the buffer, and takes its
@@ -35,6 +35,8 @@ public final class Announcement {
     private final int[] tag = new int[Limits.MAX_RECVS];
     private final int[] index = new int[Limits.MAX_RECVS];
     private final int[] flags = new int[Limits.MAX_RECVS];
+    /** Per buffer: how many buffers with its tag the communicator's receives had before it, modulo 2^16. */
+    private final int[] ordinal = new int[Limits.MAX_RECVS];
     private final long[][] keys = new long[Limits.MAX_RECVS][Limits.MAX_DATA_RAILS];
 
     /** Bytes of one buffer's entry. */
@@ -60,15 +62,14 @@ public final class Announcement {
         return this;
     }
 
-    /** Sets buffer {@code i}. */
-    public Announcement buffer(int i, long remoteAddress, long bytes, int bufferTag, long[] railKeys) {
-        return buffer(i, remoteAddress, bytes, bufferTag, railKeys, 0);
-    }
-
-    /** Sets buffer {@code i}, with its {@code bufferFlags} ({@link #TAGGED}). */
-    public Announcement buffer(int i, long remoteAddress, long bytes, int bufferTag, long[] railKeys,
-            int bufferFlags) {
+    /**
+     * Sets buffer {@code i}, the {@code bufferOrdinal}-th with its tag on the communicator, with its
+     * {@code bufferFlags} ({@link #TAGGED}).
+     */
+    public Announcement buffer(int i, long remoteAddress, long bytes, int bufferTag, int bufferOrdinal,
+            long[] railKeys, int bufferFlags) {
         address[i] = remoteAddress;
+        ordinal[i] = bufferOrdinal & Limits.ORDINAL_MASK;
         length[i] = bytes;
         tag[i] = bufferTag;
         index[i] = i;
@@ -101,6 +102,11 @@ public final class Announcement {
         return tag[i];
     }
 
+    /** How many buffers with its tag the communicator's receives had before buffer {@code i}, modulo 2^16. */
+    public int ordinal(int i) {
+        return ordinal[i];
+    }
+
     public int index(int i) {
         return index[i];
     }
@@ -130,7 +136,7 @@ public final class Announcement {
     private int encode(WireWriter w) {
         w.u8(TYPE_RECV_POSTED).u8(buffers).u8(dataRails).u8(0).u16(sequence).u16(0);
         for (int i = 0; i < buffers; i++) {
-            w.i64(address[i]).i64(length[i]).i32(tag[i]).u8(index[i]).u8(flags[i]).zeros(2);
+            w.i64(address[i]).i64(length[i]).i32(tag[i]).u8(index[i]).u8(flags[i]).u16(ordinal[i]);
             for (int r = 0; r < dataRails; r++) {
                 w.i64(keys[i][r]);
             }
@@ -174,7 +180,7 @@ public final class Announcement {
             tag[i] = r.i32("tag");
             index[i] = r.range(r.u8("buffer index"), 0, count - 1, "buffer index");
             flags[i] = r.range(r.u8("flags"), 0, TAGGED, "flags");
-            r.skip(2, "reserved");
+            ordinal[i] = r.u16("ordinal");
             for (int k = 0; k < rails; k++) {
                 keys[i][k] = r.i64("key");
             }

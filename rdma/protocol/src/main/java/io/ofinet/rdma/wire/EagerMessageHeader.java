@@ -14,8 +14,9 @@ import io.ofinet.rdma.error.RdmaException;
  * <pre>
  *  0  u8  kind: 1 eager data (the payload follows), 2 RTS (no payload), 3 eager head (the
  *         send's first bytes follow)
- *  1  u8  buffer index 0..7, chosen by the sender from the announcement; 0xFF: matched by tag
- *  2  u16 message sequence number (equals the immediate data's)
+ *  1  u8  reserved (0)
+ *  2  u16 ordinal: the send is the ordinal-th with its tag on the communicator (modulo 2^16),
+ *         and fills the receive buffer with the same tag and ordinal
  *  4  u32 tag
  *  8  u32 size: the payload's (eager), the announced send's (RTS, eager head)
  * 12  u32 token of the receive communicator
@@ -28,21 +29,17 @@ public final class EagerMessageHeader {
     public static final int KIND_EAGER = 1;
     public static final int KIND_RTS = 2;
     public static final int KIND_HEAD = 3;
-    /** The buffer index of a message matched by its tag. */
-    public static final int BY_TAG = 0xFF;
-
     private int kind;
-    private int buffer;
-    private int seq;
+    private int ordinal;
     private int tag;
     private long size;
     private long payload;
     private int token;
 
     /** Writes a header at {@code address}. */
-    public static void encode(HostMemory memory, long address, int kind, int buffer, int seq, int tag, long size,
+    public static void encode(HostMemory memory, long address, int kind, int ordinal, int tag, long size,
             int token) {
-        memory.putInt(address, (kind & 0xff) | (buffer & 0xff) << 8 | (seq & 0xffff) << 16);
+        memory.putInt(address, (kind & 0xff) | (ordinal & Limits.ORDINAL_MASK) << 16);
         memory.putInt(address + 4, tag);
         memory.putInt(address + 8, (int) size);
         memory.putInt(address + 12, token);
@@ -54,20 +51,19 @@ public final class EagerMessageHeader {
     }
 
     /**
-     * Decodes the header of a message of {@code length} bytes at {@code address} that arrived with
-     * immediate data naming {@code expectedSeq}.
+     * Decodes the header of a message of {@code length} bytes at {@code address}.
      *
      * @throws RdmaException (remote) naming the field that breaks a rule
      */
-    public EagerMessageHeader decode(HostMemory memory, long address, long length, int expectedSeq, long maxPayload)
+    public EagerMessageHeader decode(HostMemory memory, long address, long length, long maxPayload)
             throws RdmaException {
         if (length < BYTES) {
             throw remote("an eager message of " + length + " bytes is shorter than its " + BYTES + "-byte header");
         }
         int first = memory.getInt(address);
         kind = first & 0xff;
-        buffer = (first >>> 8) & 0xff;
-        seq = (first >>> 16) & 0xffff;
+        int reserved = (first >>> 8) & 0xff;
+        ordinal = (first >>> 16) & Limits.ORDINAL_MASK;
         tag = memory.getInt(address + 4);
         size = memory.getInt(address + 8) & 0xffffffffL;
         token = memory.getInt(address + 12);
@@ -75,11 +71,8 @@ public final class EagerMessageHeader {
         if (kind != KIND_EAGER && kind != KIND_RTS && kind != KIND_HEAD) {
             throw remote("eager message kind " + kind);
         }
-        if (buffer != BY_TAG && buffer >= Limits.MAX_RECVS) {
-            throw remote("eager message buffer index " + buffer);
-        }
-        if (seq != expectedSeq) {
-            throw remote("eager message sequence number " + seq + " where its immediate data says " + expectedSeq);
+        if (reserved != 0) {
+            throw remote("eager message reserved byte " + reserved);
         }
         if (kind == KIND_EAGER && (size != length - BYTES || size > maxPayload)) {
             throw remote("eager message of " + (length - BYTES) + " payload bytes claims " + size
@@ -103,16 +96,9 @@ public final class EagerMessageHeader {
         return kind;
     }
 
-    public int buffer() {
-        return buffer;
-    }
-
-    public boolean byTag() {
-        return buffer == BY_TAG;
-    }
-
-    public int seq() {
-        return seq;
+    /** The send is the ordinal-th with its tag on its communicator, modulo 2^16. */
+    public int ordinal() {
+        return ordinal;
     }
 
     public int tag() {

@@ -43,7 +43,7 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
     }
 
     static final int MAGIC = 0x4E49464F;
-    static final int VERSION = 4;
+    static final int VERSION = 5;
     static final int HEADER = 64;
     static final int MAX_REASON = 512;
 

@@ -33,8 +33,11 @@ public final class Immediate {
 
     /** Error reason, in the segment field of an error: the send did not fit the buffer. */
     public static final int ERROR_TRUNCATED = 1;
-    /** Error reason: no buffer of the posted receive had the send's tag. */
-    public static final int ERROR_NO_TAG = 2;
+    /**
+     * Error reason 2, no longer sent: a send whose tag no buffer of its receive had (before
+     * messages met buffers by tag and ordinal, handshake version 4). One arriving breaks the protocol.
+     */
+    public static final int ERROR_RETIRED = 2;
     /** Error reason: the sender's writes did not complete in time (a data rail may be down). */
     public static final int ERROR_SEND_FAILED = 3;
 
@@ -95,7 +98,8 @@ public final class Immediate {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
                     + ": signal of unknown code " + recvIndex(d));
         }
-        if (type(d) == TYPE_ERROR && (segments(d) < ERROR_TRUNCATED || segments(d) > ERROR_SEND_FAILED)) {
+        if (type(d) == TYPE_ERROR && (segments(d) < ERROR_TRUNCATED || segments(d) > ERROR_SEND_FAILED
+                || segments(d) == ERROR_RETIRED)) {
             throw new RdmaException(ErrorCategory.REMOTE, "malformed immediate data 0x" + Integer.toHexString(d)
                     + ": unknown error reason " + segments(d));
         }

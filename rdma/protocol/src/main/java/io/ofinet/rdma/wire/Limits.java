@@ -17,6 +17,12 @@ public final class Limits {
     public static final int MAX_COMMS = 1 << COMM_ID_BITS;
     /** Bits of a message sequence number in immediate data. */
     public static final int SEQ_BITS = 10;
+    /**
+     * Bits of an ordinal on the wire: the k-th send with a tag fills the k-th receive buffer with
+     * that tag, and both sides number them per tag modulo 2^16.
+     */
+    public static final int ORDINAL_BITS = 16;
+    public static final int ORDINAL_MASK = (1 << ORDINAL_BITS) - 1;
     /** Messages in flight per communicator: half the sequence space, so that wrap-around is unambiguous. */
     public static final int WINDOW = 256;
     /**

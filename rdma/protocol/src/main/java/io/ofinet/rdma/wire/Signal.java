@@ -20,14 +20,17 @@ public enum Signal {
      */
     RECEIVER_CLOSING(2, true),
     /**
-     * 3: to the receive side: the sender has closed and writes no more. The value is the sequence
-     * number of the first receive it served no data.
+     * 3: to the receive side: the sender has closed and writes no more. The value is how many
+     * messages matched by tag it sent (modulo 2^10): once they have all arrived, nothing more comes.
      */
     SENDER_CLOSED(3, false),
-    /** 4: to the send side: the eager message of the value's sequence number did not fit its buffer. */
+    /** 4: to the send side: the message matched by tag with the value's number did not fit its buffer. */
     TRUNCATED_TO_SENDER(4, true),
-    /** 5: to the send side: the eager message of the value's sequence number matched no tag. */
-    NO_TAG_TO_SENDER(5, true),
+    /**
+     * 5, no longer sent: an eager message whose tag no buffer of its receive had (before messages met
+     * buffers by tag and ordinal, handshake version 4). One arriving breaks the protocol.
+     */
+    RETIRED_TO_SENDER(5, true),
     /** 6: to the send side: credits returned, the value their count. */
     CREDITS_TO_SENDER(6, true);
 

@@ -72,7 +72,7 @@ class WireFormatsTest {
     @Test
     void handshakeMessagesArePinnedAndRoundTrip() throws RdmaException {
         byte[] encoded = connect().encode();
-        assertEquals("4f46494e" + "04" + "01" + "02" + "02" + "07000000" + "2c010000" + "00000000" + "00010000"
+        assertEquals("4f46494e" + "05" + "01" + "02" + "02" + "07000000" + "2c010000" + "00000000" + "00010000"
                 + "0010000000000000" + "48010000" + "3412ed5e" + "0807060504030201" + "e1100000" + "00200000"
                 + "6300000000000000" + "1100000000000000" + "2200000000000000"
                 + "0101" + "020202" + "0103" + "0104", HEX.formatHex(encoded));
@@ -103,16 +103,17 @@ class WireFormatsTest {
 
     @Test
     void announcementIsPinnedAndValidated() throws RdmaException {
-        Announcement m = new Announcement().reset(1, 2, 513).buffer(0, 0x40, 4096, 9, new long[] {5, 6});
+        Announcement m = new Announcement().reset(1, 2, 513).buffer(0, 0x40, 4096, 9, 0x10203, new long[] {5, 6}, 0);
         byte[] out = new byte[Announcement.maxBytes(2)];
         int n = m.encode(out);
         assertEquals("01" + "01" + "02" + "00" + "0102" + "0000" + "4000000000000000" + "0010000000000000"
-                + "09000000" + "00" + "000000" + "0500000000000000" + "0600000000000000",
+                + "09000000" + "00" + "00" + "0302" + "0500000000000000" + "0600000000000000",
                 HEX.formatHex(out, 0, n));
         Announcement back = new Announcement().decode(out, n, 2, 513);
         assertEquals(0x40, back.address(0));
         assertEquals(4096, back.length(0));
         assertEquals(9, back.tag(0));
+        assertEquals(0x203, back.ordinal(0), "the ordinal travels modulo 2^16");
         assertEquals(6, back.key(0, 1));
         assertEquals(1224, Announcement.maxBytes(16));
         RdmaException wrongSeq = assertThrows(RdmaException.class, () -> new Announcement().decode(out, n, 2, 512));
@@ -146,47 +147,45 @@ class WireFormatsTest {
         io.ofinet.fabric.HostMemory memory = io.ofinet.fabric.ofi.NativeMemory.host();
         long at = memory.allocate(64);
         try {
-            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_EAGER, EagerMessageHeader.BY_TAG, 513, 9, 32, 0x12345678);
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_EAGER, 0x10201, 9, 32, 0x12345678);
             byte[] out = new byte[EagerMessageHeader.BYTES];
             memory.read(at, out, 0, out.length);
-            assertEquals("01" + "ff" + "0102" + "09000000" + "20000000" + "78563412", HEX.formatHex(out));
-            EagerMessageHeader h = new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 32, 513, 8192);
+            assertEquals("01" + "00" + "0102" + "09000000" + "20000000" + "78563412", HEX.formatHex(out));
+            EagerMessageHeader h = new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 32, 8192);
             assertEquals(EagerMessageHeader.KIND_EAGER, h.kind());
-            assertTrue(h.byTag());
+            assertEquals(0x201, h.ordinal(), "the ordinal travels modulo 2^16");
             assertEquals(9, h.tag());
             assertEquals(32, h.size());
             assertEquals(0x12345678, h.token());
-            RdmaException wrongSeq = assertThrows(RdmaException.class,
-                    () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 32, 512, 8192));
-            assertEquals(ErrorCategory.REMOTE, wrongSeq.category());
-            assertEquals("eager message sequence number 513 where its immediate data says 512", wrongSeq.getMessage());
-            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 31, 513,
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 31,
                     8192), "a payload shorter than its size");
-            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 32, 513, 16),
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 32, 16),
                     "a payload larger than eagerMaxSize");
-            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_RTS, 8, 1, 9, 1 << 20, 1);
-            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES, 1, 8192),
-                    "buffer index 8");
-            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_RTS, 7, 1, 9, 1 << 20, 1);
-            assertEquals(1 << 20, new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES, 1, 8192).size(),
+            memory.putInt(at, EagerMessageHeader.KIND_RTS | 1 << 8);
+            RdmaException reserved = assertThrows(RdmaException.class,
+                    () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES, 8192));
+            assertEquals(ErrorCategory.REMOTE, reserved.category());
+            assertEquals("eager message reserved byte 1", reserved.getMessage());
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_RTS, 7, 9, 1 << 20, 1);
+            assertEquals(1 << 20, new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES, 8192).size(),
                     "a request to send announces a size above eagerMaxSize");
-            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 1, 1, 8192),
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 1, 8192),
                     "a request to send with a payload");
-            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_HEAD, EagerMessageHeader.BY_TAG, 1, 9, 20000, 1);
-            EagerMessageHeader head = new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 8192, 1, 8192);
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_HEAD, 1, 9, 20000, 1);
+            EagerMessageHeader head = new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 8192, 8192);
             assertEquals(20000, head.size(), "a head announces its send's size");
             assertEquals(8192, head.payload(), "and carries its first bytes");
             assertEquals("a head of 8193 bytes for a send of 20000 (a head carries 1 to 8192 bytes, fewer than its"
                     + " send)", assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at,
-                    EagerMessageHeader.BYTES + 8193, 1, 8192)).getMessage());
-            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES, 1, 8192),
+                    EagerMessageHeader.BYTES + 8193, 8192)).getMessage());
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES, 8192),
                     "a head without bytes");
-            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_HEAD, EagerMessageHeader.BY_TAG, 1, 9, 4096, 1);
-            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 4096, 1,
+            EagerMessageHeader.encode(memory, at, EagerMessageHeader.KIND_HEAD, 1, 9, 4096, 1);
+            assertThrows(RdmaException.class, () -> new EagerMessageHeader().decode(memory, at, EagerMessageHeader.BYTES + 4096,
                     8192), "a head as large as its send");
             fuzz(java.util.Arrays.copyOf(out, out.length), (b, len) -> {
                 memory.write(at, b, 0, Math.min(len, 64));
-                new EagerMessageHeader().decode(memory, at, len, 513, 8192);
+                new EagerMessageHeader().decode(memory, at, len, 8192);
             }, ErrorCategory.REMOTE);
         } finally {
             memory.free(at);
@@ -196,7 +195,7 @@ class WireFormatsTest {
     @Test
     void signalCodesArePinned() {
         Signal[] byCode = {Signal.KEEPALIVE_TO_RECEIVER, Signal.KEEPALIVE_TO_SENDER, Signal.RECEIVER_CLOSING,
-            Signal.SENDER_CLOSED, Signal.TRUNCATED_TO_SENDER, Signal.NO_TAG_TO_SENDER, Signal.CREDITS_TO_SENDER};
+            Signal.SENDER_CLOSED, Signal.TRUNCATED_TO_SENDER, Signal.RETIRED_TO_SENDER, Signal.CREDITS_TO_SENDER};
         assertEquals(byCode.length, Signal.values().length);
         for (int code = 0; code < byCode.length; code++) {
             assertEquals(code, byCode[code].code());
@@ -231,8 +230,11 @@ class WireFormatsTest {
                 "2 stripes and a head");
         assertThrows(RdmaException.class, () -> Immediate.check(1L << 32, 2));
         // An error's segment field is its reason, whatever the rail count.
-        assertEquals(Immediate.ERROR_NO_TAG, Immediate.segments(Immediate.check(
-                Immediate.encode(Immediate.TYPE_ERROR, Immediate.ERROR_NO_TAG, 0, 1, 1) & 0xffffffffL, 1)));
+        assertEquals(Immediate.ERROR_SEND_FAILED, Immediate.segments(Immediate.check(
+                Immediate.encode(Immediate.TYPE_ERROR, Immediate.ERROR_SEND_FAILED, 0, 1, 1) & 0xffffffffL, 1)));
+        assertThrows(RdmaException.class, () -> Immediate.check(
+                Immediate.encode(Immediate.TYPE_ERROR, Immediate.ERROR_RETIRED, 0, 1, 1) & 0xffffffffL, 16),
+                "the retired reason 2");
         assertThrows(RdmaException.class, () -> Immediate.check(
                 Immediate.encode(Immediate.TYPE_ERROR, 5, 0, 1, 1) & 0xffffffffL, 16), "unknown reason");
         assertThrows(IllegalArgumentException.class, () -> Immediate.encode(0, 17, 0, 0, 0));
@@ -262,9 +264,10 @@ class WireFormatsTest {
     void announcementsEncodeIntoAndDecodeFromNativeMemoryAsTheyDoInArrays() throws Exception {
         io.ofinet.fabric.HostMemory memory = io.ofinet.fabric.mem.MemProvider.create().memory();
         Announcement m = new Announcement().reset(3, 2, 1023)
-                .buffer(0, 0x40, 4096, 9, new long[] {5, 6})
-                .buffer(1, 0x1234_5678_9abcL, 1L << 32, -7, new long[] {-1L, 0x0102_0304_0506_0708L})
-                .buffer(2, 0, 0, 0, new long[] {0, 0});
+                .buffer(0, 0x40, 4096, 9, 0, new long[] {5, 6}, 0)
+                .buffer(1, 0x1234_5678_9abcL, 1L << 32, -7, 0xffff, new long[] {-1L, 0x0102_0304_0506_0708L},
+                        Announcement.TAGGED)
+                .buffer(2, 0, 0, 0, 3, new long[] {0, 0}, 0);
         byte[] inArray = new byte[Announcement.maxBytes(2)];
         int n = m.encode(inArray);
         long slot = memory.allocate(Announcement.maxBytes(2));

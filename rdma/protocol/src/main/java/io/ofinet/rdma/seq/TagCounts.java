@@ -1,0 +1,106 @@
+package io.ofinet.rdma.seq;
+
+import java.util.Arrays;
+
+/**
+ * A count per tag, for the matching rule (docs/PROTOCOL.md, "Matching by tag"): the k-th send
+ * with a tag fills the k-th receive buffer with that tag, so each side counts its sends or buffers
+ * per tag. An open-addressed table of int keys: it allocates only when a tag it has not seen
+ * makes it more than half full (it then doubles), never per call. A tag stays once counted, so a
+ * communicator holds 8 bytes per tag it ever used (NCCL uses one tag per remote rank, or 0). Not
+ * thread-safe.
+ */
+public final class TagCounts {
+    private int[] keys;
+    private int[] counts;
+    private boolean[] used;
+    private int size;
+
+    public TagCounts() {
+        this(16);
+    }
+
+    /** A table with room for {@code capacity} / 2 tags before it first grows ({@code capacity} a power of two). */
+    TagCounts(int capacity) {
+        if (capacity < 2 || Integer.bitCount(capacity) != 1) {
+            throw new IllegalArgumentException("capacity " + capacity + " is not a power of two of at least 2");
+        }
+        keys = new int[capacity];
+        counts = new int[capacity];
+        used = new boolean[capacity];
+    }
+
+    /** The count of {@code tag}: 0 for a tag never counted. */
+    public int get(int tag) {
+        int slot = find(tag);
+        return used[slot] ? counts[slot] : 0;
+    }
+
+    /** Adds one to the count of {@code tag}; returns the count before. */
+    public int next(int tag) {
+        int slot = slotFor(tag);
+        return counts[slot]++;
+    }
+
+    /** Tags counted so far. */
+    public int tags() {
+        return size;
+    }
+
+    /** Forgets every tag. */
+    public void clear() {
+        Arrays.fill(used, false);
+        Arrays.fill(counts, 0);
+        size = 0;
+    }
+
+    /** The slot of {@code tag}, taken for it (count 0) when it had none. */
+    private int slotFor(int tag) {
+        int slot = find(tag);
+        if (used[slot]) {
+            return slot;
+        }
+        if (2 * (size + 1) > keys.length) {
+            grow();
+            slot = find(tag);
+        }
+        used[slot] = true;
+        keys[slot] = tag;
+        counts[slot] = 0;
+        size++;
+        return slot;
+    }
+
+    /** The slot holding {@code tag}, or the free slot where it would go. */
+    private int find(int tag) {
+        int mask = keys.length - 1;
+        int slot = mix(tag) & mask;
+        while (used[slot] && keys[slot] != tag) {
+            slot = (slot + 1) & mask;
+        }
+        return slot;
+    }
+
+    private void grow() {
+        int[] oldKeys = keys;
+        int[] oldCounts = counts;
+        boolean[] oldUsed = used;
+        keys = new int[oldKeys.length * 2];
+        counts = new int[keys.length];
+        used = new boolean[keys.length];
+        for (int i = 0; i < oldKeys.length; i++) {
+            if (oldUsed[i]) {
+                int slot = find(oldKeys[i]);
+                used[slot] = true;
+                keys[slot] = oldKeys[i];
+                counts[slot] = oldCounts[i];
+            }
+        }
+    }
+
+    /** Spreads tags that differ only in their high bits (a murmur3 finalizer step). */
+    private static int mix(int tag) {
+        int h = tag * 0x9E3779B9;
+        return h ^ (h >>> 16);
+    }
+}
