@@ -18,13 +18,19 @@ import io.ofinet.rdma.wire.Signal;
  * by tag"): each carries its send's tag and ordinal and goes to the posted buffer with the same;
  * one whose buffer is not posted yet stays in its eager buffer (held) until it is, at most {@link
  * Limits#CREDITS} of them. Each one used up gives the sender back a credit, returned in batches of
- * half the credits, and at once while a message is held (the sender may be out of credits). It
- * counts the messages that arrived, for the sender's close. Touched only with the endpoint held.
+ * half the credits. It counts the messages that arrived, for the sender's close. Touched only with
+ * the endpoint held.
  */
 public final class EagerInbox {
     private static final int MASK = (1 << Limits.SEQ_BITS) - 1;
     /** Credits returned in one signal. */
     public static final int CREDIT_BATCH = Limits.CREDITS / 2;
+    /**
+     * Messages held from which the sender may be out of credits: with fewer, more than a batch of
+     * credits is due and goes back. From this many on, every posted receive is announced, so that
+     * the sender can write into it without a credit.
+     */
+    public static final int RUNNING_AHEAD = CREDIT_BATCH;
 
     private final RecvComm comm;
     private final HostMemory memory;
@@ -111,10 +117,11 @@ public final class EagerInbox {
         heldSeq[heldCount] = seq;
         heldLength[heldCount] = len;
         held[heldCount++] = buffer;
-        // The sender runs ahead of the posted receives and may run out of credits: it gets back
-        // those due now, and the posted receives are announced, so that it can write into them.
-        returnCredits(1);
-        comm.announcePosted();
+        if (heldCount >= RUNNING_AHEAD) {
+            // The sender may be out of credits: the posted receives are announced, so that it can
+            // write into them.
+            comm.announcePosted();
+        }
     }
 
     /** Messages held now. */

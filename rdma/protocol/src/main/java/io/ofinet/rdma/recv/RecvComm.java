@@ -124,17 +124,17 @@ public final class RecvComm extends Communicator<RecvRequest> {
      */
     public void senderClosed(int sent, int rail) {
         senderClose.arrived(rail, sent);
-        failUnservedIfSenderDone("receive communicator " + id()
-                + ": the sender closed the connection before sending the message");
+        failUnservedIfSenderDone(false);
     }
 
     /**
-     * Fails, with {@code why}, the receives with a buffer nothing filled once nothing more comes
-     * from the sender (its close, above).
+     * Fails the receives with a buffer nothing filled once nothing more comes from the sender (its
+     * close, above); {@code atPost}: as the receive just posted finds it.
      */
-    private void failUnservedIfSenderDone(String why) {
+    private void failUnservedIfSenderDone(boolean atPost) {
         if (senderClose.done(inbox.arrivals())) {
-            abandonRequests(new RdmaException(ErrorCategory.REMOTE, why),
+            abandonRequests(new RdmaException(ErrorCategory.REMOTE, atPost ? "irecv: the sender closed the connection"
+                    : "receive communicator " + id() + ": the sender closed the connection before sending the message"),
                     request -> !request.finished() && !request.buffersFilled());
         }
     }
@@ -196,8 +196,9 @@ public final class RecvComm extends Communicator<RecvRequest> {
         }
         liveness.posting();
         // A sender that closed sent what it sent to this receive eagerly: nobody reads an announcement.
-        // While the sender runs ahead (messages held), every receive is announced: it may be out of credits.
-        boolean announce = (announcer.needed(count, sizes) || inbox.held() > 0) && !senderClose.said();
+        // While the sender runs ahead, every receive is announced: it may be out of credits.
+        boolean announce = (announcer.needed(count, sizes) || inbox.held() >= EagerInbox.RUNNING_AHEAD)
+                && !senderClose.said();
         int tagged = announce ? announcer.taggedBuffers(count, sizes, mrs) : 0;
         if (announce && !announcer.reserve(tagged)) {
             return null;
@@ -221,7 +222,7 @@ public final class RecvComm extends Communicator<RecvRequest> {
             inbox.posted(request);
         }
         if (senderClose.said() && !request.buffersFilled()) {
-            failUnservedIfSenderDone("irecv: the sender closed the connection");
+            failUnservedIfSenderDone(true);
         }
         return request;
     }
@@ -261,8 +262,7 @@ public final class RecvComm extends Communicator<RecvRequest> {
         }
         boolean held = inbox.arrived(buffer, len, seq);
         if (senderClose.said()) {
-            failUnservedIfSenderDone("receive communicator " + id()
-                    + ": the sender closed the connection before sending the message");
+            failUnservedIfSenderDone(false);
         }
         return held;
     }
