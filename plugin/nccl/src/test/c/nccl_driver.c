@@ -7,6 +7,8 @@
  * nccl_driver threads | kill  NCCL's threads, a peer killed (driver_threads.c)
  * nccl_driver versions | reload | teardown | exit
  *                           NCCL's lifecycle (driver_lifecycle.c)
+ * nccl_driver tags          sends meeting receive buffers by tag and ordinal in interleaved orders,
+ *                           two processes as pair (driver_tags.c)
  * nccl_driver pair [--thread]
  *                           two processes (this one receives, a forked child sends) through the
  *                           table over the provider OFINET_LAYOUT names; with --thread each side
@@ -307,6 +309,9 @@ int main(int argc, char **argv) {
     }
     if (argc >= 2 && strcmp(argv[1], "init") == 0) {
         return run_init();
+    }
+    if (argc >= 2 && strcmp(argv[1], "tags") == 0) {
+        return run_tags();
     }
     if (argc >= 2 && strcmp(argv[1], "pair") == 0) {
         return run_pair(argc >= 3 && strcmp(argv[2], "--thread") == 0);
