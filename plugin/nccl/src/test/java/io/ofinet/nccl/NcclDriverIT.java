@@ -161,6 +161,33 @@ class NcclDriverIT {
     }
 
     /**
+     * Sends meet receive buffers by tag and ordinal (docs/PROTOCOL.md, "Matching by tag") in the
+     * driver's four interleavings ({@code nccl_driver tags}), each with small, large and mixed sends
+     * and with the receives posted one after another and ahead: on tcp as it comes (large buffers
+     * take one tagged message), on tcp with writes (writeNotice message, heads for 1 MiB), and on shm
+     * (writes). A run's bound is the driver's (30 s, failing loudly); none is timed.
+     */
+    @ParameterizedTest(name = "{0}, writeNotice {1}")
+    @CsvSource({"tcp, auto", "tcp, message", "shm, auto"})
+    void sendsMeetReceiveBuffersByTagAndOrdinal(String provider, String writeNotice, @TempDir Path dir)
+            throws Exception {
+        Set<String> shmBefore = shmNames();
+        try {
+            Path layout = Driver.layout(dir, provider);
+            Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString(), "OFINET_WRITE_NOTICE", writeNotice),
+                    Duration.ofSeconds(240), "tags");
+            assertEquals(0, d.exitCode(), d.output());
+            assertTrue(d.output().contains("pair: receiver passed, sender passed"), d.output());
+            assertTrue(d.output().contains("writeNotice " + writeNotice), "the device's init line:\n" + d.output());
+            assertTrue(d.output().contains("recv: tags: 24 runs, 0 failed, 0 skipped"), d.output());
+            assertTrue(d.output().contains("send: tags: 24 runs, 0 failed, 0 skipped"), d.output());
+            assertTrue(!d.output().contains("FAILED"), d.output());
+        } finally {
+            removeNewShmNames(shmBefore);
+        }
+    }
+
+    /**
      * Removes the /dev/shm names made since {@code before} by processes that have ended (the
      * driver's): a live process's names, such as another build's on the same machine, stay.
      */
