@@ -81,8 +81,8 @@ int run_exit(void);
 int run_threads(void);
 int run_kill(void);
 int run_bench(int argc, char **argv);
-/* Sends meeting receive buffers by tag and ordinal in interleaved orders (driver_tags.c). */
-int run_tags(void);
+/* Sends meeting receive buffers by tag and ordinal in interleaved orders (driver_tags.c); argv: scenarios. */
+int run_tags(int argc, char **argv);
 
 #define MiB (1024u * 1024u)
 #define CANARY 64

@@ -13,7 +13,8 @@
  * posting them all ahead. Every run has a communicator of its own. The sender retries an isend that
  * returned a NULL request on its next pass and tests its requests oldest-first, as NCCL's proxy
  * does; so does the receiver. Each send's bytes are a pattern of its (message, tag); every received
- * buffer, its reported size, and the bytes and canaries past it are checked.
+ * buffer, its reported size, and the bytes and canaries past it are checked. Arguments, if any,
+ * name the scenarios to run (nccl_driver tags 2 3); else all run.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -402,6 +403,9 @@ static int one_run(struct run *r, const unsigned char *handle) {
     return both;
 }
 
+/* The scenarios to run: selected[c] for SCENARIOS[c]. */
+static int selected[NSCENARIOS];
+
 static void *run_tags_side(void *arg) {
     struct side *s = arg;
     if (start_side(s) != 0) {
@@ -418,6 +422,9 @@ static void *run_tags_side(void *arg) {
     double start = now_seconds();
     for (int c = 0; c < NSCENARIOS; c++) {
         const struct scenario *sc = &SCENARIOS[c];
+        if (!selected[c]) {
+            continue;
+        }
         check(consistent(sc), "scenario %d (%s): its sends meet its buffers by tag and ordinal as written",
               sc->number, sc->what);
         for (int sizes = SMALL; sizes <= MIXED; sizes++) {
@@ -456,6 +463,18 @@ static void *run_tags_side(void *arg) {
     return NULL;
 }
 
-int run_tags(void) {
+int run_tags(int argc, char **argv) {
+    for (int c = 0; c < NSCENARIOS; c++) {
+        selected[c] = argc == 0;
+    }
+    for (int i = 0; i < argc; i++) {
+        char *end = NULL;
+        long number = strtol(argv[i], &end, 10);
+        if (end == argv[i] || *end != '\0' || number < 1 || number > NSCENARIOS) {
+            fprintf(stderr, "tags: no scenario \"%s\" (1 - %d)\n", argv[i], NSCENARIOS);
+            return 2;
+        }
+        selected[number - 1] = 1;
+    }
     return run_two(run_tags_side, 0);
 }

@@ -7,8 +7,9 @@
  * nccl_driver threads | kill  NCCL's threads, a peer killed (driver_threads.c)
  * nccl_driver versions | reload | teardown | exit
  *                           NCCL's lifecycle (driver_lifecycle.c)
- * nccl_driver tags          sends meeting receive buffers by tag and ordinal in interleaved orders,
- *                           two processes as pair (driver_tags.c)
+ * nccl_driver tags [SCENARIO ...]
+ *                           sends meeting receive buffers by tag and ordinal in interleaved orders,
+ *                           two processes as pair (driver_tags.c); all four scenarios, or those named
  * nccl_driver pair [--thread]
  *                           two processes (this one receives, a forked child sends) through the
  *                           table over the provider OFINET_LAYOUT names; with --thread each side
@@ -311,12 +312,12 @@ int main(int argc, char **argv) {
         return run_init();
     }
     if (argc >= 2 && strcmp(argv[1], "tags") == 0) {
-        return run_tags();
+        return run_tags(argc - 2, argv + 2);
     }
     if (argc >= 2 && strcmp(argv[1], "pair") == 0) {
         return run_pair(argc >= 3 && strcmp(argv[2], "--thread") == 0);
     }
     fprintf(stderr, "usage: %s layout | init | crossing | bench [latency|bandwidth] [SIZE...] | pair [--thread] |"
-            " threads | kill | versions | reload | teardown | exit\n", argv[0]);
+            " tags [SCENARIO...] | threads | kill | versions | reload | teardown | exit\n", argv[0]);
     return 2;
 }
