@@ -161,8 +161,8 @@ class NcclDriverIT {
     }
 
     /**
-     * Sends meet receive buffers by tag and ordinal (docs/PROTOCOL.md, "Matching by tag") in the
-     * driver's four interleavings ({@code nccl_driver tags}), each with small, large and mixed sends
+     * Sends meet receive buffers by tag and ordinal (the k-th send with a tag fills the k-th receive
+     * buffer with that tag) in the driver's four interleavings ({@code nccl_driver tags}), each with small, large and mixed sends
      * and with the receives posted one after another and ahead: on tcp as it comes (large buffers
      * take one tagged message), on tcp with writes (writeNotice message, heads for 1 MiB), and on shm
      * (writes). A run's bound is the driver's (30 s, failing loudly); none is timed.
