@@ -165,7 +165,7 @@ class NcclDriverIT {
      * buffer with that tag) in the driver's four interleavings ({@code nccl_driver tags}), each with small, large and mixed sends
      * and with the receives posted one after another and ahead: on tcp as it comes (large buffers
      * take one tagged message), on tcp with writes (writeNotice message, heads for 1 MiB), and on shm
-     * (writes). A run's bound is the driver's (30 s, failing loudly); none is timed.
+     * (writes). A run's bound is the driver's (60 s, failing loudly); none is timed.
      */
     @ParameterizedTest(name = "{0}, writeNotice {1}")
     @CsvSource({"tcp, auto", "tcp, message", "shm, auto"})
