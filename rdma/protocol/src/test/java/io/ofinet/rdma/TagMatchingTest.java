@@ -156,4 +156,31 @@ class TagMatchingTest extends EagerFixture {
         assertEquals(ErrorCategory.REMOTE, e.category());
         assertTrue(e.getMessage().contains("the sender closed the connection"), e.getMessage());
     }
+
+    /**
+     * A failed receive keeps its ordinals: the message for its other buffer is dropped (not held,
+     * its credit returned), and the next receive with that tag takes the next send with it.
+     */
+    @Test
+    void theMessagesOfAFailedReceiveAreDroppedAndTheNextReceiveTakesTheNextSend() throws Exception {
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "");
+        Slabs s = new Slabs();
+        RecvRequest failing = p.recv().irecv(2, new long[] {s.dst.address, s.dst.address + 100}, new long[] {64, 64},
+                new int[] {0, 1}, new MrHandle[] {s.dstMr, s.dstMr});
+        await(p.send().isend(s.src.address, 100, 0, s.srcMr), null); // eager, larger than its buffer
+        RdmaException e = assertThrows(RdmaException.class, () -> await(failing, null));
+        assertEquals(ErrorCategory.INVALID_USAGE, e.category());
+        await(p.send().isend(s.src.address + 200, 32, 1, s.srcMr), null); // for the failed receive's tag-1 buffer
+        SendRequest next = p.send().isend(s.src.address + 300, 48, 1, s.srcMr);
+        spin(20);
+        assertEquals(1, p.recv().heldEagerMessages(), "the failed receive's message is dropped; the next one waits for"
+                + " its buffer");
+        long[] size = new long[1];
+        RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address + 400}, new long[] {64}, new int[] {1},
+                new MrHandle[] {s.dstMr});
+        await(r, size);
+        await(next, null);
+        assertEquals(48, size[0], "the second send of tag 1, not the first");
+        assertArrayEquals(s.src.bytes(300, 48), s.dst.bytes(400, 48));
+    }
 }
