@@ -52,6 +52,8 @@ final class ReceiveAnnouncer {
      * their receives: the provider may write into those buffers until each has ended.
      */
     private int taggedPosted;
+    /** A posted receive could not be announced late for want of a control buffer or operation. */
+    private boolean owed;
     private final RmaOp.Held taggedEnded = () -> taggedPosted--;
 
     ReceiveAnnouncer(CommParts parts, Connection sender, int commId, int token, long eagerMax,
@@ -155,27 +157,32 @@ final class ReceiveAnnouncer {
 
     /**
      * Announces the receives of {@code requests} in use, not announced yet and not finished (small
-     * ones, announced once the sender runs ahead of them). A failure to reserve what an
+     * ones, announced once the sender runs ahead of them). One that cannot be announced now (no
+     * control buffer or operation free) leaves the rest {@link #owed}. A failure to reserve what an
      * announcement takes condemns the peer through {@code liveness}.
-     *
-     * @return false when one could not be announced now (no control buffer or operation free): try again
      */
-    boolean announceUnannounced(RequestPool<RecvRequest> requests, PeerLiveness liveness) {
+    void announceUnannounced(RequestPool<RecvRequest> requests, PeerLiveness liveness) {
+        owed = false;
         for (int r = 0; r < requests.created(); r++) {
             RecvRequest request = requests.at(r);
             if (request.inUse() && !request.announced && !request.finished()) {
                 try {
                     if (!reserve(0)) {
-                        return false;
+                        owed = true;
+                        return;
                     }
                 } catch (RdmaException e) {
                     liveness.condemn(e);
-                    return true;
+                    return;
                 }
                 announce(request, 0);
             }
         }
-        return true;
+    }
+
+    /** Whether late announcements are owed: {@link #announceUnannounced} is to be called again. */
+    boolean owed() {
+        return owed;
     }
 
     /**

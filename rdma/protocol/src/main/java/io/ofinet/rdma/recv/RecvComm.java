@@ -45,8 +45,6 @@ public final class RecvComm extends Communicator<RecvRequest> {
     /** The sender's close, as its close signals tell it. */
     private final SenderClose senderClose;
     private final PostedBuffers buffers = new PostedBuffers(requests);
-    /** A posted receive could not be announced for want of a control buffer or operation: tried again. */
-    private boolean announcementsOwed;
 
     public RecvComm(CommParts parts, Consumer<RecvComm> closer, int id, int token, Connection sender, long peerMailbox,
             int peerSlotBytes, long[] peerMailboxKeys) {
@@ -92,9 +90,7 @@ public final class RecvComm extends Communicator<RecvRequest> {
         if (outstanding() == 0) {
             return;
         }
-        if (announcementsOwed) {
-            announcePosted();
-        }
+        announceOwed();
         for (int i = 0; i < requests.created(); i++) {
             RecvRequest request = requests.at(i);
             if (request.inUse() && !request.finished() && request.partialSinceNanos != 0
@@ -191,9 +187,7 @@ public final class RecvComm extends Communicator<RecvRequest> {
         if (!requests.available() || !window.fits(count)) {
             return null;
         }
-        if (announcementsOwed) {
-            announcePosted();
-        }
+        announceOwed();
         liveness.posting();
         // A sender that closed sent what it sent to this receive eagerly: nobody reads an announcement.
         // While the sender runs ahead, every receive is announced: it may be out of credits.
@@ -235,10 +229,19 @@ public final class RecvComm extends Communicator<RecvRequest> {
     /**
      * Announces the posted receives not announced yet and not finished: the sender runs ahead of
      * them, and an announcement lets it write into their buffers without credits. What cannot be
-     * announced now is tried again at the next post, arrival or stall check.
+     * announced now is tried again at the next post, arrival or stall check ({@link #announceOwed}).
      */
     void announcePosted() {
-        announcementsOwed = !senderClose.said() && !announcer.announceUnannounced(requests, liveness);
+        if (!senderClose.said()) {
+            announcer.announceUnannounced(requests, liveness);
+        }
+    }
+
+    /** Announces what {@link #announcePosted} could not, when something is owed. */
+    private void announceOwed() {
+        if (announcer.owed()) {
+            announcePosted();
+        }
     }
 
     /** A segment of buffer {@code index} of receive {@code seq} arrived. */
@@ -257,9 +260,7 @@ public final class RecvComm extends Communicator<RecvRequest> {
      */
     public boolean eagerArrived(EagerBuffer buffer, long len, int seq) throws RdmaException {
         liveness.heard(host.stepNanos());
-        if (announcementsOwed) {
-            announcePosted();
-        }
+        announceOwed();
         boolean held = inbox.arrived(buffer, len, seq);
         if (senderClose.said()) {
             failUnservedIfSenderDone(false);
