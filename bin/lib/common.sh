@@ -38,7 +38,7 @@ ofinet_ensure_deps() {
         command -v fi_info >/dev/null 2>&1 || echo "ofinet: libfabric's fi_info is not installed: install libfabric" \
             "1.17+ (on Debian or Ubuntu: apt-get install libfabric1 libfabric-bin)" >&2
     elif command -v dpkg-query >/dev/null 2>&1; then
-        "$OFINET_ROOT/bin/install-deps"
+        "$OFINET_ROOT/bin/install-deps" >&2
     elif ! command -v fi_info >/dev/null 2>&1; then
         echo "ofinet: libfabric's fi_info is not installed and this is not a Debian system: install libfabric" \
             "1.17+ with its tools and headers, gcc and iproute2 yourself" >&2
