@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ofinet.fabric.mem.MemFaults;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.fabric.testing.Peer;
@@ -195,6 +196,37 @@ class MemProviderTest {
         assertEquals(FiErrno.FI_EHOSTUNREACH, await(a, 3, a).errno());
         a.endpoint.send(src.address, 8, srcMr.descriptor(), aToB, 4);
         assertEquals(FiErrno.FI_EHOSTUNREACH, await(a, 4, a).errno());
+    }
+
+    /** A fault armed for one kind of operation lets the others by and waits for its own. */
+    @Test
+    void faultsArmedForOneKindOfOperationPassTheOthersBy() throws Exception {
+        MemProvider provider = MemProvider.create();
+        Peer[] p = peers(provider);
+        Peer a = p[0];
+        Peer b = p[1];
+        long aToB = a.av.insert(b.endpoint.name());
+        HostBuffer src = buffer(64);
+        MemoryRegion srcMr = region(src, 1);
+        HostBuffer dst = buffer(64);
+        MemoryRegion dstMr = region(dst, 2);
+        b.endpoint.recv(dst.address, 64, dstMr.descriptor(), Fi.ADDR_UNSPEC, 9);
+
+        provider.faults().failNextPosts(a.endpoint, MemFaults.Ops.WRITES, 1, FiErrno.FI_EIO);
+        assertEquals(Endpoint.POSTED, a.endpoint.senddata(0, 0, 0, 7, aToB, 1), "a message is not a write");
+        assertFalse(await(a, 1, a, b).failed());
+        assertEquals(FiErrno.FI_EIO, assertThrows(FabricException.class,
+                () -> a.endpoint.writedata(src.address, 8, srcMr.descriptor(), 7, aToB, 0, dstMr.key(), 2)).errno());
+        assertEquals(Endpoint.POSTED, a.endpoint.write(src.address, 8, srcMr.descriptor(), aToB, 0, dstMr.key(), 3),
+                "the fault was used up");
+        assertFalse(await(a, 3, a, b).failed());
+
+        provider.faults().failNextCompletions(a.endpoint, MemFaults.Ops.WRITES, 1, FiErrno.FI_EIO);
+        b.endpoint.recv(dst.address, 64, dstMr.descriptor(), Fi.ADDR_UNSPEC, 10);
+        a.endpoint.send(src.address, 8, srcMr.descriptor(), aToB, 4);
+        assertFalse(await(a, 4, a, b).failed(), "a message is not a write");
+        a.endpoint.write(src.address, 8, srcMr.descriptor(), aToB, 0, dstMr.key(), 5);
+        assertEquals(FiErrno.FI_EIO, await(a, 5, a, b).errno());
     }
 
     @Test

@@ -18,10 +18,9 @@ final class MemEndpoint implements Endpoint {
     private final MemReceives receives = new MemReceives();
     private final MemDelivery delivery;
     int outstanding;
-    int failPosts;
-    int failPostsErrno;
-    int failCompletions;
-    int failCompletionsErrno;
+    /** Faults armed by {@link MemFaults}: posts that fail, operations that complete in error. */
+    final MemFault failPosts = new MemFault();
+    final MemFault failCompletions = new MemFault();
     private boolean enabled;
     private boolean dead;
     private boolean closed;
@@ -75,16 +74,19 @@ final class MemEndpoint implements Endpoint {
         }
     }
 
-    /** Checks common to every post; returns AGAIN, POSTED (an injected fault), or 1 to go on. */
-    private int admit(String call, long buf, long len, long desc, boolean transmit, boolean tagged)
+    /**
+     * Checks common to every post of an operation of {@code kind} (null: a receive); returns AGAIN
+     * (also an injected fault) or 1 to go on.
+     */
+    private int admit(String call, MemOp.Kind kind, long buf, long len, long desc, boolean tagged)
             throws FabricException {
         requireOpen(call);
-        if (failPosts > 0) {
-            failPosts--;
-            if (failPostsErrno == FiErrno.FI_EAGAIN) {
+        boolean transmit = kind != null;
+        if (failPosts.take(kind)) {
+            if (failPosts.errno() == FiErrno.FI_EAGAIN) {
                 return AGAIN;
             }
-            throw error(call, failPostsErrno, "injected failure");
+            throw error(call, failPosts.errno(), "injected failure");
         }
         checkDescriptor(call, buf, len, desc);
         if (transmit && (outstanding >= info().txSize() || !cq.hasRoom())) {
@@ -122,7 +124,7 @@ final class MemEndpoint implements Endpoint {
             long remoteAddr, long key, long context, boolean tagged) throws FabricException {
         synchronized (network) {
             network.record(call);
-            int admitted = admit(call, buf, len, desc, true, tagged);
+            int admitted = admit(call, kind, buf, len, desc, tagged);
             if (admitted != 1) {
                 return admitted;
             }
@@ -130,9 +132,8 @@ final class MemEndpoint implements Endpoint {
             if (dead) {
                 return POSTED; // a vanished endpoint's operations never complete
             }
-            if (failCompletions > 0) {
-                failCompletions--;
-                complete(this, context, MemOp.flags(kind, tagged), 0, failCompletionsErrno,
+            if (failCompletions.take(kind)) {
+                complete(this, context, MemOp.flags(kind, tagged), 0, failCompletions.errno(),
                         "injected completion error");
                 return POSTED;
             }
@@ -200,7 +201,7 @@ final class MemEndpoint implements Endpoint {
     public int recv(long buf, long len, long desc, long src, long context) throws FabricException {
         synchronized (network) {
             network.record("fi_recv");
-            int admitted = admit("fi_recv", buf, len, desc, false, false);
+            int admitted = admit("fi_recv", null, buf, len, desc, false);
             if (admitted != 1) {
                 return admitted;
             }
@@ -219,7 +220,7 @@ final class MemEndpoint implements Endpoint {
             throws FabricException {
         synchronized (network) {
             network.record("fi_trecv");
-            int admitted = admit("fi_trecv", buf, len, desc, false, true);
+            int admitted = admit("fi_trecv", null, buf, len, desc, true);
             if (admitted != 1) {
                 return admitted;
             }

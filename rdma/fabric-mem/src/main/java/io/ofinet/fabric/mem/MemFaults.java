@@ -3,8 +3,37 @@ package io.ofinet.fabric.mem;
 import io.ofinet.fabric.Endpoint;
 import io.ofinet.fabric.FiErrno;
 
-/** Faults to inject into an in-memory network. Thread-safe. */
+/**
+ * Faults to inject into an in-memory network. Thread-safe. A fault meant for one operation can be
+ * armed for one kind of operation ({@link Ops}), so that the endpoint's other traffic — a
+ * keepalive that falls due on any thread between the arming and the operation — passes it by.
+ */
 public final class MemFaults {
+    /** The operations a fault is armed for. */
+    public enum Ops {
+        /** Every operation posted on the endpoint. */
+        ANY,
+        /** Messages: fi_send, fi_senddata, fi_sendmsg, fi_tsenddata. */
+        SENDS,
+        /** RDMA writes: fi_write, fi_writedata, fi_writemsg. */
+        WRITES,
+        /** RDMA reads. */
+        READS,
+        /** Receives, tagged or not (posts only: a receive's completion is not its own to fail). */
+        RECEIVES;
+
+        /** Whether an operation of {@code kind} (null: a receive) is one of these. */
+        boolean covers(MemOp.Kind kind) {
+            return switch (this) {
+                case ANY -> true;
+                case SENDS -> kind == MemOp.Kind.SEND;
+                case WRITES -> kind == MemOp.Kind.WRITE;
+                case READS -> kind == MemOp.Kind.READ;
+                case RECEIVES -> kind == null;
+            };
+        }
+    }
+
     private final MemNetwork network;
 
     MemFaults(MemNetwork network) {
@@ -16,19 +45,28 @@ public final class MemFaults {
      * return {@link Endpoint#AGAIN}, with any other error number they throw.
      */
     public void failNextPosts(Endpoint endpoint, int count, int errno) {
+        failNextPosts(endpoint, Ops.ANY, count, errno);
+    }
+
+    /** As {@link #failNextPosts(Endpoint, int, int)}, for the next {@code count} posts of {@code ops} only. */
+    public void failNextPosts(Endpoint endpoint, Ops ops, int count, int errno) {
         synchronized (network) {
-            MemEndpoint ep = (MemEndpoint) endpoint;
-            ep.failPosts = count;
-            ep.failPostsErrno = Math.abs(errno);
+            ((MemEndpoint) endpoint).failPosts.arm(ops, count, errno);
         }
     }
 
     /** The next {@code count} operations posted on {@code endpoint} complete with an error. */
     public void failNextCompletions(Endpoint endpoint, int count, int errno) {
+        failNextCompletions(endpoint, Ops.ANY, count, errno);
+    }
+
+    /**
+     * As {@link #failNextCompletions(Endpoint, int, int)}, for the next {@code count} operations of
+     * {@code ops} only ({@link Ops#RECEIVES} meets none: receives complete as their messages land).
+     */
+    public void failNextCompletions(Endpoint endpoint, Ops ops, int count, int errno) {
         synchronized (network) {
-            MemEndpoint ep = (MemEndpoint) endpoint;
-            ep.failCompletions = count;
-            ep.failCompletionsErrno = Math.abs(errno);
+            ((MemEndpoint) endpoint).failCompletions.arm(ops, count, errno);
         }
     }
 
