@@ -23,13 +23,15 @@ import org.junit.jupiter.api.AfterEach;
  */
 abstract class PeerFixture {
     static final String FAST = "\"peerTimeoutMs\": 300";
+    /** The layout members of the endpoints {@link #endpoint} opens: {@link #FAST} unless a test sets others first. */
+    String members = FAST;
     private final List<Device> devices = new ArrayList<>();
     private final Map<RdmaEndpoint, Device> deviceOf = new HashMap<>();
     private final List<AutoCloseable> buffers = new ArrayList<>();
     MemProvider provider;
 
     RdmaEndpoint endpoint() throws Exception {
-        Device device = Device.open(provider, Layouts.mem(1, FAST));
+        Device device = Device.open(provider, Layouts.mem(1, members));
         devices.add(device);
         RdmaEndpoint endpoint = device.openEndpoint();
         deviceOf.put(endpoint, device);

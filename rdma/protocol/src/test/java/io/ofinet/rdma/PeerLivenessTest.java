@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.fabric.testing.TestTime;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
@@ -23,6 +24,24 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class PeerLivenessTest extends PeerFixture {
+    /**
+     * The peer timeout of the tests in which a peer must stay alive. Keepalives go out every quarter
+     * of it from whichever thread steps the endpoint; a test thread that stops stepping (descheduled
+     * on a loaded machine, inside a step or between two) is stood in for by the watchdog within two
+     * of its periods, the time it takes to find an endpoint nobody progressed. What is left of the
+     * timeout after a keepalive interval and those is the margin for the machine's load: at 1 s, more
+     * than half a second. With {@link #FAST}'s 300 ms nothing was left for the watchdog (300 ms
+     * against 75 + 400), and a test thread held off for a quarter of a second failed the test.
+     * Scaled by {@link TestTime}'s factor.
+     */
+    private static final long ALIVE_TIMEOUT_MS = TestTime.ms(1000);
+
+    /** {@code a} connected to {@code b} with {@link #ALIVE_TIMEOUT_MS}. */
+    private void connectPairThatStaysAlive() throws Exception {
+        members = "\"peerTimeoutMs\": " + ALIVE_TIMEOUT_MS;
+        connectPair();
+    }
+
     @Test
     void aSilentPeerFailsTheOutstandingReceiveAfterThePeerTimeout() throws Exception {
         connectPair();
@@ -98,9 +117,9 @@ class PeerLivenessTest extends PeerFixture {
 
     @Test
     void theWatchdogKeepsAPeerThatNeverCallsAlive() throws Exception {
-        connectPair();
+        connectPairThatStaysAlive();
         RecvRequest request = post(recv, b);
-        long until = System.nanoTime() + 1_200_000_000L; // four peer timeouts; a's thread never calls
+        long until = System.nanoTime() + 3 * ALIVE_TIMEOUT_MS * 1_000_000L; // three peer timeouts; a's thread never calls
         while (System.nanoTime() < until) {
             assertTrue(!request.test(null));
             Thread.sleep(1);
@@ -113,9 +132,9 @@ class PeerLivenessTest extends PeerFixture {
 
     @Test
     void keepalivesKeepAPeerThatOnlyProgressesAlive() throws Exception {
-        connectPair();
+        connectPairThatStaysAlive();
         RecvRequest request = post(recv, b);
-        long until = System.nanoTime() + 1_200_000_000L; // four peer timeouts
+        long until = System.nanoTime() + 3 * ALIVE_TIMEOUT_MS * 1_000_000L; // three peer timeouts
         while (System.nanoTime() < until) {
             a.progress(); // the sender has nothing to send yet, but is alive
             assertTrue(!request.test(null));
