@@ -149,33 +149,36 @@ class EagerRefusalTest extends EagerFixture {
     void aSecondEagerMessageForAFilledBufferFailsTheCommunicator() throws Exception {
         Pair p = connect(MemProvider.builder().domains(1).build(), 1, "");
         Slabs s = new Slabs();
+        assertTrue(arriveEager(p), "held for tag 1's first buffer");
+        RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {64}, new int[] {1},
+                new MrHandle[] {s.dstMr});
+        assertEquals(0, p.recv().heldEagerMessages(), "no longer held");
+        assertFalse(arriveEager(p), "not held");
+        RdmaException e = assertThrows(RdmaException.class, () -> await(r, null));
+        assertEquals("receive communicator " + p.recv().id() + ": eager message 0 for buffer 0 of receive 0, which"
+                + " something else took", e.getMessage());
+    }
+
+    /**
+     * An eager message of 8 bytes with tag 1 and ordinal 0, as {@code p}'s sender would send its
+     * first, arrives at b; returns whether b holds its buffer (one not held is given back).
+     */
+    private boolean arriveEager(Pair p) {
         int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0, p.recv().id(), 0);
         long data = (p.recv().token() & 0xffffffffL) << 32 | (word & 0xffffffffL);
         b.lock();
         try {
-            EagerBuffer forged = b.pools.eager.acquire();
-            EagerMessageHeader.encode(b.memory, forged.address, EagerMessageHeader.KIND_EAGER, 0, 1, 8,
+            EagerBuffer buffer = b.pools.eager.acquire();
+            EagerMessageHeader.encode(b.memory, buffer.address, EagerMessageHeader.KIND_EAGER, 0, 1, 8,
                     p.recv().token());
-            assertTrue(b.immediates.eager(0, forged, EagerMessageHeader.BYTES + 8, data), "held for tag 1's first buffer");
+            boolean held = b.immediates.eager(0, buffer, EagerMessageHeader.BYTES + 8, data);
+            if (!held) {
+                b.pools.eager.release(buffer);
+            }
+            return held;
         } finally {
             b.unlock();
         }
-        RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {64}, new int[] {1},
-                new MrHandle[] {s.dstMr});
-        assertEquals(0, p.recv().heldEagerMessages(), "no longer held");
-        b.lock();
-        try {
-            EagerBuffer again = b.pools.eager.acquire();
-            EagerMessageHeader.encode(b.memory, again.address, EagerMessageHeader.KIND_EAGER, 0, 1, 8,
-                    p.recv().token());
-            assertFalse(b.immediates.eager(0, again, EagerMessageHeader.BYTES + 8, data), "not held");
-            b.pools.eager.release(again);
-        } finally {
-            b.unlock();
-        }
-        RdmaException e = assertThrows(RdmaException.class, () -> await(r, null));
-        assertEquals("receive communicator " + p.recv().id() + ": eager message 0 for buffer 0 of receive 0, which"
-                + " something else took", e.getMessage());
     }
 
     @Test

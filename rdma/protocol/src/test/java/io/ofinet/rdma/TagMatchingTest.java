@@ -13,6 +13,8 @@ import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendRequest;
+import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Signal;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -132,14 +134,31 @@ class TagMatchingTest extends EagerFixture {
     }
 
     /**
-     * The sender's close under the rule: it sent the messages of tags 1 and 2 (eager), then closed;
-     * a receive posted after the close gets what was sent for its buffers, and one whose buffer no
-     * send took fails.
+     * The sender's close under the rule: it sent the messages of tags 1 and 2 (eager, or written
+     * once announced: its close counts what it wrote too), then closed; a receive posted after the
+     * close gets what was sent for its buffers, and one whose buffer no send took fails at once.
      */
-    @Test
-    void afterTheSendersCloseAReceiveCompletesFromWhatWasSentAndOnlyFromThat() throws Exception {
-        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "");
+    @ParameterizedTest
+    @ValueSource(strings = {"", "\"eagerMaxSize\": 0"})
+    void afterTheSendersCloseAReceiveCompletesFromWhatWasSentAndOnlyFromThat(String layout) throws Exception {
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, layout);
         Slabs s = new Slabs();
+        if (!layout.isEmpty()) {
+            // Without eager messages a send waits for its announcement: post first.
+            RecvRequest both = p.recv().irecv(2, new long[] {s.dst.address, s.dst.address + 100}, new long[] {64, 64},
+                    new int[] {1, 2}, new MrHandle[] {s.dstMr, s.dstMr});
+            await(p.send().isend(s.src.address, 40, 2, s.srcMr), null);
+            await(p.send().isend(s.src.address + 100, 50, 1, s.srcMr), null);
+            long[] sizes = new long[2];
+            await(both, sizes);
+            assertArrayEquals(new long[] {50, 40}, sizes);
+            p.send().close();
+            RecvRequest unserved = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {64}, new int[] {1},
+                    new MrHandle[] {s.dstMr});
+            RdmaException e = assertThrows(RdmaException.class, () -> await(unserved, null));
+            assertTrue(e.getMessage().contains("the sender closed the connection"), e.getMessage());
+            return;
+        }
         await(p.send().isend(s.src.address, 40, 2, s.srcMr), null);
         await(p.send().isend(s.src.address + 100, 50, 1, s.srcMr), null);
         p.send().close();
@@ -182,5 +201,35 @@ class TagMatchingTest extends EagerFixture {
         await(next, null);
         assertEquals(48, size[0], "the second send of tag 1, not the first");
         assertArrayEquals(s.src.bytes(300, 48), s.dst.bytes(400, 48));
+    }
+
+    /**
+     * The sender's close may overtake its last write (shm reports a remote write's completion on
+     * the data rail's queue, the close signal on the control rail's): the receive it fills is not
+     * failed, since the close counts the written segment, and it completes when the segment comes.
+     */
+    @Test
+    void aCloseThatOvertakesTheLastWriteDoesNotFailItsReceive() throws Exception {
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "\"eagerMaxSize\": 0");
+        Slabs s = new Slabs();
+        RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {4096}, new int[] {0},
+                new MrHandle[] {s.dstMr});
+        SendRequest send = p.send().isend(s.src.address, 4096, 0, s.srcMr);
+        for (int k = 0; k < 20 && send.state() != SendRequest.State.MOVING; k++) {
+            a.progress(); // the announcement arrives, the write goes out; b reads nothing yet
+        }
+        assertEquals(SendRequest.State.MOVING, send.state());
+        // The close signal as the sender sends it after this one write: it counts one segment.
+        int word = Immediate.signal(Signal.SENDER_CLOSED, p.recv().id(), 1);
+        b.lock();
+        try {
+            b.immediates.remoteData(0, 0, 0, (p.recv().token() & 0xffffffffL) << 32 | (word & 0xffffffffL));
+        } finally {
+            b.unlock();
+        }
+        long[] size = new long[1];
+        await(r, size);
+        assertEquals(4096, size[0]);
+        assertArrayEquals(s.src.bytes(0, 4096), s.dst.bytes(0, 4096));
     }
 }

@@ -18,11 +18,9 @@ import io.ofinet.rdma.wire.Signal;
  * by tag"): each carries its send's tag and ordinal and goes to the posted buffer with the same;
  * one whose buffer is not posted yet stays in its eager buffer (held) until it is, at most {@link
  * Limits#CREDITS} of them. Each one used up gives the sender back a credit, returned in batches of
- * half the credits. It counts the messages that arrived, for the sender's close. Touched only with
- * the endpoint held.
+ * half the credits. Touched only with the endpoint held.
  */
 public final class EagerInbox {
-    private static final int MASK = (1 << Limits.SEQ_BITS) - 1;
     /** Credits returned in one signal. */
     public static final int CREDIT_BATCH = Limits.CREDITS / 2;
     /**
@@ -44,8 +42,6 @@ public final class EagerInbox {
     private final EagerBuffer[] held = new EagerBuffer[Limits.CREDITS];
     private int heldCount;
     private int creditsDue;
-    /** Messages matched by tag that arrived from the sender, modulo 2^10: its close names how many it sent. */
-    private int arrivals;
 
     public EagerInbox(RecvComm comm, CommParts parts) {
         this.comm = comm;
@@ -73,11 +69,6 @@ public final class EagerInbox {
         header.decode(memory, buffer.address, len, maxPayload());
     }
 
-    /** Messages matched by tag that arrived, modulo 2^10. */
-    int arrivals() {
-        return arrivals;
-    }
-
     /**
      * Message {@code seq} (an eager message, request to send or head) arrived in {@code buffer}
      * ({@code len} bytes): delivered to the posted buffer with its tag and ordinal, held until that
@@ -87,7 +78,6 @@ public final class EagerInbox {
      */
     boolean arrived(EagerBuffer buffer, long len, int seq) throws RdmaException {
         check(buffer, len);
-        arrivals = (arrivals + 1) & MASK;
         int tag = header.tag();
         int ordinal = header.ordinal();
         RecvRequest request = comm.buffers().with(tag, ordinal);

@@ -128,7 +128,7 @@ public final class RecvComm extends Communicator<RecvRequest> {
      * close, above); {@code atPost}: as the receive just posted finds it.
      */
     private void failUnservedIfSenderDone(boolean atPost) {
-        if (senderClose.done(inbox.arrivals())) {
+        if (senderClose.done()) {
             abandonRequests(new RdmaException(ErrorCategory.REMOTE, atPost ? "irecv: the sender closed the connection"
                     : "receive communicator " + id() + ": the sender closed the connection before sending the message"),
                     request -> !request.finished() && !request.buffersFilled());
@@ -247,9 +247,14 @@ public final class RecvComm extends Communicator<RecvRequest> {
     /** A segment of buffer {@code index} of receive {@code seq} arrived. */
     public void segmentArrived(int seq, int index, int segments, long bytes) throws RdmaException {
         liveness.heard(host.stepNanos());
-        RecvRequest request = window.posted(seq, index, "a segment");
-        request.segment(index, segments, bytes);
-        progressed(request);
+        senderClose.counted();
+        try {
+            RecvRequest request = window.posted(seq, index, "a segment");
+            request.segment(index, segments, bytes);
+            progressed(request);
+        } finally {
+            afterArrival();
+        }
     }
 
     /**
@@ -261,11 +266,27 @@ public final class RecvComm extends Communicator<RecvRequest> {
     public boolean eagerArrived(EagerBuffer buffer, long len, int seq) throws RdmaException {
         liveness.heard(host.stepNanos());
         announceOwed();
-        boolean held = inbox.arrived(buffer, len, seq);
+        senderClose.counted();
+        try {
+            return inbox.arrived(buffer, len, seq);
+        } finally {
+            afterArrival();
+        }
+    }
+
+    /** Something the sender counts arrived (a tagged message here; the rest above), whatever became of it. */
+    void counted() {
+        senderClose.counted();
+    }
+
+    /**
+     * After something the sender counts arrived and was handled: once the sender has closed, the
+     * last of it leaves the receives that nothing more will fill, and they fail.
+     */
+    void afterArrival() {
         if (senderClose.said()) {
             failUnservedIfSenderDone(false);
         }
-        return held;
     }
 
     /** Something arrived for {@code request}: once it is done, its numbers leave the window. */
@@ -289,14 +310,19 @@ public final class RecvComm extends Communicator<RecvRequest> {
     /** The sender refused a send into receive {@code seq}. */
     public void errorArrived(int seq, int index, int reason) throws RdmaException {
         liveness.heard(host.stepNanos());
-        RecvRequest request = window.posted(seq, index, "an error");
-        if (reason == Immediate.ERROR_SEND_FAILED) {
-            request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes into buffer " + index
-                    + " did not complete in time; a data rail may be down"));
-        } else {
-            request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, "irecv: the sender's message did not fit"
-                    + " receive buffer " + index + " of " + request.capacity[index] + " bytes (tag " + request.tag[index]
-                    + "); nothing was written"));
+        senderClose.counted();
+        try {
+            RecvRequest request = window.posted(seq, index, "an error");
+            if (reason == Immediate.ERROR_SEND_FAILED) {
+                request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes into buffer "
+                        + index + " did not complete in time; a data rail may be down"));
+            } else {
+                request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, "irecv: the sender's message did not fit"
+                        + " receive buffer " + index + " of " + request.capacity[index] + " bytes (tag "
+                        + request.tag[index] + "); nothing was written"));
+            }
+        } finally {
+            afterArrival();
         }
     }
 

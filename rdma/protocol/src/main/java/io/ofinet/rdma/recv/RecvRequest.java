@@ -123,13 +123,15 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
                     + " other than the sender's on data rail " + rail));
             return;
         }
+        comm.counted();
         try {
             segment(i, 1, bytes);
+            comm.progressed(this);
         } catch (RdmaException e) {
             fail(e);
-            return;
+        } finally {
+            comm.afterArrival();
         }
-        comm.progressed(this);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.ofinet.rdma.recv;
 
 import io.ofinet.rdma.rail.RailSet;
+import io.ofinet.rdma.wire.Limits;
 
 /**
  * What a receive communicator knows of its sender's close (docs/PROTOCOL.md, "Closing"): whether
@@ -14,8 +15,13 @@ public final class SenderClose {
     private boolean said;
     /** The data rails on which the confirmation arrived, as bits. */
     private int confirmedRails;
-    /** How many messages matched by tag the sender sent, modulo 2^10. */
+    /**
+     * What the sender sent that the receiver counts, modulo 2^10, as its close says: eager messages,
+     * requests to send and heads, written segments (or their notices), tagged messages, errors.
+     */
     private int sent;
+    /** What of that arrived so far, modulo 2^10. */
+    private int arrivals;
 
     public SenderClose(RailSet rails, int dataRails) {
         this.rails = rails;
@@ -24,24 +30,30 @@ public final class SenderClose {
 
     /**
      * The confirmation arrived on engine rail {@code rail}, saying that the sender sent {@code
-     * messages} messages matched by tag (modulo 2^10).
+     * counted} arrivals (modulo 2^10).
      */
-    public void arrived(int rail, int messages) {
+    public void arrived(int rail, int counted) {
         if (rail < dataRails) {
             confirmedRails |= 1 << rail;
         }
         if (!said) {
-            sent = messages;
+            sent = counted;
         }
         said = true;
     }
 
+    /** Something the sender counts arrived from it (whatever became of it). */
+    public void counted() {
+        arrivals = (arrivals + 1) & ((1 << Limits.SEQ_BITS) - 1);
+    }
+
     /**
-     * Whether nothing more comes from the sender: it said it closed, its writes ended, and the
-     * {@code arrivals} messages matched by tag that arrived (modulo 2^10) are all it sent. A receive
-     * not finished then never will be; one posted later completes only from what is held.
+     * Whether nothing more comes from the sender: it said it closed, its writes ended, and all it
+     * counted arrived. A receive not finished then never will be; one posted later completes only
+     * from what is held. (On a provider whose close signal may overtake the sender's writes and
+     * messages, as shm's control rail does its data rail's completions, the count is what tells.)
      */
-    public boolean done(int arrivals) {
+    public boolean done() {
         return said && writesEnded() && arrivals == sent;
     }
 

@@ -300,9 +300,9 @@ public final class SendComm extends Communicator<SendRequest> {
         if (closedSignalSent || connection == null) {
             return;
         }
-        // Names how many messages matched by tag this side sent: once all have arrived, the
+        // Names how much this side sent that the receiver counts: once all has arrived, the
         // receiver fails the receives nothing came for.
-        closedSignalSent = writes.closed(sequencer.nextMessage());
+        closedSignalSent = writes.closed();
     }
 
     /** Fails every queued send; used when the communicator closes or its peer is gone. */

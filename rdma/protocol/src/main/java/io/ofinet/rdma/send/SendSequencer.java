@@ -1,5 +1,6 @@
 package io.ofinet.rdma.send;
 
+import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
@@ -31,7 +32,7 @@ import io.ofinet.rdma.wire.Limits;
  *     out, for a receive that sends no announcement to refuse it.
  * </ul>
  * Messages matched by tag (eager data, requests to send, heads) are numbered in the order they go
- * out; the receiver names that number in a refusal, and the close signal names the count. Each
+ * out; the receiver names that number in a refusal. Each
  * takes one of the communicator's credits, which the receiver returns as it uses them up. Touched
  * only with the endpoint held.
  */
@@ -76,18 +77,13 @@ final class SendSequencer {
         this.rtsDelayNanos = rtsDelayNanos;
     }
 
-    /** The number of the next message matched by tag: how many went out, modulo 2^10. */
-    public int nextMessage() {
-        return nextMessage;
-    }
-
     /** Credits not in use. */
     public int credits() {
         return credits;
     }
 
     /** Queues {@code request}, posted with {@code tag}: it takes the tag's next ordinal. */
-    public void queue(SendRequest request, long address, long size, int tag, io.ofinet.mr.MrHandle mr) {
+    public void queue(SendRequest request, long address, long size, int tag, MrHandle mr) {
         request.start(address, size, tag, posted.next(tag), mr);
         queue.add(request);
     }

@@ -38,6 +38,12 @@ final class SendWrites {
     private final RailScheduler scheduler;
     private final Schedule schedule = new Schedule(Limits.MAX_DATA_RAILS);
     private final RmaOp[] ops = new RmaOp[Limits.MAX_DATA_RAILS];
+    /**
+     * What went to the receiver that it counts, modulo 2^10: eager messages, requests to send and
+     * heads, written segments (or their notices), tagged messages, errors. The close signal names
+     * the count, so that the receiver knows when all of it has arrived.
+     */
+    private int counted;
 
     /** Hears of eager messages and requests to send, whose sends are done when they are posted. */
     public interface EagerOwner extends RmaOp.Owner {
@@ -65,6 +71,7 @@ final class SendWrites {
             return false;
         }
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
+        count(1);
         connection.sendImmediate(op, "error to the receiver", Immediate.encode(Immediate.TYPE_ERROR, reason, buffer,
                 connection.peerCommId(), seq), RmaOp.NO_OWNER);
         return true;
@@ -74,6 +81,7 @@ final class SendWrites {
     public void sendFailed(SendRequest request) {
         RmaOp op = pool.acquire();
         if (op != null) {
+            count(1);
             connection.sendImmediate(op, "error to the receiver", Immediate.encode(Immediate.TYPE_ERROR,
                     Immediate.ERROR_SEND_FAILED, request.bufferIndex, connection.peerCommId(), request.seq), RmaOp.NO_OWNER);
         }
@@ -109,6 +117,7 @@ final class SendWrites {
             pool.counts().headSent();
         }
         long data = rails.immediate(word, connection.peerToken() & 0xffffffffL);
+        count(1);
         if (whole) {
             pool.counts().sent(request.size);
             eagerOwner.sent(request.size);
@@ -137,6 +146,7 @@ final class SendWrites {
             }
             request.moving(seq, announcement.index(i), System.nanoTime());
             request.awaitOperations(1);
+            count(1);
             connection.sendImmediate(op, "zero-byte send to the receiver", Immediate.encode(Immediate.TYPE_DATA, 1,
                     announcement.index(i), connection.peerCommId(), seq), request);
             return true;
@@ -150,6 +160,7 @@ final class SendWrites {
         request.moving(seq, announcement.index(i), System.nanoTime());
         int segments = stripes + (skip > 0 ? 1 : 0);
         request.awaitOperations(stripes);
+        count(stripes);
         for (int s = 0; s < stripes; s++) {
             int rail = schedule.rail(s);
             long offset = skip + schedule.offset(s);
@@ -185,6 +196,7 @@ final class SendWrites {
         request.moving(seq, index, System.nanoTime());
         int rail = TaggedData.rail(seq, index, dataRails);
         request.awaitOperations(1);
+        count(1);
         op.set(RmaOp.Kind.TSENDDATA, rails.dataEndpoint(rail), rail, RmaOp.TAGGED_SEND_ON_RAIL[rail],
                 request);
         boolean empty = request.size == 0 || request.mr == null;
@@ -199,18 +211,22 @@ final class SendWrites {
         return true;
     }
 
+    private void count(int arrivals) {
+        counted = (counted + arrivals) & ((1 << Limits.SEQ_BITS) - 1);
+    }
+
     /**
-     * Tells the receiver that this side writes no more, and that it served no receive from
-     * {@code firstUnserved} on: on every data rail, behind the writes, where the provider keeps
-     * that order ({@link RailSet#confirmsCloseOnDataRails()}), else on control rail 0.
+     * Tells the receiver that this side writes no more, and how much it sent that the receiver
+     * counts: on every data rail, behind the writes, where the provider keeps that order ({@link
+     * RailSet#confirmsCloseOnDataRails()}), else on control rail 0.
      */
-    public boolean closed(int firstUnserved) {
+    public boolean closed() {
         boolean onData = rails.confirmsCloseOnDataRails();
         int signals = onData ? dataRails : 1;
         if (!pool.acquire(ops, signals)) {
             return false;
         }
-        int word = Immediate.signal(Signal.SENDER_CLOSED, connection.peerCommId(), firstUnserved);
+        int word = Immediate.signal(Signal.SENDER_CLOSED, connection.peerCommId(), counted);
         for (int r = 0; r < signals; r++) {
             if (onData) {
                 connection.sendImmediateOnData(ops[r], r, "close signal", word, RmaOp.NO_OWNER);
