@@ -79,7 +79,7 @@ final class ImmediateDispatcher implements EagerArrivals {
         }
         long length = rails.wideImmediate() ? upper : len;
         try {
-            recv.segmentArrived(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
+            recv.arrivals().segment(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
         } catch (RdmaException e) {
             recv.malformedArrival();
             checks.malformed("dropping a data segment for receive communicator {0}, whose sender cannot be told:"
@@ -94,7 +94,7 @@ final class ImmediateDispatcher implements EagerArrivals {
             return;
         }
         try {
-            recv.errorArrived(seq, Immediate.recvIndex(word), Immediate.segments(word));
+            recv.arrivals().error(seq, Immediate.recvIndex(word), Immediate.segments(word));
         } catch (RdmaException e) {
             // The peer broke the protocol on this connection: it fails, and only it.
             recv.liveness().condemn(new RdmaException(ErrorCategory.REMOTE, "receive communicator "
@@ -163,7 +163,7 @@ final class ImmediateDispatcher implements EagerArrivals {
             return checks.forged(recv, "eager message", "its token in its header");
         }
         try {
-            return recv.eagerArrived(buffer, len, Immediate.seq(word));
+            return recv.arrivals().eager(buffer, len, Immediate.seq(word));
         } catch (RdmaException e) {
             recv.liveness().condemn(new RdmaException(ErrorCategory.REMOTE, "receive communicator " + recv.id() + ": "
                     + e.getMessage(), e));

@@ -43,7 +43,7 @@ final class ReceiverSignals {
                     }
                 } else if (checks.fromItsPeer(recv, rail, upper, "close signal")) {
                     recv.liveness().heard(host.stepNanos());
-                    recv.senderClosed(value, rail);
+                    recv.arrivals().closed(value, rail);
                 }
             }
             default -> throw new IllegalArgumentException(signal + " is not for a receiver");

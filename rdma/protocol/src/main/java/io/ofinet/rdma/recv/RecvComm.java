@@ -9,8 +9,6 @@ import io.ofinet.rdma.eager.EagerBuffer;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.rail.Connection;
-import io.ofinet.rdma.wire.Immediate;
-import io.ofinet.rdma.wire.Limits;
 import java.util.function.Consumer;
 
 /**
@@ -45,6 +43,7 @@ public final class RecvComm extends Communicator<RecvRequest> {
     /** The sender's close, as its close signals tell it. */
     private final SenderClose senderClose;
     private final PostedBuffers buffers = new PostedBuffers(requests);
+    private final SenderArrivals arrivals;
 
     public RecvComm(CommParts parts, Consumer<RecvComm> closer, int id, int token, Connection sender, long peerMailbox,
             int peerSlotBytes, long[] peerMailboxKeys) {
@@ -54,7 +53,11 @@ public final class RecvComm extends Communicator<RecvRequest> {
         this.announcer = new ReceiveAnnouncer(parts, sender, id, token, parts.eagerMax(), peerMailbox, peerSlotBytes,
                 peerMailboxKeys);
         this.inbox = new EagerInbox(this, parts);
-        this.senderClose = new SenderClose(parts.rails(), parts.dataRails());
+        this.senderClose = new SenderClose(parts.rails(), parts.dataRails(), atPost -> abandonRequests(
+                new RdmaException(ErrorCategory.REMOTE, atPost ? "irecv: the sender closed the connection"
+                        : "receive communicator " + id + ": the sender closed the connection before sending the message"),
+                request -> !request.finished() && !request.buffersFilled()));
+        this.arrivals = new SenderArrivals(this, window, inbox, senderClose);
         this.flushes = new Flushes(this, parts, MAX_REQUESTS);
         this.liveness = new PeerLiveness(this, parts.params().peerTimeoutMs(),
                 "receive communicator " + id + " (from send communicator " + sender.peerCommId() + ")",
@@ -111,28 +114,6 @@ public final class RecvComm extends Communicator<RecvRequest> {
     public void peerDead(RdmaException cause) {
         boolean ended = senderClose.writesEnded();
         abandonRequests(cause, request -> !ended || !request.finished());
-    }
-
-    /**
-     * The sender closed, as its close signal on engine rail {@code rail} says, having sent {@code
-     * sent} messages matched by tag (modulo 2^10). Once they and its writes have all arrived,
-     * nothing more comes: the receives not finished then fail.
-     */
-    public void senderClosed(int sent, int rail) {
-        senderClose.arrived(rail, sent);
-        failUnservedIfSenderDone(false);
-    }
-
-    /**
-     * Fails the receives with a buffer nothing filled once nothing more comes from the sender (its
-     * close, above); {@code atPost}: as the receive just posted finds it.
-     */
-    private void failUnservedIfSenderDone(boolean atPost) {
-        if (senderClose.done()) {
-            abandonRequests(new RdmaException(ErrorCategory.REMOTE, atPost ? "irecv: the sender closed the connection"
-                    : "receive communicator " + id() + ": the sender closed the connection before sending the message"),
-                    request -> !request.finished() && !request.buffersFilled());
-        }
     }
 
     /**
@@ -215,8 +196,8 @@ public final class RecvComm extends Communicator<RecvRequest> {
         if (inbox.held() > 0) {
             inbox.posted(request);
         }
-        if (senderClose.said() && !request.buffersFilled()) {
-            failUnservedIfSenderDone(true);
+        if (!request.buffersFilled()) {
+            senderClose.failUnservedIfDone(true);
         }
         return request;
     }
@@ -238,55 +219,20 @@ public final class RecvComm extends Communicator<RecvRequest> {
     }
 
     /** Announces what {@link #announcePosted} could not, when something is owed. */
-    private void announceOwed() {
+    void announceOwed() {
         if (announcer.owed()) {
             announcePosted();
         }
     }
 
-    /** A segment of buffer {@code index} of receive {@code seq} arrived. */
-    public void segmentArrived(int seq, int index, int segments, long bytes) throws RdmaException {
-        liveness.heard(host.stepNanos());
-        senderClose.counted();
-        try {
-            RecvRequest request = window.posted(seq, index, "a segment");
-            request.segment(index, segments, bytes);
-            progressed(request);
-        } finally {
-            afterArrival();
-        }
+    /** What it knows of the sender's close, and the arrivals it counts for it. */
+    SenderClose senderClose() {
+        return senderClose;
     }
 
-    /**
-     * Eager message or request to send {@code seq} arrived in {@code buffer} ({@code len} bytes): delivered
-     * to its receive, held until it is posted, or dropped when its receive has failed.
-     *
-     * @return whether the buffer is held
-     */
-    public boolean eagerArrived(EagerBuffer buffer, long len, int seq) throws RdmaException {
-        liveness.heard(host.stepNanos());
-        announceOwed();
-        senderClose.counted();
-        try {
-            return inbox.arrived(buffer, len, seq);
-        } finally {
-            afterArrival();
-        }
-    }
-
-    /** Something the sender counts arrived (a tagged message here; the rest above), whatever became of it. */
-    void counted() {
-        senderClose.counted();
-    }
-
-    /**
-     * After something the sender counts arrived and was handled: once the sender has closed, the
-     * last of it leaves the receives that nothing more will fill, and they fail.
-     */
-    void afterArrival() {
-        if (senderClose.said()) {
-            failUnservedIfSenderDone(false);
-        }
+    /** What arrives from the sender, as the endpoint's dispatch hands it over. */
+    public SenderArrivals arrivals() {
+        return arrivals;
     }
 
     /** Something arrived for {@code request}: once it is done, its numbers leave the window. */
@@ -305,25 +251,6 @@ public final class RecvComm extends Communicator<RecvRequest> {
      */
     void failed(RecvRequest request) {
         window.complete(request);
-    }
-
-    /** The sender refused a send into receive {@code seq}. */
-    public void errorArrived(int seq, int index, int reason) throws RdmaException {
-        liveness.heard(host.stepNanos());
-        senderClose.counted();
-        try {
-            RecvRequest request = window.posted(seq, index, "an error");
-            if (reason == Immediate.ERROR_SEND_FAILED) {
-                request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes into buffer "
-                        + index + " did not complete in time; a data rail may be down"));
-            } else {
-                request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, "irecv: the sender's message did not fit"
-                        + " receive buffer " + index + " of " + request.capacity[index] + " bytes (tag "
-                        + request.tag[index] + "); nothing was written"));
-            }
-        } finally {
-            afterArrival();
-        }
     }
 
     /** Drops its requests and flushes when it has been idle a while (the endpoint's slow duties). */

@@ -123,14 +123,14 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
                     + " other than the sender's on data rail " + rail));
             return;
         }
-        comm.counted();
+        comm.senderClose().counted();
         try {
             segment(i, 1, bytes);
             comm.progressed(this);
         } catch (RdmaException e) {
             fail(e);
         } finally {
-            comm.afterArrival();
+            comm.senderClose().afterArrival();
         }
     }
 

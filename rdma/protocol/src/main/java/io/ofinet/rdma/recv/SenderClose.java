@@ -2,6 +2,7 @@ package io.ofinet.rdma.recv;
 
 import io.ofinet.rdma.rail.RailSet;
 import io.ofinet.rdma.wire.Limits;
+import java.util.function.Consumer;
 
 /**
  * What a receive communicator knows of its sender's close (docs/PROTOCOL.md, "Closing"): whether
@@ -23,9 +24,17 @@ public final class SenderClose {
     /** What of that arrived so far, modulo 2^10. */
     private int arrivals;
 
-    public SenderClose(RailSet rails, int dataRails) {
+    /** Fails the receives with a buffer nothing filled; {@code true}: as the receive just posted finds it. */
+    private final Consumer<Boolean> failUnserved;
+
+    /**
+     * @param failUnserved fails the communicator's receives with a buffer nothing filled, once
+     *     nothing more comes from the sender
+     */
+    public SenderClose(RailSet rails, int dataRails, Consumer<Boolean> failUnserved) {
         this.rails = rails;
         this.dataRails = dataRails;
+        this.failUnserved = failUnserved;
     }
 
     /**
@@ -55,6 +64,21 @@ public final class SenderClose {
      */
     public boolean done() {
         return said && writesEnded() && arrivals == sent;
+    }
+
+    /**
+     * After something the sender counts arrived and was handled, or its close: once the sender has
+     * closed and all it counted arrived, the receives that nothing more will fill fail.
+     */
+    public void afterArrival() {
+        failUnservedIfDone(false);
+    }
+
+    /** Fails the receives with a buffer nothing filled once {@link #done}; {@code atPost}: as a new receive finds it. */
+    void failUnservedIfDone(boolean atPost) {
+        if (done()) {
+            failUnserved.accept(atPost);
+        }
     }
 
     /** Whether the sender said it writes no more. */

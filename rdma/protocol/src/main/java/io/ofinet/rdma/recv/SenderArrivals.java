@@ -1,0 +1,87 @@
+package io.ofinet.rdma.recv;
+
+import io.ofinet.rdma.eager.EagerBuffer;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.wire.Immediate;
+
+/**
+ * What arrives for a receive communicator from its sender — data segments, eager messages,
+ * errors, its close — as the endpoint's dispatch hands it over. Each but the close is counted for
+ * the close ({@link SenderClose}), whatever becomes of it, and once the sender has closed, the last
+ * arrival leaves the receives that nothing more will fill, which then fail. Touched only with the
+ * endpoint held.
+ */
+public final class SenderArrivals {
+    private final RecvComm comm;
+    private final ReceiveWindow window;
+    private final EagerInbox inbox;
+    private final SenderClose senderClose;
+
+    SenderArrivals(RecvComm comm, ReceiveWindow window, EagerInbox inbox, SenderClose senderClose) {
+        this.comm = comm;
+        this.window = window;
+        this.inbox = inbox;
+        this.senderClose = senderClose;
+    }
+
+    /** A segment of buffer {@code index} of receive {@code seq} arrived. */
+    public void segment(int seq, int index, int segments, long bytes) throws RdmaException {
+        comm.liveness().heard(comm.host().stepNanos());
+        senderClose.counted();
+        try {
+            RecvRequest request = window.posted(seq, index, "a segment");
+            request.segment(index, segments, bytes);
+            comm.progressed(request);
+        } finally {
+            senderClose.afterArrival();
+        }
+    }
+
+    /**
+     * Eager message, request to send or head {@code seq} arrived in {@code buffer} ({@code len}
+     * bytes): delivered to its buffer, held until that is posted, or dropped when its receive has
+     * failed.
+     *
+     * @return whether the buffer is held
+     */
+    public boolean eager(EagerBuffer buffer, long len, int seq) throws RdmaException {
+        comm.liveness().heard(comm.host().stepNanos());
+        comm.announceOwed();
+        senderClose.counted();
+        try {
+            return inbox.arrived(buffer, len, seq);
+        } finally {
+            senderClose.afterArrival();
+        }
+    }
+
+    /** The sender refused a send into buffer {@code index} of receive {@code seq}, for {@code reason}. */
+    public void error(int seq, int index, int reason) throws RdmaException {
+        comm.liveness().heard(comm.host().stepNanos());
+        senderClose.counted();
+        try {
+            RecvRequest request = window.posted(seq, index, "an error");
+            if (reason == Immediate.ERROR_SEND_FAILED) {
+                request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes into buffer "
+                        + index + " did not complete in time; a data rail may be down"));
+            } else {
+                request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, "irecv: the sender's message did not fit"
+                        + " receive buffer " + index + " of " + request.capacity[index] + " bytes (tag "
+                        + request.tag[index] + "); nothing was written"));
+            }
+        } finally {
+            senderClose.afterArrival();
+        }
+    }
+
+    /**
+     * The sender closed, as its close signal on engine rail {@code rail} says, having sent {@code
+     * counted} arrivals this side counts (modulo 2^10): once all have arrived, the receives with a
+     * buffer nothing filled fail.
+     */
+    public void closed(int counted, int rail) {
+        senderClose.arrived(rail, counted);
+        senderClose.afterArrival();
+    }
+}
