@@ -318,7 +318,7 @@ class DataTransferTest extends TwoHostFixture {
 
     /** The sender keeps the receiver's announcements in the same window type the receiver uses, and checks them. */
     @Test
-    void anAnnouncementTwiceOrPastTheWindowIsAProtocolError() throws Exception {
+    void anAnnouncementTwiceIsAProtocolError() throws Exception {
         connect(MemProvider.create(), 1, "\"eagerMaxSize\": 0");
         HostBuffer dst = buffer(64);
         MrHandle mr = register(b, deviceB, dst);
@@ -331,8 +331,6 @@ class DataTransferTest extends TwoHostFixture {
             RdmaException twice = assertThrows(RdmaException.class, () -> send.announcementWritten(0));
             assertEquals(ErrorCategory.REMOTE, twice.category());
             assertEquals("announcement 0 arrived twice", twice.getMessage());
-            RdmaException far = assertThrows(RdmaException.class, () -> send.announcementWritten(300));
-            assertEquals("announcement 300 is past the window of 256 from 0", far.getMessage());
         } finally {
             a.unlock();
         }

@@ -232,4 +232,28 @@ class TagMatchingTest extends EagerFixture {
         assertEquals(4096, size[0]);
         assertArrayEquals(s.src.bytes(0, 4096), s.dst.bytes(0, 4096));
     }
+
+    /**
+     * Receives whose buffers all take eager messages take sequence numbers and send no
+     * announcement: after 600 of them (more than the window of 256), the next announced receive's
+     * number is far from the last announcement the sender saw, and its send still meets it.
+     */
+    @Test
+    void anAnnouncementAfterManyUnannouncedReceivesIsTaken() throws Exception {
+        Pair p = connect(MemProvider.builder().domains(1).build(), 1, "");
+        Slabs s = new Slabs();
+        for (int k = 0; k < 600; k++) {
+            RecvRequest r = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {64}, new int[] {0},
+                    new MrHandle[] {s.dstMr});
+            await(p.send().isend(s.src.address, 64, 0, s.srcMr), null);
+            await(r, null);
+        }
+        RecvRequest large = p.recv().irecv(1, new long[] {s.dst.address}, new long[] {100_000}, new int[] {0},
+                new MrHandle[] {s.dstMr});
+        await(p.send().isend(s.src.address, 100_000, 0, s.srcMr), null);
+        long[] size = new long[1];
+        await(large, size);
+        assertEquals(100_000, size[0]);
+        assertArrayEquals(s.src.bytes(0, 100_000), s.dst.bytes(0, 100_000));
+    }
 }

@@ -6,13 +6,11 @@ import io.ofinet.rdma.seq.MessageWindow;
 import io.ofinet.rdma.wire.Limits;
 
 /**
- * A receive communicator's message sequence numbers: the next one to give (each buffer of a
+ * A receive communicator's sequence numbers: the next one to give (each buffer of a
  * receive takes one), and its posted receives by number until each completes. Touched only with
  * the endpoint held.
  */
 final class ReceiveWindow {
-    private static final int SEQ_MASK = (1 << Limits.SEQ_BITS) - 1;
-
     private final MessageWindow<RecvRequest> window = new MessageWindow<>(Limits.SEQ_BITS, Limits.WINDOW, 0);
     private int next;
 
@@ -44,26 +42,6 @@ final class ReceiveWindow {
                     + ", which is not posted");
         }
         return request;
-    }
-
-    /** Where message {@code seq} stands: not posted yet, posted, or completed. */
-    MessageWindow.Status status(int seq) {
-        return window.status(seq);
-    }
-
-    RecvRequest retrieve(int seq) {
-        return window.retrieve(seq);
-    }
-
-    /**
-     * Checks that eager message {@code seq} may arrive before its receive is posted: no further
-     * ahead than the window and the sender's credits allow.
-     */
-    void checkAhead(int seq) throws RdmaException {
-        if (((seq - window.start()) & SEQ_MASK) >= Limits.WINDOW + Limits.CREDITS) {
-            throw new RdmaException(ErrorCategory.REMOTE, "eager message " + seq + " is past the window of "
-                    + Limits.WINDOW + " from " + window.start());
-        }
     }
 
     /**

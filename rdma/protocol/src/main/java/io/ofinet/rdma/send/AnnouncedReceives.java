@@ -15,7 +15,6 @@ import java.util.Arrays;
  */
 final class AnnouncedReceives {
     private static final int NONE = -1;
-    private static final int MASK = (1 << Limits.SEQ_BITS) - 1;
 
     private final Announcement[] announcements = new Announcement[Limits.WINDOW];
     /** Per slot: the sequence number of the announcement there, or {@link #NONE} when none is open. */
@@ -25,8 +24,6 @@ final class AnnouncedReceives {
     /** The open slots, oldest announcement first. */
     private final int[] open = new int[Limits.WINDOW];
     private int openCount;
-    /** The furthest announcement ahead so far: the receiver's numbers stay within a window of it. */
-    private int newest;
 
     AnnouncedReceives() {
         Arrays.fill(announcedSeq, NONE);
@@ -53,15 +50,11 @@ final class AnnouncedReceives {
     }
 
     /**
-     * Checks that announcement {@code seq} may arrive now: within the window of the furthest one
-     * ahead so far (announcements of several control rails, and those sent after their receive's
-     * post, arrive in any order), and not open already.
+     * Checks that announcement {@code seq} may arrive now: not open already. (Where it stands in the
+     * receiver's numbers this side cannot tell: receives whose buffers all take eager messages
+     * take numbers and send no announcement.)
      */
     void checkArrival(int seq) throws RdmaException {
-        if (((seq - newest) & MASK) >= Limits.WINDOW && ((newest - seq) & MASK) >= Limits.WINDOW) {
-            throw new RdmaException(ErrorCategory.REMOTE, "announcement " + seq + " is past the window of "
-                    + Limits.WINDOW + " from " + newest);
-        }
         if (announcedSeq[seq % Limits.WINDOW] == seq) {
             throw new RdmaException(ErrorCategory.REMOTE, "announcement " + seq + " arrived twice");
         }
@@ -76,9 +69,6 @@ final class AnnouncedReceives {
         int slot = seq % Limits.WINDOW;
         if (announcedSeq[slot] != NONE) {
             close(slot);
-        }
-        if (((seq - newest) & MASK) < Limits.WINDOW) {
-            newest = seq;
         }
         announcedSeq[slot] = seq;
         taken[slot] = 0;
