@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.ofinet.fabric.testing.AddressExchange;
 import io.ofinet.fabric.testing.ChildJvm;
+import io.ofinet.fabric.testing.TestTime;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,13 +42,21 @@ import org.junit.jupiter.params.provider.CsvSource;
  * a send"); one that lands while leaf1 holds its own lock, inside its progress, leaves the hub
  * spinning in its sends to leaf1 — for good when leaf1 is killed there. Both grow likelier the more
  * of leaf1's time goes to copying what it receives: a faster eager path for 4 KiB messages on shm
- * failed both 4 KiB shm rows in one run and was withdrawn. The rows keep their strict expectation,
- * but a shm row whose leaf1 is killed or stopped runs once more when it fails: the stop or kill
- * lands inside one of those locks now and then (one run in a dozen or so of the 6 s row, where
- * the blocked leaf2 outlasts the 3 s timeout), and a row fails only when both attempts do.
+ * failed both 4 KiB shm rows in one run and was withdrawn. The rows keep their strict expectation.
+ * A shm row whose leaf1 is stopped runs once more when it fails: the stop lands inside one of those
+ * locks now and then (one run in a dozen or so of the 6 s row, where the blocked leaf2 outlasts
+ * the 3 s timeout), and such a row fails only when both attempts do. A kill inside one of them
+ * leaves the hub spinning for good, beyond ofinet's reach: a hub still running {@link #HUB_AFTER_GONE}
+ * after leaf1 went is examined ({@link ShmSpinEvidence}), and the row is skipped, its reason and
+ * the evidence printed, only when a shm region lock is held and a hub thread spins on it inside
+ * libfabric; any other hang fails. Skips are counted in {@link SkipLedger}: more than one shm
+ * killed row in five skipped fails.
  */
 @Timeout(600)
 class PeerGoneThreeJvmIT {
+    /** How long the hub may run after leaf1 went: its own 8 s ({@link TrioPeer#AFTER_NANOS}), its close, a margin. */
+    static final Duration HUB_AFTER_GONE = Duration.ofMillis(TestTime.ms(60_000));
+    private static final SkipLedger SKIPS = new SkipLedger(Path.of("target", "shm-region-lock-skips.txt"));
 
     @ParameterizedTest(name = "{0}, leaf1 {1}, hub {2}, process check {3}: {5}")
     @CsvSource({
@@ -64,11 +74,12 @@ class PeerGoneThreeJvmIT {
         "shm,         stopped:6, posting, on,  3000,  timeout, 4096",
         "shm,         killed,    posting, on,  30000, dead,    1048576",
         "shm,         stopped:2, posting, on,  30000, alive,   1048576",
-        "shm,         stopped:6, posting, on,  3000,  timeout, 1048576"})
+        "shm,         stopped:6, posting, on,  3000,  timeout, 1048576",
+        "shm,         killed-holding-lock, posting, off, 30000, hazard, 4096"})
     void leaf1GoesAndTheHubSeesIt(String provider, String how, String mode, String check, long peerTimeoutMs,
             String expect, int maxBytes, @TempDir Path dir) throws Exception {
         String failure = attempt(provider, how, mode, check, peerTimeoutMs, expect, maxBytes, dir.resolve("1"));
-        if (failure != null && provider.equals("shm") && !how.equals("exits")) {
+        if (failure != null && provider.equals("shm") && how.startsWith("stopped")) {
             System.out.println("first attempt failed; once more, for shm's region-lock hazard:\n" + failure);
             failure = attempt(provider, how, mode, check, peerTimeoutMs, expect, maxBytes, dir.resolve("2"));
         }
@@ -91,7 +102,10 @@ class PeerGoneThreeJvmIT {
                 ChildJvm leaf2 = spec("leaf2", dir, layout, args).start()) {
             exchange.await("hub.streaming", Duration.ofSeconds(90));
             String pid = Long.toString(leaf1.pid());
-            if (how.equals("killed")) {
+            if (how.startsWith("killed")) {
+                if (how.equals("killed-holding-lock")) {
+                    ShmSpinEvidence.holdOwnRegionLock(leaf1.pid()); // as a kill inside leaf1's progress leaves it
+                }
                 signal("-KILL", pid);
                 exchange.publish("gone", Long.toString(System.currentTimeMillis()));
             } else if (how.equals("exits")) {
@@ -107,11 +121,24 @@ class PeerGoneThreeJvmIT {
                 Thread.sleep(1000L * Integer.parseInt(how.substring("stopped:".length())));
                 signal("-CONT", pid);
             }
+            long goneNanos = System.nanoTime();
+            while (hub.isAlive() && System.nanoTime() - goneNanos < HUB_AFTER_GONE.toNanos()) {
+                Thread.sleep(50);
+            }
+            if (hub.isAlive()) {
+                return hung(provider, how, hub, leaf1, leaf2);
+            }
+            if (provider.equals("shm") && how.equals("killed")) {
+                SKIPS.ran(provider + ", leaf1 " + how + ", hub " + mode + ", " + maxBytes);
+            }
             int hubStatus = hub.waitFor();
             int leaf2Status = leaf2.waitFor();
             String outputs = "hub:\n" + hub.output() + "\nleaf1:\n" + leaf1.output() + "\nleaf2:\n" + leaf2.output();
             System.out.println(provider + ", leaf1 " + how + ", hub " + mode + ", process check " + check + ":\n"
                     + outputs);
+            if (how.equals("killed-holding-lock")) {
+                return "the hub did not spin on the region lock left held by the killed leaf1:\n" + outputs;
+            }
             if (!how.startsWith("stopped") && leaf1.isAlive()) {
                 return "leaf1 did not go:\n" + outputs;
             }
@@ -123,6 +150,36 @@ class PeerGoneThreeJvmIT {
             }
             return null;
         }
+    }
+
+    /**
+     * The hub runs on {@link #HUB_AFTER_GONE} after leaf1 went. When leaf1 was killed on shm and the hub
+     * shows a held region lock and a thread spinning on it inside libfabric, the row is skipped with
+     * that evidence (and counted); otherwise the hang is the test's failure, with what was seen.
+     */
+    private static String hung(String provider, String how, ChildJvm hub, ChildJvm leaf1, ChildJvm leaf2)
+            throws Exception {
+        String row = provider + ", leaf1 " + how;
+        String outputs = "hub:\n" + hub.output() + "\nleaf1:\n" + leaf1.output() + "\nleaf2:\n" + leaf2.output();
+        ShmSpinEvidence.Finding finding = provider.equals("shm")
+                ? ShmSpinEvidence.examine(hub.pid(), leaf1.pid()) : null;
+        String seen = finding == null ? "" : finding.summary() + "\n" + finding.details();
+        if (how.equals("killed-holding-lock")) {
+            // The hazard made on purpose: its evidence must be recognized, or the skips above are not to be trusted.
+            System.out.println("the hazard made on purpose: " + (finding == null ? "" : finding.summary()));
+            return finding != null && finding.hazard() ? null
+                    : "the region lock held on purpose was not recognized from the hub's evidence:\n" + seen + "\n"
+                            + outputs;
+        }
+        if (finding != null && finding.hazard() && how.equals("killed")) {
+            String reason = "shm region lock left held by the killed leaf1 (libfabric 1.17, docs/FABRIC.md): "
+                    + finding.summary();
+            System.out.println("SKIPPED-HAZARD: " + row + ": " + reason + "\n" + finding.details() + "\n" + outputs);
+            SKIPS.skipped(row, reason);
+            Assumptions.abort(reason);
+        }
+        return "the hub still ran " + HUB_AFTER_GONE.toSeconds() + " s after leaf1 went, with no evidence of shm's"
+                + " region-lock hazard: an ofinet hang\n" + seen + "\n" + outputs;
     }
 
     private static void signal(String signal, String pid) throws Exception {
