@@ -148,7 +148,7 @@ final class ShmSpinEvidence {
             String top = firstFrame(lines);
             String binding = bindingFrame(java, tid);
             if (top != null && top.contains("pthread_spin_lock") && binding != null && running(pid, tid)) {
-                found.add("thread " + tid + " at " + binding);
+                found.add("thread " + tid + ", " + binding);
             }
         }
         return found;
