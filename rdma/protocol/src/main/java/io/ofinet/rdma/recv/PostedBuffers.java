@@ -2,7 +2,6 @@ package io.ofinet.rdma.recv;
 
 import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.seq.TagCounts;
-import io.ofinet.rdma.wire.Limits;
 
 /**
  * A receive communicator's buffers by tag and ordinal (docs/PROTOCOL.md, "Matching by tag"): each
@@ -41,7 +40,6 @@ final class PostedBuffers {
 
     /** Whether a buffer with {@code tag} and {@code ordinal} (modulo 2^16) was posted already. */
     boolean passed(int tag, int ordinal) {
-        int behind = (ordinals.get(tag) - ordinal) & Limits.ORDINAL_MASK;
-        return behind != 0 && behind <= Limits.ORDINAL_MASK / 2;
+        return TagCounts.passed(ordinals.get(tag), ordinal);
     }
 }

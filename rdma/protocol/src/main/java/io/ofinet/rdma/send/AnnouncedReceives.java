@@ -122,9 +122,4 @@ final class AnnouncedReceives {
         }
         return -1;
     }
-
-    /** Open announcements (tests, diagnostics). */
-    int openCount() {
-        return openCount;
-    }
 }

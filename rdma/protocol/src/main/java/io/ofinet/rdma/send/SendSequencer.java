@@ -88,17 +88,10 @@ final class SendSequencer {
         queue.add(request);
     }
 
-    /** Whether no send is queued. */
-    public boolean idle() {
-        return queue.size() == 0;
-    }
-
     /** Fails every queued send with {@code cause} ({@code null}: drops them, failed already). */
     public void failQueued(RdmaException cause) {
-        for (int q = 0; q < queue.size(); q++) {
-            if (cause != null) {
-                queue.at(q).fail(cause);
-            }
+        for (int q = 0; cause != null && q < queue.size(); q++) {
+            queue.at(q).fail(cause);
         }
         queue.clear();
     }
@@ -140,8 +133,7 @@ final class SendSequencer {
 
     /** Whether the send with {@code tag} and {@code ordinal} (modulo 2^16) has gone out of the queue. */
     private boolean ordinalGone(int tag, int ordinal) {
-        int behind = (gone.get(tag) - ordinal) & Limits.ORDINAL_MASK;
-        return behind != 0 && behind <= Limits.ORDINAL_MASK / 2;
+        return TagCounts.passed(gone.get(tag), ordinal);
     }
 
     /** Whether a queued send waits for something the control rails bring: an announcement, or credits. */
@@ -202,15 +194,23 @@ final class SendSequencer {
         }
         int kind = eager ? EagerMessageHeader.KIND_EAGER
                 : head ? EagerMessageHeader.KIND_HEAD : EagerMessageHeader.KIND_RTS;
+        return sentByTag(request, kind, head ? eagerMax : 0, writes) && eager;
+    }
+
+    /**
+     * Sends {@code request} as the next message matched by tag, of {@code kind} with {@code
+     * headBytes} of its payload (a head's), taking a credit; false when no eager buffer is free.
+     */
+    private boolean sentByTag(SendRequest request, int kind, long headBytes, SendWrites writes) {
         int m = nextMessage;
-        if (!writes.eager(request, m, kind, head ? eagerMax : 0)) {
+        if (!writes.eager(request, m, kind, headBytes)) {
             return false;
         }
         credits--;
         messageTag[m] = request.tag;
         messageSize[m] = request.size;
         nextMessage = (m + 1) & MASK;
-        return eager;
+        return true;
     }
 
     /**
@@ -246,14 +246,9 @@ final class SendSequencer {
         }
         // A buffer that waits for a tagged message takes the send as one, however small.
         if (!request.rtsSent() && eagerMax > 0 && request.size <= eagerMax && credits > 0 && !announcement.tagged(i)) {
-            int m = nextMessage;
-            if (!writes.eager(request, m, EagerMessageHeader.KIND_EAGER, 0)) {
+            if (!sentByTag(request, EagerMessageHeader.KIND_EAGER, 0, writes)) {
                 return false;
             }
-            credits--;
-            messageTag[m] = request.tag;
-            messageSize[m] = request.size;
-            nextMessage = (m + 1) & MASK;
         } else if (!writes.write(request, announcement, i, u)) {
             return false;
         }

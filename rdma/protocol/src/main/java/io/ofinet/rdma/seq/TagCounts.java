@@ -1,6 +1,6 @@
 package io.ofinet.rdma.seq;
 
-import java.util.Arrays;
+import io.ofinet.rdma.wire.Limits;
 
 /**
  * A count per tag, for the matching rule (docs/PROTOCOL.md, "Matching by tag"): the k-th send
@@ -43,15 +43,18 @@ public final class TagCounts {
     }
 
     /** Tags counted so far. */
-    public int tags() {
+    int tags() {
         return size;
     }
 
-    /** Forgets every tag. */
-    public void clear() {
-        Arrays.fill(used, false);
-        Arrays.fill(counts, 0);
-        size = 0;
+    /**
+     * Whether {@code ordinal} (as on the wire, modulo 2^16) is behind {@code count}, a tag's count
+     * on this side: that send or buffer came already. Within half the ordinals' space; far more
+     * than can be in flight per tag.
+     */
+    public static boolean passed(int count, int ordinal) {
+        int behind = (count - ordinal) & Limits.ORDINAL_MASK;
+        return behind != 0 && behind <= Limits.ORDINAL_MASK / 2;
     }
 
     /** The slot of {@code tag}, taken for it (count 0) when it had none. */
