@@ -7,10 +7,16 @@ import io.ofinet.rdma.wire.Limits;
  * with a tag fills the k-th receive buffer with that tag, so each side counts its sends or buffers
  * per tag. An open-addressed table of int keys: it allocates only when a tag it has not seen
  * makes it more than half full (it then doubles), never per call. A tag stays once counted, so a
- * communicator holds 8 bytes per tag it ever used (NCCL uses one tag per remote rank, or 0). Not
+ * communicator holds 9 to 36 bytes per tag it ever used (NCCL uses one tag per remote rank, or 0),
+ * and a caller that gives every message a new tag makes the table grow without end and every
+ * lookup a cache miss: it is warned once, when the table passes {@link #MANY} tags. Not
  * thread-safe.
  */
 public final class TagCounts {
+    private static final System.Logger LOG = System.getLogger(TagCounts.class.getName());
+    /** The count of tags past which a table warns that its caller's tags look unbounded. */
+    static final int MANY = 1 << 16;
+
     private int[] keys;
     private int[] counts;
     private boolean[] used;
@@ -88,6 +94,12 @@ public final class TagCounts {
         int[] oldKeys = keys;
         int[] oldCounts = counts;
         boolean[] oldUsed = used;
+        if (size >= MANY && size < 2 * MANY) {
+            LOG.log(System.Logger.Level.WARNING, "a communicator has used {0} different tags: ofinet counts the"
+                    + " messages of each tag for as long as the communicator lives (docs/PROTOCOL.md, \"Matching by"
+                    + " tag\"), so a new tag per message grows its memory without end and slows every message;"
+                    + " reuse a bounded set of tags", size);
+        }
         keys = new int[oldKeys.length * 2];
         counts = new int[keys.length];
         used = new boolean[keys.length];

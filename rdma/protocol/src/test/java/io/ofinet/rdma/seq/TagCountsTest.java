@@ -6,8 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 class TagCountsTest {
@@ -31,6 +37,45 @@ class TagCountsTest {
         assertEquals(expected.size(), counts.tags());
         expected.forEach((tag, n) -> assertEquals(n, counts.get(tag), "tag " + tag));
         assertEquals(0, counts.get(Integer.MIN_VALUE + 7), "a tag never counted");
+    }
+
+    /** A caller whose tags look unbounded is told once, as the table passes {@link TagCounts#MANY} tags. */
+    @Test
+    void warnsOnceWhenTagsLookUnbounded() {
+        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel() == Level.WARNING) {
+                    warnings.add(record);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger logger = Logger.getLogger(TagCounts.class.getName());
+        logger.addHandler(handler);
+        try {
+            TagCounts counts = new TagCounts();
+            for (int tag = 0; tag < TagCounts.MANY; tag++) {
+                counts.next(tag);
+            }
+            assertEquals(0, warnings.size(), "not yet past " + TagCounts.MANY + " tags");
+            for (int tag = TagCounts.MANY; tag < 4 * TagCounts.MANY; tag++) {
+                counts.next(tag);
+            }
+            assertEquals(1, warnings.size(), "one warning through two more growths");
+            assertTrue(warnings.get(0).getMessage().contains("different tags"), warnings.get(0).getMessage());
+            assertEquals(4 * TagCounts.MANY, counts.tags());
+        } finally {
+            logger.removeHandler(handler);
+        }
     }
 
     @Test
