@@ -15,6 +15,12 @@ import java.time.Duration;
  */
 public final class Ring implements AutoCloseable {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * The tags a ring gives its messages cycle through this many values. Sends meet receives by
+     * tag and by their order within it (docs/PROTOCOL.md, "Matching by tag"), so a tag may repeat;
+     * a new tag per message would make each communicator keep a count for every tag it ever saw.
+     */
+    static final int TAGS = 1 << 10;
 
     private final NetPlugin net;
     private final int rank;
@@ -97,12 +103,12 @@ public final class Ring implements AutoCloseable {
 
     /** Posts a send of {@code out}'s remaining bytes to the next rank, or returns null: retry later. */
     Handles.Request isend(ByteBuffer out, int t, Handles.MrHandle mr) throws NetException {
-        return net.isend(send, out, t, mr);
+        return net.isend(send, out, t & (TAGS - 1), mr);
     }
 
     /** Posts a receive into {@code in}'s remaining bytes from the previous rank, or returns null: retry later. */
     Handles.Request irecv(ByteBuffer in, int t, Handles.MrHandle mr) throws NetException {
-        return net.irecv(recv, in, t, mr);
+        return net.irecv(recv, in, t & (TAGS - 1), mr);
     }
 
     /** Whether {@code request} is done (after one step of progress). */
@@ -150,7 +156,7 @@ public final class Ring implements AutoCloseable {
     private Handles.Request postReceive(ByteBuffer in, int t, Handles.MrHandle mr) throws NetException {
         Handles.Request r;
         backoff.reset();
-        while ((r = net.irecv(recv, in, t, mr)) == null) {
+        while ((r = net.irecv(recv, in, t & (TAGS - 1), mr)) == null) {
             backoff.idle();
         }
         return r;
@@ -159,7 +165,7 @@ public final class Ring implements AutoCloseable {
     private Handles.Request postSend(ByteBuffer out, int t, Handles.MrHandle mr) throws NetException {
         Handles.Request s;
         backoff.reset();
-        while ((s = net.isend(send, out, t, mr)) == null) {
+        while ((s = net.isend(send, out, t & (TAGS - 1), mr)) == null) {
             backoff.idle();
         }
         return s;
@@ -204,8 +210,8 @@ public final class Ring implements AutoCloseable {
             boolean progressed = false;
             for (int i = 0; i < window; i++) {
                 if (requests[i] == null && posted < count) {
-                    Handles.Request r = sending ? net.isend(send, buffer.duplicate(), first + posted, mr)
-                            : net.irecv(recv, buffer.duplicate(), first + posted, mr);
+                    Handles.Request r = sending ? isend(buffer.duplicate(), first + posted, mr)
+                            : irecv(buffer.duplicate(), first + posted, mr);
                     if (r != null) {
                         requests[i] = r;
                         posted++;
