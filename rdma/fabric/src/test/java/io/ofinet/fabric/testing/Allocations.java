@@ -20,11 +20,18 @@ public final class Allocations {
     /** How long the warm-up waits for that at most. */
     private static final long JIT_WAIT_NANOS = 15_000_000_000L;
 
+    /** Counted windows at most: two, and one more whenever the JIT compilers worked during the last. */
+    private static final int WINDOWS = 5;
+
     /**
      * Runs {@code work} {@code warmups} times (class loading, JIT compilation), and on until the JIT
      * compilers have been idle for 300 ms (at most 15 s more: code still running in a lower tier
      * may allocate what the final one does not), then {@code runs} times counted, and returns the
-     * bytes the current thread allocated per counted run.
+     * bytes the current thread allocated per counted run. On a loaded machine compilation can still
+     * be going on when the count starts (a method compiled again, code deoptimized and run in the
+     * interpreter meanwhile), and what that allocates is the JIT's, not the work's. So two windows
+     * are counted, and more while the compilers worked during the last, up to 5, and the fewest
+     * bytes of them is returned: work that allocates on every run allocates in every window.
      */
     public static long perRun(int warmups, int runs, Work work) throws Exception {
         com.sun.management.ThreadMXBean threads =
@@ -33,7 +40,8 @@ public final class Allocations {
             work.run();
         }
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        if (jit != null && jit.isCompilationTimeMonitoringSupported()) {
+        boolean watched = jit != null && jit.isCompilationTimeMonitoringSupported();
+        if (watched) {
             long start = System.nanoTime();
             long compiled = jit.getTotalCompilationTime();
             long idleSince = start;
@@ -48,10 +56,18 @@ public final class Allocations {
                 }
             }
         }
-        long before = threads.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < runs; i++) {
-            work.run();
+        long fewest = Long.MAX_VALUE;
+        for (int window = 0; window < WINDOWS; window++) {
+            long compiled = watched ? jit.getTotalCompilationTime() : 0;
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < runs; i++) {
+                work.run();
+            }
+            fewest = Math.min(fewest, (threads.getCurrentThreadAllocatedBytes() - before) / runs);
+            if (window > 0 && (!watched || jit.getTotalCompilationTime() == compiled)) {
+                break;
+            }
         }
-        return (threads.getCurrentThreadAllocatedBytes() - before) / runs;
+        return fewest;
     }
 }
