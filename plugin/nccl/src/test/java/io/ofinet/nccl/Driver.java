@@ -1,5 +1,6 @@
 package io.ofinet.nccl;
 
+import io.ofinet.fabric.testing.TestTime;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -21,9 +22,13 @@ record Driver(int exitCode, String output) {
     static final Path LIBRARY_DIR = Path.of(System.getProperty("ofinet.nccl.lib", "target/nccl/lib"));
     static final Path EXECUTABLE = Path.of(System.getProperty("ofinet.nccl.driver", "target/c-tests/nccl_driver"));
 
-    /** Runs the driver with {@code args} in {@code dir}, with extra environment {@code env}. */
-    static Driver run(Path dir, Map<String, String> env, Duration bound, String... args)
+    /**
+     * Runs the driver with {@code args} in {@code dir}, with extra environment {@code env}, killed
+     * after {@code unscaled} scaled by the tests' time factor ({@link TestTime}).
+     */
+    static Driver run(Path dir, Map<String, String> env, Duration unscaled, String... args)
             throws IOException, InterruptedException {
+        Duration bound = Duration.ofMillis(TestTime.ms(unscaled.toMillis()));
         List<String> command = new ArrayList<>();
         command.add(EXECUTABLE.toAbsolutePath().toString());
         command.addAll(List.of(args));

@@ -27,8 +27,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  * libnccl-net-ofinet.so as NCCL loads it, driven from C by the project's driver: the exported
  * symbols, the declarations' layout, the JVM's start and its refusal of an old JDK, and the whole
  * table between two processes on tcp and shm, from the primordial thread and from a second one.
+ * Every run of the driver is bounded by {@link Driver#run}, scaled by the tests' time factor
+ * ({@code ofinet.test.timeFactor}); the class has no fixed bound of its own that the factor could
+ * not reach. The two tests that start a Java process instead bound themselves.
  */
-@Timeout(300)
 class NcclDriverIT {
     private static final Pattern SHM_NAME = Pattern.compile("\\d+:\\d+:\\d+");
 
@@ -89,6 +91,7 @@ class NcclDriverIT {
 
     /** The crossing's benchmark runs and reports each round (a figure, not a timed test). */
     @Test
+    @Timeout(600) // its Java twins are read to their end before their 120 s bound is looked at
     void theCrossingBenchmarkReportsEachRound(@TempDir Path dir) throws Exception {
         Path layout = Driver.layout(dir, "tcp");
         Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(120), "crossing");
@@ -251,6 +254,7 @@ class NcclDriverIT {
      * the library attaches to that JVM and loads ofinet through its own class loader.
      */
     @Test
+    @Timeout(300) // the host is read to its end before its 120 s bound is looked at
     void aJavaHostLoadsTheLibrary(@TempDir Path dir) throws Exception {
         Path layout = Driver.layout(dir, "tcp");
         Path javaCommand = Path.of(System.getProperty("java.home"), "bin", "java");
