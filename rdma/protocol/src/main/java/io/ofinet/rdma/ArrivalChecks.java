@@ -147,6 +147,20 @@ final class ArrivalChecks {
         return false;
     }
 
+    /**
+     * Counts a data segment for {@code comm} that no sender keeping the protocol sends, {@code why}
+     * (its buffer's announcement or the sender's way of writing rules it out), and logs it; false.
+     */
+    boolean contradicted(RecvComm comm, String why) {
+        forged++;
+        comm.forgedArrival();
+        if (logged(forged)) {
+            LOG.log(Level.WARNING, "dropping a data segment for receive communicator {0} {1} ({2} so far): not from"
+                    + " its peer", comm.id(), why, forged);
+        }
+        return false;
+    }
+
     private static int commId(PeerLiveness.Peered comm) {
         return comm instanceof SendComm s ? s.id() : ((RecvComm) comm).id();
     }

@@ -20,9 +20,10 @@ import java.util.Map;
  *     message came without immediate data where only zero-byte messages with it go
  * @param droppedUnknownComm arrivals dropped because they named no open communicator and none
  *     closed under that id (a peer's mistake)
- * @param droppedForged signals, errors and announcements dropped because they did not carry the token
- *     of the communicator they named: not from its peer (a stray or hostile process, or a late
- *     signal meant for an earlier connection)
+ * @param droppedForged arrivals dropped as not from the peer of the communicator they named (a stray
+ *     or hostile process, or a late signal meant for an earlier connection): signals, errors,
+ *     announcements and eager messages without its token or from another address than its peer's,
+ *     and data segments its sender could not have sent (docs/PROTOCOL.md, "What a peer can forge")
  * @param droppedHandshakes handshake messages that did not decode, or answered nothing asked
  * @param refusedConnections CONNECTs answered with a REJECT (no such listener, rail counts that
  *     differ, {@code maxPendingConnections})

@@ -43,8 +43,9 @@ final class ImmediateDispatcher implements EagerArrivals {
      * A remote write with immediate data arrived (context 0), or a zero-byte message. Where CQ data
      * has 8 bytes, every type but data carries in its upper half the token of the communicator it
      * names (docs/PROTOCOL.md, "What a peer can forge"): without it, it is dropped and counted,
-     * never charged to that communicator. A data segment carries its length there instead, so its
-     * sender cannot be told: one that breaks a rule is dropped and counted too. What an
+     * never charged to that communicator. A data segment carries its length there instead: one its
+     * sender could not have sent is dropped and counted as forged, one that breaks another rule as
+     * malformed ({@link #segment}). What an
      * attributable arrival breaks fails the communicator it names, and only it.
      */
     void remoteData(int rail, long flags, long len, long data) {
@@ -71,7 +72,12 @@ final class ImmediateDispatcher implements EagerArrivals {
         }
     }
 
-    /** A data segment of a send (written, or its write notice), or a zero-byte send, for receive communicator {@code comm}. */
+    /**
+     * A data segment of a send (written, or its write notice), or a zero-byte send, for receive
+     * communicator {@code comm}. One that contradicts what this side announced of its buffer is
+     * forged (docs/PROTOCOL.md, "What a peer can forge"): dropped and counted, never charged to the
+     * receive it names.
+     */
     private void segment(int rail, int comm, int seq, int word, long len, long upper) {
         RecvComm recv = checks.openRecv(comm, !rails.wideImmediate(), upper, "a data segment");
         if (recv == null || !checks.fromItsSource(recv, rail, "data segment")) {
@@ -79,7 +85,11 @@ final class ImmediateDispatcher implements EagerArrivals {
         }
         long length = rails.wideImmediate() ? upper : len;
         try {
-            recv.arrivals().segment(seq, Immediate.recvIndex(word), Immediate.segments(word), length);
+            String contradiction = recv.arrivals().segment(seq, Immediate.recvIndex(word), Immediate.segments(word),
+                    length);
+            if (contradiction != null) {
+                checks.contradicted(recv, contradiction);
+            }
         } catch (RdmaException e) {
             recv.malformedArrival();
             checks.malformed("dropping a data segment for receive communicator {0}, whose sender cannot be told:"

@@ -12,10 +12,12 @@ import java.util.Map;
  *
  * @param messages sends or receives reported done
  * @param bytes their bytes
- * @param droppedForged arrivals naming it that lacked its token or came from another address
- *     than its peer's: not from its peer
+ * @param droppedForged arrivals naming it that lacked its token, came from another address than
+ *     its peer's, or were data segments its sender could not have sent (one longer than its
+ *     buffer, one for a buffer that takes a tagged message): not from its peer
  * @param droppedMalformed data segments naming it, from its peer or from a sender that cannot be
- *     told, that broke a rule (a receive not posted, a length out of range)
+ *     told, that broke another rule (a receive not posted, a buffer index out of range, segment
+ *     counts that disagree)
  * @param refusedAfterDone eager messages sent that completed here and that the receiver then
  *     refused (larger than their receive buffer, or a tag no buffer had): each failed its receive
  *     there and was logged here; the communicator went on

@@ -36,12 +36,18 @@ final class ReceiveWindow {
 
     /** The posted receive whose buffer {@code index} has number {@code seq}; {@code what} arrived for it. */
     RecvRequest posted(int seq, int index, String what) throws RdmaException {
-        RecvRequest request = window.retrieve(seq);
-        if (request == null || request.seq != seq || index >= request.buffers) {
+        RecvRequest request = find(seq, index);
+        if (request == null) {
             throw new RdmaException(ErrorCategory.REMOTE, what + " for receive " + seq + " buffer " + index
                     + ", which is not posted");
         }
         return request;
+    }
+
+    /** The posted receive whose buffer {@code index} has number {@code seq}, or null. */
+    RecvRequest find(int seq, int index) {
+        RecvRequest request = window.retrieve(seq);
+        return request == null || request.seq != seq || index >= request.buffers ? null : request;
     }
 
     /**

@@ -191,6 +191,24 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         }
     }
 
+    /** Why a segment is not the sender's: its buffer was announced to take one tagged message. */
+    public static final String FOR_A_TAGGED_BUFFER = "whose buffer takes one tagged message instead";
+    /** Why a segment is not the sender's: it is longer than what its buffer has left. */
+    public static final String BEYOND_ITS_BUFFER = "longer than what its buffer has left";
+
+    /**
+     * Why a written segment or write notice of {@code bytes} for buffer {@code i} contradicts what
+     * this side announced of that buffer, so that no sender that keeps the protocol sent it
+     * (docs/PROTOCOL.md, "What a peer can forge"); null when it does not. Changes nothing: a
+     * contradicting segment is neither counted nor charged.
+     */
+    String contradiction(int i, long bytes) {
+        if ((taggedBuffers & (1 << i)) != 0) {
+            return FOR_A_TAGGED_BUFFER;
+        }
+        return bytes > capacity[i] - received[i] ? BEYOND_ITS_BUFFER : null;
+    }
+
     /** A written segment of buffer {@code i}: {@code bytes} long, one of {@code segments}. */
     public void segment(int i, int segments, long bytes) throws RdmaException {
         if ((eagerFilled & (1 << i)) != 0) {

@@ -25,8 +25,19 @@ public final class SenderArrivals {
         this.senderClose = senderClose;
     }
 
-    /** A segment of buffer {@code index} of receive {@code seq} arrived. */
-    public void segment(int seq, int index, int segments, long bytes) throws RdmaException {
+    /**
+     * A segment of {@code bytes} of buffer {@code index} of receive {@code seq}, one of {@code
+     * segments}, arrived written or announced by its notice.
+     *
+     * @return null; or, when it contradicts what this side announced of its buffer, why: it is then
+     *     not from the sender ({@link RecvRequest#contradiction}), neither counted nor charged
+     */
+    public String segment(int seq, int index, int segments, long bytes) throws RdmaException {
+        RecvRequest posted = window.find(seq, index);
+        String contradiction = posted == null ? null : posted.contradiction(index, bytes);
+        if (contradiction != null) {
+            return contradiction;
+        }
         comm.liveness().heard(comm.host().stepNanos());
         senderClose.counted();
         try {
@@ -36,6 +47,7 @@ public final class SenderArrivals {
         } finally {
             senderClose.afterArrival();
         }
+        return null;
     }
 
     /**
