@@ -22,6 +22,9 @@ import java.lang.System.Logger.Level;
  */
 final class ImmediateDispatcher implements EagerArrivals {
     private static final System.Logger LOG = ArrivalChecks.LOG;
+    /** Why a data segment is not its sender's: the sender announces every write of its length by a notice. */
+    static final String WRITTEN_WHERE_NOTICED = "written with immediate data, where its sender announces a write of"
+            + " that length by a notice message";
 
     private final CommTable comms;
     private final RailSet rails;
@@ -40,7 +43,8 @@ final class ImmediateDispatcher implements EagerArrivals {
     }
 
     /**
-     * A remote write with immediate data arrived (context 0), or a zero-byte message. Where CQ data
+     * A remote write with immediate data arrived (context 0); a zero-byte message takes the same
+     * way ({@link #zeroByteMessage}), apart from the rule on written segments. Where CQ data
      * has 8 bytes, every type but data carries in its upper half the token of the communicator it
      * names (docs/PROTOCOL.md, "What a peer can forge"): without it, it is dropped and counted,
      * never charged to that communicator. A data segment carries its length there instead: one its
@@ -49,6 +53,11 @@ final class ImmediateDispatcher implements EagerArrivals {
      * attributable arrival breaks fails the communicator it names, and only it.
      */
     void remoteData(int rail, long flags, long len, long data) {
+        arrived(rail, len, data, true);
+    }
+
+    /** What {@link #remoteData} and {@link #zeroByteMessage} take: a remote write ({@code written}), or a message. */
+    private void arrived(int rail, long len, long data, boolean written) {
         long checked = checks.checked(data, -1, rail, len, "a remote write");
         if (checked < 0) {
             return;
@@ -67,23 +76,29 @@ final class ImmediateDispatcher implements EagerArrivals {
                     receiverSignals.arrived(rail, comm, signal, seq, upper);
                 }
             }
-            case Immediate.TYPE_DATA -> segment(rail, comm, seq, word, len, upper);
+            case Immediate.TYPE_DATA -> segment(rail, comm, seq, word, len, upper, written);
             default -> error(rail, comm, seq, word, upper);
         }
     }
 
     /**
-     * A data segment of a send (written, or its write notice), or a zero-byte send, for receive
-     * communicator {@code comm}. One that contradicts what this side announced of its buffer is
-     * forged (docs/PROTOCOL.md, "What a peer can forge"): dropped and counted, never charged to the
-     * receive it names.
+     * A data segment of a send ({@code written} with immediate data, or its write notice), or a
+     * zero-byte send, for receive communicator {@code comm}. One that its sender, keeping the
+     * protocol, never sends is forged (docs/PROTOCOL.md, "What a peer can forge"): written with
+     * immediate data where the sender announces a write of its length by a notice message, or
+     * contradicting what this side announced of its buffer. It is dropped and counted, never
+     * charged to the receive it names.
      */
-    private void segment(int rail, int comm, int seq, int word, long len, long upper) {
+    private void segment(int rail, int comm, int seq, int word, long len, long upper, boolean written) {
         RecvComm recv = checks.openRecv(comm, !rails.wideImmediate(), upper, "a data segment");
         if (recv == null || !checks.fromItsSource(recv, rail, "data segment")) {
             return;
         }
         long length = rails.wideImmediate() ? upper : len;
+        if (written && rails.noticeFor(length)) {
+            checks.contradicted(recv, WRITTEN_WHERE_NOTICED);
+            return;
+        }
         try {
             String contradiction = recv.arrivals().segment(seq, Immediate.recvIndex(word), Immediate.segments(word),
                     length);
@@ -187,7 +202,7 @@ final class ImmediateDispatcher implements EagerArrivals {
      */
     @Override
     public void zeroByteMessage(int rail, long len, long data) {
-        remoteData(rail, 0, len, data);
+        arrived(rail, len, data, false);
     }
 
     /**

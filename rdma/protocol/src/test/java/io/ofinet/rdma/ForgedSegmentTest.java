@@ -160,7 +160,8 @@ class ForgedSegmentTest {
 
     /**
      * writeNotice tagged: the buffer takes one tagged message, so a segment for it is forged however
-     * it comes, written with immediate data or as a notice.
+     * it comes. A write with immediate data is forged twice over (such a layout writes with notices);
+     * a notice, whose source tcp would name, only by the buffer's announcement.
      */
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
@@ -176,6 +177,20 @@ class ForgedSegmentTest {
         }
         forgeryDroppedAndRealDataLands(r, dst, 1);
         assertEquals(1, b.counts().taggedReceived(), "the real data came as the tagged message");
+    }
+
+    /**
+     * writeNotice message: every write is announced by a notice message, so a write with immediate
+     * data of type data is never the sender's, whatever buffer it names.
+     */
+    @Test
+    void aWriteWithImmediateDataWhereWritesAreNoticedIsForged() throws Exception {
+        connectTrio("\"writeNotice\": \"message\"");
+        HostBuffer dst = buffer(SIZE);
+        RecvRequest r = post(dst, SIZE);
+        forgeWrite(SIZE, segment(pairA.recv(), 0, SIZE));
+        forgeryDroppedAndRealDataLands(r, dst, 1);
+        assertEquals(1, a.counts().writesNoticed(), "the real data was written with a notice");
     }
 
     /**
