@@ -120,7 +120,7 @@ final class Connector {
             HandshakeMessage connect = HandshakeMessage.connect(dataRails, controlRails, handle.listenId(), id,
                     mailboxMr.remoteAddress(RailKind.CONTROL, 0, 0), Limits.WINDOW, slotBytes, keys,
                     parts.rails().names(0, dataRails), parts.rails().names(dataRails, controlRails), ProcessCheck.SELF,
-                    comm.token(), handshake.eagerMaxSize());
+                    comm.token(), handshake.eagerMaxSize(), handshake.writesNoticedAbove());
             // The listener's address is used for the connect message only: the connection inserts
             // the acceptor's addresses (the same, on control rail 0) for itself.
             handshake.send(connect, listener, () -> {

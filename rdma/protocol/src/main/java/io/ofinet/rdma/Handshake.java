@@ -192,6 +192,11 @@ final class Handshake {
         return (int) at.commParts().eagerMax();
     }
 
+    /** Above how many bytes this endpoint's writes go with a notice message ({@link io.ofinet.rdma.rail.RailSet#writesNoticedAbove}). */
+    long writesNoticedAbove() {
+        return at.commParts().rails().writesNoticedAbove();
+    }
+
     /** Refuses CONNECT {@code m}: a REJECT naming {@code reason} to {@code reply}, released once gone or failed. */
     private void refuse(HandshakeMessage m, long reply, String reason) throws RdmaException {
         CommParts parts = at.commParts();
@@ -213,6 +218,9 @@ final class Handshake {
                 : m.eagerMaxSize() != eagerMaxSize() ? "eager sizes differ: the listener takes eager messages of up to "
                 + eagerMaxSize() + " bytes, the connector sends them up to " + m.eagerMaxSize()
                 + " (eagerMaxSize and rdmaMinPostedEagerBuffers must agree; 0: off)"
+                : m.writesNoticedAbove() != writesNoticedAbove() ? "writes are announced differently: the listener"
+                + " takes " + noticed(writesNoticedAbove()) + ", the connector sends " + noticed(m.writesNoticedAbove())
+                + " (writeNotice must agree)"
                 : listen.pending() >= maxPending ? "the listen communicator holds " + listen.pending()
                 + " connections that accept() has not returned (maxPendingConnections " + maxPending + ")" : null;
         if (refusal != null) {
@@ -235,7 +243,7 @@ final class Handshake {
         listen.handshaking++;
         send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
                 parts.rails().names(0, dataRails), parts.rails().names(dataRails, controlRails), ProcessCheck.SELF,
-                comm.token(), eagerMaxSize()),
+                comm.token(), eagerMaxSize(), writesNoticedAbove()),
                 reply, () -> {
                     accepting.remove(comm);
                     listen.handshaking--;
@@ -255,5 +263,12 @@ final class Handshake {
                     }
                     at.closing().discard(comm);
                 });
+    }
+
+    /** How writes are announced, for a refusal: {@code above} as {@link HandshakeMessage#writesNoticedAbove}. */
+    private static String noticed(long above) {
+        return above < 0 ? "a notice message after every write" : above == Long.MAX_VALUE
+                ? "immediate data with every write" : "immediate data with writes of up to " + above
+                + " bytes and a notice message after longer ones";
     }
 }

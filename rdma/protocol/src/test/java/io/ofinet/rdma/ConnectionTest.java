@@ -195,6 +195,23 @@ class ConnectionTest {
                 + " rdmaMinPostedEagerBuffers must agree; 0: off)", refused.getMessage());
     }
 
+    /**
+     * A listener drops a written segment its connector could not have sent (docs/PROTOCOL.md, "What a
+     * peer can forge"), so both sides must announce writes alike: a connector that does not is refused.
+     */
+    @Test
+    void writeNoticesThatDifferAreRefused() throws Exception {
+        provider = MemProvider.builder().domains(1).build();
+        RdmaEndpoint connector = device(1, "\"writeNotice\": \"immediate\"").openEndpoint();
+        RdmaEndpoint listener = device(1, "\"writeNotice\": \"message\"").openEndpoint();
+        ListenComm listen = listener.listen();
+        RdmaException refused = refusal(connector, listener, listen, listen.handle());
+        assertEquals(ErrorCategory.REMOTE, refused.category());
+        assertEquals("connect: the listener refused the connection: writes are announced differently: the listener"
+                + " takes a notice message after every write, the connector sends immediate data with every write"
+                + " (writeNotice must agree)", refused.getMessage());
+    }
+
     @Test
     void railCountsThatDifferAreRefusedOnBothSides() throws Exception {
         provider = MemProvider.builder().domains(2).build();

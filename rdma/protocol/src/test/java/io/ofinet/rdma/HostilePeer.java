@@ -98,6 +98,8 @@ public final class HostilePeer {
                 // Where the hostile process aims its data-rail messages. A process on this host
                 // could find it by trying ports; the test saves it the search.
                 exchange.publish("victim.data", HexFormat.of().formatHex(endpoint.railSet.dataEndpoint(0).name()));
+                // How its connectors must write, as any peer's CONNECT says (the default configuration's).
+                exchange.publish("victim.noticed", Long.toString(endpoint.railSet.writesNoticedAbove()));
             }
             exchange.publish(me + ".ready", "1");
             long recvBuffer = recvArea.address + CANARY;

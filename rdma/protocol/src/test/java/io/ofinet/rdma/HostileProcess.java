@@ -59,10 +59,11 @@ final class HostileProcess {
             Sender out = new Sender(peer, peer.av.insert(victim.address()), buf.address, mr.descriptor());
             Sender data = new Sender(peer, peer.av.insert(HexFormat.of().parseHex(exchange.awaitString("victim.data",
                     Duration.ofSeconds(1)))), buf.address, mr.descriptor());
+            long noticed = Long.parseLong(exchange.awaitString("victim.noticed", Duration.ofSeconds(1)));
             System.out.println("hostile: flooding with CONNECTs");
             // A flood of CONNECTs, never used; the victim accepts none of them.
             for (int n = 0; n < FLOOD; n++) {
-                byte[] m = connect(victim, peer, n).encode();
+                byte[] m = connect(victim, peer, n, noticed).encode();
                 out.send(m, m.length, -1);
             }
             System.out.println("hostile: sending arrivals with immediate data");
@@ -143,7 +144,7 @@ final class HostileProcess {
             // Handshake messages: random bytes, CONNECTs cut short, and messages larger than any receive;
             // last, so that the exact count above does not depend on how a provider goes on after a
             // receive it had to truncate.
-            byte[] connect = connect(victim, peer, random.nextInt(Limits.MAX_COMMS)).encode();
+            byte[] connect = connect(victim, peer, random.nextInt(Limits.MAX_COMMS), noticed).encode();
             int broken = 0;
             for (int n = 0; n < 20; n++) {
                 broken += 2;
@@ -173,11 +174,11 @@ final class HostileProcess {
     }
 
     /** A CONNECT of this bare endpoint's, with a random mailbox it does not have. */
-    private static HandshakeMessage connect(ListenHandle victim, Peer peer, int commId) throws Exception {
+    private static HandshakeMessage connect(ListenHandle victim, Peer peer, int commId, long noticed) throws Exception {
         byte[] name = peer.endpoint.name();
         return HandshakeMessage.connect(1, 1, victim.listenId(), commId, 0x1000, Limits.WINDOW,
                 Announcement.maxBytes(1), new long[] {commId}, List.of(name), List.of(name), ProcessIdentity.NONE,
-                commId + 1, 8192);
+                commId + 1, 8192, noticed);
     }
 
     /** Posts sends from the bare endpoint, one at a time, to completion or error. */

@@ -152,6 +152,11 @@ final class ProviderChoices {
         return noticeAfterWrite || length > noticeAbove;
     }
 
+    /** {@link #noticeFor} as one number: writes longer than it are noticed (-1: every write; {@code Long.MAX_VALUE}: none). */
+    long writesNoticedAbove() {
+        return noticeAfterWrite ? -1 : noticeAbove;
+    }
+
     /**
      * Whether every write is announced by a zero-byte message after it instead of by immediate data
      * ({@link WriteNotice}), and announcements are sent rather than written; then every rail

@@ -104,6 +104,14 @@ public final class RailSet {
         return choices.noticeFor(length);
     }
 
+    /**
+     * Above how many bytes a write is announced by a notice message, as {@link #noticeFor} decides:
+     * -1 for every write, {@code Long.MAX_VALUE} for none. Both sides of a connection must agree.
+     */
+    public long writesNoticedAbove() {
+        return choices.writesNoticedAbove();
+    }
+
     /** Whether every write is announced by a message after it ({@link ProviderChoices#noticeAfterWrite}). */
     public boolean noticeAfterWrite() {
         return choices.noticeAfterWrite();

@@ -14,22 +14,28 @@ import java.util.Objects;
  * data and control rail endpoint of their side.
  *
  * <pre>
- *  0 u32 magic 0x4E49464F ("OFIN")  4 u8 version (4)  5 u8 type (1 CONNECT, 2 ACCEPT, 3 REJECT)
+ *  0 u32 magic 0x4E49464F ("OFIN")  4 u8 version (6)  5 u8 type (1 CONNECT, 2 ACCEPT, 3 REJECT)
  *  6 u8 data rails (1..16)          7 u8 control rails (1..16)
  *  8 u32 listen id                 12 u32 connector's comm id       16 u32 acceptor's comm id
  * 20 u32 mailbox slots (CONNECT)   24 u64 mailbox address           32 u32 mailbox slot bytes
  * 36 u32 token: the upper half of the CQ data of every signal, error and announcement to this side
  * 40 u64 host identity (0: unknown) 48 u32 pid                      52 u32 eager max size (0: off)
  * 56 u64 process start, clock ticks since boot
- * 64 u64 mailbox key per control rail
+ * 64 i64 writes noticed above: the sender's writes longer than this many bytes go with a notice
+ *        message, shorter ones with immediate data (-1: every write; 2^63-1: none)
+ * 72 u64 mailbox key per control rail
  *    then per data rail, then per control rail: u8 length (1..112), address bytes
  *    REJECT instead: u16 reason length (..512), UTF-8 reason
  * </pre>
+ *
+ * <p>{@code writesNoticedAbove} lets the listener tell a written data segment its connector could
+ * not have sent (docs/PROTOCOL.md, "What a peer can forge"): both sides must write alike, so it
+ * refuses a connector that does not.
  */
 public record HandshakeMessage(Type type, int dataRails, int controlRails, int listenId, int connectorCommId,
         int acceptorCommId, long mailboxAddress, int mailboxSlots, int mailboxSlotBytes, long[] mailboxKeys,
         List<byte[]> dataAddresses, List<byte[]> controlAddresses, ProcessIdentity process, int token, int eagerMaxSize,
-        String reason) {
+        long writesNoticedAbove, String reason) {
 
     /** The message kinds. */
     public enum Type {
@@ -43,8 +49,8 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
     }
 
     static final int MAGIC = 0x4E49464F;
-    static final int VERSION = 5;
-    static final int HEADER = 64;
+    static final int VERSION = 6;
+    static final int HEADER = 72;
     static final int MAX_REASON = 512;
 
     /** The largest message: a control receive buffer of this size holds any. */
@@ -62,24 +68,25 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
 
     public static HandshakeMessage connect(int dataRails, int controlRails, int listenId, int connectorCommId,
             long mailboxAddress, int slots, int slotBytes, long[] mailboxKeys, List<byte[]> dataAddresses,
-            List<byte[]> controlAddresses, ProcessIdentity process, int token, int eagerMaxSize) {
+            List<byte[]> controlAddresses, ProcessIdentity process, int token, int eagerMaxSize,
+            long writesNoticedAbove) {
         return new HandshakeMessage(Type.CONNECT, dataRails, controlRails, listenId, connectorCommId, 0,
                 mailboxAddress, slots, slotBytes, mailboxKeys, dataAddresses, controlAddresses, process, token,
-                eagerMaxSize, "");
+                eagerMaxSize, writesNoticedAbove, "");
     }
 
     public static HandshakeMessage accept(int dataRails, int controlRails, int listenId, int connectorCommId,
             int acceptorCommId, List<byte[]> dataAddresses, List<byte[]> controlAddresses, ProcessIdentity process,
-            int token, int eagerMaxSize) {
+            int token, int eagerMaxSize, long writesNoticedAbove) {
         return new HandshakeMessage(Type.ACCEPT, dataRails, controlRails, listenId, connectorCommId,
                 acceptorCommId, 0, 0, 0, new long[controlRails], dataAddresses, controlAddresses, process, token,
-                eagerMaxSize, "");
+                eagerMaxSize, writesNoticedAbove, "");
     }
 
     public static HandshakeMessage reject(int dataRails, int controlRails, int listenId, int connectorCommId,
             String reason) {
         return new HandshakeMessage(Type.REJECT, dataRails, controlRails, listenId, connectorCommId, 0, 0, 0, 0,
-                null, null, null, null, 0, 0, reason);
+                null, null, null, null, 0, 0, 0, reason);
     }
 
     /** Encodes into {@code out}, returning the length. */
@@ -87,7 +94,7 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
         WireWriter w = new WireWriter(out);
         w.i32(MAGIC).u8(VERSION).u8(type.code).u8(dataRails).u8(controlRails).i32(listenId).i32(connectorCommId)
                 .i32(acceptorCommId).i32(mailboxSlots).i64(mailboxAddress).i32(mailboxSlotBytes).i32(token).i64(process.host()).i32(process.pid()).i32(eagerMaxSize)
-                .i64(process.startTicks());
+                .i64(process.startTicks()).i64(writesNoticedAbove);
         if (type == Type.REJECT) {
             byte[] text = reason.getBytes(StandardCharsets.UTF_8);
             int n = Math.min(text.length, MAX_REASON);
@@ -134,6 +141,10 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
         int pid = r.range(r.i32("pid"), 0, ProcessIdentity.MAX_PID, "pid");
         int eager = r.range(r.i32("eager max size"), 0, Integer.MAX_VALUE, "eager max size");
         long start = r.i64("process start");
+        long noticedAbove = r.i64("writes noticed above");
+        if (noticedAbove < -1) {
+            throw r.fail("writes noticed above " + noticedAbove + " bytes");
+        }
         if (type == Type.REJECT) {
             int n = r.range(r.u16("reason length"), 0, MAX_REASON, "reason length");
             String reason = new String(r.bytes(n, "reason"), StandardCharsets.UTF_8);
@@ -150,7 +161,8 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
         List<byte[]> dataAddresses = addresses(r, data, "data rail address");
         List<byte[]> controlAddresses = addresses(r, control, "control rail address");
         return new HandshakeMessage(type, data, control, listenId, connector, acceptor, mailbox, slots, slotBytes,
-                keys, dataAddresses, controlAddresses, new ProcessIdentity(host, pid, start), token, eager, "");
+                keys, dataAddresses, controlAddresses, new ProcessIdentity(host, pid, start), token, eager, noticedAbove,
+                "");
     }
 
     private static List<byte[]> addresses(WireReader r, int count, String field) throws RdmaException {

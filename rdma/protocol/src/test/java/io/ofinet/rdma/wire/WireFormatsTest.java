@@ -66,28 +66,30 @@ class WireFormatsTest {
     private static HandshakeMessage connect() {
         return HandshakeMessage.connect(2, 2, 7, 300, 0x1000L, Limits.WINDOW, Announcement.maxBytes(2),
                 new long[] {0x11, 0x22}, List.of(new byte[] {1}, new byte[] {2, 2}), List.of(new byte[] {3}, new byte[] {4}),
-                new ProcessIdentity(0x0102030405060708L, 4321, 99), 0x5eed1234, 8192);
+                new ProcessIdentity(0x0102030405060708L, 4321, 99), 0x5eed1234, 8192, 4096);
     }
 
     @Test
     void handshakeMessagesArePinnedAndRoundTrip() throws RdmaException {
         byte[] encoded = connect().encode();
-        assertEquals("4f46494e" + "05" + "01" + "02" + "02" + "07000000" + "2c010000" + "00000000" + "00010000"
+        assertEquals("4f46494e" + "06" + "01" + "02" + "02" + "07000000" + "2c010000" + "00000000" + "00010000"
                 + "0010000000000000" + "48010000" + "3412ed5e" + "0807060504030201" + "e1100000" + "00200000"
-                + "6300000000000000" + "1100000000000000" + "2200000000000000"
+                + "6300000000000000" + "0010000000000000" + "1100000000000000" + "2200000000000000"
                 + "0101" + "020202" + "0103" + "0104", HEX.formatHex(encoded));
         assertEquals(connect(), HandshakeMessage.decode(encoded, encoded.length));
         HandshakeMessage accept = HandshakeMessage.accept(2, 2, 7, 300, 12, List.of(new byte[] {9}, new byte[] {9}),
-                List.of(new byte[] {8}, new byte[] {8}), ProcessIdentity.NONE, -7, 0);
+                List.of(new byte[] {8}, new byte[] {8}), ProcessIdentity.NONE, -7, 0, -1);
         assertEquals(accept, HandshakeMessage.decode(accept.encode(), accept.encode().length));
         assertEquals(-7, HandshakeMessage.decode(accept.encode(), accept.encode().length).token());
         assertEquals(0x5eed1234, HandshakeMessage.decode(encoded, encoded.length).token());
         assertEquals(8192, HandshakeMessage.decode(encoded, encoded.length).eagerMaxSize());
+        assertEquals(4096, HandshakeMessage.decode(encoded, encoded.length).writesNoticedAbove());
+        assertEquals(-1, HandshakeMessage.decode(accept.encode(), accept.encode().length).writesNoticedAbove());
         HandshakeMessage reject = HandshakeMessage.reject(1, 1, 7, 300, "rail counts differ");
         HandshakeMessage back = HandshakeMessage.decode(reject.encode(), reject.encode().length);
         assertEquals("rail counts differ", back.reason());
         assertEquals(HandshakeMessage.Type.REJECT, back.type());
-        assertEquals(3808, HandshakeMessage.MAX_BYTES, "fits a 4 KiB control buffer");
+        assertEquals(3816, HandshakeMessage.MAX_BYTES, "fits a 4 KiB control buffer");
         fuzz(encoded, HandshakeMessage::decode, ErrorCategory.REMOTE);
         fuzz(reject.encode(), HandshakeMessage::decode, ErrorCategory.REMOTE);
     }
@@ -95,7 +97,7 @@ class WireFormatsTest {
     @Test
     void handshakeRefusesAMailboxThatCannotHoldTheWindow() {
         HandshakeMessage small = HandshakeMessage.connect(2, 1, 7, 1, 0x1000L, Limits.WINDOW, 64, new long[] {1},
-                List.of(new byte[] {1}, new byte[] {1}), List.of(new byte[] {1}), ProcessIdentity.NONE, 1, 0);
+                List.of(new byte[] {1}, new byte[] {1}), List.of(new byte[] {1}), ProcessIdentity.NONE, 1, 0, -1);
         byte[] b = small.encode();
         RdmaException e = assertThrows(RdmaException.class, () -> HandshakeMessage.decode(b, b.length));
         assertTrue(e.getMessage().contains("cannot hold a window of 256 announcements"), e.getMessage());
