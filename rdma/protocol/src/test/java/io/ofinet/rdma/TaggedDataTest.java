@@ -2,6 +2,8 @@ package io.ofinet.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,9 +19,13 @@ import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.send.SendRequest;
+import io.ofinet.rdma.wire.Announcement;
 import io.ofinet.rdma.wire.Immediate;
+import io.ofinet.rdma.wire.Limits;
 import io.ofinet.rdma.wire.Signal;
 import io.ofinet.rdma.wire.TaggedData;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -116,6 +122,45 @@ class TaggedDataTest extends TwoHostFixture {
         assertEquals(0, a.counts().writesPosted() + a.counts().writesNoticed(), "writes");
         assertEquals(0, a.counts().headsSent(), "heads");
         assertOpsReturn(aOps, bOps);
+    }
+
+    /**
+     * A buffer that takes one tagged message is never written, so its announcement hands the
+     * sender no address and no key into the receiver's registration.
+     */
+    @Test
+    void aTaggedBufferIsAnnouncedWithoutAddressOrKey() throws Exception {
+        connect(1);
+        transfer(65536, 65536, 3);
+        Announcement tagged = seenBySender(send, 0);
+        assertTrue(tagged.tagged(0), "the buffer took a tagged message");
+        assertEquals(0, tagged.address(0), "address");
+        assertEquals(0, tagged.key(0, 0), "key");
+    }
+
+    /** A written buffer's announcement has its key: the reading above is not blind. */
+    @Test
+    void aWrittenBufferIsAnnouncedWithItsKey() throws Exception {
+        ConnectedPair pair = openAndConnect(MemProvider.builder().domains(1).build(),
+                Layouts.mem(1, "\"eagerMaxSize\": 4096, \"writeNotice\": \"message\""));
+        transfer(pair.send(), pair.recv(), 65536, 65536, 3);
+        Announcement written = seenBySender(pair.send(), 0);
+        assertFalse(written.tagged(0), "the buffer was written");
+        assertNotEquals(0, written.key(0, 0), "key");
+        assertNotEquals(0, written.address(0) + written.key(0, 0), "address and key");
+    }
+
+    /** The announcement of receive {@code seq} as its sender decoded it: what the sender was handed. */
+    private static Announcement seenBySender(SendComm send, int seq) throws Exception {
+        Field sequencer = SendComm.class.getDeclaredField("sequencer");
+        sequencer.setAccessible(true);
+        Object s = sequencer.get(send);
+        Field announced = s.getClass().getDeclaredField("announced");
+        announced.setAccessible(true);
+        Object receives = announced.get(s);
+        Method at = receives.getClass().getDeclaredMethod("at", int.class);
+        at.setAccessible(true);
+        return (Announcement) at.invoke(receives, seq % Limits.WINDOW);
     }
 
     /**

@@ -203,7 +203,9 @@ final class ReceiveAnnouncer {
         this.op = null;
         announcement.reset(count, parts.dataRails(), seq);
         for (int i = 0; i < count; i++) {
-            MrHandle mr = mrs[i];
+            // A buffer that takes one tagged message is never written: it goes out with no address
+            // and no key, so that its announcement hands its reader no way into the registration.
+            MrHandle mr = (tagged & (1 << i)) != 0 ? null : mrs[i];
             long remote = mr == null ? 0 : mr.remoteAddress(RailKind.DATA, 0, addresses[i] - mr.address());
             for (int r = 0; r < parts.dataRails(); r++) {
                 keys[r] = mr == null ? 0 : mr.key(RailKind.DATA, r);
