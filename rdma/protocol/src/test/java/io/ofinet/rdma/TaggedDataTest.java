@@ -150,6 +150,27 @@ class TaggedDataTest extends TwoHostFixture {
         assertNotEquals(0, written.address(0) + written.key(0, 0), "address and key");
     }
 
+    /**
+     * A request to send can still arrive for a buffer its tagged message filled (the two take
+     * different receives on the data rail): the receive, done already, is counted once.
+     */
+    @Test
+    void aReceiveDoneIsCountedOnceWhateverArrivesForItLater() throws Exception {
+        connect(1);
+        HostBuffer src = buffer(65536).pattern(5);
+        HostBuffer dst = buffer(65536);
+        RecvRequest r = irecv(dst, 65536, 4);
+        SendRequest s = send.isend(src.address, 65536, 4, register(a, deviceA, src));
+        await(s, null);
+        await(r, null);
+        long messages = recv.statistics().messages();
+        long bytes = recv.statistics().bytes();
+        recv.progressed(r); // what a late request to send for its buffer does
+        assertEquals(messages, recv.statistics().messages(), "receives counted");
+        assertEquals(bytes, recv.statistics().bytes(), "bytes counted");
+        assertEquals(1, messages);
+    }
+
     /** The announcement of receive {@code seq} as its sender decoded it: what the sender was handed. */
     private static Announcement seenBySender(SendComm send, int seq) throws Exception {
         Field sequencer = SendComm.class.getDeclaredField("sequencer");

@@ -53,13 +53,18 @@ final class ReceiveWindow {
     /**
      * {@code request} is done or failed: its numbers leave the window, and what arrives for them is
      * dropped. Numbers it no longer holds (it left already, or never entered) are left alone.
+     *
+     * @return whether it held numbers here until now: false when it had left already
      */
-    void complete(RecvRequest request) {
+    boolean complete(RecvRequest request) {
+        boolean held = false;
         for (int k = 0; k < request.buffers; k++) {
             int seq = window.add(request.seq, k);
             if (window.retrieve(seq) == request) {
                 window.complete(seq);
+                held = true;
             }
         }
+        return held;
     }
 }

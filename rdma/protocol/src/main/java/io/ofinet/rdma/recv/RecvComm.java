@@ -235,10 +235,12 @@ public final class RecvComm extends Communicator<RecvRequest> {
         return arrivals;
     }
 
-    /** Something arrived for {@code request}: once it is done, its numbers leave the window. */
+    /**
+     * Something arrived for {@code request}: once it is done, its numbers leave the window and it is
+     * counted, once (a request to send may still arrive for a buffer its tagged message filled).
+     */
     public void progressed(RecvRequest request) {
-        if (request.succeeded()) {
-            window.complete(request);
+        if (request.succeeded() && window.complete(request)) {
             parts.ops().counts().received(request.receivedBytes());
             counters.moved(request.receivedBytes());
         }
