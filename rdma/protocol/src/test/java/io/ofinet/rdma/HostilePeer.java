@@ -6,10 +6,6 @@ import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.fabric.testing.AddressExchange;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
-import io.ofinet.rdma.recv.RecvComm;
-import io.ofinet.rdma.recv.RecvRequest;
-import io.ofinet.rdma.send.SendComm;
-import io.ofinet.rdma.send.SendRequest;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -84,16 +80,7 @@ public final class HostilePeer {
                 HostBuffer recvArea = new HostBuffer(MAX + 2L * CANARY).fill((byte) 0x5A);
                 HostBuffer sendArea = new HostBuffer(MAX)) {
             RdmaEndpoint endpoint = device.openEndpoint();
-            ListenComm listen = endpoint.listen();
-            exchange.publish(me, HexFormat.of().formatHex(listen.handle()));
-            byte[] handle = HexFormat.of().parseHex(exchange.awaitString(other, Duration.ofSeconds(60)));
-            SendComm send = null;
-            RecvComm recv = null;
-            while (send == null || recv == null) {
-                check(me + " connecting");
-                send = send != null ? send : endpoint.connect(handle);
-                recv = recv != null ? recv : endpoint.accept(listen);
-            }
+            LockStep comms = LockStep.connect(endpoint, exchange, me, other);
             if (victim) {
                 // Where the hostile process aims its data-rail messages. A process on this host
                 // could find it by trying ports; the test saves it the search.
@@ -106,35 +93,13 @@ public final class HostilePeer {
             MrHandle recvMr = endpoint.registerUserBuffer(recvBuffer, MAX);
             MrHandle sendMr = endpoint.registerUserBuffer(sendArea.address, MAX);
             long[] size = new long[1];
-            long longestGap = 0;
-            long last = System.nanoTime();
             int stopAt = Integer.MAX_VALUE;
             int i = 0;
             for (; i < stopAt; i++) {
                 int length = (int) SIZES[i % SIZES.length];
                 fill(sendArea.address, length, i, victim);
-                RecvRequest r = null;
-                SendRequest s = null;
-                while (r == null) {
-                    check(me + " posting receive " + i);
-                    r = recv.irecv(1, new long[] {recvBuffer}, new long[] {MAX}, new int[] {0}, new MrHandle[] {recvMr});
-                }
-                while (s == null) {
-                    check(me + " posting send " + i);
-                    s = send.isend(sendArea.address, length, 0, sendMr);
-                }
-                boolean got = false;
-                boolean sent = false;
-                while (!got || !sent) {
-                    check(me + " message " + i);
-                    got = got || r.test(size);
-                    sent = sent || s.test(null);
-                    long now = System.nanoTime();
-                    if (got || sent) {
-                        longestGap = Math.max(longestGap, now - last);
-                        last = now;
-                    }
-                }
+                size[0] = MAX;
+                comms.message(i, recvBuffer, recvMr, sendArea.address, length, sendMr, size, Long.MAX_VALUE);
                 if (size[0] != length || !verify(recvBuffer, length, i, !victim)) {
                     System.out.println("FAILED: message " + i + " of " + size[0] + " bytes did not arrive intact");
                     ok = false;
@@ -150,25 +115,15 @@ public final class HostilePeer {
                 }
             }
             System.out.println(me + ": " + i + " messages verified each way; longest wait "
-                    + longestGap / 1_000_000 + " ms");
-            if (longestGap > STALL_BOUND_NANOS) {
-                System.out.println("FAILED: the stream stalled for " + longestGap / 1_000_000 + " ms");
+                    + comms.longestGap() / 1_000_000 + " ms");
+            if (comms.longestGap() > STALL_BOUND_NANOS) {
+                System.out.println("FAILED: the stream stalled for " + comms.longestGap() / 1_000_000 + " ms");
                 ok = false;
             }
             if (victim) {
                 ok &= victimChecks(endpoint, exchange, recvArea);
             }
-            exchange.publish(me + ".done", "1");
-            long end = System.nanoTime() + 10_000_000_000L;
-            while (!exchange.has(other + ".done") && System.nanoTime() < end) {
-                endpoint.progress();
-            }
-            recvMr.close();
-            sendMr.close();
-            send.close();
-            recv.close();
-            listen.close();
-            endpoint.close();
+            comms.finish(exchange, recvMr, sendMr);
         }
         return ok;
     }
@@ -221,13 +176,13 @@ public final class HostilePeer {
     }
 
     /** Message {@code i}'s bytes: which side sent it is part of the pattern. */
-    private static void fill(long address, int length, int i, boolean fromVictim) {
+    static void fill(long address, int length, int i, boolean fromVictim) {
         for (int k = 0; k < length; k++) {
             NativeMemory.putByte(address + k, (byte) (k * 31 + i * 7 + (fromVictim ? 1 : 2)));
         }
     }
 
-    private static boolean verify(long address, int length, int i, boolean fromVictim) {
+    static boolean verify(long address, int length, int i, boolean fromVictim) {
         for (int k = 0; k < length; k++) {
             if (NativeMemory.getByte(address + k) != (byte) (k * 31 + i * 7 + (fromVictim ? 1 : 2))) {
                 return false;
