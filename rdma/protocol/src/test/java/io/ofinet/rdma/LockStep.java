@@ -73,7 +73,9 @@ final class LockStep {
                 longestGap = Math.max(longestGap, now - last);
                 last = now;
             } else if (now - last > stallBound) {
-                System.out.println("FAILED: message " + i + " waited over " + stallBound / 1_000_000 + " ms");
+                System.out.println("FAILED: message " + i + " waited over " + stallBound / 1_000_000 + " ms, "
+                        + (got ? "received" : "not received") + " and " + (sent ? "sent" : "not sent") + "; "
+                        + endpoint.statistics().asMap());
                 return false;
             }
         }
