@@ -20,8 +20,8 @@ import java.time.Duration;
  *
  * <p>The victim and the honest peer stream messages both ways in lock step (8 B, 4 KiB, 64 KiB and
  * 1 MiB in turn, across the eager boundary), each verifying every byte. The victim accepts the
- * attacker too and keeps {@value #ATTACKER_RECEIVES} receives of {@value #ATTACKER_BUFFER} bytes
- * posted for it, each announced to it; the attacker ({@link SegmentForger}) forges segments for
+ * attacker too and keeps {@value #ATTACKER_RECEIVES} receives posted for it, each announced to it
+ * with the buffer's address and key ({@link #attackerBuffer}); the attacker ({@link SegmentForger}) forges segments for
  * {@link SegmentForger#ATTACK_SECONDS} s from what an announcement told it. The victim checks that
  * every message arrived whole and intact, that the stream never failed nor paused longer than
  * {@link #STALL_BOUND_NANOS}, and that every forged segment naming the honest receive communicator
@@ -32,7 +32,7 @@ public final class ForgingPeer {
     private static final long[] SIZES = {8, 4096, 65536, 1 << 20};
     private static final int MAX = 1 << 20;
     /** Larger than eagerMaxSize (8 KiB): the attacker's receives are announced to it. */
-    static final int ATTACKER_BUFFER = 65536;
+    private static final int ATTACKER_BUFFER = 65536;
     static final int ATTACKER_RECEIVES = 4;
     /** peerTimeoutMs, the default, scaled: how long a receive waits for data that never comes before it fails. */
     private static final long PEER_TIMEOUT_MS = TestTime.ms(30_000);
@@ -74,8 +74,7 @@ public final class ForgingPeer {
         boolean ok = true;
         try (Device device = Device.open(new OfiProvider(), spec);
                 HostBuffer recvArea = new HostBuffer(MAX);
-                HostBuffer sendArea = new HostBuffer(MAX);
-                HostBuffer attackerArea = new HostBuffer(ATTACKER_BUFFER)) {
+                HostBuffer sendArea = new HostBuffer(MAX)) {
             RdmaEndpoint endpoint = device.openEndpoint();
             LockStep comms = LockStep.connect(endpoint, exchange, me, other);
             Attacked attacked = null;
@@ -86,8 +85,9 @@ public final class ForgingPeer {
                     HostilePeer.check("victim accepting the attacker");
                     fromAttacker = endpoint.accept(comms.listen);
                 }
-                attacked = new Attacked(fromAttacker, endpoint.registerUserBuffer(attackerArea.address,
-                        ATTACKER_BUFFER), attackerArea.address);
+                long bytes = attackerBuffer(endpoint);
+                HostBuffer area = new HostBuffer(bytes);
+                attacked = new Attacked(fromAttacker, area, endpoint.registerUserBuffer(area.address, bytes), bytes);
                 System.out.println("victim: the honest peer's receive communicator is " + comms.recv.id()
                         + ", the attacker's " + fromAttacker.id());
             }
@@ -135,12 +135,22 @@ public final class ForgingPeer {
                 ok &= victimChecks(endpoint, exchange, comms.recv, i, bytes, attacked);
             }
             if (attacked != null) {
-                comms.finish(exchange, attacked.comm, attacked.mr, recvMr, sendMr);
+                comms.finish(exchange, attacked.comm, attacked.mr, attacked.area, recvMr, sendMr);
             } else {
                 comms.finish(exchange, recvMr, sendMr);
             }
         }
         return ok;
+    }
+
+    /**
+     * The size of the victim's receive buffers for the attacker: announced, and with the address
+     * and key of the buffer. A buffer that takes one tagged message (on tcp with writeNotice tagged,
+     * up to rxm's eager limit, 64 MiB) is announced without them, so there it is one byte larger.
+     */
+    private static long attackerBuffer(RdmaEndpoint endpoint) {
+        long tagged = endpoint.railSet.taggedUpTo();
+        return Math.max(ATTACKER_BUFFER, tagged > 0 ? tagged + 1 : 0);
     }
 
     /**
@@ -189,17 +199,19 @@ public final class ForgingPeer {
     /** The victim's receives for the attacker, posted again as they end, so that it gets announcements. */
     private static final class Attacked {
         final RecvComm comm;
+        final HostBuffer area;
         final MrHandle mr;
-        private final long buffer;
+        private final long bytes;
         private final RecvRequest[] posted = new RecvRequest[ATTACKER_RECEIVES];
         long completed;
         long failed;
         String gone;
 
-        Attacked(RecvComm comm, MrHandle mr, long buffer) throws RdmaException {
+        Attacked(RecvComm comm, HostBuffer area, MrHandle mr, long bytes) throws RdmaException {
             this.comm = comm;
+            this.area = area;
             this.mr = mr;
-            this.buffer = buffer;
+            this.bytes = bytes;
             step();
         }
 
@@ -221,7 +233,7 @@ public final class ForgingPeer {
                 }
                 try {
                     if (posted[k] == null) {
-                        posted[k] = comm.irecv(1, new long[] {buffer}, new long[] {ATTACKER_BUFFER}, new int[] {0},
+                        posted[k] = comm.irecv(1, new long[] {area.address}, new long[] {bytes}, new int[] {0},
                                 new MrHandle[] {mr});
                     }
                 } catch (RdmaException e) {
