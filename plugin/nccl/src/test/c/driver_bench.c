@@ -25,6 +25,8 @@
 
 #define WINDOW 16
 #define REPS 5
+/* How long each of the allocation check's four runs may take at most (20,000 round trips quiet). */
+#define ALLOCATION_SECONDS 10.0
 #define MAX_SIZE (8 * MiB)
 #define MAX_WARMUPS 10
 #define REDO_BUDGET 5
@@ -229,8 +231,9 @@ static double timed(struct peer *p, size_t size, int bandwidth, int iters) {
 /*
  * The untimed pass before each size, as ofinet-perf's: the size's own measurement, in rounds of
  * `iters`, until at least 10,000 iterations (at most 1 GiB moved) and 1 s have run and both ranks'
- * JIT compilers have been quiet for JIT_QUIET_SECONDS (at most 30 s in all), so that the size's
- * path (eager, announced, written) is compiled before it is timed. Rank 0 decides for both.
+ * JIT compilers have been quiet for JIT_QUIET_SECONDS, at most 30 s in all (a loaded machine may
+ * not run 10,000 round trips in that time), so that the size's path (eager, announced, written) is
+ * compiled before it is timed. Rank 0 decides for both.
  */
 static void untimed_pass(struct peer *p, size_t size, int bandwidth, int iters) {
     long long per_iteration = bandwidth ? (long long)size * WINDOW : (long long)size;
@@ -247,8 +250,25 @@ static void untimed_pass(struct peer *p, size_t size, int bandwidth, int iters) 
         double now = now_seconds();
         int compiling = any_rank(p, !jit_quiet(&jit, now));
         /* Rank 0's decision, for both. */
-        more = any_rank(p, p->rank == 0 && (done < wanted || now - start < 1.0 || (compiling && now - start < 30.0)));
+        more = any_rank(p, p->rank == 0 && (now - start < 1.0 || ((done < wanted || compiling) && now - start < 30.0)));
     }
+}
+
+/*
+ * Round trips of `size` in rounds of 1,000 until `most` have run or `seconds` have passed (one
+ * round at least), rank 0 deciding for both; returns how many ran. On a machine doing other work a
+ * round trip can take a thousand times as long as on a quiet one: the count gives way, not the
+ * bound the caller is held to.
+ */
+static int pingpong_for(struct peer *p, size_t size, int most, double seconds) {
+    int done = 0;
+    double start = now_seconds();
+    for (int more = 1; more;) {
+        pingpong(p, size, 1000);
+        done += 1000;
+        more = any_rank(p, p->rank == 0 && done < most && now_seconds() - start < seconds);
+    }
+    return done;
 }
 
 /* The warm-up, run again while either rank's compilers worked during it (at most MAX_WARMUPS times). */
@@ -329,9 +349,9 @@ static int bench(int rank, int sock, int bandwidth, size_t *sizes, int nsizes) {
          * holds the calls and the reading only.
          */
         int calls_per_iter = 4; /* an isend or irecv and at least one test, twice */
-        int iters = 20000;
         double per_call = 1e9;
-        pingpong(&p, sizes[0], iters); /* warm: the JIT compilers finish what the sizes above started */
+        /* Warm: the JIT compilers finish what the sizes above started. */
+        pingpong_for(&p, sizes[0], 20000, ALLOCATION_SECONDS);
         /*
          * A reading of its own first: what the first reading does after its count (its log line's
          * string concatenation linked, the JVM's threads counted: about 200 KB) stays out of the
@@ -341,7 +361,7 @@ static int bench(int rank, int sock, int bandwidth, size_t *sizes, int nsizes) {
         /* The least of three measurements: a JIT compilation during one allocates on its own. */
         for (int m = 0; m < 3; m++) {
             long long before = allocated(&p);
-            pingpong(&p, sizes[0], iters);
+            int iters = pingpong_for(&p, sizes[0], 20000, ALLOCATION_SECONDS);
             long long after = allocated(&p);
             double measured = before < 0 ? 1e9 : (double)(after - before) / ((double)iters * calls_per_iter);
             printf("%s: Java allocated at most %.3f bytes per call through the table in steady state (%lld bytes"
