@@ -1,9 +1,12 @@
 /*
- * nccl_driver bench [latency|bandwidth] [SIZE ...]
+ * nccl_driver bench [latency|bandwidth|drained] [SIZE ...]
  *
  * ofinet-perf's measurements through the table only, as NCCL's proxy makes its calls (post, then
- * test until done): one-way latency (half the round trip of a pingpong) and bandwidth with 16 sends
- * in flight, between this process (rank 0) and a forked one (rank 1). Each size first runs an
+ * test until done): one-way latency (half the round trip of a pingpong), bandwidth with 16 sends
+ * in flight (a sliding window: one posted as soon as one completes), and bandwidth with windows of
+ * 16 drained in order (drained: 16 posted, then the oldest tested until done, then the next, and a
+ * 1-byte acknowledgement from rank 1 closes each window), between this process (rank 0) and a
+ * forked one (rank 1). Each size first runs an
  * untimed pass of its own measurement (at least 10,000 iterations, at most 1 GiB, 1 s, and until
  * both ranks' JIT compilers are quiet), then a warm-up and five timed repetitions, as ofinet-perf
  * does: a warm-up or repetition during which a rank's compilers worked is run again (driver_jit.c).
@@ -30,6 +33,9 @@
 #define MAX_SIZE (8 * MiB)
 #define MAX_WARMUPS 10
 #define REDO_BUDGET 5
+
+/* What the bench measures: latency, or bandwidth with a sliding window or with drained windows. */
+enum mode { LATENCY, SLIDING, DRAINED };
 
 struct peer {
     ncclNet_v12_t *net;
@@ -160,6 +166,53 @@ static double window(struct peer *p, size_t size, int windows) {
     return (double)size * total / seconds / 1e9; /* GB/s */
 }
 
+/* Posts the next transfer of the window, again while the plugin cannot take it yet (60 s at most). */
+static void *post_taken(struct peer *p, size_t size) {
+    struct idle_polls wait = {.seconds = 60};
+    for (;;) {
+        void *req = post_next(p, size);
+        if (req != NULL) {
+            return req;
+        }
+        if (!idle_poll(&wait)) {
+            check(0, "the plugin took a transfer of %zu bytes within 60 s", size);
+            exit(1);
+        }
+    }
+}
+
+/*
+ * `windows` windows of WINDOW transfers, each drained in order, as a framework that posts a batch
+ * and waits for it does (and NCCL's proxy, which tests its oldest step first): all WINDOW posted,
+ * then the oldest tested until it is done, then the next. Rank 1 then sends a 1-byte
+ * acknowledgement, which rank 0 awaits before its next window, so that windows do not overlap; rank
+ * 0 posts the acknowledgement's receive before its window's sends, as a pingpong posts its receive
+ * ahead of the message it waits for.
+ */
+static double drained(struct peer *p, size_t size, int windows) {
+    void *reqs[WINDOW];
+    double start = now_seconds();
+    for (int w = 0; w < windows; w++) {
+        void *ack = p->rank == 0 ? post_receive(p, 1) : NULL;
+        for (int i = 0; i < WINDOW; i++) {
+            reqs[i] = post_taken(p, size);
+        }
+        for (int i = 0; i < WINDOW; i++) {
+            if (await_request(p->net, reqs[i], NULL, 60) != ncclSuccess) {
+                check(0, "transfer %d of window %d of %d", i, w, windows);
+                exit(1);
+            }
+        }
+        if (p->rank == 0) {
+            wait_receive(p, ack, 1);
+        } else {
+            post_and_wait_send(p, 1);
+        }
+    }
+    double seconds = now_seconds() - start;
+    return (double)size * WINDOW * windows / seconds / 1e9; /* GB/s */
+}
+
 static int iterations(size_t size, int bandwidth) {
     if (bandwidth) {
         return size <= 65536 ? 200 : size <= MiB ? 40 : 8;
@@ -224,8 +277,15 @@ static int any_rank(struct peer *p, int mine) {
     return any;
 }
 
-static double timed(struct peer *p, size_t size, int bandwidth, int iters) {
-    return bandwidth ? window(p, size, iters) : pingpong(p, size, iters);
+static double timed(struct peer *p, size_t size, enum mode mode, int iters) {
+    switch (mode) {
+    case SLIDING:
+        return window(p, size, iters);
+    case DRAINED:
+        return drained(p, size, iters);
+    default:
+        return pingpong(p, size, iters);
+    }
 }
 
 /*
@@ -235,8 +295,8 @@ static double timed(struct peer *p, size_t size, int bandwidth, int iters) {
  * not run 10,000 round trips in that time), so that the size's path (eager, announced, written) is
  * compiled before it is timed. Rank 0 decides for both.
  */
-static void untimed_pass(struct peer *p, size_t size, int bandwidth, int iters) {
-    long long per_iteration = bandwidth ? (long long)size * WINDOW : (long long)size;
+static void untimed_pass(struct peer *p, size_t size, enum mode mode, int iters) {
+    long long per_iteration = mode != LATENCY ? (long long)size * WINDOW : (long long)size;
     long long wanted = 10000;
     if (per_iteration > 0 && wanted * per_iteration > (1LL << 30)) {
         wanted = (1LL << 30) / per_iteration;
@@ -245,7 +305,7 @@ static void untimed_pass(struct peer *p, size_t size, int bandwidth, int iters) 
     double start = now_seconds();
     struct jit_watch jit = {.seen = -1};
     for (int more = 1; more;) {
-        timed(p, size, bandwidth, iters);
+        timed(p, size, mode, iters);
         done += iters;
         double now = now_seconds();
         int compiling = any_rank(p, !jit_quiet(&jit, now));
@@ -272,10 +332,10 @@ static int pingpong_for(struct peer *p, size_t size, int most, double seconds) {
 }
 
 /* The warm-up, run again while either rank's compilers worked during it (at most MAX_WARMUPS times). */
-static void warm_up(struct peer *p, size_t size, int bandwidth, int iters) {
+static void warm_up(struct peer *p, size_t size, enum mode mode, int iters) {
     for (int n = 0; n < MAX_WARMUPS; n++) {
         long long before = jit_compiler_ns();
-        timed(p, size, bandwidth, iters);
+        timed(p, size, mode, iters);
         if (!any_rank(p, jit_worked_since(before))) {
             return;
         }
@@ -286,21 +346,24 @@ static void warm_up(struct peer *p, size_t size, int bandwidth, int iters) {
  * REPS timed repetitions; one during which either rank's compilers worked is run again after a
  * warm-up, at most REDO_BUDGET times. Returns how many were run again.
  */
-static int repetitions(struct peer *p, size_t size, int bandwidth, int iters, double *reps) {
+static int repetitions(struct peer *p, size_t size, enum mode mode, int iters, double *reps) {
     int redone = 0;
     for (int r = 0; r < REPS; r++) {
         long long before = jit_compiler_ns();
-        reps[r] = timed(p, size, bandwidth, iters);
+        reps[r] = timed(p, size, mode, iters);
         if (any_rank(p, redone < REDO_BUDGET && jit_worked_since(before))) {
             redone++;
             r--;
-            warm_up(p, size, bandwidth, iters);
+            warm_up(p, size, mode, iters);
         }
     }
     return redone;
 }
 
-static int bench(int rank, int sock, int bandwidth, size_t *sizes, int nsizes) {
+static int bench(int rank, int sock, enum mode mode, size_t *sizes, int nsizes) {
+    static const char *const titles[] = {"latency (one way)", "bandwidth (16 in flight)",
+                                         "bandwidth (windows of 16 drained in order, a 1-byte ack after each)"};
+    int bandwidth = mode != LATENCY;
     struct peer p = {.rank = rank, .sock = sock};
     driver_side = rank == 0 ? "rank 0" : "rank 1";
     p.sbuf = aligned_alloc(4096, MAX_SIZE);
@@ -313,7 +376,7 @@ static int bench(int rank, int sock, int bandwidth, size_t *sizes, int nsizes) {
     connect_both(&p);
     if (rank == 0) {
         printf("# nccl_driver bench %s through ncclNetPlugin_v12; median of %d repetitions, disp = (max - min) / median\n",
-               bandwidth ? "bandwidth (16 in flight)" : "latency (one way)", REPS);
+               titles[mode], REPS);
         printf("#%12s %12s %12s %8s %7s\n", "size", bandwidth ? "busbw(GB/s)" : "time(us)", "iters", "disp(%)",
                "redone");
         printf("csv,size,%s,iters,disp,redone\n", bandwidth ? "gbps" : "us");
@@ -322,10 +385,10 @@ static int bench(int rank, int sock, int bandwidth, size_t *sizes, int nsizes) {
         size_t size = sizes[k];
         int iters = iterations(size, bandwidth);
         fill_pattern(p.sbuf, size, (unsigned)size);
-        untimed_pass(&p, size, bandwidth, iters);
-        warm_up(&p, size, bandwidth, iters);
+        untimed_pass(&p, size, mode, iters);
+        warm_up(&p, size, mode, iters);
         double reps[REPS];
-        int redone = repetitions(&p, size, bandwidth, iters, reps);
+        int redone = repetitions(&p, size, mode, iters, reps);
         if (!bandwidth || rank == 1) {
             check(has_pattern(p.rbuf, size, (unsigned)size), "%zu bytes arrived intact", size);
         }
@@ -374,7 +437,15 @@ static int bench(int rank, int sock, int bandwidth, size_t *sizes, int nsizes) {
 }
 
 int run_bench(int argc, char **argv) {
-    int bandwidth = argc >= 3 && strcmp(argv[2], "bandwidth") == 0;
+    enum mode mode = LATENCY;
+    if (argc >= 3 && strcmp(argv[2], "bandwidth") == 0) {
+        mode = SLIDING;
+    } else if (argc >= 3 && strcmp(argv[2], "drained") == 0) {
+        mode = DRAINED;
+    } else if (argc >= 3 && strcmp(argv[2], "latency") != 0) {
+        fprintf(stderr, "bench: latency, bandwidth or drained, then the sizes: not %s\n", argv[2]);
+        return 2;
+    }
     size_t sizes[32];
     int n = 0;
     for (int i = 3; i < argc && n < 32; i++) {
@@ -400,10 +471,10 @@ int run_bench(int argc, char **argv) {
         close(socks[0]);
         alarm(600);
         /* exit(), not _exit(): the library's exit handler removes the child's /dev/shm names. */
-        exit(bench(1, socks[1], bandwidth, sizes, n));
+        exit(bench(1, socks[1], mode, sizes, n));
     }
     close(socks[1]);
-    int status = bench(0, socks[0], bandwidth, sizes, n);
+    int status = bench(0, socks[0], mode, sizes, n);
     int child_status = 0;
     waitpid(child, &child_status, 0);
     return status == 0 && WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0 ? 0 : 1;

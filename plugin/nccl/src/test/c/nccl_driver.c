@@ -2,8 +2,9 @@
  * nccl_driver layout        the C declarations against NCCL 2.30's layout, and the loaded table
  * nccl_driver init          one init: exits 0 when it succeeded, 10 + its ncclResult_t when not
  * nccl_driver crossing      ns per call of the cheapest entry (devices), the crossing's own cost
- * nccl_driver bench [latency|bandwidth] [SIZE ...]
- *                           ofinet-perf's measurements through the table (driver_bench.c)
+ * nccl_driver bench [latency|bandwidth|drained] [SIZE ...]
+ *                           ofinet-perf's measurements through the table (driver_bench.c); drained:
+ *                           bandwidth in windows of 16 posted, tested oldest first, acknowledged
  * nccl_driver threads | kill  NCCL's threads, a peer killed (driver_threads.c)
  * nccl_driver versions | reload | teardown | exit
  *                           NCCL's lifecycle (driver_lifecycle.c)
@@ -317,7 +318,7 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "pair") == 0) {
         return run_pair(argc >= 3 && strcmp(argv[2], "--thread") == 0);
     }
-    fprintf(stderr, "usage: %s layout | init | crossing | bench [latency|bandwidth] [SIZE...] | pair [--thread] |"
+    fprintf(stderr, "usage: %s layout | init | crossing | bench [latency|bandwidth|drained] [SIZE...] | pair [--thread] |"
             " tags [SCENARIO...] | threads | kill | versions | reload | teardown | exit\n", argv[0]);
     return 2;
 }

@@ -1,6 +1,7 @@
 package io.ofinet.nccl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -146,6 +147,29 @@ class NcclDriverIT {
         // How many repetitions the JIT gate ran again is reported beside each figure.
         assertTrue(Pattern.compile("(?m)^csv,65536,[0-9.]+,\\d+,[0-9.]+,\\d+$").matcher(bandwidth.output()).find(),
                 bandwidth.output());
+    }
+
+    /**
+     * The drained window through the table (16 sends posted, the oldest tested until done, then the
+     * next, a 1-byte acknowledgement after each window) runs and reports every size, in the
+     * bandwidth's CSV columns, each size's last message checked on the receiving rank (a figure,
+     * not a timed test).
+     */
+    @Test
+    void theDrainedWindowThroughTheTableReportsEachSize(@TempDir Path dir) throws Exception {
+        Path layout = Driver.layout(dir, "tcp");
+        Driver drained = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(240),
+                "bench", "drained", "65536", "1048576");
+        assertEquals(0, drained.exitCode(), drained.output());
+        assertTrue(drained.output().contains("csv,size,gbps,iters,disp,redone"), drained.output());
+        for (String size : List.of("65536", "1048576")) {
+            assertTrue(Pattern.compile("(?m)^csv," + size + ",[0-9.]+,\\d+,[0-9.]+,\\d+$").matcher(drained.output())
+                    .find(), drained.output());
+            assertTrue(drained.output().contains("ok: rank 1: " + size + " bytes arrived intact"), drained.output());
+        }
+        assertEquals(2, Pattern.compile("(?m)^csv,\\d+,").matcher(drained.output()).results().count(),
+                drained.output());
+        assertFalse(drained.output().contains("FAILED"), drained.output());
     }
 
     @ParameterizedTest(name = "{0}, {1}")
