@@ -232,6 +232,43 @@ public final class Ring implements AutoCloseable {
         }
     }
 
+    /**
+     * Moves {@code count} messages of {@code buffer} between the two ranks of a ring of two in
+     * windows drained in order, as a framework that posts a batch and waits for it does (and NCCL's
+     * proxy, which tests its oldest request first): the sender ({@code sending}) posts {@code window}
+     * sends (the last window fewer when {@code count} is not a multiple), then tests the oldest
+     * until it is done, then the next; the receiver posts as many receives and drains them the same
+     * way. The receiver then sends a 1-byte acknowledgement from {@code ack} (its first byte), which
+     * the sender receives into {@code ack} before its next window, so that windows do not overlap;
+     * the sender posts that receive before its window's sends, as {@link #pingpong} posts its
+     * receives ahead of the messages they wait for.
+     */
+    public void drain(ByteBuffer buffer, ByteBuffer ack, Handles.MrHandle mr, int count, int window, boolean sending)
+            throws NetException {
+        ByteBuffer oneByte = ack.duplicate().limit(ack.position() + 1);
+        Handles.Request[] requests = new Handles.Request[window];
+        for (int done = 0; done < count; ) {
+            int n = Math.min(window, count - done);
+            // The window's tags, then the acknowledgement's.
+            int first = reserveTags(n + 1);
+            Handles.Request acknowledged = sending ? postReceive(oneByte.duplicate(), first + n, mr) : null;
+            for (int i = 0; i < n; i++) {
+                requests[i] = sending ? postSend(buffer.duplicate(), first + i, mr)
+                        : postReceive(buffer.duplicate(), first + i, mr);
+            }
+            for (int i = 0; i < n; i++) {
+                await(requests[i], null);
+                requests[i] = null;
+            }
+            if (sending) {
+                await(acknowledged, null);
+            } else {
+                await(postSend(oneByte.duplicate(), first + n, mr), null);
+            }
+            done += n;
+        }
+    }
+
     @Override
     public void close() throws NetException {
         net.closeSend(send);

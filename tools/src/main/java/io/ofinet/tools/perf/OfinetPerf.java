@@ -30,15 +30,21 @@ import picocli.CommandLine;
 @Command(name = "ofinet-perf", mixinStandardHelpOptions = true, sortOptions = false, subcommands = Capabilities.class,
         description = "Measures ofinet over the NetPlugin API, nccl-tests style.%n"
                 + "Tests: pingpong (one-way latency, RTT/2), sendrecv (bandwidth with a window of requests),"
+                + " drained (bandwidth in windows drained in order: --window sends posted, the oldest tested until"
+                + " done, then the next, a 1-byte acknowledgement after each window),"
                 + " exchange (each rank sends to the next and receives from the previous at once: one step of"
                 + " the ring), allreduce and allgather (ring, float32, across --np processes), check (every"
                 + " collective, verified); capabilities prints what this ofinet-perf supports, for scripts.")
 public final class OfinetPerf implements Callable<Integer> {
+    /** The tests, in the order the help names them. */
+    static final List<String> TESTS = List.of("pingpong", "sendrecv", "drained", "exchange", "allreduce", "allgather",
+            "check");
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(index = "0", defaultValue = "pingpong", description = "pingpong, sendrecv, exchange, allreduce,"
-            + " allgather or check (default: ${DEFAULT-VALUE})")
+    @Parameters(index = "0", defaultValue = "pingpong", description = "pingpong, sendrecv, drained, exchange,"
+            + " allreduce, allgather or check (default: ${DEFAULT-VALUE})")
     String test;
 
     @Option(names = "--provider", defaultValue = "tcp;ofi_rxm",
@@ -49,7 +55,7 @@ public final class OfinetPerf implements Callable<Integer> {
     Path layout;
     private boolean layoutGiven;
 
-    @Option(names = {"-n", "--np"}, description = "processes (default: 2; pingpong and sendrecv use 2)")
+    @Option(names = {"-n", "--np"}, description = "processes (default: 2; pingpong, sendrecv and drained use 2)")
     int np = 2;
 
     @Option(names = {"-b", "--min-bytes"}, converter = Sizes.class,
@@ -90,7 +96,8 @@ public final class OfinetPerf implements Callable<Integer> {
     boolean echo;
 
     @Option(names = "--window", defaultValue = "16",
-            description = "sendrecv: requests in flight (default: ${DEFAULT-VALUE})")
+            description = "sendrecv: requests in flight; drained: requests posted per window (default:"
+                    + " ${DEFAULT-VALUE})")
     int window;
 
     @Option(names = "--jit-quiet", defaultValue = "500", description = "each untimed pass goes on until the"
@@ -158,11 +165,11 @@ public final class OfinetPerf implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!List.of("pingpong", "sendrecv", "exchange", "allreduce", "allgather", "check").contains(test)) {
+        if (!TESTS.contains(test)) {
             throw new CommandLine.ParameterException(new CommandLine(this), "unknown test " + test
-                    + "; choose pingpong, sendrecv, exchange, allreduce, allgather or check");
+                    + "; choose pingpong, sendrecv, drained, exchange, allreduce, allgather or check");
         }
-        if (test.equals("pingpong") || test.equals("sendrecv")) {
+        if (test.equals("pingpong") || test.equals("sendrecv") || test.equals("drained")) {
             np = 2;
         }
         PerfOptionChecks.check(this);

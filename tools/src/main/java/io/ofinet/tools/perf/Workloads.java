@@ -25,13 +25,18 @@ final class Workloads {
     private final boolean echo;
     private final int window;
 
-    /** The buffers of one size: {@code a} and {@code b} of the size each, {@code out} allgather's n blocks. */
-    record Buffers(ByteBuffer a, ByteBuffer b, ByteBuffer out, long size) {
+    /**
+     * The buffers of one size: {@code a} and {@code b} of the size each, {@code out} allgather's n
+     * blocks, {@code ack} drained's acknowledgement, the first byte of {@code b} (one even at size 0).
+     */
+    record Buffers(ByteBuffer a, ByteBuffer b, ByteBuffer out, ByteBuffer ack, long size) {
         /** The buffers of {@code size} in {@code data}: {@code a} at 0, {@code b} at its middle (page-aligned). */
         static Buffers of(ByteBuffer data, long size, String test, int ranks) {
             ByteBuffer a = region(data, 0, size);
-            ByteBuffer b = region(data, Math.max(64, (data.capacity() - 64) / 2), size);
-            return new Buffers(a, b, test.equals("allgather") ? region(data, 0, size * ranks) : a, size);
+            long middle = Math.max(64, (data.capacity() - 64) / 2);
+            ByteBuffer b = region(data, middle, size);
+            return new Buffers(a, b, test.equals("allgather") ? region(data, 0, size * ranks) : a,
+                    region(data, middle, 1), size);
         }
 
         /** float32 elements of the size. */
@@ -40,7 +45,7 @@ final class Workloads {
         }
     }
 
-    /** {@code window}: sendrecv's requests in flight. */
+    /** {@code window}: sendrecv's requests in flight, drained's requests posted per window. */
     Workloads(Ring ring, Collectives coll, boolean echo, int window) {
         this.ring = ring;
         this.coll = coll;
@@ -126,6 +131,8 @@ final class Workloads {
                 }
             }
             case "sendrecv" -> ring.stream(x.a(), mr, iterations, window, r == 0);
+            // The acknowledgements in b, apart from the messages.
+            case "drained" -> ring.drain(x.a(), x.ack(), mr, iterations, window, r == 0);
             case "exchange" -> {
                 for (int i = 0; i < iterations; i++) {
                     ring.step(x.a(), x.b(), mr);
@@ -168,13 +175,17 @@ final class Workloads {
                 ring.step(x.b(), null, mr);
                 return wrong;
             }
-            case "sendrecv" -> {
+            case "sendrecv", "drained" -> {
                 if (r == 0) {
                     fillMessage(x.a(), 0, size);
                 } else {
                     poison(x.a(), size);
                 }
-                ring.stream(x.a(), mr, 1, 1, r == 0);
+                if (test.equals("sendrecv")) {
+                    ring.stream(x.a(), mr, 1, 1, r == 0);
+                } else {
+                    ring.drain(x.a(), x.ack(), mr, 1, 1, r == 0);
+                }
                 return r == 1 ? wrongMessage(x.a(), 0, size) : 0;
             }
             case "exchange" -> {

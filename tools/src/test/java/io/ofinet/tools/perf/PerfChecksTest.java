@@ -17,6 +17,7 @@ class PerfChecksTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "sendrecv --window 0          | --window must be at least 1: 0",
+        "drained --window 0           | --window must be at least 1: 0",
         "pingpong --factor 1          | --factor must be at least 2: 1",
         "allreduce --chunk 2          | --chunk must hold whole float32s, one at least: 2 bytes",
         "pingpong --sizes 1G          | size 1073741824 is above the largest this tool runs, 536870912 bytes",
