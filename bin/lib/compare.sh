@@ -89,7 +89,7 @@ perf_figures() {
 
 # compare_baseline DIR: the checkout DIR's ofinet-perf, built there if needed ($baseline_cp,
 # $baseline_main), and what it supports, asked: --reps 1 ($baseline_reps) where it names reps among
-# its capabilities (ofinet-perf capabilities). On a checkout older than that command the command
+# its capabilities (ofinet-perf capabilities), the drained test ($baseline_drained) where it names it. On a checkout older than that command the command
 # fails, and the checkout is taken to support none: it runs its default repetitions.
 compare_baseline() {
     local said
@@ -99,4 +99,6 @@ compare_baseline() {
     said=$(timeout 60 java -cp "$baseline_cp" "$baseline_main" capabilities 2>/dev/null < /dev/null || true)
     baseline_reps=()
     if grep -qx reps <<< "$said"; then baseline_reps=(--reps 1); fi
+    baseline_drained=""
+    if grep -qx drained <<< "$said"; then baseline_drained=yes; fi
 }

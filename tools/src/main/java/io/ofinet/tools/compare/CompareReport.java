@@ -58,8 +58,8 @@ public final class CompareReport implements Callable<Integer> {
     }
 
     @Command(name = "figures", description = "Prints the figures of ofinet-perf --csv files as lines of the figures"
-            + " file, one launch of the program named, read by column name: pingpong's time_us, sendrecv's and"
-            + " exchange's algbw_gbs, allreduce's busbw_gbs.")
+            + " file, one launch of the program named, read by column name: pingpong's time_us, sendrecv's,"
+            + " drained's and exchange's algbw_gbs, allreduce's busbw_gbs.")
     int figures(@Option(names = "--program", required = true, description = "ofinet or baseline") String program,
             @Option(names = "--provider", required = true) String provider,
             @Option(names = "--round", required = true) int round,
@@ -106,7 +106,8 @@ public final class CompareReport implements Callable<Integer> {
     }
 
     @Command(name = "point-to-point", description = "Prints, for each provider, the one-way latency, the bandwidth,"
-            + " through NCCL's table (--table) and the launches at the slow speed.")
+            + " the drained window against the sliding one, through NCCL's table (--table) and the launches at the"
+            + " slow speed.")
     int pointToPoint(@Mixin Run run, @Mixin PointToPoint options) throws IOException {
         options.providers.forEach(options.report(run, out)::print);
         out.flush();

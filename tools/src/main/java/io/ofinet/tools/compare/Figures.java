@@ -84,8 +84,8 @@ final class Figures {
 
     /**
      * The figures of an {@code ofinet-perf --csv} file as one launch of {@code program} in {@code
-     * round}, read by column name: pingpong's time_us (latency), sendrecv's and exchange's algbw_gbs,
-     * allreduce's busbw_gbs.
+     * round}, read by column name: pingpong's time_us (latency), sendrecv's, drained's and exchange's
+     * algbw_gbs, allreduce's busbw_gbs.
      */
     static List<Figure> fromPerfCsv(Path csv, String program, String provider, int round) throws IOException {
         CsvTable table = CsvTable.read(csv, "test", "size");
@@ -99,8 +99,12 @@ final class Figures {
                     measure = Measure.LATENCY;
                     column = "time_us";
                 }
-                case "sendrecv", "exchange" -> {
-                    measure = test.equals("sendrecv") ? Measure.BANDWIDTH : Measure.EXCHANGE;
+                case "sendrecv", "drained", "exchange" -> {
+                    measure = switch (test) {
+                        case "sendrecv" -> Measure.BANDWIDTH;
+                        case "drained" -> Measure.DRAINED;
+                        default -> Measure.EXCHANGE;
+                    };
                     column = "algbw_gbs";
                 }
                 case "allreduce" -> {

@@ -9,8 +9,13 @@ import java.util.stream.Collectors;
 enum Measure {
     /** One-way latency, in µs: lower is faster. */
     LATENCY("us"),
-    /** Bandwidth with transfers in flight, in GB/s. */
+    /** Bandwidth with transfers in flight, in GB/s: a sliding window, one posted as soon as one completes. */
     BANDWIDTH("GB/s"),
+    /**
+     * Bandwidth in windows drained in order, in GB/s: a window of sends posted, the oldest tested
+     * until done, then the next, a 1-byte acknowledgement after each window.
+     */
+    DRAINED("GB/s"),
     /** One step of the ring (each rank sends and receives at once), algbw in GB/s. */
     EXCHANGE("GB/s"),
     /** The allreduce, busbw in GB/s. */
@@ -21,7 +26,9 @@ enum Measure {
      */
     LATENCY_PLACEMENT("ns"),
     /** The same for a bandwidth launch. */
-    BANDWIDTH_PLACEMENT("ns");
+    BANDWIDTH_PLACEMENT("ns"),
+    /** The same for a drained launch. */
+    DRAINED_PLACEMENT("ns");
 
     private final String unit;
 
@@ -44,6 +51,7 @@ enum Measure {
         return switch (this) {
             case LATENCY -> LATENCY_PLACEMENT;
             case BANDWIDTH -> BANDWIDTH_PLACEMENT;
+            case DRAINED -> DRAINED_PLACEMENT;
             default -> throw new IllegalArgumentException(this + " has no placement");
         };
     }

@@ -17,9 +17,10 @@ import java.util.SortedMap;
 
 /**
  * The tables of {@code bin/ofinet-compare} for one provider: one-way latency against {@code
- * fi_pingpong}, bandwidth against the five C schemes of {@code fi_window}, ofinet-perf against the
- * same measurements through NCCL's table, each program's launches at the slow speed, and the launches
- * by the host's placement of the two CPUs ({@link PlacementReport}).
+ * fi_pingpong}, bandwidth against the five C schemes of {@code fi_window}, the window drained in
+ * order against the sliding one (ofinet-perf drained and sendrecv, and both through the table),
+ * ofinet-perf against the same measurements through NCCL's table, each program's launches at the
+ * slow speed, and the launches by the host's placement of the two CPUs ({@link PlacementReport}).
  */
 final class PointToPointReport {
     /** The C schemes of bin/lib/fi_window.c, in the table's order. */
@@ -55,6 +56,7 @@ final class PointToPointReport {
         }
         if (!bandwidthSizes.isEmpty()) {
             bandwidth(provider);
+            drained(provider);
         }
         if (table) {
             throughTheTable(provider);
@@ -161,14 +163,47 @@ final class PointToPointReport {
         for (long s : bandwidthSizes) {
             tableRow(provider, Measure.BANDWIDTH, s);
         }
+        for (long s : bandwidthSizes) {
+            tableRow(provider, Measure.DRAINED, s);
+        }
         out.println("(table/java: the median of each round's ratio; latency below 1 and bandwidth above 1: the table"
-                + " is faster)");
+                + " is faster;");
+        out.println(" GB/s: the sliding window; drained: GB/s of windows drained in order)");
     }
 
     private void tableRow(String provider, Measure m, long s) {
-        out.printf(Locale.ROOT, "%-10s %10s %14s %14s %12s%n", s, m.unit(), cell(medianOf(OFINET, provider, m, s)),
+        out.printf(Locale.ROOT, "%-10s %10s %14s %14s %12s%n", s, m == Measure.DRAINED ? m.label() : m.unit(),
+                cell(medianOf(OFINET, provider, m, s)),
                 cell(medianOf(TABLE, provider, m, s)),
                 ratioCell(paired(of(TABLE, provider, m, s), of(OFINET, provider, m, s), rounds)));
+    }
+
+    /**
+     * The window drained in order against the sliding one, from Java (ofinet-perf drained and
+     * sendrecv) and, where it ran, through the table: each one's medians and the median of each
+     * round's drained ÷ sliding; with a baseline, its drained window and this tree's ÷ it.
+     */
+    private void drained(String provider) {
+        out.printf(Locale.ROOT, "== %s a window drained in order against the sliding one, GB/s (medians of %d runs)%n",
+                provider, rounds);
+        out.printf(Locale.ROOT, "%-10s %14s %14s %8s", "size", "java sliding", "java drained", "paired");
+        if (table) {
+            out.printf(Locale.ROOT, " %14s %14s %8s", "table sliding", "table drained", "paired");
+        }
+        endLine(" %14s %10s%n", "base drained", "vs base");
+        for (long s : bandwidthSizes) {
+            out.printf(Locale.ROOT, "%-10s", s);
+            for (String p : table ? List.of(OFINET, TABLE) : List.of(OFINET)) {
+                out.printf(Locale.ROOT, " %14s %14s %8s", cell(medianOf(p, provider, Measure.BANDWIDTH, s)),
+                        cell(medianOf(p, provider, Measure.DRAINED, s)), ratioCell(paired(of(p, provider,
+                                Measure.DRAINED, s), of(p, provider, Measure.BANDWIDTH, s), rounds)));
+            }
+            Optional<BigDecimal> b = medianOf(BASELINE, provider, Measure.DRAINED, s);
+            endLine(" %14s %10s%n", cell(b), ratioCell(ratio(medianOf(OFINET, provider, Measure.DRAINED, s), b)));
+        }
+        out.println("(sliding: 16 in flight, one posted as soon as one completes; drained: 16 posted, the oldest tested");
+        out.println(" until done, then the next, a 1-byte acknowledgement after each window; paired: the median of each");
+        out.println(" round's drained ÷ sliding, below 1 the drained window is slower)");
     }
 
     private void slowLaunches(String provider) {
@@ -179,6 +214,9 @@ final class PointToPointReport {
         List<String> bandwidthPrograms = programs(SCHEMES.toArray(new String[0]));
         for (long s : bandwidthSizes) {
             out.println(slowLine(provider, Measure.BANDWIDTH, s, bandwidthPrograms));
+        }
+        for (long s : bandwidthSizes) {
+            out.println(slowLine(provider, Measure.DRAINED, s, programs()));
         }
         out.println("(slow: a launch more than 4/3 of the program's fastest launch of this run in time, or below 3/4 of");
         out.println(" its best rate; in brackets, where it is more, the same count against the fastest launch of any");

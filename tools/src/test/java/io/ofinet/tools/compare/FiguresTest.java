@@ -50,6 +50,14 @@ class FiguresTest {
     }
 
     @Test
+    void theDrainedWindowsFigureIsItsAlgbw() throws IOException {
+        Path csv = write("d.csv", "test,size,algbw_gbs,busbw_gbs\ndrained,2097152,3.25,3.25\n");
+        List<Figure> figures = Figures.fromPerfCsv(csv, "ofinet", "tcp", 1);
+        assertEquals(List.of(new Figure("ofinet", "tcp", Measure.DRAINED, 2097152, 1, new BigDecimal("3.25"))), figures);
+        assertEquals("ofinet,tcp,drained,2097152,1,3.25,GB/s", Figures.line(figures.get(0)));
+    }
+
+    @Test
     void aMissingColumnIsNamed() throws IOException {
         Path csv = write("pp.csv", "test,provider,ranks,size,count,type,algbw_gbs\npingpong,shm,2,8,2,float,0.0020\n");
         IOException e = assertThrows(IOException.class, () -> Figures.fromPerfCsv(csv, "ofinet", "shm", 1));

@@ -103,7 +103,46 @@ class ReportTest {
         // write-msg's 3.1 GB/s is within 3/4 of its own best (4.0), not of the fastest launch of all (4.2).
         assertEquals("bandwidth 1048576: writedata 1/3 write-msg 0/3 (1/3) rendezvous 0/3 announced 0/3 send 0/3 ofinet 0/3"
                 + " table -", lines.get(slow + 3));
-        assertTrue(lines.get(slow + 4).startsWith("(slow: a launch more than 4/3"), lines.get(slow + 4));
+        assertEquals("drained 1048576: ofinet - table -", lines.get(slow + 4));
+        assertTrue(lines.get(slow + 5).startsWith("(slow: a launch more than 4/3"), lines.get(slow + 5));
+    }
+
+    @Test
+    void theDrainedWindowIsPairedWithTheSlidingOneFromJavaAndThroughTheTable() throws IOException {
+        latencyAndBandwidth();
+        add("ofinet", Measure.DRAINED, 1048576, "1.8000", "3.5000", "2.1000");
+        add("table", Measure.BANDWIDTH, 1048576, "3.0000", "3.0000", "3.0000");
+        add("table", Measure.DRAINED, 1048576, "3.0000", "2.7000", "2.4000");
+        List<String> lines = pointToPoint(false, true);
+        int drained = lines.indexOf(lines.stream().filter(l -> l.startsWith("== tcp a window drained in order"))
+                .findFirst().orElseThrow());
+        assertEquals(String.format("%-10s %14s %14s %8s %14s %14s %8s", "size", "java sliding", "java drained",
+                "paired", "table sliding", "table drained", "paired"), lines.get(drained + 1));
+        // Drained ÷ sliding each round: Java 1.8/3.6, 3.5/3.5, 2.1/4.2: 0.5, 1, 0.5; the table 1, 0.9, 0.8.
+        assertEquals(String.format("%-10s %14s %14s %8s %14s %14s %8s", 1048576, "3.6000", "2.1000", "0.50", "3.0000",
+                "2.7000", "0.90"), lines.get(drained + 2));
+        int table = lines.indexOf(lines.stream().filter(l -> l.startsWith("== tcp through the table")).findFirst()
+                .orElseThrow());
+        // Table ÷ Java each round: 3/1.8, 2.7/3.5, 2.4/2.1: 1.667, 0.771, 1.143.
+        assertEquals(String.format("%-10s %10s %14s %14s %12s", 1048576, "drained", "2.1000", "2.7000", "1.14"),
+                lines.get(table + 5));
+        int slow = lines.indexOf("== tcp launches at the slow speed, of 3 per program and size");
+        // Java's 1.8 and 2.1 are below 3/4 of its best (3.5); the table's 2.4 only below 3/4 of Java's best.
+        assertEquals("drained 1048576: ofinet 2/3 table 0/3 (1/3)", lines.get(slow + 4));
+    }
+
+    @Test
+    void aBaselinesDrainedWindowIsComparedWithThisTrees() throws IOException {
+        latencyAndBandwidth();
+        add("ofinet", Measure.DRAINED, 1048576, "1.8000", "3.5000", "2.1000");
+        add("baseline", Measure.DRAINED, 1048576, "4.2000", "4.2000", "4.2000");
+        List<String> lines = pointToPoint(true, false);
+        int drained = lines.indexOf(lines.stream().filter(l -> l.startsWith("== tcp a window drained in order"))
+                .findFirst().orElseThrow());
+        assertEquals(String.format("%-10s %14s %14s %8s %14s %10s", 1048576, "3.6000", "2.1000", "0.50", "4.2000",
+                "0.50"), lines.get(drained + 2));
+        assertEquals(Measure.DRAINED, Measure.of("drained"));
+        assertEquals(Measure.DRAINED_PLACEMENT, Measure.DRAINED.placement());
     }
 
     @Test
