@@ -6,13 +6,12 @@
  * in flight (a sliding window: one posted as soon as one completes), and bandwidth with windows of
  * 16 drained in order (drained: 16 posted, then the oldest tested until done, then the next, and a
  * 1-byte acknowledgement from rank 1 closes each window), between this process (rank 0) and a
- * forked one (rank 1). Each size first runs an
- * untimed pass of its own measurement (at least 10,000 iterations, at most 1 GiB, 1 s, and until
- * both ranks' JIT compilers are quiet), then a warm-up and five timed repetitions, as ofinet-perf
- * does: a warm-up or repetition during which a rank's compilers worked is run again (driver_jit.c).
- * The table shows the median with the spread of all five, (max - min) / median, how many
- * repetitions were run again, and a CSV line per size (prefix "csv,"). The last message of every
- * repetition is checked. The latency run also reports what Java allocated per call on the calling
+ * forked one (rank 1). Each size first runs an untimed pass of its own measurement (at least
+ * 10,000 iterations, at most 1 GiB, 1 s, and until both ranks' JIT compilers are quiet), then a
+ * warm-up and five timed repetitions, as ofinet-perf does: a warm-up or repetition during which a
+ * rank's compilers worked is run again (driver_jit.c). The table shows the median with the spread
+ * of all five, (max - min) / median, how many repetitions were run again, and a CSV line per size
+ * (prefix "csv,"; both bandwidths in GB/s). The last message of every repetition is checked. The latency run also reports what Java allocated per call on the calling
  * thread in steady state (the finalize of a spare context logs the thread's allocated bytes).
  */
 #define _GNU_SOURCE
