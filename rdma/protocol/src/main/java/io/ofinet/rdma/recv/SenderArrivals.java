@@ -41,7 +41,8 @@ public final class SenderArrivals {
         comm.liveness().heard(comm.host().stepNanos());
         senderClose.counted();
         try {
-            RecvRequest request = window.posted(seq, index, "a segment");
+            // Looked up once above; only a receive not posted is asked for again, for its failure.
+            RecvRequest request = posted != null ? posted : window.posted(seq, index, "a segment");
             request.segment(index, segments, bytes);
             comm.progressed(request);
         } finally {
