@@ -30,28 +30,13 @@ class RingTest {
     void pingpongsAndStreamsPastTheTagCycleStayWithinIt() throws Exception {
         LoopbackNet.Wire wire = new LoopbackNet.Wire();
         int rounds = Ring.TAGS + 100;
-        ExecutorService threads = Executors.newFixedThreadPool(2);
-        try {
-            List<Future<?>> ranks = new ArrayList<>();
-            for (int r = 0; r < 2; r++) {
-                int rank = r;
-                ranks.add(threads.submit(() -> {
-                    try (Ring ring = new Ring(new LoopbackNet(wire, rank), new Rendezvous(dir, rank, 2), 0)) {
-                        ByteBuffer out = ByteBuffer.allocateDirect(8);
-                        ByteBuffer in = ByteBuffer.allocateDirect(8);
-                        Handles.MrHandle mr = ring.register(out);
-                        ring.pingpong(out, in, mr, rounds, rank == 0);
-                        ring.stream(out, mr, rounds, 16, rank == 0);
-                    }
-                    return null;
-                }));
-            }
-            for (Future<?> rank : ranks) {
-                rank.get();
-            }
-        } finally {
-            threads.shutdownNow();
-        }
+        twoRanks(wire, (ring, rank) -> {
+            ByteBuffer out = ByteBuffer.allocateDirect(8);
+            ByteBuffer in = ByteBuffer.allocateDirect(8);
+            Handles.MrHandle mr = ring.register(out);
+            ring.pingpong(out, in, mr, rounds, rank == 0);
+            ring.stream(out, mr, rounds, 16, rank == 0);
+        });
         List<String> log = wire.log();
         int posts = 0;
         int highest = -1;
@@ -78,27 +63,12 @@ class RingTest {
         LoopbackNet.Wire wire = new LoopbackNet.Wire();
         int count = 40;
         int window = 16;
-        ExecutorService threads = Executors.newFixedThreadPool(2);
-        try {
-            List<Future<?>> ranks = new ArrayList<>();
-            for (int r = 0; r < 2; r++) {
-                int rank = r;
-                ranks.add(threads.submit(() -> {
-                    try (Ring ring = new Ring(new LoopbackNet(wire, rank), new Rendezvous(dir, rank, 2), 0)) {
-                        ByteBuffer data = ByteBuffer.allocateDirect(4096);
-                        ByteBuffer ack = data.duplicate().position(4000).limit(4001).slice();
-                        Handles.MrHandle mr = ring.register(data);
-                        ring.drain(data.duplicate().limit(1024).slice(), ack, mr, count, window, rank == 0);
-                    }
-                    return null;
-                }));
-            }
-            for (Future<?> rank : ranks) {
-                rank.get();
-            }
-        } finally {
-            threads.shutdownNow();
-        }
+        twoRanks(wire, (ring, rank) -> {
+            ByteBuffer data = ByteBuffer.allocateDirect(4096);
+            ByteBuffer ack = data.duplicate().position(4000).limit(4001).slice();
+            Handles.MrHandle mr = ring.register(data);
+            ring.drain(data.duplicate().limit(1024).slice(), ack, mr, count, window, rank == 0);
+        });
         List<String> log = wire.log();
         int tag = 0;
         for (int n : new int[] {16, 16, 8}) {
@@ -138,5 +108,33 @@ class RingTest {
             int t = Integer.parseInt(e.split(" ")[2]);
             return t >= from && t <= to;
         }).toList();
+    }
+
+    /** What one rank of two does with its ring. */
+    @FunctionalInterface
+    private interface RankWork {
+        void run(Ring ring, int rank) throws Exception;
+    }
+
+    /** Runs {@code work} on two ranks, a thread each, over {@code wire}, and waits for both. */
+    private void twoRanks(LoopbackNet.Wire wire, RankWork work) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<?>> ranks = new ArrayList<>();
+            for (int r = 0; r < 2; r++) {
+                int rank = r;
+                ranks.add(threads.submit(() -> {
+                    try (Ring ring = new Ring(new LoopbackNet(wire, rank), new Rendezvous(dir, rank, 2), 0)) {
+                        work.run(ring, rank);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> rank : ranks) {
+                rank.get();
+            }
+        } finally {
+            threads.shutdownNow();
+        }
     }
 }
