@@ -63,7 +63,7 @@ class ReportTest {
     void theBandwidthTableTakesEachRoundsFastestCScheme() throws IOException {
         latencyAndBandwidth();
         List<String> lines = pointToPoint(false, false);
-        int header = lines.indexOf(lines.stream().filter(l -> l.startsWith("== tcp bandwidth")).findFirst().orElseThrow());
+        int header = section(lines, "== tcp bandwidth");
         // Medians 4000.0 (writedata, the fastest) ... ofinet 3600.0: ratio 0.90. Each round's fastest: 4.0, 3.5,
         // 4.2: ofinet 0.90, 1.00, 1.00 -> paired 1.00; vs rendezvous 0.947, 1.094, 1.077 -> 1.08; vs announced
         // 0.973, 1.061, 1.105 -> 1.06.
@@ -83,8 +83,7 @@ class ReportTest {
                 "7.100", "1.00", "1.00", "1.08"), lines.get(2));
         assertEquals(String.format("%-10s %16s %16s %8s %8s %16s %8s %8s %10s", 4096, "9.10", "9.450", "1.04", "-",
                 "-", "-", "-", "-"), lines.get(3));
-        int table = lines.indexOf(lines.stream().filter(l -> l.startsWith("== tcp through the table")).findFirst()
-                .orElseThrow());
+        int table = section(lines, "== tcp through the table");
         // Table ÷ Java each round: 8/7.5, 8/8, 7.7/7.7: 1.067, 1, 1.
         assertEquals(String.format("%-10s %10s %14s %14s %12s", 8, "us", "7.700", "8.000", "1.00"), lines.get(table + 2));
         assertEquals(String.format("%-10s %10s %14s %14s %12s", 1048576, "GB/s", "3.6000", "-", "-"),
@@ -114,15 +113,13 @@ class ReportTest {
         add("table", Measure.BANDWIDTH, 1048576, "3.0000", "3.0000", "3.0000");
         add("table", Measure.DRAINED, 1048576, "3.0000", "2.7000", "2.4000");
         List<String> lines = pointToPoint(false, true);
-        int drained = lines.indexOf(lines.stream().filter(l -> l.startsWith("== tcp a window drained in order"))
-                .findFirst().orElseThrow());
+        int drained = section(lines, "== tcp a window drained in order");
         assertEquals(String.format("%-10s %14s %14s %8s %14s %14s %8s", "size", "java sliding", "java drained",
                 "paired", "table sliding", "table drained", "paired"), lines.get(drained + 1));
         // Drained ÷ sliding each round: Java 1.8/3.6, 3.5/3.5, 2.1/4.2: 0.5, 1, 0.5; the table 1, 0.9, 0.8.
         assertEquals(String.format("%-10s %14s %14s %8s %14s %14s %8s", 1048576, "3.6000", "2.1000", "0.50", "3.0000",
                 "2.7000", "0.90"), lines.get(drained + 2));
-        int table = lines.indexOf(lines.stream().filter(l -> l.startsWith("== tcp through the table")).findFirst()
-                .orElseThrow());
+        int table = section(lines, "== tcp through the table");
         // Table ÷ Java each round: 3/1.8, 2.7/3.5, 2.4/2.1: 1.667, 0.771, 1.143.
         assertEquals(String.format("%-10s %10s %14s %14s %12s", 1048576, "drained", "2.1000", "2.7000", "1.14"),
                 lines.get(table + 5));
@@ -137,8 +134,7 @@ class ReportTest {
         add("ofinet", Measure.DRAINED, 1048576, "1.8000", "3.5000", "2.1000");
         add("baseline", Measure.DRAINED, 1048576, "4.2000", "4.2000", "4.2000");
         List<String> lines = pointToPoint(true, false);
-        int drained = lines.indexOf(lines.stream().filter(l -> l.startsWith("== tcp a window drained in order"))
-                .findFirst().orElseThrow());
+        int drained = section(lines, "== tcp a window drained in order");
         assertEquals(String.format("%-10s %14s %14s %8s %14s %10s", 1048576, "3.6000", "2.1000", "0.50", "4.2000",
                 "0.50"), lines.get(drained + 2));
         assertEquals(Measure.DRAINED, Measure.of("drained"));
@@ -176,8 +172,7 @@ class ReportTest {
         add("ofinet", Measure.BANDWIDTH, 1048576, "3.8", "3.9", "1.9");
         add("ofinet", Measure.BANDWIDTH_PLACEMENT, 1048576, "30", "30", "175");
         List<String> lines = pointToPoint(false, false);
-        int header = lines.indexOf(lines.stream().filter(l -> l.startsWith("== tcp launches by the CPUs' placement"))
-                .findFirst().orElseThrow());
+        int header = section(lines, "== tcp launches by the CPUs' placement");
         assertEquals("== tcp launches by the CPUs' placement (a cache line from CPU 0 to CPU 1: 30 ns at the nearest;"
                 + " far above 90 ns)", lines.get(header));
         // Both near in round 1 only: 7.5 / 7.0. The 4096 B size has no placed launch: no line.
@@ -204,5 +199,10 @@ class ReportTest {
         assertEquals(1, command.execute("figures", "--program", "ofinet", "--provider", "shm", "--round", "1",
                 "/nonexistent/pingpong.csv"));
         assertEquals("ofinet-compare: no such file: /nonexistent/pingpong.csv", err.toString().trim());
+    }
+
+    /** The index of the first line of {@code lines} that starts with {@code heading}; none fails the test. */
+    private static int section(List<String> lines, String heading) {
+        return lines.indexOf(lines.stream().filter(l -> l.startsWith(heading)).findFirst().orElseThrow());
     }
 }
