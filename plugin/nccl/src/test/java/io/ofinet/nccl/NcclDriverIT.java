@@ -167,6 +167,27 @@ class NcclDriverIT {
         assertFalse(drained.output().contains("FAILED"), drained.output());
     }
 
+    /**
+     * What a rank pays at start ({@code nccl_driver startup}, docs/PERFORMANCE.md): both ranks report
+     * every figure, each positive and in its place among the others; few round trips, and no bound on
+     * any figure, so that a busy machine passes as a quiet one does.
+     */
+    @Test
+    void whatARankPaysAtStartIsReportedForBothRanks(@TempDir Path dir) throws Exception {
+        Path layout = Driver.layout(dir, "tcp");
+        Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(120), "startup",
+                "--cold", "50", "--tail", "2000");
+        assertEquals(0, d.exitCode(), d.output());
+        assertFalse(d.output().contains("FAILED"), d.output());
+        assertTrue(d.output().contains("round trips of 8 B: 50 cold, 2000 after them"), d.output());
+        List<Map<String, Double>> ranks = StartupFigures.of(d.output());
+        assertEquals(2, ranks.size(), d.output());
+        for (Map<String, Double> rank : ranks) {
+            assertEquals(StartupFigures.NAMES, rank.keySet(), d.output());
+            StartupFigures.check(rank, d.output());
+        }
+    }
+
     @ParameterizedTest(name = "{0}, {1}")
     @CsvSource({"tcp, primordial thread", "tcp, second thread", "shm, primordial thread", "shm, second thread"})
     void theTableBetweenTwoProcesses(String provider, String thread, @TempDir Path dir) throws Exception {
