@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "boot.h"
 #include "ofinet_java.h"
@@ -32,6 +33,7 @@
 #define OFINET_BOOT_STACK_BYTES (8u << 20)
 
 struct ofinet_java ofinet_java;
+struct ofinet_start_times ofinet_start_times;
 
 
 typedef jint(JNICALL *create_vm_fn)(JavaVM **, void **, void *);
@@ -172,6 +174,7 @@ static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env) {
     if (lib == NULL) {
         return boot_fail(b, ncclSystemError, "cannot load %s (Java %s, %s): %s", libjvm, version, source, dlerror());
     }
+    ofinet_start_times.libjvm = ofinet_now_ns();
     create_vm_fn create = (create_vm_fn)dlsym(lib, "JNI_CreateJavaVM");
     if (create == NULL) {
         return boot_fail(b, ncclSystemError, "%s has no JNI_CreateJavaVM", libjvm);
@@ -191,6 +194,7 @@ static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env) {
                            .ignoreUnrecognized = JNI_FALSE};
     jint rc = create_guarded(create, vm, env, &args);
     free(copy);
+    ofinet_start_times.created = ofinet_now_ns();
     if (rc != JNI_OK) {
         return boot_fail(b, ncclSystemError, "JNI_CreateJavaVM (%s, Java %s) failed with %d; check OFINET_JVM_OPTIONS"
                     " (HotSpot printed why on stderr)", libjvm, version, (int)rc);
@@ -226,6 +230,7 @@ static void *boot_thread(void *arg) {
     }
     if (b->result == ncclSuccess) {
         b->result = load_bridge(b, env);
+        ofinet_start_times.bridge = ofinet_now_ns();
     }
     if (vm != NULL && (*vm)->DetachCurrentThread(vm) != JNI_OK) {
         OFINET_INFO("the bootstrap thread could not detach from the JVM; it ends attached");
@@ -236,6 +241,7 @@ static void *boot_thread(void *arg) {
 ncclResult_t ofinet_boot(char *err, size_t errlen) {
     pthread_mutex_lock(&boot_lock);
     if (!boot_done) {
+        ofinet_start_times.begun = ofinet_now_ns();
         struct boot b = {.result = ncclSystemError, .err = ""};
         pthread_attr_t attr;
         pthread_t thread;
@@ -267,6 +273,12 @@ ncclResult_t boot_fail(struct boot *b, ncclResult_t result, const char *fmt, ...
     va_end(args);
     b->result = result;
     return result;
+}
+
+int64_t ofinet_now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
 /* out = a/b; -1 when it does not fit. */

@@ -43,6 +43,19 @@ struct ofinet_java {
 extern struct ofinet_java ofinet_java;
 
 /*
+ * When the library's start reached each of its stages, in ns of CLOCK_MONOTONIC (0: not reached),
+ * recorded by ofinet_boot for the first init's log line: what a rank pays to start ofinet.
+ */
+struct ofinet_start_times {
+    int64_t begun;   /* ofinet_boot began the start */
+    int64_t libjvm;  /* the JDK checked and libjvm.so loaded (0: the JVM was already running) */
+    int64_t created; /* JNI_CreateJavaVM returned (0: the JVM was already running) */
+    int64_t bridge;  /* ofinet's class loader and classes loaded, the bridge's upcall stubs made */
+};
+extern struct ofinet_start_times ofinet_start_times;
+int64_t ofinet_now_ns(void);
+
+/*
  * Finds or creates the process's JVM and fills ofinet_java, once per process. On failure returns
  * an ncclResult_t error and writes why into err; later calls fail the same way at once.
  */

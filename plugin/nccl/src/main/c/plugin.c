@@ -94,6 +94,30 @@ void ofinet_set_logger(ncclDebugLogger_t logFunction) {
     }
 }
 
+static atomic_int start_reported;
+
+static double ms_between(int64_t from, int64_t to) {
+    return (double)(to - from) / 1e6;
+}
+
+/*
+ * What the start cost, said once, at the first init that succeeded: its stages as ofinet_boot
+ * recorded them, and Java's part of this init (the plugin's init: libfabric loaded, the layout).
+ */
+static void report_start(int64_t java_begun, int64_t java_ended) {
+    const struct ofinet_start_times *t = &ofinet_start_times;
+    if (t->created == 0) {
+        OFINET_INFO("init: ofinet started in %.1f ms in the JVM already running: ofinet's classes and bridge in"
+                    " %.1f ms, Java's first init in %.1f ms", ms_between(t->begun, java_ended),
+                    ms_between(t->begun, t->bridge), ms_between(java_begun, java_ended));
+        return;
+    }
+    OFINET_INFO("init: ofinet started in %.1f ms: libjvm loaded in %.1f ms, the JVM created in %.1f ms, ofinet's"
+                " classes and bridge in %.1f ms, Java's first init in %.1f ms", ms_between(t->begun, java_ended),
+                ms_between(t->begun, t->libjvm), ms_between(t->libjvm, t->created),
+                ms_between(t->created, t->bridge), ms_between(java_begun, java_ended));
+}
+
 ncclResult_t ofinet_init(void **ctx, uint64_t commId, ncclNetCommConfig_v12_t *config,
                                 ncclDebugLogger_t logFunction, ncclProfilerCallback_t profFunction) {
     (void)profFunction;
@@ -109,7 +133,12 @@ ncclResult_t ofinet_init(void **ctx, uint64_t commId, ncclNetCommConfig_v12_t *c
         return no_java("init");
     }
     int has_logger = atomic_load_explicit(&nccl_logger, memory_order_acquire) != NULL;
-    return (ncclResult_t)ofinet_java.init(ADDR(ctx), (int64_t)commId, ADDR(config), has_logger);
+    int64_t java_begun = ofinet_now_ns();
+    ncclResult_t java = (ncclResult_t)ofinet_java.init(ADDR(ctx), (int64_t)commId, ADDR(config), has_logger);
+    if (java == ncclSuccess && atomic_exchange(&start_reported, 1) == 0) {
+        report_start(java_begun, ofinet_now_ns());
+    }
+    return java;
 }
 
 ncclResult_t ofinet_finalize(void *ctx) {

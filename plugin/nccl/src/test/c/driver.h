@@ -26,6 +26,9 @@ int saw_init_line(void);
 int live_jvm_threads(void);
 /* The bytes Java allocated on this thread, as the latest finalize on it logged them; -1 before. */
 long long java_allocated_on_this_thread(void);
+/* The library's line on what its start cost ("init: ofinet started in ..."), and Java's on the plugin's init; "" before. */
+const char *start_line(void);
+const char *plugin_init_line(void);
 void driver_logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...);
 
 /* Loads the library as NCCL does; NULL (and a FAILED line) when it cannot. */
@@ -67,6 +70,17 @@ long long jit_compiler_ns(void);
 int jit_quiet(struct jit_watch *w, double now);
 int jit_worked_since(long long before);
 
+/* This process as /proc shows it (driver_memory.c): a field of /proc/self/status (VmRSS in kB, Threads), -1 if absent. */
+long status_field(const char *name);
+/* Resident memory by kind of mapping, in kB, from /proc/self/smaps; Pss and private memory in all. 0 on success. */
+enum mapping_kind { MAP_LIBJVM, MAP_CDS, MAP_MODULES, MAP_LIBFABRIC, MAP_FILES, MAP_ANONYMOUS, MAP_KINDS };
+struct resident {
+    long kb[MAP_KINDS];
+    long pss_kb;
+    long private_kb;
+};
+int resident_by_kind(struct resident *out);
+
 /* Bytes of a message: a pattern of its seed, and whether a buffer holds it. */
 void fill_pattern(unsigned char *p, size_t n, unsigned seed);
 int has_pattern(const unsigned char *p, size_t n, unsigned seed);
@@ -81,6 +95,8 @@ int run_exit(void);
 int run_threads(void);
 int run_kill(void);
 int run_bench(int argc, char **argv);
+/* What a rank pays for ofinet, from dlopen on (driver_startup.c). */
+int run_startup(int argc, char **argv);
 /* Sends meeting receive buffers by tag and ordinal in interleaved orders (driver_tags.c); argv: scenarios. */
 int run_tags(int argc, char **argv);
 

@@ -5,6 +5,9 @@
  * nccl_driver bench [latency|bandwidth|drained] [SIZE ...]
  *                           ofinet-perf's measurements through the table (driver_bench.c); drained:
  *                           bandwidth in windows of 16 posted, tested oldest first, acknowledged
+ * nccl_driver startup [--cold N] [--tail N] [--hold SECONDS]
+ *                           what a rank pays for ofinet, from dlopen to its last round trip, two
+ *                           processes (driver_startup.c)
  * nccl_driver threads | kill  NCCL's threads, a peer killed (driver_threads.c)
  * nccl_driver versions | reload | teardown | exit
  *                           NCCL's lifecycle (driver_lifecycle.c)
@@ -35,6 +38,16 @@ static char last_warning_copy[2048];
 static int init_line_seen;
 static int jvm_threads = -1;
 static __thread long long thread_allocated = -1;
+static char start_copy[2048];
+static char plugin_init_copy[2048];
+
+const char *start_line(void) {
+    return start_copy;
+}
+
+const char *plugin_init_line(void) {
+    return plugin_init_copy;
+}
 
 long long java_allocated_on_this_thread(void) {
     return thread_allocated;
@@ -81,6 +94,12 @@ void driver_logger(int level, unsigned long flags, const char *file, int line, c
     const char *allocated = strstr(warning, "this thread allocated ");
     if (allocated != NULL) {
         thread_allocated = atoll(allocated + strlen("this thread allocated "));
+    }
+    if (strncmp(warning, "init: ofinet started in ", 24) == 0) {
+        memcpy(start_copy, warning, sizeof start_copy);
+    }
+    if (strstr(warning, "the plugin's init") != NULL) {
+        memcpy(plugin_init_copy, warning, sizeof plugin_init_copy);
     }
     if (level == NCCL_LOG_INFO && (flags & NCCL_NET) && strstr(warning, "data rails") != NULL) {
         __atomic_store_n(&init_line_seen, 1, __ATOMIC_RELEASE);
@@ -312,6 +331,9 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "init") == 0) {
         return run_init();
     }
+    if (argc >= 2 && strcmp(argv[1], "startup") == 0) {
+        return run_startup(argc - 2, argv + 2);
+    }
     if (argc >= 2 && strcmp(argv[1], "tags") == 0) {
         return run_tags(argc - 2, argv + 2);
     }
@@ -319,6 +341,6 @@ int main(int argc, char **argv) {
         return run_pair(argc >= 3 && strcmp(argv[2], "--thread") == 0);
     }
     fprintf(stderr, "usage: %s layout | init | crossing | bench [latency|bandwidth|drained] [SIZE...] | pair [--thread] |"
-            " tags [SCENARIO...] | threads | kill | versions | reload | teardown | exit\n", argv[0]);
+            " startup [--cold N] [--tail N] [--hold SECONDS] | tags [SCENARIO...] | threads | kill | versions | reload | teardown | exit\n", argv[0]);
     return 2;
 }

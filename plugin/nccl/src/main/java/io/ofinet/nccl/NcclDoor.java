@@ -62,9 +62,13 @@ final class NcclDoor {
                 NcclLogging.toNccl(log);
             }
             if (!initialized) {
+                long begun = System.nanoTime();
                 plugin.init();
                 initialized = true;
-                log.info("ofinet initialised: " + plugin.devices() + " device(s), Java " + Runtime.version());
+                long tenths = (System.nanoTime() - begun) / 100_000; // of a ms
+                log.info("ofinet initialised: " + plugin.devices() + " device(s), Java " + Runtime.version()
+                        + "; the plugin's init (libfabric loaded, the layout read or discovered) in " + tenths / 10
+                        + "." + tenths % 10 + " ms");
             }
             int trafficClass = config == 0 ? ConnectConfig.UNDEFINED : CMemory.getInt(config);
             CMemory.putLong(ctxOut, contexts.add(new CommEntry.Context(commId, new ConnectConfig(trafficClass))));

@@ -4,20 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,8 +30,6 @@ import org.junit.jupiter.params.provider.CsvSource;
  * not reach. The two tests that start a Java process instead bound themselves.
  */
 class NcclDriverIT {
-    private static final Pattern SHM_NAME = Pattern.compile("\\d+:\\d+:\\d+");
-
     @Test
     void theLibraryExportsTheTableAndNothingElseOfOfinet() throws Exception {
         Process nm = new ProcessBuilder("nm", "-D", "--defined-only",
@@ -172,10 +167,31 @@ class NcclDriverIT {
         assertFalse(drained.output().contains("FAILED"), drained.output());
     }
 
+    /**
+     * What a rank pays at start ({@code nccl_driver startup}, docs/PERFORMANCE.md): both ranks report
+     * every figure, each positive and in its place among the others; few round trips, and no bound on
+     * any figure, so that a busy machine passes as a quiet one does.
+     */
+    @Test
+    void whatARankPaysAtStartIsReportedForBothRanks(@TempDir Path dir) throws Exception {
+        Path layout = Driver.layout(dir, "tcp");
+        Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(120), "startup",
+                "--cold", "50", "--tail", "2000");
+        assertEquals(0, d.exitCode(), d.output());
+        assertFalse(d.output().contains("FAILED"), d.output());
+        assertTrue(d.output().contains("round trips of 8 B: 50 cold, 2000 after them"), d.output());
+        List<Map<String, Double>> ranks = StartupFigures.of(d.output());
+        assertEquals(2, ranks.size(), d.output());
+        for (Map<String, Double> rank : ranks) {
+            assertEquals(StartupFigures.NAMES, rank.keySet(), d.output());
+            StartupFigures.check(rank, d.output());
+        }
+    }
+
     @ParameterizedTest(name = "{0}, {1}")
     @CsvSource({"tcp, primordial thread", "tcp, second thread", "shm, primordial thread", "shm, second thread"})
     void theTableBetweenTwoProcesses(String provider, String thread, @TempDir Path dir) throws Exception {
-        Set<String> shmBefore = shmNames();
+        Set<String> shmBefore = ShmNames.now();
         try {
             Path layout = Driver.layout(dir, provider);
             String[] args = thread.startsWith("second") ? new String[] {"pair", "--thread"} : new String[] {"pair"};
@@ -186,7 +202,7 @@ class NcclDriverIT {
             assertTrue(Pattern.compile("(?m)^recv: \\d+ passed, 0 failed$").matcher(d.output()).find(), d.output());
             assertTrue(Pattern.compile("(?m)^send: \\d+ passed, 0 failed$").matcher(d.output()).find(), d.output());
         } finally {
-            removeNewShmNames(shmBefore);
+            ShmNames.removeNewSince(shmBefore);
         }
     }
 
@@ -201,7 +217,7 @@ class NcclDriverIT {
     @CsvSource({"tcp, auto", "tcp, message", "shm, auto"})
     void sendsMeetReceiveBuffersByTagAndOrdinal(String provider, String writeNotice, @TempDir Path dir)
             throws Exception {
-        Set<String> shmBefore = shmNames();
+        Set<String> shmBefore = ShmNames.now();
         try {
             Path layout = Driver.layout(dir, provider);
             Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString(), "OFINET_WRITE_NOTICE", writeNotice),
@@ -213,23 +229,10 @@ class NcclDriverIT {
             assertTrue(d.output().contains("send: tags: 24 runs, 0 failed, 0 skipped"), d.output());
             assertTrue(!d.output().contains("FAILED"), d.output());
         } finally {
-            removeNewShmNames(shmBefore);
+            ShmNames.removeNewSince(shmBefore);
         }
     }
 
-    /**
-     * Removes the /dev/shm names made since {@code before} by processes that have ended (the
-     * driver's): a live process's names, such as another build's on the same machine, stay.
-     */
-    private static void removeNewShmNames(Set<String> before) throws IOException {
-        Set<String> left = shmNames();
-        left.removeAll(before);
-        for (String name : left) {
-            if (!Files.isDirectory(Path.of("/proc", name.substring(0, name.indexOf(':'))))) {
-                Files.deleteIfExists(Path.of("/dev/shm", name));
-            }
-        }
-    }
 
     /**
      * NCCL's lifecycle: the v10, v9 and v11 tables; a reload, three rounds; teardown in NCCL's order
@@ -242,7 +245,7 @@ class NcclDriverIT {
     @CsvSource({"versions, tcp", "reload, tcp", "teardown, tcp", "teardown, shm", "threads, tcp", "threads, shm",
         "kill, tcp"})
     void ncclsLifecycle(String mode, String provider, @TempDir Path dir) throws Exception {
-        Set<String> shmBefore = shmNames();
+        Set<String> shmBefore = ShmNames.now();
         try {
             Path layout = Driver.layout(dir, provider);
             Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(240), mode);
@@ -251,7 +254,7 @@ class NcclDriverIT {
                     d.output());
             assertTrue(!d.output().contains("FAILED"), d.output());
         } finally {
-            removeNewShmNames(shmBefore); // a peer that died (_exit, SIGKILL) cleans nothing
+            ShmNames.removeNewSince(shmBefore); // a peer that died (_exit, SIGKILL) cleans nothing
         }
     }
 
@@ -266,7 +269,7 @@ class NcclDriverIT {
         while (pids.find()) {
             found++;
             String prefix = pids.group(1) + ":";
-            Set<String> left = shmNames();
+            Set<String> left = ShmNames.now();
             left.removeIf(n -> !n.startsWith(prefix));
             assertEquals(Set.of(), left, "names of process " + pids.group(1) + " left in /dev/shm\n" + d.output());
         }
@@ -304,12 +307,6 @@ class NcclDriverIT {
                 "said once:\n" + out);
     }
 
-    private static Set<String> shmNames() throws IOException {
-        try (Stream<Path> names = Files.list(Path.of("/dev/shm"))) {
-            return names.map(p -> p.getFileName().toString()).filter(n -> SHM_NAME.matcher(n).matches())
-                    .collect(Collectors.toCollection(HashSet::new));
-        }
-    }
 
     /** A Java twin of the driver's crossing: its main class, the prefix of its lines, its arguments. */
     private record Twin(Class<?> main, String prefix, List<String> args) {

@@ -19,7 +19,8 @@ import picocli.CommandLine;
 /**
  * The statistics of {@code bin/ofinet-compare}, which launches the programs and keeps every figure
  * in a figures file ({@link Figures}): {@code figures} turns an ofinet-perf CSV into lines of that
- * file, {@code point-to-point}, {@code plot} and {@code allreduce} print or draw from it.
+ * file, {@code point-to-point}, {@code plot} and {@code allreduce} print or draw from it; {@code
+ * startup-figures} and {@code startup} do the same for what a rank pays at start ({@link StartupFigures}).
  */
 @Command(name = "ofinet-compare-report", mixinStandardHelpOptions = true,
         description = "The tables of bin/ofinet-compare, from its figures file (program,provider,measure,size,"
@@ -53,8 +54,8 @@ public final class CompareReport implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "name one: figures, point-to-point, plot or"
-                + " allreduce");
+        throw new CommandLine.ParameterException(spec.commandLine(), "name one: figures, point-to-point, plot,"
+                + " allreduce, startup-figures or startup");
     }
 
     @Command(name = "figures", description = "Prints the figures of ofinet-perf --csv files as lines of the figures"
@@ -140,6 +141,28 @@ public final class CompareReport implements Callable<Integer> {
             @Option(names = "--steps", required = true, split = ",") List<Long> steps,
             @Option(names = "--baseline", description = "a baseline ran") boolean baseline) throws IOException {
         new AllreduceReport(Figures.read(run.file), run.rounds, baseline, out).print(sizes, steps);
+        out.flush();
+        return 0;
+    }
+
+    @Command(name = "startup-figures", description = "Prints the figures of one launch of nccl_driver startup (its"
+            + " output's lines csv,RANK,FIGURE,VALUE,UNIT) as lines of the startup figures file"
+            + " (program,round,rank,figure,value,unit).")
+    int startupFigures(@Option(names = "--program", required = true, description = "ofinet or baseline") String program,
+            @Option(names = "--round", required = true) int round,
+            @Parameters(paramLabel = "OUTPUT") Path output) throws IOException {
+        for (StartupFigures.RankFigure f : StartupFigures.fromDriver(output, program, round)) {
+            out.println(StartupFigures.line(f));
+        }
+        out.flush();
+        return 0;
+    }
+
+    @Command(name = "startup", description = "Prints what a rank pays at start: each figure's median over the"
+            + " launches for each rank, from a startup figures file, and against a baseline (--baseline).")
+    int startup(@Mixin Run run, @Option(names = "--baseline", description = "a baseline ran") boolean baseline)
+            throws IOException {
+        new StartupReport(StartupFigures.read(run.file), run.rounds, baseline, out).print();
         out.flush();
         return 0;
     }

@@ -1,0 +1,64 @@
+package io.ofinet.tools.compare;
+
+import static io.ofinet.tools.compare.Stats.median;
+import static io.ofinet.tools.compare.Stats.paired;
+import static io.ofinet.tools.compare.Stats.ratioCell;
+
+import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * The table of {@code bin/ofinet-compare startup}: what a rank pays for ofinet ({@code nccl_driver
+ * startup}), each figure's median over the launches for rank 0 and rank 1 (to at most three
+ * decimals), in the driver's order and units; with a baseline ({@code baseline}), its medians beside, and the paired ratio: the median of
+ * each launch's figure divided by the baseline's of the same round and rank, over both ranks.
+ */
+record StartupReport(StartupFigures figures, int rounds, boolean baseline, PrintStream out) {
+    static final String OFINET = PointToPointReport.OFINET;
+    static final String BASELINE = PointToPointReport.BASELINE;
+    static final int RANKS = 2;
+    private static final String ROW = "%-16s %-5s %12s %12s";
+    private static final String BESIDE = " %12s %12s %8s";
+
+    void print() {
+        out.printf(Locale.ROOT, "== what a rank pays at start: nccl_driver startup, 2 ranks, tcp;ofi_rxm on loopback"
+                + " (medians of %d launches%s)%n", rounds, baseline
+                        ? "; this tree first in odd rounds, the baseline first in even ones" : "");
+        out.printf(Locale.ROOT, ROW, "figure", "unit", "rank 0", "rank 1");
+        out.println(baseline ? String.format(Locale.ROOT, BESIDE, "baseline 0", "baseline 1", "paired") : "");
+        for (Map.Entry<String, String> figure : figures.units().entrySet()) {
+            String name = figure.getKey();
+            out.printf(Locale.ROOT, ROW, name, figure.getValue(), cell(OFINET, 0, name), cell(OFINET, 1, name));
+            out.println(baseline ? String.format(Locale.ROOT, BESIDE, cell(BASELINE, 0, name), cell(BASELINE, 1, name),
+                    ratioCell(paired(byLaunch(OFINET, name), byLaunch(BASELINE, name), rounds * RANKS))) : "");
+        }
+        if (baseline) {
+            out.println("(paired: this tree's figure divided by the baseline's of the same round and rank, the median"
+                    + " over rounds and ranks; below 1 this tree pays less, and '-' where a launch gave none)");
+        }
+    }
+
+    /** The median of {@code program}'s launches for {@code rank}, to at most three decimals, or {@code -}. */
+    private String cell(String program, int rank, String name) {
+        Optional<BigDecimal> m = median(figures.rounds(program, rank, name).values());
+        return m.map(v -> v.setScale(Math.min(v.scale(), 3), RoundingMode.HALF_EVEN).stripTrailingZeros()
+                .toPlainString()).orElse("-");
+    }
+
+    /** {@code program}'s figures by launch: rank r of round k as (k - 1) * RANKS + r + 1. */
+    private SortedMap<Integer, BigDecimal> byLaunch(String program, String name) {
+        SortedMap<Integer, BigDecimal> launches = new TreeMap<>();
+        for (int rank = 0; rank < RANKS; rank++) {
+            for (Map.Entry<Integer, BigDecimal> e : figures.rounds(program, rank, name).entrySet()) {
+                launches.put((e.getKey() - 1) * RANKS + rank + 1, e.getValue());
+            }
+        }
+        return launches;
+    }
+}
