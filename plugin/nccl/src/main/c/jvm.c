@@ -144,7 +144,8 @@ static char *user_options(JavaVMOption *options, int *count, int max) {
     return copy;
 }
 
-static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env) {
+/* Creates the JVM; *on_class_path tells whether ofinet's jars are its class path. */
+static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env, int *on_class_path) {
     const char *source;
     const char *home = java_home(&source);
     char version[128];
@@ -181,7 +182,13 @@ static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env) {
     /* -Xrs: the host keeps SIGINT, SIGTERM, SIGHUP and SIGQUIT. */
     options[count++].optionString = "-Xrs";
     options[count++].optionString = "--enable-native-access=ALL-UNNAMED";
-    char *copy = user_options(options, &count, OFINET_MAX_JVM_OPTIONS - 2);
+    char *copy = user_options(options, &count, OFINET_MAX_JVM_OPTIONS - 3);
+    /* ofinet's jars as the class path, after the user's options, which do not replace it. */
+    char dir[PATH_MAX];
+    char *class_path = library_dir(dir, sizeof dir) == 0 ? class_path_option(dir) : NULL;
+    if (class_path != NULL) {
+        options[count++].optionString = class_path;
+    }
     for (int i = 0; i < count; i++) {
         options[i].extraInfo = NULL;
     }
@@ -191,6 +198,8 @@ static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env) {
                            .ignoreUnrecognized = JNI_FALSE};
     jint rc = create_guarded(create, vm, env, &args);
     free(copy);
+    free(class_path);
+    *on_class_path = class_path != NULL;
     if (rc != JNI_OK) {
         return boot_fail(b, ncclSystemError, "JNI_CreateJavaVM (%s, Java %s) failed with %d; check OFINET_JVM_OPTIONS"
                     " (HotSpot printed why on stderr)", libjvm, version, (int)rc);
@@ -220,12 +229,13 @@ static void *boot_thread(void *arg) {
     struct boot *b = arg;
     JavaVM *vm = NULL;
     JNIEnv *env = NULL;
+    int on_class_path = 0;
     b->result = existing_jvm(b, &vm, &env);
     if (b->result == ncclSuccess && vm == NULL) {
-        b->result = create_jvm(b, &vm, &env);
+        b->result = create_jvm(b, &vm, &env, &on_class_path);
     }
     if (b->result == ncclSuccess) {
-        b->result = load_bridge(b, env);
+        b->result = load_bridge(b, env, on_class_path);
     }
     if (vm != NULL && (*vm)->DetachCurrentThread(vm) != JNI_OK) {
         OFINET_INFO("the bootstrap thread could not detach from the JVM; it ends attached");
