@@ -33,6 +33,15 @@ int list_jars(const char *dir, char **jars, int max);
 char *class_path_option(const char *dir);
 
 /*
+ * The options that hand a JVM of the JDK at home (Java feature) the AOT cache beside the library in
+ * dir, into options[0..1] (the cache's option written into buf); returns how many, 0 when there is
+ * no cache to use: OFINET_AOT_CACHE=off, OFINET_JVM_OPTIONS choosing an archive itself, none there,
+ * a JDK older than 24, or one other than the JDK and jars it was made with. OFINET_AOT_CACHE=<file>
+ * names another cache, which HotSpot alone checks.
+ */
+int aot_cache_options(const char *home, int feature, const char *dir, const char **options, char *buf, size_t len);
+
+/*
  * Loads ofinet's bridge class and lets it fill ofinet_java: through the application class loader
  * when ofinet's jars are the JVM's class path, else through a class loader of its own over them.
  */

@@ -182,10 +182,18 @@ static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env, int *o
     /* -Xrs: the host keeps SIGINT, SIGTERM, SIGHUP and SIGQUIT. */
     options[count++].optionString = "-Xrs";
     options[count++].optionString = "--enable-native-access=ALL-UNNAMED";
+    /* The AOT cache, before the user's options: they may choose otherwise, or log what HotSpot does with it. */
+    char dir[PATH_MAX];
+    char aot[PATH_MAX + 32];
+    int found = library_dir(dir, sizeof dir) == 0;
+    const char *aot_options[2];
+    int n_aot = found ? aot_cache_options(home, feature, dir, aot_options, aot, sizeof aot) : 0;
+    for (int i = 0; i < n_aot; i++) {
+        options[count++].optionString = (char *)aot_options[i];
+    }
     char *copy = user_options(options, &count, OFINET_MAX_JVM_OPTIONS - 3);
     /* ofinet's jars as the class path, after the user's options, which do not replace it. */
-    char dir[PATH_MAX];
-    char *class_path = library_dir(dir, sizeof dir) == 0 ? class_path_option(dir) : NULL;
+    char *class_path = found ? class_path_option(dir) : NULL;
     if (class_path != NULL) {
         options[count++].optionString = class_path;
     }
