@@ -3,6 +3,7 @@ package io.ofinet.dist;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +30,8 @@ class DistributionIT {
     private static final Path DRIVER = Path.of(System.getProperty("ofinet.nccl.driver", "nccl_driver"));
     /** What -Xlog:class+load says of ofinet's bridge class when it came from the AOT cache. */
     private static final String BRIDGE_FROM_CACHE = "io.ofinet.nccl.NcclBridge source: shared objects file";
+    /** The build's JDK, which runs this test, makes the AOT cache in one step from Java 25 on. */
+    private static final boolean MAKES_AOT_CACHES = Runtime.version().feature() >= 25;
 
     @TempDir
     static Path unpacked;
@@ -47,9 +50,12 @@ class DistributionIT {
         for (String file : List.of("bin/ofinet-perf", "bin/ofinet-layout", "bin/ofinet-plot")) {
             assertTrue(Files.isExecutable(home.resolve(file)), file + " is executable");
         }
-        for (String file : List.of("bin/lib/common.sh", "lib/libnccl-net-ofinet.so", "lib/libnccl-net-ofinet.aot",
-                "lib/libnccl-net-ofinet.aot.id", "README.md", "INSTALL.md", "docs/NCCL.md", "docs/CONFIGURATION.md")) {
+        for (String file : List.of("bin/lib/common.sh", "lib/libnccl-net-ofinet.so", "README.md", "INSTALL.md",
+                "docs/NCCL.md", "docs/CONFIGURATION.md")) {
             assertTrue(Files.isRegularFile(home.resolve(file)), file);
+        }
+        for (String file : List.of("lib/libnccl-net-ofinet.aot", "lib/libnccl-net-ofinet.aot.id")) {
+            assertEquals(MAKES_AOT_CACHES, Files.isRegularFile(home.resolve(file)), file + " made by a JDK 25+ only");
         }
         assertTrue(!Files.exists(home.resolve("pom.xml")), "no build file: the launchers run what is there");
         List<String> java = jars(home.resolve("lib/java"));
@@ -95,6 +101,7 @@ class DistributionIT {
      */
     @Test
     void initTakesOfinetsClassesFromTheAotCacheInLib(@TempDir Path dir) throws Exception {
+        assumeTrue(MAKES_AOT_CACHES, "no AOT cache: the build's JDK is older than 25");
         Path cache = home.resolve("lib/libnccl-net-ofinet.aot").toRealPath();
         Run init = init(dir, home.resolve("lib"), System.getProperty("java.home"),
                 Map.of("OFINET_JVM_OPTIONS", "-Xlog:aot -Xlog:class+load"));
@@ -116,6 +123,7 @@ class DistributionIT {
      */
     @Test
     void anotherJdkOrACacheHotSpotRefusesFallsBackQuietly(@TempDir Path dir) throws Exception {
+        assumeTrue(MAKES_AOT_CACHES, "no AOT cache: the build's JDK is older than 25");
         Path jdk = Path.of(System.getProperty("java.home"));
         Path other = Files.createDirectory(dir.resolve("other-jdk"));
         try (Stream<Path> entries = Files.list(jdk)) {
