@@ -5,7 +5,7 @@
  * the JVM ends through System.exit, so that what it was told to write at its exit is written.
  *
  * The build runs it with -XX:AOTCacheOutput in OFINET_JVM_OPTIONS to make the AOT cache the
- * library ships (plugin/nccl's pom; docs/NCCL.md, "The AOT cache"). NCCL never ends the JVM: a
+ * library ships (src/main/sh/aot-cache.sh; docs/NCCL.md, "The AOT cache"). NCCL never ends the JVM: a
  * host that exits skips the JVM's exit, and with it the cache's dump.
  */
 #define _GNU_SOURCE
