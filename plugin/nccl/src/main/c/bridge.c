@@ -1,7 +1,8 @@
 /*
- * ofinet's classes in the JVM: a class loader of their own over the jars in the "ofinet" directory
- * beside this library, whatever the host's class path, and the bridge class, which fills
- * ofinet_java with its FFM upcall stubs.
+ * ofinet's classes in the JVM, from the jars in the "ofinet" directory beside this library: in a
+ * JVM the library created, those jars are the class path (class_path_option), so the application
+ * class loader is ofinet's; in a host's JVM, a class loader of their own, whatever the host's class
+ * path. Then the bridge class, which fills ofinet_java with its FFM upcall stubs.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -15,7 +16,6 @@
 #include "boot.h"
 #include "ofinet_java.h"
 
-#define OFINET_MAX_JARS 64
 #define OFINET_BRIDGE_CLASS "io.ofinet.nccl.NcclBridge"
 
 static const char *const entry_names[] = {
@@ -24,8 +24,7 @@ static const char *const entry_names[] = {
 #undef OFINET_JAVA_NAME
 };
 
-/* The directory this library was loaded from. */
-static int library_dir(char *out, size_t len) {
+int library_dir(char *out, size_t len) {
     Dl_info info;
     char resolved[PATH_MAX];
     if (!dladdr((void *)&library_dir, &info) || info.dli_fname == NULL || realpath(info.dli_fname, resolved) == NULL) {
@@ -62,8 +61,7 @@ static int by_name(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The jars in <dir>/ofinet, sorted; returns how many, or -1. Free each and the array. */
-static int list_jars(const char *dir, char **jars, int max) {
+int list_jars(const char *dir, char **jars, int max) {
     char path[PATH_MAX];
     if (join_path(path, sizeof path, dir, "ofinet") != 0) {
         return -1;
@@ -89,7 +87,7 @@ static int list_jars(const char *dir, char **jars, int max) {
 }
 
 /* A URLClassLoader over the jars, below the platform class loader: the host's class path stays out. */
-static jobject class_loader(struct boot *b, JNIEnv *env, char **jars, int n) {
+static jobject own_class_loader(struct boot *b, JNIEnv *env, char **jars, int n) {
     jclass file = (*env)->FindClass(env, "java/io/File");
     jclass uri = (*env)->FindClass(env, "java/net/URI");
     jclass url = (*env)->FindClass(env, "java/net/URL");
@@ -134,24 +132,45 @@ static jobject class_loader(struct boot *b, JNIEnv *env, char **jars, int n) {
     return result;
 }
 
-/* Loads the bridge through its own class loader and lets it fill ofinet_java. */
-ncclResult_t load_bridge(struct boot *b, JNIEnv *env) {
+/* The application class loader, whose class path is ofinet's jars when the library created the JVM. */
+static jobject system_class_loader(struct boot *b, JNIEnv *env) {
+    jclass loader = (*env)->FindClass(env, "java/lang/ClassLoader");
+    jmethodID system = loader == NULL ? NULL
+                       : (*env)->GetStaticMethodID(env, loader, "getSystemClassLoader", "()Ljava/lang/ClassLoader;");
+    jobject result = system == NULL ? NULL : (*env)->CallStaticObjectMethod(env, loader, system);
+    if (result == NULL || (*env)->ExceptionCheck(env)) {
+        java_failed(b, env, "ClassLoader.getSystemClassLoader");
+        return NULL;
+    }
+    return result;
+}
+
+/* The jars in <dir>/ofinet, each a URL of a class loader of their own. */
+static jobject jars_class_loader(struct boot *b, JNIEnv *env) {
     char dir[PATH_MAX];
     char *jars[OFINET_MAX_JARS];
     if (library_dir(dir, sizeof dir) != 0) {
-        return boot_fail(b, ncclSystemError, "cannot find the directory libnccl-net-ofinet.so was loaded from");
+        boot_fail(b, ncclSystemError, "cannot find the directory libnccl-net-ofinet.so was loaded from");
+        return NULL;
     }
     int n = list_jars(dir, jars, OFINET_MAX_JARS);
     if (n <= 0) {
         if (n == 0) {
-            return boot_fail(b, ncclSystemError, "no jars in %s/ofinet: the library must sit beside its ofinet/ directory", dir);
+            boot_fail(b, ncclSystemError, "no jars in %s/ofinet: the library must sit beside its ofinet/ directory", dir);
+        } else {
+            boot_fail(b, ncclSystemError, "cannot read %s/ofinet: the library must sit beside its ofinet/ directory", dir);
         }
-        return boot_fail(b, ncclSystemError, "cannot read %s/ofinet: the library must sit beside its ofinet/ directory", dir);
+        return NULL;
     }
-    jobject loader = class_loader(b, env, jars, n);
+    jobject loader = own_class_loader(b, env, jars, n);
     for (int i = 0; i < n; i++) {
         free(jars[i]);
     }
+    return loader;
+}
+
+ncclResult_t load_bridge(struct boot *b, JNIEnv *env, int on_class_path) {
+    jobject loader = on_class_path ? system_class_loader(b, env) : jars_class_loader(b, env);
     if (loader == NULL) {
         return b->result;
     }

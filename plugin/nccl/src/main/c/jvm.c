@@ -146,7 +146,8 @@ static char *user_options(JavaVMOption *options, int *count, int max) {
     return copy;
 }
 
-static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env) {
+/* Creates the JVM; *on_class_path tells whether ofinet's jars are its class path. */
+static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env, int *on_class_path) {
     const char *source;
     const char *home = java_home(&source);
     char version[128];
@@ -184,7 +185,21 @@ static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env) {
     /* -Xrs: the host keeps SIGINT, SIGTERM, SIGHUP and SIGQUIT. */
     options[count++].optionString = "-Xrs";
     options[count++].optionString = "--enable-native-access=ALL-UNNAMED";
-    char *copy = user_options(options, &count, OFINET_MAX_JVM_OPTIONS - 2);
+    /* The AOT cache, before the user's options: they may choose otherwise, or log what HotSpot does with it. */
+    char dir[PATH_MAX];
+    char aot[PATH_MAX + 32];
+    int found = library_dir(dir, sizeof dir) == 0;
+    const char *aot_options[2];
+    int n_aot = found ? aot_cache_options(home, feature, dir, aot_options, aot, sizeof aot) : 0;
+    for (int i = 0; i < n_aot; i++) {
+        options[count++].optionString = (char *)aot_options[i];
+    }
+    char *copy = user_options(options, &count, OFINET_MAX_JVM_OPTIONS - 3);
+    /* ofinet's jars as the class path, after the user's options, which do not replace it. */
+    char *class_path = found ? class_path_option(dir) : NULL;
+    if (class_path != NULL) {
+        options[count++].optionString = class_path;
+    }
     for (int i = 0; i < count; i++) {
         options[i].extraInfo = NULL;
     }
@@ -194,6 +209,8 @@ static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env) {
                            .ignoreUnrecognized = JNI_FALSE};
     jint rc = create_guarded(create, vm, env, &args);
     free(copy);
+    free(class_path);
+    *on_class_path = class_path != NULL;
     ofinet_start_times.created = ofinet_now_ns();
     if (rc != JNI_OK) {
         return boot_fail(b, ncclSystemError, "JNI_CreateJavaVM (%s, Java %s) failed with %d; check OFINET_JVM_OPTIONS"
@@ -224,12 +241,13 @@ static void *boot_thread(void *arg) {
     struct boot *b = arg;
     JavaVM *vm = NULL;
     JNIEnv *env = NULL;
+    int on_class_path = 0;
     b->result = existing_jvm(b, &vm, &env);
     if (b->result == ncclSuccess && vm == NULL) {
-        b->result = create_jvm(b, &vm, &env);
+        b->result = create_jvm(b, &vm, &env, &on_class_path);
     }
     if (b->result == ncclSuccess) {
-        b->result = load_bridge(b, env);
+        b->result = load_bridge(b, env, on_class_path);
         ofinet_start_times.bridge = ofinet_now_ns();
     }
     if (vm != NULL && (*vm)->DetachCurrentThread(vm) != JNI_OK) {

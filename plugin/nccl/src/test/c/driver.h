@@ -99,6 +99,8 @@ int run_bench(int argc, char **argv);
 int run_startup(int argc, char **argv);
 /* Sends meeting receive buffers by tag and ordinal in interleaved orders (driver_tags.c); argv: scenarios. */
 int run_tags(int argc, char **argv);
+/* NCCL's calls in one process, then the JVM ended through System.exit (driver_train.c); argv: [ROUNDS]. */
+int run_train(int argc, char **argv);
 
 #define MiB (1024u * 1024u)
 #define CANARY 64

@@ -14,6 +14,9 @@
  * nccl_driver tags [SCENARIO ...]
  *                           sends meeting receive buffers by tag and ordinal in interleaved orders,
  *                           two processes as pair (driver_tags.c); all four scenarios, or those named
+ * nccl_driver train [ROUNDS]
+ *                           NCCL's calls in one process over a connection to itself, ROUNDS messages
+ *                           of each size, then the JVM ended through System.exit (driver_train.c)
  * nccl_driver pair [--thread]
  *                           two processes (this one receives, a forked child sends) through the
  *                           table over the provider OFINET_LAYOUT names; with --thread each side
@@ -337,10 +340,13 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "tags") == 0) {
         return run_tags(argc - 2, argv + 2);
     }
+    if (argc >= 2 && strcmp(argv[1], "train") == 0) {
+        return run_train(argc - 2, argv + 2);
+    }
     if (argc >= 2 && strcmp(argv[1], "pair") == 0) {
         return run_pair(argc >= 3 && strcmp(argv[2], "--thread") == 0);
     }
     fprintf(stderr, "usage: %s layout | init | crossing | bench [latency|bandwidth|drained] [SIZE...] | pair [--thread] |"
-            " startup [--cold N] [--tail N] [--hold SECONDS] | tags [SCENARIO...] | threads | kill | versions | reload | teardown | exit\n", argv[0]);
+            " startup [--cold N] [--tail N] [--hold SECONDS] | tags [SCENARIO...] | train [ROUNDS] | threads | kill | versions | reload | teardown | exit\n", argv[0]);
     return 2;
 }

@@ -148,8 +148,9 @@ class OverrideTest {
     }
 
     @Test
-    void variablesOfTheScriptsAreKnown() {
-        for (String name : new String[] {"OFINET_LAYOUT", "OFINET_PLUGIN", "OFINET_JAVA_HOME", "OFINET_BENCH_PROVIDER"}) {
+    void variablesOfTheScriptsAndOfNcclsLibraryAreKnown() {
+        for (String name : new String[] {"OFINET_LAYOUT", "OFINET_PLUGIN", "OFINET_JAVA_HOME", "OFINET_BENCH_PROVIDER",
+                "OFINET_JVM_OPTIONS", "OFINET_AOT_CACHE"}) {
             org.junit.jupiter.api.Assertions.assertTrue(ConfigLoader.OTHER_VARIABLES.contains(name), name);
         }
     }
