@@ -6,6 +6,7 @@ import io.ofinet.plugin.DeviceProperties;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.NetPlugin;
 import io.ofinet.plugin.ofi.NcclResults;
+import io.ofinet.rdma.comm.Timeline;
 import java.util.Arrays;
 
 /**
@@ -261,6 +262,7 @@ final class NcclDoor {
     /** The host process is exiting without the JVM's shutdown: what needs no peer is cleaned. */
     int atExit() {
         try {
+            Timeline.writeOut();
             OfiProvider.processEnding();
             return SUCCESS;
         } catch (Throwable t) {

@@ -28,6 +28,9 @@ public abstract class Request {
     public final boolean test(long[] sizes) throws RdmaException {
         CommHost host = comm.host();
         host.lock();
+        if (Timeline.ON) {
+            Timeline.testing((int) (timelineName() >> 32));
+        }
         try {
             // A request done already (an eager send, a receive whose message was held) needs no step.
             if (!finished()) {
@@ -35,6 +38,10 @@ public abstract class Request {
                 if (!finished()) {
                     return false;
                 }
+            }
+            if (Timeline.ON) {
+                long name = timelineName();
+                Timeline.record(Timeline.DONE, (int) (name >> 32), (int) name);
             }
             reportSizes(sizes);
             RdmaException f = failure;
@@ -44,8 +51,19 @@ public abstract class Request {
             }
             return true;
         } finally {
+            if (Timeline.ON) {
+                Timeline.testing(-1);
+            }
             host.unlock();
         }
+    }
+
+    /**
+     * What names it in {@link Timeline}'s lines: its tag in the upper 32 bits, its ordinal in the
+     * lower (of its first buffer, for a receive); -1 unknown.
+     */
+    protected long timelineName() {
+        return -1;
     }
 
     /** Takes it from its pool for a new use that waits for {@code operations} operations. */

@@ -1,6 +1,7 @@
 package io.ofinet.rdma.recv;
 
 import io.ofinet.rdma.comm.RequestPool;
+import io.ofinet.rdma.comm.Timeline;
 import io.ofinet.rdma.seq.TagCounts;
 
 /**
@@ -21,6 +22,9 @@ final class PostedBuffers {
     void number(RecvRequest request) {
         for (int i = 0; i < request.buffers; i++) {
             request.ordinal[i] = ordinals.next(request.tag[i]);
+            if (Timeline.ON) {
+                Timeline.record(Timeline.RECV_POSTED, request.tag[i], request.ordinal[i]);
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import io.ofinet.rdma.comm.CommParts;
 import io.ofinet.rdma.comm.ControlBuffers;
 import io.ofinet.rdma.comm.PeerLiveness;
 import io.ofinet.rdma.comm.RequestPool;
+import io.ofinet.rdma.comm.Timeline;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.Ops;
 import io.ofinet.rdma.op.RmaOp;
@@ -230,6 +231,9 @@ final class ReceiveAnnouncer {
         op.key = peerMailboxKeys[rail];
         op.held = buffer; // the write reads it until it ends, whatever becomes of the receive
         request.awaitOneMore();
+        if (Timeline.ON) {
+            Timeline.record(Timeline.ANNOUNCEMENT_SENT, request.tag[0], request.ordinal[0]);
+        }
         op.submit(sender.controlQueue(rail));
     }
 }

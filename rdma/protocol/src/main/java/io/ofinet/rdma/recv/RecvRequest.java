@@ -3,6 +3,7 @@ package io.ofinet.rdma.recv;
 import io.ofinet.rdma.comm.CommHost;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.comm.RequestPool;
+import io.ofinet.rdma.comm.Timeline;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
@@ -114,6 +115,9 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
      * names sources right; the tag carried the communicator's token).
      */
     private void taggedArrived(int i, long bytes, int rail) {
+        if (Timeline.ON) {
+            Timeline.record(Timeline.RECV_LANDED, tag[i], ordinal[i]);
+        }
         CommHost host = comm.host();
         comm.liveness().heard(host.stepNanos());
         long source = host.arrivalSource();
@@ -154,6 +158,11 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
             }
         }
         return -1;
+    }
+
+    @Override
+    protected long timelineName() {
+        return (long) tag[0] << 32 | ordinal[0] & 0xFFFFFFFFL;
     }
 
     /** Fails it: its tagged receives are cancelled, and its numbers leave the window. */

@@ -3,6 +3,7 @@ package io.ofinet.rdma.send;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.comm.RequestPool;
+import io.ofinet.rdma.comm.Timeline;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
@@ -94,6 +95,9 @@ public final class SendRequest extends Request implements RmaOp.Owner {
 
     /** Its writes (or its tagged message) into buffer {@code index} of receive {@code sequence} are posted now. */
     public void moving(int sequence, int index, long now) {
+        if (Timeline.ON) {
+            Timeline.record(Timeline.SENT, tag, ordinal);
+        }
         state = State.MOVING;
         seq = sequence;
         bufferIndex = index;
@@ -115,7 +119,15 @@ public final class SendRequest extends Request implements RmaOp.Owner {
     }
 
     @Override
+    protected long timelineName() {
+        return (long) tag << 32 | ordinal & 0xFFFFFFFFL;
+    }
+
+    @Override
     public void opDone(RmaOp op) {
+        if (Timeline.ON) {
+            Timeline.record(Timeline.SEND_LANDED, tag, ordinal);
+        }
         operationDone();
         if (succeeded()) {
             comm.moved(size);

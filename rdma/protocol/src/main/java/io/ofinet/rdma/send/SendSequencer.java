@@ -2,6 +2,7 @@ package io.ofinet.rdma.send;
 
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.CommParts;
+import io.ofinet.rdma.comm.Timeline;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.seq.TagCounts;
@@ -85,6 +86,9 @@ final class SendSequencer {
     /** Queues {@code request}, posted with {@code tag}: it takes the tag's next ordinal. */
     public void queue(SendRequest request, long address, long size, int tag, MrHandle mr) {
         request.start(address, size, tag, posted.next(tag), mr);
+        if (Timeline.ON) {
+            Timeline.record(Timeline.SEND_POSTED, tag, request.ordinal);
+        }
         queue.add(request);
     }
 
@@ -122,6 +126,9 @@ final class SendSequencer {
         int slot = announced.open(seq);
         Announcement announcement = announced.at(slot);
         for (int i = 0; i < announcement.buffers(); i++) {
+            if (Timeline.ON) {
+                Timeline.record(Timeline.ANNOUNCED, announcement.tag(i), announcement.ordinal(i));
+            }
             if (ordinalGone(announcement.tag(i), announcement.ordinal(i))) {
                 announced.take(slot, i);
                 if (announced.seqAt(slot) != seq) {
