@@ -2,6 +2,7 @@ package io.ofinet.plugin.ofi;
 
 import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.fabric.testing.AddressExchange;
+import io.ofinet.fabric.testing.TestTime;
 import io.ofinet.plugin.ConnectConfig;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.MemoryType;
@@ -32,7 +33,13 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ThreadsPeer {
     private static final int WINDOW = 8;
     private static final int SLOT = Payloads.MAX_BYTES;
-    private static final long DEADLINE = System.nanoTime() + Duration.ofSeconds(240).toNanos();
+    /**
+     * How long the process may go without any progress (a message sent or received, a connection
+     * made or accepted, a pair matched) before it counts as hung: a bound on a stall, not on the
+     * run, so that a machine busy with other work slows the run without failing it.
+     */
+    private static final long STALL_NANOS = TestTime.nanos(60_000);
+    private static final AtomicLong lastProgress = new AtomicLong(System.nanoTime());
 
     private final NetPlugin p;
     private final String me;
@@ -82,9 +89,15 @@ public final class ThreadsPeer {
         System.exit(ok ? 0 : 1);
     }
 
+    private static void progressed() {
+        lastProgress.set(System.nanoTime());
+    }
+
     private static void checkDeadline(String what) {
-        if (System.nanoTime() > DEADLINE) {
-            throw new IllegalStateException(what + " did not finish in time");
+        long idle = System.nanoTime() - lastProgress.get();
+        if (idle > STALL_NANOS) {
+            throw new IllegalStateException(what + ": nothing progressed in this process for " + idle / 1_000_000
+                    + " ms");
         }
     }
 
@@ -100,6 +113,9 @@ public final class ThreadsPeer {
                 if (r != null) {
                     accepted.add(r);
                 }
+                if (sends[i] != null || r != null) {
+                    progressed();
+                }
                 checkDeadline("connecting");
             }
         }
@@ -107,6 +123,7 @@ public final class ThreadsPeer {
             Handles.RecvComm r = p.accept(listen);
             if (r != null) {
                 accepted.add(r);
+                progressed();
             }
             checkDeadline("accepting");
         }
@@ -161,11 +178,13 @@ public final class ThreadsPeer {
                 if (!sentDone[i] && p.test(sent[i], null)) {
                     sentDone[i] = true;
                     left--;
+                    progressed();
                 }
                 if (!receivedDone[i] && p.test(received[i], null)) {
                     receivedDone[i] = true;
                     left--;
                     byIndex[(int) buf.getLong(8 * (n + i))] = accepted.get(i);
+                    progressed();
                 }
             }
             checkDeadline("pairing");
@@ -217,6 +236,7 @@ public final class ThreadsPeer {
                 }
                 if (sentDone < posted && p.test(sendReqs[(int) (sentDone % WINDOW)], null)) {
                     sentDone++;
+                    progressed();
                 }
                 if (recvDone < recvPosted) {
                     int slot = (int) (recvDone % WINDOW);
@@ -235,6 +255,7 @@ public final class ThreadsPeer {
                         messages.incrementAndGet();
                         bytes.addAndGet(expected);
                         recvDone++;
+                        progressed();
                     }
                 }
                 checkDeadline(who + " (sent " + sentDone + ", received " + recvDone + ")");

@@ -79,7 +79,7 @@ public final class ChildJvm implements AutoCloseable {
             return this;
         }
 
-        /** The hard bound: the child is killed when it runs longer. */
+        /** The hard bound, scaled by {@link TestTime}'s factor: the child is killed when it runs longer. */
         public Spec bound(Duration limit) {
             this.bound = limit;
             return this;
@@ -106,6 +106,8 @@ public final class ChildJvm implements AutoCloseable {
             Path output = Files.createTempFile("ofinet-child-", ".log");
             Path crashReport = output.resolveSibling(output.getFileName() + ".hs_err");
             command.add("-XX:ErrorFile=" + crashReport);
+            // The child's own deadlines scale as this JVM's do.
+            command.add("-D" + TestTime.PROPERTY + "=" + TestTime.FACTOR);
             command.addAll(jvmArgs);
             command.add("-cp");
             command.add(System.getProperty("java.class.path"));
@@ -118,7 +120,7 @@ public final class ChildJvm implements AutoCloseable {
             }
             pb.environment().putAll(env);
             unsetEnv.forEach(pb.environment()::remove);
-            return new ChildJvm(pb.start(), output, crashReport, bound);
+            return new ChildJvm(pb.start(), output, crashReport, Duration.ofMillis(TestTime.ms(bound.toMillis())));
         }
     }
 
