@@ -33,6 +33,16 @@ int list_jars(const char *dir, char **jars, int max);
 char *class_path_option(const char *dir);
 
 /*
+ * The options that size a JVM the library creates for a guest in the host's process (docs/NCCL.md,
+ * "The JVM's options"), into options[]: their count. They go before OFINET_JVM_OPTIONS, whose
+ * later occurrence of an option wins; the collector and the heap's sizes are left out when the
+ * user's options choose them, since HotSpot refuses two collectors or an initial heap over the
+ * maximum.
+ */
+#define OFINET_GUEST_OPTIONS 5
+int guest_options(const char **options);
+
+/*
  * The options that hand a JVM of the JDK at home (Java feature) the AOT cache beside the library in
  * dir, into options[0..1] (the cache's option written into buf); returns how many, 0 when there is
  * no cache to use: OFINET_AOT_CACHE=off, OFINET_JVM_OPTIONS choosing an archive itself, none there,

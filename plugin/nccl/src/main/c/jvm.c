@@ -185,6 +185,12 @@ static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env, int *o
     /* -Xrs: the host keeps SIGINT, SIGTERM, SIGHUP and SIGQUIT. */
     options[count++].optionString = "-Xrs";
     options[count++].optionString = "--enable-native-access=ALL-UNNAMED";
+    /* The guest's sizes, before the user's options, which may choose otherwise. */
+    const char *guest[OFINET_GUEST_OPTIONS];
+    int n_guest = guest_options(guest);
+    for (int i = 0; i < n_guest; i++) {
+        options[count++].optionString = (char *)guest[i];
+    }
     /* The AOT cache, before the user's options: they may choose otherwise, or log what HotSpot does with it. */
     char dir[PATH_MAX];
     char aot[PATH_MAX + 32];

@@ -1,7 +1,7 @@
 /*
- * The options the library adds to a JVM it creates: ofinet's jars as its class path, so that the
- * application class loader loads ofinet (bridge.c), and the AOT cache made with them when the
- * build made one with the same JDK.
+ * The options the library adds to a JVM it creates: its sizes as a guest in the host's process,
+ * ofinet's jars as its class path, so that the application class loader loads ofinet (bridge.c),
+ * and the AOT cache made with them when the build made one with the same JDK.
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -43,6 +43,60 @@ char *class_path_option(const char *dir) {
         free(jars[i]);
     }
     return option;
+}
+
+/* Whether word (len characters) sizes the heap: HotSpot refuses an initial heap over the maximum. */
+static int sizes_heap(const char *word, size_t len) {
+    static const char *const prefixes[] = {"-Xms", "-Xmx", "-XX:InitialHeapSize=", "-XX:MaxHeapSize=",
+                                           "-XX:MinHeapSize=", "-XX:MaxRAM", "-XX:InitialRAMPercentage=",
+                                           "-XX:MinRAMPercentage="};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+        if (len >= strlen(prefixes[i]) && strncmp(word, prefixes[i], strlen(prefixes[i])) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether word (len characters) chooses a collector (-XX:+Use...GC, -XX:-Use...GC): HotSpot refuses two. */
+static int chooses_collector(const char *word, size_t len) {
+    return len > 10 && (strncmp(word, "-XX:+Use", 8) == 0 || strncmp(word, "-XX:-Use", 8) == 0) &&
+           strncmp(word + len - 2, "GC", 2) == 0;
+}
+
+/* Whether a word of OFINET_JVM_OPTIONS matches. */
+static int user_option(int (*matches)(const char *word, size_t len)) {
+    const char *text = getenv("OFINET_JVM_OPTIONS");
+    for (const char *at = text; at != NULL && *at != '\0';) {
+        at += strspn(at, " \t\n");
+        size_t len = strcspn(at, " \t\n");
+        if (len > 0 && matches(at, len)) {
+            return 1;
+        }
+        at += len;
+    }
+    return 0;
+}
+
+/*
+ * Each measured through the table (docs/NCCL.md, "The JVM's options"): the serial collector starts
+ * no collector threads, where G1 starts five and more with the node's cores; a heap that starts at
+ * 8 MiB is touched that far only (ofinet's calls allocate nothing once warm); a fixed maximum keeps
+ * compressed oops, which the AOT cache was made with, on a node of 128 GiB or more; two compiler
+ * threads whatever the node's cores; no hsperfdata file in /tmp.
+ */
+int guest_options(const char **options) {
+    int n = 0;
+    if (!user_option(chooses_collector)) {
+        options[n++] = "-XX:+UseSerialGC";
+    }
+    if (!user_option(sizes_heap)) {
+        options[n++] = "-Xms8m";
+        options[n++] = "-Xmx1g";
+    }
+    options[n++] = "-XX:CICompilerCount=2";
+    options[n++] = "-XX:-UsePerfData";
+    return n;
 }
 
 /*

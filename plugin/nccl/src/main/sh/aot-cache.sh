@@ -2,6 +2,8 @@
 # Makes libnccl-net-ofinet.aot beside the library: the AOT cache of ofinet's classes, loaded and
 # linked (JEP 483), with the method profiles (JEP 515) of a training run made in one step (JEP 514):
 # the C driver's `train` through the library, on tcp;ofi_rxm over loopback, on the build's JDK.
+# The training run goes through the library, so it runs with the JVM's options a rank gets
+# (collector, heap: docs/NCCL.md, "The JVM's options"), which the cache is made with.
 # Beside it, libnccl-net-ofinet.aot.id names that JDK and the jars, for the library to check
 # (docs/NCCL.md, "The AOT cache"). Run by Maven at package (plugin/nccl/pom.xml).
 #
