@@ -38,6 +38,7 @@ public final class NcclBridge {
      */
     public static String bootstrap(long entries, long names, int count, long log, long jvmEnding) {
         try {
+            JnaProperties.setInCreatedJvm();
             Linker linker = Linker.nativeLinker();
             logFunction = linker.downcallHandle(MemorySegment.ofAddress(log),
                     FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
