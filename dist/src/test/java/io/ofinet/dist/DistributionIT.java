@@ -67,6 +67,8 @@ class DistributionIT {
         for (String prefix : List.of("ofinet-nccl-", "ofinet-plugin-", "ofinet-rdma-", "jna-", "jackson-databind-")) {
             assertTrue(nccl.stream().anyMatch(j -> j.startsWith(prefix)), prefix + "*.jar in lib/ofinet: " + nccl);
         }
+        assertTrue(Files.isRegularFile(home.resolve("lib/ofinet/libjnidispatch.so")),
+                "JNA's native library unpacked beside the jars: JNA need not unpack it at each start");
     }
 
     @Test

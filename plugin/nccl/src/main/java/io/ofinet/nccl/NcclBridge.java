@@ -1,5 +1,6 @@
 package io.ofinet.nccl;
 
+import io.ofinet.fabric.ofi.OfiLibrary;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -38,6 +39,8 @@ public final class NcclBridge {
      */
     public static String bootstrap(long entries, long names, int count, long log, long jvmEnding) {
         try {
+            JnaProperties.setInCreatedJvm();
+            loadLibfabricMeanwhile();
             Linker linker = Linker.nativeLinker();
             logFunction = linker.downcallHandle(MemorySegment.ofAddress(log),
                     FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
@@ -66,6 +69,23 @@ public final class NcclBridge {
             Throwable cause = t instanceof ExceptionInInitializerError && t.getCause() != null ? t.getCause() : t;
             return "ofinet's Java side could not start: " + cause;
         }
+    }
+
+    /**
+     * Starts loading libfabric on a thread of its own while the stubs are made, as NCCL's init needs
+     * it next: Debian's libfabric.so.1 pulls in psm's libinfinipath, whose load-time constructor
+     * measures the CPU's cycle counter against gettimeofday for at least 100 ms, sleeping. The
+     * plugin's init, which loads it too, waits for this load through the class's initialisation, and
+     * meets its failure, if it failed, as it would have met its own (OfiLibrary keeps why).
+     */
+    private static void loadLibfabricMeanwhile() {
+        Thread.ofPlatform().daemon().name("ofinet-libfabric-load").start(() -> {
+            try {
+                OfiLibrary.isAvailable();
+            } catch (Throwable t) {
+                // The plugin's init loads it again and reports what went wrong.
+            }
+        });
     }
 
     private static Method entry(String name) {
