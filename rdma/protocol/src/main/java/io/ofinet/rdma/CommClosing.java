@@ -19,7 +19,8 @@ import java.util.function.BooleanSupplier;
  * How an endpoint's communicators close. A close that waits for its peer — a send communicator
  * draining its writes, a receive communicator waiting for the sender's confirmation — takes the
  * endpoint for one progress step at a time and lets it go in between, so that the other
- * communicators of the endpoint keep moving; it waits at most {@code peerTimeoutMs}.
+ * communicators of the endpoint keep moving; it waits at most {@code peerTimeoutMs} for the peer,
+ * and a receive communicator's as long again for the provider's answers to its cancels.
  */
 final class CommClosing {
     private static final System.Logger LOG = System.getLogger(CommClosing.class.getName());
@@ -177,20 +178,37 @@ final class CommClosing {
             progressWhile(() -> !comm.isClosed() && !comm.senderWritesEnded() && comm.liveness().dead() == null,
                     deadline);
         }
-        // The tagged receives still posted into the application's buffers are cancelled, and the
-        // close waits until the provider has answered each: nothing lands in them once it returns.
+        awaitCancels(comm);
         endpoint.lock();
         try {
-            if (!endpoint.isClosed() && !comm.isClosed()) {
-                comm.cancelTagged();
+            discard(comm);
+        } finally {
+            endpoint.unlock();
+        }
+    }
+
+    /**
+     * Cancels the tagged receives still posted into the application's buffers and waits until the
+     * provider has answered each (it may write into them until then), for {@code peerTimeoutMs}
+     * of its own: not what the wait for a silent sender left. No answer by then is warned of.
+     */
+    private void awaitCancels(RecvComm comm) {
+        endpoint.lock();
+        try {
+            if (endpoint.isClosed() || comm.isClosed() || !comm.cancelTagged()) {
+                return;
             }
         } finally {
             endpoint.unlock();
         }
-        progressWhile(() -> !comm.isClosed() && comm.cancelTagged(), deadline);
+        progressWhile(() -> !comm.isClosed() && comm.cancelTagged(), System.nanoTime() + peerTimeoutNanos);
         endpoint.lock();
         try {
-            discard(comm);
+            if (!endpoint.isClosed() && !comm.isClosed() && comm.cancelTagged() && !Shutdown.inProgress()) {
+                LOG.log(Level.WARNING, "closing receive communicator {0}: the provider has not answered the cancels"
+                        + " of its tagged receives after peerTimeoutMs ({1} ms); their buffers may still be written",
+                        comm.id(), peerTimeoutNanos / 1_000_000);
+            }
         } finally {
             endpoint.unlock();
         }

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.fabric.testing.TestTime;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.RailKind;
 import io.ofinet.rdma.error.ErrorCategory;
@@ -26,6 +27,8 @@ import io.ofinet.rdma.wire.Signal;
 import io.ofinet.rdma.wire.TaggedData;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -395,5 +398,47 @@ class TaggedDataTest extends TwoHostFixture {
         assertEquals(bOps + 1, b.pools.ops.inUse(), "its tagged receive is still posted");
         recv.close();
         assertEquals(bOps, b.pools.ops.inUse(), "a tagged receive still posted when closeRecv returned");
+    }
+
+    /**
+     * A sender gone silent (its endpoint held by another thread) uses up the close's wait for its
+     * confirmation, and the provider answers the cancel of the tagged receive late, as rxm answers
+     * one for a receive whose message it is still taking in: the close still returns only once the
+     * answer has come, when the application may free the buffer.
+     */
+    @Test
+    void aCloseThatWaitedOutASilentSenderStillWaitsForItsCancelsToBeAnswered() throws Exception {
+        long peerTimeoutMs = TestTime.ms(2000);
+        connect(MemProvider.builder().domains(1).build(), 1, ", \"peerTimeoutMs\": " + peerTimeoutMs);
+        transfer(100, 100, 7); // the sender is heard from just before it goes silent
+        irecv(buffer(65536), 65536, 1);
+        announcementsArrive();
+        assertTrue(recv.taggedPosted(), "its tagged receive is posted");
+        provider.faults().holdCancels(b.railSet.dataEndpoint(0), 1, TimeUnit.MILLISECONDS.toNanos(peerTimeoutMs / 4));
+        CountDownLatch silent = new CountDownLatch(1);
+        CountDownLatch speak = new CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            a.lock();
+            try {
+                silent.countDown();
+                speak.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                a.unlock();
+            }
+        }, "silent-sender");
+        holder.start();
+        try {
+            silent.await();
+            long start = System.nanoTime();
+            recv.close();
+            long tookMs = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(tookMs >= peerTimeoutMs - 100, "the close waited for the silent sender: " + tookMs + " ms");
+            assertFalse(recv.taggedPosted(), "closeRecv returned with its tagged receive still posted");
+        } finally {
+            speak.countDown();
+            holder.join();
+        }
     }
 }

@@ -21,6 +21,7 @@ final class MemEndpoint implements Endpoint {
     /** Faults armed by {@link MemFaults}: posts that fail, operations that complete in error. */
     final MemFault failPosts = new MemFault();
     final MemFault failCompletions = new MemFault();
+    final MemHeldCancels heldCancels = new MemHeldCancels();
     private boolean enabled;
     private boolean dead;
     private boolean closed;
@@ -235,7 +236,10 @@ final class MemEndpoint implements Endpoint {
         return post("fi_tsenddata", MemOp.Kind.SEND, buf, len, desc, dest, data, true, 0, tag, context, true);
     }
 
-    /** Cancels a posted receive not yet matched: it completes with FI_ECANCELED; nothing else is found. */
+    /**
+     * Cancels a posted receive not yet matched: it completes with FI_ECANCELED (late, when {@link
+     * MemFaults#holdCancels} says so); nothing else is found.
+     */
     @Override
     public int cancel(long context) throws FabricException {
         synchronized (network) {
@@ -245,7 +249,10 @@ final class MemEndpoint implements Endpoint {
             if (r == null) {
                 return NOT_FOUND;
             }
-            complete(this, context, Fi.RECV | (r.tagged() ? Fi.TAGGED : Fi.MSG), 0, FiErrno.FI_ECANCELED, "cancelled");
+            long flags = Fi.RECV | (r.tagged() ? Fi.TAGGED : Fi.MSG);
+            if (!heldCancels.hold(context, flags)) {
+                complete(this, context, flags, 0, FiErrno.FI_ECANCELED, "cancelled");
+            }
             return POSTED;
         }
     }
@@ -264,6 +271,7 @@ final class MemEndpoint implements Endpoint {
         if (dead || closed || !enabled) {
             return;
         }
+        heldCancels.release(this);
         delivery.deliver();
     }
 

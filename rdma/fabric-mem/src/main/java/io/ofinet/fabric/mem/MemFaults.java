@@ -71,6 +71,17 @@ public final class MemFaults {
     }
 
     /**
+     * The next {@code count} cancels on {@code endpoint} are answered {@code holdNanos} after they
+     * were asked, at the endpoint's first progress from then: as a provider answers the cancel of a
+     * receive whose message it is still taking in. The receive takes nothing more meanwhile.
+     */
+    public void holdCancels(Endpoint endpoint, int count, long holdNanos) {
+        synchronized (network) {
+            ((MemEndpoint) endpoint).heldCancels.arm(count, holdNanos);
+        }
+    }
+
+    /**
      * The endpoint vanishes, as a peer whose process died: what was on its way to it completes
      * in error at the initiators, later operations to it fail with {@code FI_EHOSTUNREACH}, and
      * it neither delivers nor completes anything more.

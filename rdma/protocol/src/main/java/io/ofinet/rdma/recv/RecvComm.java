@@ -129,6 +129,11 @@ public final class RecvComm extends Communicator<RecvRequest> {
                 request.cancelTagged();
             }
         }
+        return taggedPosted();
+    }
+
+    /** Whether tagged receives of its receives are still posted, those of receives that failed included. */
+    public boolean taggedPosted() {
         return announcer.taggedPosted();
     }
 
