@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "boot.h"
@@ -45,12 +46,25 @@ static ncclResult_t boot_result = ncclSystemError;
 static char boot_error[1024];
 
 
-/* The JDK to load: OFINET_JAVA_HOME, else JAVA_HOME, else the JDK this library was built with. */
-static const char *java_home(const char **source) {
+/* The runtime bundled with the library, in the directory of the library's real path, beside its jars. */
+#define OFINET_BUNDLED_RUNTIME "ofinet/runtime"
+
+/*
+ * The Java runtime to load: OFINET_JAVA_HOME; else the runtime bundled with the library in dir
+ * (the library's directory, NULL when unknown), written into bundled, when anything is there: a
+ * broken one is taken all the same, and refused by name; else JAVA_HOME; else the JDK this library
+ * was built with. *source says which.
+ */
+static const char *java_home(const char *dir, char *bundled, size_t len, const char **source) {
+    struct stat st;
     const char *home = getenv("OFINET_JAVA_HOME");
     if (home != NULL && *home != '\0') {
         *source = "OFINET_JAVA_HOME";
         return home;
+    }
+    if (dir != NULL && join_path(bundled, len, dir, OFINET_BUNDLED_RUNTIME) == 0 && lstat(bundled, &st) == 0) {
+        *source = "the runtime bundled with ofinet";
+        return bundled;
     }
     home = getenv("JAVA_HOME");
     if (home != NULL && *home != '\0') {
@@ -148,12 +162,16 @@ static char *user_options(JavaVMOption *options, int *count, int max) {
 
 /* Creates the JVM; *on_class_path tells whether ofinet's jars are its class path. */
 static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env, int *on_class_path) {
+    char dir[PATH_MAX];
+    int found = library_dir(dir, sizeof dir) == 0;
     const char *source;
-    const char *home = java_home(&source);
+    char bundled[PATH_MAX];
+    const char *home = java_home(found ? dir : NULL, bundled, sizeof bundled, &source);
     char version[128];
     char libjvm[PATH_MAX];
     if (*home == '\0') {
-        return boot_fail(b, ncclInvalidUsage, "no JDK: set OFINET_JAVA_HOME or JAVA_HOME to a JDK %d or newer",
+        return boot_fail(b, ncclInvalidUsage, "no JDK: none is bundled beside the library (%s/" OFINET_BUNDLED_RUNTIME
+                    "): set OFINET_JAVA_HOME or JAVA_HOME to a JDK %d or newer", found ? dir : "its directory unknown",
                     OFINET_MIN_JAVA_FEATURE);
     }
     int feature = java_feature(home, version, sizeof version);
@@ -192,9 +210,7 @@ static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env, int *o
         options[count++].optionString = (char *)guest[i];
     }
     /* The AOT cache, before the user's options: they may choose otherwise, or log what HotSpot does with it. */
-    char dir[PATH_MAX];
     char aot[PATH_MAX + 32];
-    int found = library_dir(dir, sizeof dir) == 0;
     const char *aot_options[2];
     int n_aot = found ? aot_cache_options(home, feature, dir, aot_options, aot, sizeof aot) : 0;
     for (int i = 0; i < n_aot; i++) {

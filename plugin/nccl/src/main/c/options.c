@@ -145,7 +145,7 @@ static int same_jar(const char *path, const char *name, long long size) {
     return slash != NULL && strcmp(slash + 1, name) == 0 && stat(path, &st) == 0 && (long long)st.st_size == size;
 }
 
-/* NULL when id (the text of <cache>.id) names this JDK and the jars in <dir>/ofinet; else what differs. */
+/* NULL when id (the text of <cache>.id) names this runtime (JDK or jlink image) and the jars in <dir>/ofinet; else what differs. */
 static const char *id_differs(char *id, const char *home, const char *dir) {
     char path[PATH_MAX];
     char *jars[OFINET_MAX_JARS];
@@ -162,7 +162,7 @@ static const char *id_differs(char *id, const char *home, const char *dir) {
         char name[256];
         long long size;
         if (strchr(line, '=') != NULL) {
-            differs = has_line(release, line) ? NULL : "it was made by another JDK";
+            differs = has_line(release, line) ? NULL : "it was made by another Java runtime";
             jdk++;
         } else if (sscanf(line, "%255s %lld", name, &size) == 2) {
             differs = jar < n && same_jar(jars[jar], name, size) ? NULL : "it was made with other jars";

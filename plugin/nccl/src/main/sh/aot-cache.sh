@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Makes libnccl-net-ofinet.aot beside the library: the AOT cache of ofinet's classes, loaded and
 # linked (JEP 483), with the method profiles (JEP 515) of a training run made in one step (JEP 514):
-# the C driver's `train` through the library, on tcp;ofi_rxm over loopback, on the build's JDK.
+# the C driver's `train` through the library, on tcp;ofi_rxm over loopback, on the runtime the
+# library starts by default: the one bundled beside it (ofinet/runtime, made by runtime.sh), else
+# JAVA_HOME. HotSpot uses a cache only with the runtime image it was made with.
 # The training run goes through the library, so it runs with the JVM's options a rank gets
 # (collector, heap: docs/NCCL.md, "The JVM's options"), which the cache is made with.
-# Beside it, libnccl-net-ofinet.aot.id names that JDK and the jars, for the library to check
+# Beside it, libnccl-net-ofinet.aot.id names that runtime and the jars, for the library to check
 # (docs/NCCL.md, "The AOT cache"). Run by Maven at package (plugin/nccl/pom.xml).
 #
 # usage: aot-cache.sh LIBRARY_DIR JAVA_HOME DRIVER [SKIP]
@@ -17,6 +19,9 @@ rm -f "$cache" "$cache.id"
 if [ "$skip" = true ]; then
     echo "aot-cache: skipped: no AOT cache beside the library"
     exit 0
+fi
+if [ -f "$lib/ofinet/runtime/release" ]; then
+    java_home=$lib/ofinet/runtime
 fi
 feature=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$java_home/release")
 if [ "${feature:-0}" -lt 25 ]; then
@@ -42,12 +47,12 @@ if ! (cd "$work" && LD_LIBRARY_PATH=$lib OFINET_JAVA_HOME=$java_home OFINET_LAYO
     exit 1
 fi
 {
-    grep -E '^(IMPLEMENTOR|JAVA_RUNTIME_VERSION)=' "$java_home/release"
+    grep -E '^(IMPLEMENTOR|JAVA_RUNTIME_VERSION|MODULES)=' "$java_home/release"
     for jar in $(cd "$lib/ofinet" && LC_ALL=C ls -- *.jar); do
         echo "$jar $(stat -c %s "$lib/ofinet/$jar")"
     done
 } > "$work/cache.aot.id"
 mv "$work/cache.aot" "$cache"
 mv "$work/cache.aot.id" "$cache.id"
-echo "aot-cache: $cache ($(du -k "$cache" | cut -f1) KiB) made by $(grep '^JAVA_RUNTIME_VERSION=' "$java_home/release")" \
-    "in $((SECONDS - start)) s"
+echo "aot-cache: $cache ($(du -k "$cache" | cut -f1) KiB) made by $java_home," \
+    "$(grep '^JAVA_RUNTIME_VERSION=' "$java_home/release"), in $((SECONDS - start)) s"

@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * libnccl-net-ofinet.so as NCCL loads it, driven from C by the project's driver: the exported
- * symbols, the declarations' layout, the JVM's start and its refusal of an old JDK, and the whole
+ * symbols, the declarations' layout, the JVM's start (on the runtime bundled beside the library,
+ * unless a test names another) and its refusal of an old JDK or a broken runtime, and the whole
  * table between two processes on tcp and shm, from the primordial thread and from a second one.
  * Every run of the driver is bounded by {@link Driver#run}, scaled by the tests' time factor
  * ({@code ofinet.test.timeFactor}); the class has no fixed bound of its own that the factor could
@@ -66,6 +67,29 @@ class NcclDriverIT {
         Driver d = Driver.run(dir, Map.of("OFINET_JAVA_HOME", dir.toString()), Duration.ofSeconds(30), "init");
         assertEquals(10 + 5, d.exitCode(), d.output());
         assertTrue(d.output().contains(dir + " (OFINET_JAVA_HOME) is not a JDK"), d.output());
+    }
+
+    /**
+     * The runtime bundled beside the library, there but broken, is refused by name, not passed over
+     * for JAVA_HOME: a directory without a release file, then one whose release file names a Java
+     * but that holds no libjvm. The library is a copy in a directory of its own, whose ofinet/ holds
+     * only that runtime.
+     */
+    @Test
+    void aBrokenBundledRuntimeIsRefusedByName(@TempDir Path dir) throws Exception {
+        Path lib = Files.createDirectories(dir.toRealPath().resolve("lib"));
+        Files.copy(Driver.LIBRARY_DIR.resolve("libnccl-net-ofinet.so"), lib.resolve("libnccl-net-ofinet.so"));
+        Path runtime = Files.createDirectories(lib.resolve("ofinet/runtime"));
+        Map<String, String> env = Map.of("LD_LIBRARY_PATH", lib.toString(), "JAVA_HOME", System.getProperty("java.home"));
+        Driver noRelease = Driver.run(dir, env, Duration.ofSeconds(30), "init");
+        assertEquals(10 + 5, noRelease.exitCode(), noRelease.output());
+        assertTrue(noRelease.output().contains(runtime + " (the runtime bundled with ofinet) is not a JDK"),
+                noRelease.output());
+        Files.writeString(runtime.resolve("release"), "JAVA_VERSION=\"25.0.3\"\n");
+        Driver noLibjvm = Driver.run(dir, env, Duration.ofSeconds(30), "init");
+        assertEquals(10 + 2, noLibjvm.exitCode(), noLibjvm.output());
+        assertTrue(noLibjvm.output().contains("cannot load " + runtime.resolve("lib/server/libjvm.so")
+                + " (Java 25.0.3, the runtime bundled with ofinet)"), noLibjvm.output());
     }
 
     /**
@@ -199,6 +223,7 @@ class NcclDriverIT {
             assertEquals(0, d.exitCode(), d.output());
             assertTrue(d.output().contains("pair: receiver passed, sender passed"), d.output());
             assertTrue(d.output().contains("created a Java"), "the library created the JVM:\n" + d.output());
+            assertTrue(d.output().contains("(the runtime bundled with ofinet)"), "from its runtime:\n" + d.output());
             assertTrue(Pattern.compile("(?m)^recv: \\d+ passed, 0 failed$").matcher(d.output()).find(), d.output());
             assertTrue(Pattern.compile("(?m)^send: \\d+ passed, 0 failed$").matcher(d.output()).find(), d.output());
         } finally {
