@@ -134,7 +134,8 @@ int start_side(struct side *s);
 /* The receiver listens and sends its handle to the sender, which receives it into handle. */
 void exchange_handle(struct side *s, unsigned char *handle);
 void *connect_comm(struct side *s, const unsigned char *handle);
-void init_side(struct side *s);
+/* Inits this side and checks its device and properties; -1, checked, when init or getProperties failed. */
+int init_side(struct side *s);
 void *reg(struct side *s, void *comm);
 void *post_send(struct side *s, void *comm, size_t offset, size_t size, int tag, void *mr);
 void *post_recv(struct side *s, void *comm, int n, size_t *offsets, size_t *sizes, int *tags, void *mr, void *preset);

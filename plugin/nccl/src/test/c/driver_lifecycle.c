@@ -301,10 +301,9 @@ static void *teardown_side(void *arg) {
     struct side *s = arg;
     s->net = load_table();
     v12 = s->net;
-    if (v12 == NULL) {
+    if (v12 == NULL || init_side(s) != 0) {
         return NULL;
     }
-    init_side(s);
     unsigned char handle[NCCL_NET_HANDLE_MAXSIZE];
     exchange_handle(s, handle);
     struct ops o = {"(a) all ended", v12->listen, v12_connect, v12_accept, v12->regMr, v12->deregMr, v12_isend,

@@ -53,8 +53,7 @@ int start_side(struct side *s) {
     if (s->net == NULL) {
         return -1;
     }
-    init_side(s);
-    return 0;
+    return init_side(s);
 }
 
 void exchange_handle(struct side *s, unsigned char *handle) {
@@ -107,15 +106,22 @@ static void bad_handles(struct side *s) {
     check(out == (void *)0x77, "no failed call wrote its output");
 }
 
-void init_side(struct side *s) {
+int init_side(struct side *s) {
     ncclNetCommConfig_v12_t config = {.trafficClass = -1};
     int ndev = 0;
-    check(s->net->init(&s->ctx, 42, &config, driver_logger, NULL) == ncclSuccess && s->ctx != NULL, "init");
+    int ok = s->net->init(&s->ctx, 42, &config, driver_logger, NULL) == ncclSuccess && s->ctx != NULL;
+    check(ok, "init");
+    if (!ok) {
+        return -1; /* nothing after a failed init has a plugin to call */
+    }
     check(s->net->devices(&ndev) == ncclSuccess && ndev >= 1, "devices: %d", ndev);
     check(saw_init_line(), "NCCL's logger received ofinet's init line (the device's rails) at INFO with NET");
     ncclNetProperties_v12_t props;
     memset(&props, 0x5A, sizeof props);
-    check(s->net->getProperties(0, &props) == ncclSuccess, "getProperties(0)");
+    if (s->net->getProperties(0, &props) != ncclSuccess) {
+        check(0, "getProperties(0)");
+        return -1;
+    }
     check(props.name != NULL && props.ptrSupport == NCCL_PTR_HOST && props.maxRecvs == MAX_RECVS &&
               props.maxP2pBytes <= 0x7FFFFFFF && props.maxCollBytes <= 0x7FFFFFFF && props.railId == -1 &&
               props.planeId == -1 && props.vProps.ndevs == 1 && props.vProps.devs[0] == 0 && props.forceFlush == 0 &&
@@ -124,6 +130,7 @@ void init_side(struct side *s) {
           "properties: name %s, ptrSupport %d, maxRecvs %d, maxP2pBytes %zu, railId %d, speed %d Mbps, latency %.1f us",
           props.name ? props.name : "NULL", props.ptrSupport, props.maxRecvs, props.maxP2pBytes, props.railId,
           props.speed, props.latency);
+    return 0;
 }
 
 void *reg(struct side *s, void *comm) {
@@ -441,6 +448,9 @@ int run_two(void *(*body)(void *), int on_thread) {
         child_status = -1;
     }
     int child_ok = WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0;
+    if (WIFSIGNALED(child_status)) {
+        printf("pair: the sender was ended by signal %d\n", WTERMSIG(child_status));
+    }
     printf("pair: receiver %s, sender %s\n", status == 0 ? "passed" : "failed", child_ok ? "passed" : "failed");
     return status == 0 && child_ok ? 0 : 1;
 }

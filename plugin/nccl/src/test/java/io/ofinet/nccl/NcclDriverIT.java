@@ -67,6 +67,12 @@ class NcclDriverIT {
         Driver d = Driver.run(dir, Map.of("OFINET_JAVA_HOME", dir.toString()), Duration.ofSeconds(30), "init");
         assertEquals(10 + 5, d.exitCode(), d.output());
         assertTrue(d.output().contains(dir + " (OFINET_JAVA_HOME) is not a JDK"), d.output());
+        // A pair whose init fails stops there on both sides: nothing more is asked of the table.
+        Driver pair = Driver.run(dir, Map.of("OFINET_JAVA_HOME", dir.toString()), Duration.ofSeconds(60), "pair");
+        assertEquals(1, pair.exitCode(), pair.output());
+        assertTrue(pair.output().contains("FAILED: recv: init") && pair.output().contains("FAILED: send: init")
+                && pair.output().contains("pair: receiver failed, sender failed"), pair.output());
+        assertFalse(pair.output().contains("by signal") || pair.output().contains("FAILED: recv: devices"), pair.output());
     }
 
     /**
