@@ -99,6 +99,31 @@ class NcclDriverIT {
     }
 
     /**
+     * The JVM the library creates runs with a guest's options (docs/NCCL.md, "The JVM's options"),
+     * as HotSpot reports its flags; the user's OFINET_JVM_OPTIONS choose otherwise, a collector or a
+     * heap size of theirs replacing the library's.
+     */
+    @Test
+    void theJvmRunsAsAGuestUnlessTheUserChoosesOtherwise(@TempDir Path dir) throws Exception {
+        Driver guest = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", "-XX:+PrintFlagsFinal"), Duration.ofSeconds(60),
+                "init");
+        assertEquals(0, guest.exitCode(), guest.output());
+        for (String flag : List.of("UseSerialGC += true", "InitialHeapSize += 8388608", "MaxHeapSize += 1073741824",
+                "CICompilerCount += 2", "UsePerfData += false", "ArchiveRelocationMode += 0")) {
+            assertTrue(Pattern.compile("(?m)^\\s*\\S+ " + flag + "\\b").matcher(guest.output()).find(),
+                    flag + " in HotSpot's flags:\n" + guest.output());
+        }
+        Driver user = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", "-XX:+UseParallelGC -Xmx2g -XX:ArchiveRelocationMode=1"
+                + " -XX:+PrintFlagsFinal"), Duration.ofSeconds(60), "init");
+        assertEquals(0, user.exitCode(), user.output());
+        for (String flag : List.of("UseParallelGC += true", "UseSerialGC += false", "MaxHeapSize += 2147483648",
+                "ArchiveRelocationMode += 1")) {
+            assertTrue(Pattern.compile("(?m)^\\s*\\S+ " + flag + "\\b").matcher(user.output()).find(),
+                    flag + " in HotSpot's flags:\n" + user.output());
+        }
+    }
+
+    /**
      * JVM options HotSpot cannot start with and answers by ending the process (heap sizes that
      * contradict each other, two collectors): init fails with ncclSystemError and the host goes on.
      */
