@@ -104,6 +104,9 @@ class PeerGoneThreeJvmIT {
             String pid = Long.toString(leaf1.pid());
             if (how.startsWith("killed")) {
                 if (how.equals("killed-holding-lock")) {
+                    // Stopped first: running, leaf1 releases its own lock in its next progress, and under
+                    // load it ran between the two (the hub then never spun).
+                    signal("-STOP", pid);
                     ShmSpinEvidence.holdOwnRegionLock(leaf1.pid()); // as a kill inside leaf1's progress leaves it
                 }
                 signal("-KILL", pid);
