@@ -17,6 +17,11 @@ public record ProviderPolicy(String provider) {
      * longer one goes through its response queue (docs/FABRIC.md).
      */
     public static final long SHM_INJECT_BYTES = 4096;
+    /**
+     * The largest eager message on {@code tcp} when {@code eagerMaxSize} is not set (docs/PROTOCOL.md,
+     * "Eager messages").
+     */
+    public static final long TCP_EAGER_MAX_SIZE = 32768;
     /** Peers one shm address vector takes in libfabric 1.17 ({@code SMR_MAX_PEERS}). */
     public static final int SHM_MAX_PEERS = 256;
 
@@ -95,6 +100,16 @@ public record ProviderPolicy(String provider) {
      */
     public long messagesCompleteAtOnceUpTo() {
         return shm() ? SHM_INJECT_BYTES : Long.MAX_VALUE;
+    }
+
+    /**
+     * The largest eager message where {@code eagerMaxSize} is not set: {@link #TCP_EAGER_MAX_SIZE}
+     * on {@code tcp}, where a message of up to 32 KiB arrives sooner copied through an eager buffer
+     * than sent after its receiver's announcement (docs/measurements, "tcp: eager messages up to 32
+     * KiB"); the parameter's default, {@code parameterDefault}, elsewhere.
+     */
+    public long eagerMaxSizeByDefault(long parameterDefault) {
+        return core("tcp") ? TCP_EAGER_MAX_SIZE : parameterDefault;
     }
 
     /**

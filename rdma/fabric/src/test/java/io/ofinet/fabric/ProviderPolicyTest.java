@@ -23,6 +23,7 @@ class ProviderPolicyTest {
         assertTrue(TCP.crashesOnCutImmediates());
         assertTrue(TCP.headsByDefault());
         assertTrue(TCP.taggedBoundedByRxmEagerLimit());
+        assertEquals(32768, TCP.eagerMaxSizeByDefault(8192));
         assertEquals(Long.MAX_VALUE, TCP.immediateWritesUpTo());
         assertEquals(Long.MAX_VALUE, TCP.messagesCompleteAtOnceUpTo());
         assertFalse(TCP.waitsOnPeers());
@@ -40,6 +41,7 @@ class ProviderPolicyTest {
         assertFalse(SHM.headsByDefault());
         assertEquals(4096, SHM.immediateWritesUpTo());
         assertEquals(4096, SHM.messagesCompleteAtOnceUpTo());
+        assertEquals(8192, SHM.eagerMaxSizeByDefault(8192));
         assertTrue(SHM.waitsOnPeers());
         assertTrue(SHM.namesEndpointsInDevShm());
         assertFalse(SHM.removesLivePeers());

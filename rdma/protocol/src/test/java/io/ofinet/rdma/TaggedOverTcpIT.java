@@ -83,7 +83,7 @@ class TaggedOverTcpIT extends TwoHostFixture {
     /** One communicator's stream, driven by this thread alone; returns the rounds done. */
     private long stream(SendComm send, RecvComm recv, int comm) throws Exception {
         SplittableRandom random = new SplittableRandom(31 + comm);
-        int[] sizes = {0, 1, 8192, 8193, 65536, 1 << 20, BUFFER};
+        int[] sizes = {0, 1, 8192, 8193, 32768, 32769, 65536, 1 << 20, BUFFER};
         try (HostBuffer src = new HostBuffer(BUFFER).pattern(comm + 1);
                 HostBuffer dst = new HostBuffer(BUFFER + CANARY)) {
             MrHandle srcMr = a.registerUserBuffer(src.address, src.size);

@@ -1,5 +1,6 @@
 package io.ofinet.plugin.ofi;
 
+import io.ofinet.fabric.ProviderPolicy;
 import io.ofinet.fabric.testing.AddressExchange;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.plugin.ConnectConfig;
@@ -135,9 +136,11 @@ public final class PluginPeer {
 
     private static void sizes(NetPlugin p, boolean sender, Handles.Comm comm, HostBuffer buf, Handles.MrHandle mr)
             throws NetException {
-        // 12 KiB is above eagerMaxSize: its request to send is refused, the send fails and the connection goes on.
-        long[] sends = {100, 12 << 10, 2 << 20};
-        long[] recvs = {4096, 8 << 10, 1 << 20};
+        // 4 KiB above the eager size of tcp's default (PluginTwoJvmIT's layout sets none): the send waits
+        // for its receive, whose request to send is refused; the send fails and the connection goes on.
+        long eager = ProviderPolicy.TCP_EAGER_MAX_SIZE;
+        long[] sends = {100, eager + 4096, 2 << 20};
+        long[] recvs = {4096, eager, 1 << 20};
         NetResult[] expected = {null, NetResult.INVALID_USAGE, NetResult.INVALID_USAGE};
         for (int i = 0; i < sends.length; i++) {
             long[] sizes = new long[1];

@@ -1,6 +1,8 @@
 package io.ofinet.rdma.rail;
 
 import io.ofinet.config.EagerHead;
+import io.ofinet.config.Setting;
+import io.ofinet.config.Source;
 import io.ofinet.config.WriteNotice;
 import io.ofinet.fabric.FabricInfo;
 import io.ofinet.fabric.Fi;
@@ -110,6 +112,18 @@ final class ProviderChoices {
      */
     long taggedUpTo() {
         return taggedUpTo;
+    }
+
+    /**
+     * The largest eager payload before the rails' own bound: {@code eagerMaxSize} as set, else the
+     * smallest default of the data rails' providers ({@link ProviderPolicy#eagerMaxSizeByDefault}).
+     */
+    long eagerMaxSize(Setting<Long> setting) {
+        if (setting.source() != Source.DEFAULT) {
+            return setting.value();
+        }
+        return policies().subList(0, dataRails).stream().mapToLong(p -> p.eagerMaxSizeByDefault(setting.value()))
+                .min().orElse(setting.value());
     }
 
     /**

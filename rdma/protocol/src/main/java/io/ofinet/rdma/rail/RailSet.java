@@ -1,6 +1,7 @@
 package io.ofinet.rdma.rail;
 
 import io.ofinet.config.EagerHead;
+import io.ofinet.config.Setting;
 import io.ofinet.config.WriteNotice;
 import io.ofinet.fabric.AddressVector;
 import io.ofinet.fabric.CompletionQueue;
@@ -84,6 +85,11 @@ public final class RailSet {
     /** The largest receive buffer that takes one tagged message, or 0 ({@link ProviderChoices#taggedUpTo}). */
     public long taggedUpTo() {
         return choices.taggedUpTo();
+    }
+
+    /** The largest eager payload before the rails' own bound ({@link ProviderChoices#eagerMaxSize}). */
+    public long eagerMaxSize(Setting<Long> setting) {
+        return choices.eagerMaxSize(setting);
     }
 
     /**
