@@ -59,7 +59,12 @@ public interface NetPlugin extends AutoCloseable {
      */
     Handles.MrHandle regMr(Handles.Comm comm, long address, long size, MemoryType type) throws NetException;
 
-    /** Registers the remaining bytes of a direct buffer (position to limit). */
+    /**
+     * Registers the remaining bytes of a direct buffer (position to limit). The caller keeps the
+     * buffer reachable until it is deregistered (a field, or {@link java.lang.ref.Reference#reachabilityFence}
+     * after the last use of its address): ofinet holds none, and a collected direct buffer's memory
+     * is freed while the provider may still write into it.
+     */
     Handles.MrHandle regMr(Handles.Comm comm, ByteBuffer buffer) throws NetException;
 
     /** Registers memory exported as a dma-buf. */

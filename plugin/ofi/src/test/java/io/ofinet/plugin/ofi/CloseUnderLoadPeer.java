@@ -8,6 +8,7 @@ import io.ofinet.plugin.MemoryType;
 import io.ofinet.plugin.NetException;
 import io.ofinet.plugin.NetPlugin;
 import java.io.IOException;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,7 +88,16 @@ public final class CloseUnderLoadPeer {
 
     private static boolean victim(AddressExchange exchange, int first, int rounds) throws Exception {
         ByteBuffer buf = ByteBuffer.allocateDirect(8 * MESSAGE);
-        long base = NativeMemory.addressOf(buf);
+        try {
+            return victimRounds(exchange, first, rounds, NativeMemory.addressOf(buf));
+        } finally {
+            // Only its address is used below: unfenced, the compiled loop lets the buffer be
+            // collected and its memory freed while the plugin still writes into it.
+            Reference.reachabilityFence(buf);
+        }
+    }
+
+    private static boolean victimRounds(AddressExchange exchange, int first, int rounds, long base) throws Exception {
         SplittableRandom random = new SplittableRandom(42 + first);
         // The JDK's NativePRNG opens /dev/random and /dev/urandom at its first use (a temporary
         // file's name, such as JNA's when it loads) and keeps them for the life of the process:
@@ -195,7 +205,15 @@ public final class CloseUnderLoadPeer {
     private static void sender(NetPlugin p, AddressExchange exchange, int me, int first, int rounds)
             throws Exception {
         ByteBuffer buf = ByteBuffer.allocateDirect(4 * MESSAGE);
-        long base = NativeMemory.addressOf(buf);
+        try {
+            serve(p, exchange, me, first, rounds, NativeMemory.addressOf(buf));
+        } finally {
+            Reference.reachabilityFence(buf); // as in victim
+        }
+    }
+
+    private static void serve(NetPlugin p, AddressExchange exchange, int me, int first, int rounds, long base)
+            throws Exception {
         Handles.ListenComm listen = p.listen(0);
         for (int round = first; round < first + rounds; round++) {
             exchange.publish("peer" + me + "." + round, listen.handle());

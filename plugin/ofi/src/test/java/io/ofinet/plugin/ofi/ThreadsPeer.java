@@ -9,6 +9,7 @@ import io.ofinet.plugin.MemoryType;
 import io.ofinet.plugin.NetException;
 import io.ofinet.plugin.NetPlugin;
 import io.ofinet.plugin.NetPlugins;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -317,6 +318,8 @@ public final class ThreadsPeer {
         } catch (Throwable e) {
             failures.add(me + " churn thread: " + e);
             e.printStackTrace(System.out);
+        } finally {
+            Reference.reachabilityFence(scratch); // only its address is used: kept until its last registration
         }
         System.out.println(me + " churn: " + registrations + " registrations, " + connections + " extra connections");
     }
