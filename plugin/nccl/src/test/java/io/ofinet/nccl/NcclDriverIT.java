@@ -107,19 +107,20 @@ class NcclDriverIT {
     void theJvmRunsAsAGuestUnlessTheUserChoosesOtherwise(@TempDir Path dir) throws Exception {
         Driver guest = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", "-XX:+PrintFlagsFinal"), Duration.ofSeconds(60),
                 "init");
-        assertEquals(0, guest.exitCode(), guest.output());
-        for (String flag : List.of("UseSerialGC += true", "InitialHeapSize += 8388608", "MaxHeapSize += 1073741824",
-                "CICompilerCount += 2", "UsePerfData += false")) {
-            assertTrue(Pattern.compile("(?m)^\\s*\\S+ " + flag + "\\b").matcher(guest.output()).find(),
-                    flag + " in HotSpot's flags:\n" + guest.output());
-        }
+        assertFlags(guest, "UseSerialGC += true", "InitialHeapSize += 8388608", "MaxHeapSize += 1073741824",
+                "CICompilerCount += 2", "UsePerfData += false");
         Driver user = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", "-XX:+UseParallelGC -Xmx2g -XX:CICompilerCount=3"
                 + " -XX:+PrintFlagsFinal"), Duration.ofSeconds(60), "init");
-        assertEquals(0, user.exitCode(), user.output());
-        for (String flag : List.of("UseParallelGC += true", "UseSerialGC += false", "MaxHeapSize += 2147483648",
-                "CICompilerCount += 3")) {
-            assertTrue(Pattern.compile("(?m)^\\s*\\S+ " + flag + "\\b").matcher(user.output()).find(),
-                    flag + " in HotSpot's flags:\n" + user.output());
+        assertFlags(user, "UseParallelGC += true", "UseSerialGC += false", "MaxHeapSize += 2147483648",
+                "CICompilerCount += 3");
+    }
+
+    /** An init that succeeded and printed HotSpot's final flags, each of {@code flags} among them. */
+    private static void assertFlags(Driver d, String... flags) {
+        assertEquals(0, d.exitCode(), d.output());
+        for (String flag : flags) {
+            assertTrue(Pattern.compile("(?m)^\\s*\\S+ " + flag + "\\b").matcher(d.output()).find(),
+                    flag + " in HotSpot's flags:\n" + d.output());
         }
     }
 
