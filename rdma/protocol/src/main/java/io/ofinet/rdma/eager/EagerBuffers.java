@@ -49,7 +49,8 @@ public final class EagerBuffers {
         this.arrivals = arrivals;
         this.engine = engine;
         // On shm a message above its inject size completes in order behind other peers' (see RailSet).
-        this.payloadBytes = Math.min(rails.eagerMaxSize(params.setting(Parameters.EAGER_MAX_SIZE)),
+        this.payloadBytes = Math.min(
+                rails.eagerMaxSize(params.setting(Parameters.EAGER_MAX_SIZE), params.minStripeSizeBytes()),
                 rails.messagesCompleteAtOnceUpTo() - EagerMessageHeader.BYTES);
         this.minPosted = (int) (long) params.get(Parameters.RDMA_MIN_POSTED_EAGER_BUFFERS);
         this.maxPosted = Math.max(minPosted, (int) (long) params.get(Parameters.RDMA_MAX_POSTED_EAGER_BUFFERS));

@@ -8,6 +8,7 @@ import io.ofinet.fabric.FabricInfo;
 import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.ProviderPolicy;
 import io.ofinet.fabric.RxmEagerLimit;
+import io.ofinet.rdma.wire.EagerMessageHeader;
 import io.ofinet.rdma.wire.Limits;
 import java.util.List;
 
@@ -116,14 +117,26 @@ final class ProviderChoices {
 
     /**
      * The largest eager payload before the rails' own bound: {@code eagerMaxSize} as set, else the
-     * smallest default of the data rails' providers ({@link ProviderPolicy#eagerMaxSizeByDefault}).
+     * smallest default of the data rails' providers ({@link ProviderPolicy#eagerMaxSizeByDefault}),
+     * as long as a default above the parameter's stays within {@code minStripeSize} and, on rails
+     * of {@code ofi_rxm}, within rxm's eager limit ({@link RxmEagerLimit}, beyond which rxm's own
+     * rendezvous would carry the message); else the parameter's default.
      */
-    long eagerMaxSize(Setting<Long> setting) {
+    long eagerMaxSize(Setting<Long> setting, long minStripeSize) {
+        return eagerMaxSize(setting, minStripeSize, RxmEagerLimit.bytes());
+    }
+
+    /** {@link #eagerMaxSize(Setting, long)} with rxm's eager limit given ({@code rxmLimit}, bytes). */
+    long eagerMaxSize(Setting<Long> setting, long minStripeSize, long rxmLimit) {
+        long asSet = setting.value();
         if (setting.source() != Source.DEFAULT) {
-            return setting.value();
+            return asSet;
         }
-        return policies().subList(0, dataRails).stream().mapToLong(p -> p.eagerMaxSizeByDefault(setting.value()))
-                .min().orElse(setting.value());
+        List<ProviderPolicy> data = policies().subList(0, dataRails);
+        long raised = data.stream().mapToLong(p -> p.eagerMaxSizeByDefault(asSet)).min().orElse(asSet);
+        long rxmBound = data.stream().allMatch(ProviderPolicy::taggedBoundedByRxmEagerLimit)
+                ? rxmLimit - EagerMessageHeader.BYTES : Long.MAX_VALUE;
+        return raised > asSet && (raised > minStripeSize || raised > rxmBound) ? asSet : raised;
     }
 
     /**

@@ -88,8 +88,8 @@ public final class RailSet {
     }
 
     /** The largest eager payload before the rails' own bound ({@link ProviderChoices#eagerMaxSize}). */
-    public long eagerMaxSize(Setting<Long> setting) {
-        return choices.eagerMaxSize(setting);
+    public long eagerMaxSize(Setting<Long> setting, long minStripeSize) {
+        return choices.eagerMaxSize(setting, minStripeSize);
     }
 
     /**

@@ -20,8 +20,13 @@ class EagerSizeChoiceTest {
     }
 
     private static long chosen(Setting<Long> setting, int dataRails, String... providers) {
+        return chosen(setting, 131072, 64L << 20, dataRails, providers);
+    }
+
+    private static long chosen(Setting<Long> setting, long minStripeSize, long rxmLimit, int dataRails,
+            String... providers) {
         List<FabricInfo> infos = java.util.Arrays.stream(providers).map(EagerSizeChoiceTest::offer).toList();
-        return new ProviderChoices(dataRails, infos).eagerMaxSize(setting);
+        return new ProviderChoices(dataRails, infos).eagerMaxSize(setting, minStripeSize, rxmLimit);
     }
 
     @Test
@@ -36,6 +41,16 @@ class EagerSizeChoiceTest {
         assertEquals(8192, chosen(UNSET, 2, "tcp;ofi_rxm", "shm"));
         // A control rail beyond the data rails has no say.
         assertEquals(32768, chosen(UNSET, 1, "tcp;ofi_rxm", "shm"));
+    }
+
+    @Test
+    void tcpsDefaultStaysWithinTheStripesAndRxmsEagerLimitElseItIsTheParametersDefault() {
+        assertEquals(32768, chosen(UNSET, 32768, 32768 + 16, 1, "tcp;ofi_rxm"));
+        assertEquals(8192, chosen(UNSET, 16384, 64L << 20, 1, "tcp;ofi_rxm"));
+        assertEquals(8192, chosen(UNSET, 131072, 32768 + 15, 1, "tcp;ofi_rxm"));
+        assertEquals(8192, chosen(UNSET, 131072, 16384, 1, "tcp;ofi_rxm"));
+        // rxm's limit bounds only a raise: the parameter's default is what it was.
+        assertEquals(8192, chosen(UNSET, 4096, 4096, 1, "shm"));
     }
 
     @Test
