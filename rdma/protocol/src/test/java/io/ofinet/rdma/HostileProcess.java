@@ -7,6 +7,7 @@ import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.InfoHints;
 import io.ofinet.fabric.InfoList;
 import io.ofinet.fabric.MemoryRegion;
+import io.ofinet.fabric.ProviderPolicy;
 import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.fabric.testing.AddressExchange;
@@ -32,8 +33,10 @@ import java.util.SplittableRandom;
  */
 final class HostileProcess {
     private static final int FLOOD = 40;
-    /** The largest eager message on tcp (the default eagerMaxSize and its header); on shm 4096 bytes. */
-    private static final int EAGER_BYTES = 8192 + EagerMessageHeader.BYTES;
+    /** The largest eager message on tcp (tcp's default eagerMaxSize and its header); on shm 4096 bytes. */
+    private static final int EAGER_BYTES = (int) ProviderPolicy.TCP_EAGER_MAX_SIZE + EagerMessageHeader.BYTES;
+    /** The largest eager message on shm, its inject size (docs/FABRIC.md). */
+    private static final int SHM_EAGER_BYTES = (int) ProviderPolicy.SHM_INJECT_BYTES;
     /** A message larger than an eager buffer but within rxm's own eager size. */
     private static final int OVERSIZED = EAGER_BYTES + 1000;
     private static final int OVERSIZED_MESSAGES = (KeptReceive.MAX_FAILURES_IN_A_ROW + 1) * 128 + 1;
@@ -63,7 +66,7 @@ final class HostileProcess {
             System.out.println("hostile: flooding with CONNECTs");
             // A flood of CONNECTs, never used; the victim accepts none of them.
             for (int n = 0; n < FLOOD; n++) {
-                byte[] m = connect(victim, peer, n, noticed).encode();
+                byte[] m = connect(victim, peer, n, noticed, eagerMaxSize(provider)).encode();
                 out.send(m, m.length, -1);
             }
             System.out.println("hostile: sending arrivals with immediate data");
@@ -105,7 +108,7 @@ final class HostileProcess {
             // numbers, headers random or well formed with a wrong token, of every size up to the
             // largest eager message: dropped by their source or their token, never matched.
             // shm's largest (its inject size): a larger message than the receive hangs shm (below).
-            int eagerBytes = provider.equals("shm") ? 4096 : EAGER_BYTES;
+            int eagerBytes = provider.equals("shm") ? SHM_EAGER_BYTES : EAGER_BYTES;
             byte[] eager = new byte[OVERSIZED];
             for (int comm = 0; comm < 4; comm++) {
                 for (int seq = 0; seq < 16; seq++) {
@@ -144,7 +147,8 @@ final class HostileProcess {
             // Handshake messages: random bytes, CONNECTs cut short, and messages larger than any receive;
             // last, so that the exact count above does not depend on how a provider goes on after a
             // receive it had to truncate.
-            byte[] connect = connect(victim, peer, random.nextInt(Limits.MAX_COMMS), noticed).encode();
+            byte[] connect = connect(victim, peer, random.nextInt(Limits.MAX_COMMS), noticed, eagerMaxSize(provider))
+                    .encode();
             int broken = 0;
             for (int n = 0; n < 20; n++) {
                 broken += 2;
@@ -173,12 +177,18 @@ final class HostileProcess {
         return true;
     }
 
+    /** The victim's eager payload, which a CONNECT must name for the victim to consider it. */
+    private static int eagerMaxSize(String provider) {
+        return (provider.equals("shm") ? SHM_EAGER_BYTES : EAGER_BYTES) - EagerMessageHeader.BYTES;
+    }
+
     /** A CONNECT of this bare endpoint's, with a random mailbox it does not have. */
-    private static HandshakeMessage connect(ListenHandle victim, Peer peer, int commId, long noticed) throws Exception {
+    private static HandshakeMessage connect(ListenHandle victim, Peer peer, int commId, long noticed, int eagerMaxSize)
+            throws Exception {
         byte[] name = peer.endpoint.name();
         return HandshakeMessage.connect(1, 1, victim.listenId(), commId, 0x1000, Limits.WINDOW,
                 Announcement.maxBytes(1), new long[] {commId}, List.of(name), List.of(name), ProcessIdentity.NONE,
-                commId + 1, 8192, noticed);
+                commId + 1, eagerMaxSize, noticed);
     }
 
     /** Posts sends from the bare endpoint, one at a time, to completion or error. */

@@ -161,9 +161,11 @@ public final class PluginPeer {
                         "receive " + sends[i] + " B into " + recvs[i] + " B: " + expected[i] + ", nothing past it");
             }
         }
-        // A grouped receive: three buffers, three sends matched by tag.
+        // A grouped receive: three buffers, three sends matched by tag; one send above the eager
+        // size, so that the receive is announced.
+        long group = eager + 2000;
         if (sender) {
-            long[] lengths = {9000, 700, 80};
+            long[] lengths = {eager + 1000, 700, 80};
             int[] tags = {19, 17, 18};
             List<Handles.Request> rs = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
@@ -175,9 +177,10 @@ public final class PluginPeer {
         } else {
             long[] sizes = new long[3];
             Handles.Request r = p.irecv((Handles.RecvComm) comm, 3,
-                    new long[] {buf.address, buf.address + 10000, buf.address + 20000}, new long[] {10000, 10000, 10000},
+                    new long[] {buf.address, buf.address + group, buf.address + 2 * group},
+                    new long[] {group, group, group},
                     new int[] {17, 18, 19}, new Handles.MrHandle[] {mr, mr, mr});
-            check(await(p, r, sizes) == null && Arrays.equals(sizes, new long[] {700, 80, 9000}),
+            check(await(p, r, sizes) == null && Arrays.equals(sizes, new long[] {700, 80, eager + 1000}),
                     "grouped receive sizes " + Arrays.toString(sizes));
         }
         // An eager message (5 KiB) into a 4 KiB buffer: the send has gone out before the receiver
