@@ -61,9 +61,11 @@ public interface NetPlugin extends AutoCloseable {
 
     /**
      * Registers the remaining bytes of a direct buffer (position to limit). The caller keeps the
-     * buffer reachable until it is deregistered (a field, or {@link java.lang.ref.Reference#reachabilityFence}
-     * after the last use of its address): ofinet holds none, and a collected direct buffer's memory
-     * is freed while the provider may still write into it.
+     * buffer reachable (a field, or {@link java.lang.ref.Reference#reachabilityFence}) for as long
+     * as ofinet may use its memory: until it is deregistered and every request posted in it has
+     * been reported by {@link #test} or ended with its communicator. ofinet holds no reference to
+     * it, and a collected direct buffer's memory is freed while the provider may still write there.
+     * The same holds for memory given by address and freed by a collector or a cleaner.
      */
     Handles.MrHandle regMr(Handles.Comm comm, ByteBuffer buffer) throws NetException;
 

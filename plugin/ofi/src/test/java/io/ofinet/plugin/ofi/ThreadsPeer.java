@@ -49,6 +49,11 @@ public final class ThreadsPeer {
     private final AtomicBoolean workersDone = new AtomicBoolean();
     private final AtomicLong messages = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
+    /**
+     * Every direct buffer whose address was given to the plugin, kept until the plugin is closed: a
+     * receive may outlive its communicator's close bound and be written until the endpoint closes.
+     */
+    private final ConcurrentLinkedQueue<ByteBuffer> kept = new ConcurrentLinkedQueue<>();
 
     private ThreadsPeer(NetPlugin p, String me, String other) {
         this.p = p;
@@ -84,6 +89,7 @@ public final class ThreadsPeer {
         p.closeListen(listen);
         p.closeListen(churnListen);
         p.close();
+        Reference.reachabilityFence(peer.kept);
         peer.failures.forEach(f -> System.out.println("FAILED: " + f));
         boolean ok = peer.failures.isEmpty();
         System.out.println(me + (ok ? ": all checks passed" : ": SOME CHECKS FAILED"));
@@ -154,6 +160,7 @@ public final class ThreadsPeer {
     private Handles.RecvComm[] pair(Handles.SendComm[] sends, List<Handles.RecvComm> accepted) throws NetException {
         int n = sends.length;
         ByteBuffer buf = ByteBuffer.allocateDirect(8 * 2 * n).order(ByteOrder.nativeOrder());
+        kept.add(buf);
         long base = NativeMemory.addressOf(buf);
         Handles.Request[] sent = new Handles.Request[n];
         Handles.Request[] received = new Handles.Request[n];
@@ -200,6 +207,7 @@ public final class ThreadsPeer {
     private void work(int round, int index, Handles.SendComm send, Handles.RecvComm recv, int count) {
         String who = me + " worker " + index + " round " + round;
         ByteBuffer buf = ByteBuffer.allocateDirect(2 * WINDOW * SLOT).order(ByteOrder.nativeOrder());
+        kept.add(buf);
         long base = NativeMemory.addressOf(buf);
         long sendSeed = Payloads.seed(me, round, index);
         long recvSeed = Payloads.seed(other, round, index);
@@ -281,6 +289,7 @@ public final class ThreadsPeer {
      */
     private void churn(Handles.ListenComm listen, byte[] handle, Handles.SendComm shared) {
         ByteBuffer scratch = ByteBuffer.allocateDirect(1 << 16);
+        kept.add(scratch);
         long address = NativeMemory.addressOf(scratch);
         int registrations = 0;
         int connections = 0;
@@ -318,8 +327,6 @@ public final class ThreadsPeer {
         } catch (Throwable e) {
             failures.add(me + " churn thread: " + e);
             e.printStackTrace(System.out);
-        } finally {
-            Reference.reachabilityFence(scratch); // only its address is used: kept until its last registration
         }
         System.out.println(me + " churn: " + registrations + " registrations, " + connections + " extra connections");
     }
