@@ -31,9 +31,10 @@ public final class Collectives {
 
     /**
      * The allreduce's head on {@code tcp;ofi_rxm}: each block's first 8 KiB, a send of its own ahead
-     * of the rest, which the plugin sends at once as an eager message (its {@code eagerMaxSize} there)
-     * while the rest waits for the receiver's announcement. Measured faster on tcp, and much slower
-     * on shm (docs/measurements/2026-11-24-the-first-bytes-of-a-block-sent-at-once.md).
+     * of the rest, which the plugin sends at once as an eager message (within its {@code eagerMaxSize}
+     * there, 8 KiB when this was measured, 32 KiB since) while the rest waits for the receiver's
+     * announcement. Measured faster on tcp, and much slower on shm
+     * (docs/measurements/2026-11-24-the-first-bytes-of-a-block-sent-at-once.md).
      */
     public static final long HEAD_BYTES_ON_TCP = 8192;
 
