@@ -108,7 +108,7 @@ final class HostileProcess {
             // numbers, headers random or well formed with a wrong token, of every size up to the
             // largest eager message: dropped by their source or their token, never matched.
             // shm's largest (its inject size): a larger message than the receive hangs shm (below).
-            int eagerBytes = provider.equals("shm") ? SHM_EAGER_BYTES : EAGER_BYTES;
+            int eagerBytes = eagerBytes(provider);
             byte[] eager = new byte[OVERSIZED];
             for (int comm = 0; comm < 4; comm++) {
                 for (int seq = 0; seq < 16; seq++) {
@@ -177,9 +177,14 @@ final class HostileProcess {
         return true;
     }
 
+    /** The victim's largest eager message, header included. */
+    private static int eagerBytes(String provider) {
+        return provider.equals("shm") ? SHM_EAGER_BYTES : EAGER_BYTES;
+    }
+
     /** The victim's eager payload, which a CONNECT must name for the victim to consider it. */
     private static int eagerMaxSize(String provider) {
-        return (provider.equals("shm") ? SHM_EAGER_BYTES : EAGER_BYTES) - EagerMessageHeader.BYTES;
+        return eagerBytes(provider) - EagerMessageHeader.BYTES;
     }
 
     /** A CONNECT of this bare endpoint's, with a random mailbox it does not have. */

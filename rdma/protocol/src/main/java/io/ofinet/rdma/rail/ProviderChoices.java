@@ -76,8 +76,7 @@ final class ProviderChoices {
         noticeAfterWrite = all;
         noticeAbove = above;
         if (tagged(notice)) {
-            taggedUpTo = policies().subList(0, dataRails).stream().allMatch(ProviderPolicy::taggedBoundedByRxmEagerLimit)
-                    ? RxmEagerLimit.bytes() : Long.MAX_VALUE;
+            taggedUpTo = rxmBound(RxmEagerLimit.bytes());
         }
     }
 
@@ -132,11 +131,19 @@ final class ProviderChoices {
         if (setting.source() != Source.DEFAULT) {
             return asSet;
         }
-        List<ProviderPolicy> data = policies().subList(0, dataRails);
-        long raised = data.stream().mapToLong(p -> p.eagerMaxSizeByDefault(asSet)).min().orElse(asSet);
-        long rxmBound = data.stream().allMatch(ProviderPolicy::taggedBoundedByRxmEagerLimit)
-                ? rxmLimit - EagerMessageHeader.BYTES : Long.MAX_VALUE;
-        return raised > asSet && (raised > minStripeSize || raised > rxmBound) ? asSet : raised;
+        long raised = policies().subList(0, dataRails).stream().mapToLong(p -> p.eagerMaxSizeByDefault(asSet)).min()
+                .orElse(asSet);
+        boolean beyondRxm = raised + EagerMessageHeader.BYTES > rxmBound(rxmLimit);
+        return raised > asSet && (raised > minStripeSize || beyondRxm) ? asSet : raised;
+    }
+
+    /**
+     * {@code rxmLimit} where every data rail is {@code ofi_rxm}'s and so bounded by its eager
+     * limit ({@link ProviderPolicy#taggedBoundedByRxmEagerLimit}); unbounded elsewhere.
+     */
+    private long rxmBound(long rxmLimit) {
+        return policies().subList(0, dataRails).stream().allMatch(ProviderPolicy::taggedBoundedByRxmEagerLimit)
+                ? rxmLimit : Long.MAX_VALUE;
     }
 
     /**
