@@ -14,6 +14,8 @@
 #   --baseline DIR   also another ofinet checkout (e.g. the parent commit, from git worktree add)
 #   --cold N         the driver's cold round trips (200 by default)
 #   --tail N         the round trips after them, for the percentiles (100,000 by default)
+#   --bootstrap MS   each rank waits MS between init and its first listen, as NCCL's own bootstrap
+#                    does (0 by default); a baseline's driver without the option is left out
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/compare.sh"
@@ -29,11 +31,12 @@ while [ $# -gt 0 ]; do
         --rounds) rounds=${2:-}; [[ $rounds =~ ^[1-9][0-9]*$ ]] \
             || { echo "compare-startup: --rounds takes a positive number: ${2:-(none)}" >&2; exit 2; }
             shift 2 ;;
-        --cold|--tail) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] \
+        --cold|--tail|--bootstrap) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] \
             || { echo "compare-startup: $1 takes a positive number: ${2:-(none)}" >&2; exit 2; }
             driver_args+=("$1" "$2")
             shift 2 ;;
-        *) echo "compare-startup: unknown argument $1 (--rounds N, --baseline DIR, --cold N, --tail N)" >&2; exit 2 ;;
+        *) echo "compare-startup: unknown argument $1 (--rounds N, --baseline DIR, --cold N, --tail N," \
+                "--bootstrap MS)" >&2; exit 2 ;;
     esac
 done
 # libfabric, and gcc, make and binutils for NCCL's library and its driver.
@@ -61,6 +64,9 @@ if [ -n "$baseline" ]; then
     fi
     if ! grep -q ' startup ' <<< "$usage"; then
         echo "compare-startup: the baseline $baseline has no nccl_driver startup: left out" >&2
+        baseline=""
+    elif [[ " ${driver_args[*]} " == *" --bootstrap "* ]] && ! grep -q -- '--bootstrap' <<< "$usage"; then
+        echo "compare-startup: the baseline $baseline's nccl_driver startup has no --bootstrap: left out" >&2
         baseline=""
     fi
 fi

@@ -1,5 +1,5 @@
 /*
- * nccl_driver startup [--cold N] [--tail N] [--hold SECONDS]
+ * nccl_driver startup [--cold N] [--tail N] [--bootstrap MS] [--hold SECONDS]
  *
  * What a rank pays for ofinet, through the table as NCCL calls it: two processes, this one (rank 0)
  * and one forked before either loads the library (rank 1), each paying its own start, over the
@@ -20,6 +20,8 @@
  *     mapping (/proc/self/smaps, as pmap -x sums it), its Pss and its private memory.
  * Nothing waits on the JIT compilers: what they cost is part of what a rank pays. Rank 0 prints
  * both ranks' figures as a table and as CSV lines (prefix "csv,": rank, figure, value, unit).
+ * --bootstrap stands for NCCL's own work between the plugin's init and its first listen (its
+ * bootstrap's all-gather, the topology search): each rank sleeps that long after init (0 by default).
  * --hold keeps both processes alive that long at the end, each printing its pid, for pmap or jcmd.
  */
 #define _GNU_SOURCE
@@ -29,6 +31,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "driver.h"
@@ -321,7 +324,7 @@ static void print(const double *ranks[2], long cold, long tail) {
     }
 }
 
-static int run_rank(struct rank *r, long cold, long tail, unsigned hold) {
+static int run_rank(struct rank *r, long cold, long tail, long bootstrap_ms, unsigned hold) {
     driver_side = r->rank == 0 ? "rank 0" : "rank 1";
     long trips = cold + tail + 1; /* rank 1 times trips - 1 */
     r->sbuf = aligned_alloc(4096, REGION);
@@ -337,6 +340,11 @@ static int run_rank(struct rank *r, long cold, long tail, unsigned hold) {
     }
     sample_process(r, F_RSS_BEFORE, F_THREADS_BEFORE);
     start(r);
+    if (bootstrap_ms > 0) {
+        struct timespec pause = {.tv_sec = bootstrap_ms / 1000, .tv_nsec = (bootstrap_ms % 1000) * 1000000L};
+        while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
+        }
+    }
     connect_ranks(r);
     pingpong(r, trips);
     check(r->rbuf[0] == 0x5A && r->rbuf[SIZE - 1] == 0x5A, "8 B arrived intact");
@@ -375,12 +383,14 @@ static long count_of(const char *text, long most) {
 }
 
 int run_startup(int argc, char **argv) {
-    long cold = 200, tail = 100000, hold = 0;
+    long cold = 200, tail = 100000, hold = 0, bootstrap = 0;
     for (int i = 0; i < argc; i += 2) {
         long *option = strcmp(argv[i], "--cold") == 0 ? &cold : strcmp(argv[i], "--tail") == 0 ? &tail
-                       : strcmp(argv[i], "--hold") == 0 ? &hold : NULL;
+                       : strcmp(argv[i], "--hold") == 0 ? &hold : strcmp(argv[i], "--bootstrap") == 0 ? &bootstrap
+                       : NULL;
         if (option == NULL || (*option = count_of(i + 1 < argc ? argv[i + 1] : NULL, 100000000)) < 0) {
-            fprintf(stderr, "startup: --cold N, --tail N (round trips, at least 1) and --hold SECONDS: not %s %s\n",
+            fprintf(stderr, "startup: --cold N, --tail N (round trips, at least 1), --bootstrap MS and --hold SECONDS:"
+                    " not %s %s\n",
                     argv[i], i + 1 < argc ? argv[i + 1] : "");
             return 2;
         }
@@ -391,7 +401,7 @@ int run_startup(int argc, char **argv) {
         return 1;
     }
     /* Ten minutes and a millisecond a round trip at most, and the hold. */
-    unsigned bound = 600 + (unsigned)((cold + tail) / 1000) + (unsigned)hold;
+    unsigned bound = 600 + (unsigned)((cold + tail) / 1000) + (unsigned)(bootstrap / 1000) + (unsigned)hold;
     fflush(NULL); /* the child exits through exit(): nothing buffered here may be written twice */
     pid_t child = fork();
     if (child < 0) {
@@ -403,9 +413,9 @@ int run_startup(int argc, char **argv) {
     alarm(bound);
     if (child == 0) {
         /* exit(), not _exit(): the library's exit handler removes the child's /dev/shm names. */
-        exit(run_rank(&r, cold, tail, (unsigned)hold));
+        exit(run_rank(&r, cold, tail, bootstrap, (unsigned)hold));
     }
-    int status = run_rank(&r, cold, tail, (unsigned)hold);
+    int status = run_rank(&r, cold, tail, bootstrap, (unsigned)hold);
     int child_status = 0;
     waitpid(child, &child_status, 0);
     return status == 0 && WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0 ? 0 : 1;

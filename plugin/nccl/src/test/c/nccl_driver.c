@@ -5,7 +5,7 @@
  * nccl_driver bench [latency|bandwidth|drained] [SIZE ...]
  *                           ofinet-perf's measurements through the table (driver_bench.c); drained:
  *                           bandwidth in windows of 16 posted, tested oldest first, acknowledged
- * nccl_driver startup [--cold N] [--tail N] [--hold SECONDS]
+ * nccl_driver startup [--cold N] [--tail N] [--bootstrap MS] [--hold SECONDS]
  *                           what a rank pays for ofinet, from dlopen to its last round trip, two
  *                           processes (driver_startup.c)
  * nccl_driver threads | kill  NCCL's threads, a peer killed (driver_threads.c)
@@ -104,7 +104,9 @@ void driver_logger(int level, unsigned long flags, const char *file, int line, c
     if (strstr(warning, "the plugin's init") != NULL) {
         memcpy(plugin_init_copy, warning, sizeof plugin_init_copy);
     }
-    if (level == NCCL_LOG_INFO && (flags & NCCL_NET) && strstr(warning, "data rails") != NULL) {
+    /* A device's rails, not the line of the warm-up's own device (docs/NCCL.md, "The warm-up"). */
+    if (level == NCCL_LOG_INFO && (flags & NCCL_NET) && strstr(warning, "data rails") != NULL &&
+        strncmp(warning, "device warm-up:", 15) != 0) {
         __atomic_store_n(&init_line_seen, 1, __ATOMIC_RELEASE);
     }
 }
@@ -347,6 +349,6 @@ int main(int argc, char **argv) {
         return run_pair(argc >= 3 && strcmp(argv[2], "--thread") == 0);
     }
     fprintf(stderr, "usage: %s layout | init | crossing | bench [latency|bandwidth|drained] [SIZE...] | pair [--thread] |"
-            " startup [--cold N] [--tail N] [--hold SECONDS] | tags [SCENARIO...] | train [ROUNDS] | threads | kill | versions | reload | teardown | exit\n", argv[0]);
+            " startup [--cold N] [--tail N] [--bootstrap MS] [--hold SECONDS] | tags [SCENARIO...] | train [ROUNDS] | threads | kill | versions | reload | teardown | exit\n", argv[0]);
     return 2;
 }
