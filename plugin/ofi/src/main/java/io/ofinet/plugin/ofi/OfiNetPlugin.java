@@ -19,6 +19,7 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -64,6 +65,14 @@ public final class OfiNetPlugin implements NetPlugin {
         this(OfiProvider::new, () -> ConfigLoader.load(ConfigEnvironment.system(), Optional.of(new OfiDiscovery())));
     }
 
+    /**
+     * The plugin over real libfabric and the layout {@code json} (parameters this process's
+     * configuration sets apply), for a use of its own beside the plugin NCCL uses.
+     */
+    public static OfiNetPlugin overLayout(String json, String origin) {
+        return new OfiNetPlugin(OfiProvider::new, () -> ConfigLoader.parse(json, origin, ConfigEnvironment.system()));
+    }
+
     /** A plugin over another provider and layout (the in-memory provider, in tests). */
     OfiNetPlugin(Supplier<FabricProvider> providers, PluginDevices.LayoutSource layoutSource) {
         this.devices = new PluginDevices(providers, layoutSource);
@@ -83,6 +92,11 @@ public final class OfiNetPlugin implements NetPlugin {
     @Override
     public int devices() throws NetException {
         return devices.count();
+    }
+
+    /** The libfabric providers of device {@code dev}'s data rails, as its layout names them; nothing is opened. */
+    public List<String> dataRailProviders(int dev) throws NetException {
+        return devices.dataRailProviders(dev);
     }
 
     @Override

@@ -104,6 +104,16 @@ final class PluginDevices {
         return devices[dev];
     }
 
+    /** The providers of device {@code dev}'s data rails, from its layout: nothing is opened. */
+    synchronized List<String> dataRailProviders(int dev) throws NetException {
+        requireInit();
+        if (dev < 0 || dev >= devices.length) {
+            throw new NetException(NetResult.INVALID_ARGUMENT, "device " + dev + " does not exist; there are "
+                    + devices.length);
+        }
+        return layout.devices().get(dev).dataRails().stream().map(r -> r.provider()).toList();
+    }
+
     DeviceProperties properties(int dev) throws NetException {
         Device device = device(dev);
         DeviceSpec spec = device.spec();
