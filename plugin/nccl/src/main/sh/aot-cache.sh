@@ -40,7 +40,7 @@ cat > "$work/tcp.json" <<'JSON'
 JSON
 start=$SECONDS
 if ! (cd "$work" && LD_LIBRARY_PATH=$lib OFINET_JAVA_HOME=$java_home OFINET_LAYOUT=$work/tcp.json \
-        OFINET_AOT_CACHE=off OFINET_JVM_OPTIONS="-XX:AOTCacheOutput=$work/cache.aot" \
+        OFINET_AOT_CACHE=off OFINET_WARM_UP=off OFINET_JVM_OPTIONS="-XX:AOTCacheOutput=$work/cache.aot" \
         "$driver" train > "$work/train.log" 2>&1) || [ ! -s "$work/cache.aot" ]; then
     cat "$work/train.log" >&2
     echo "aot-cache: the training run failed: no AOT cache made (skip with -Dofinet.aot.skip=true)" >&2

@@ -47,6 +47,11 @@ public final class NcclBridge {
             MethodHandle ending = linker.downcallHandle(MemorySegment.ofAddress(jvmEnding), FunctionDescriptor.ofVoid());
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 try {
+                    NcclTable.DOOR.endWarmUp();
+                } catch (Throwable t) {
+                    System.err.println("ofinet: " + t);
+                }
+                try {
                     ending.invokeExact();
                 } catch (Throwable t) {
                     System.err.println("ofinet: " + t);

@@ -32,6 +32,8 @@ final class NcclDoor {
     static final int SUCCESS = NcclResults.SUCCESS;
     static final int INTERNAL = NcclResults.INTERNAL_ERROR;
     static final int HANDLE_BYTES = NetPlugin.HANDLE_MAX_BYTES;
+    /** How long the host's exit waits for a warm-up to close its device. */
+    static final long EXIT_WAIT_MS = 5000;
 
     private final NetPlugin plugin;
     private final Log log;
@@ -40,10 +42,19 @@ final class NcclDoor {
     private final Requests requests;
     private final Registrations registrations;
     private final Deregistrations deregistrations;
+    private final WarmUp.Factory warmUps;
     private boolean initialized;
+    private WarmUp warmUp; // until NCCL's first transfer: read there without a lock (a stale read stops it twice)
+    private volatile WarmUp warmUpStarted; // for the host's exit, which waits for it
     private long[][] deviceStrings = new long[0][];
 
     NcclDoor(NetPlugin plugin, Log log) {
+        this(plugin, log, (nccls, l) -> null);
+    }
+
+    /** A door that starts the data path's warm-up ({@link WarmUp}) {@code warmUps} makes, at its first init. */
+    NcclDoor(NetPlugin plugin, Log log, WarmUp.Factory warmUps) {
+        this.warmUps = warmUps;
         this.plugin = plugin;
         this.log = log;
         this.deregistrations = new Deregistrations(plugin, log);
@@ -70,12 +81,27 @@ final class NcclDoor {
                 log.info("ofinet initialised: " + plugin.devices() + " device(s), Java " + Runtime.version()
                         + "; the plugin's init (libfabric loaded, the layout read or discovered) in " + tenths / 10
                         + "." + tenths % 10 + " ms");
+                startWarmUp();
             }
             int trafficClass = config == 0 ? ConnectConfig.UNDEFINED : CMemory.getInt(config);
             CMemory.putLong(ctxOut, contexts.add(new CommEntry.Context(commId, new ConnectConfig(trafficClass))));
             return SUCCESS;
         } catch (Throwable t) {
             return failed("init", t);
+        }
+    }
+
+    /** The warm-up, if any. It cannot fail init: one that does not start is logged and left out. */
+    private void startWarmUp() {
+        try {
+            WarmUp w = warmUps.make(plugin, log);
+            if (w != null) {
+                w.start();
+                warmUp = w;
+                warmUpStarted = w;
+            }
+        } catch (Throwable t) {
+            log.info("warm-up left out: " + t);
         }
     }
 
@@ -214,11 +240,26 @@ final class NcclDoor {
     }
 
     int isend(long comm, long data, long size, int tag, long mhandle, long requestOut) {
+        if (warmUp != null) {
+            standAside();
+        }
         return requests.isend(this, comm, data, size, tag, mhandle, requestOut);
     }
 
     int irecv(long comm, int n, long data, long sizes, long tags, long mhandles, long requestOut) {
+        if (warmUp != null) {
+            standAside();
+        }
         return requests.irecv(this, comm, n, data, sizes, tags, mhandles, requestOut);
+    }
+
+    /** NCCL's first transfer: the warm-up ends at its next round trip, leaving the cores to NCCL. */
+    private void standAside() {
+        WarmUp w = warmUp;
+        if (w != null) {
+            warmUp = null;
+            w.stop();
+        }
     }
 
     int iflush(long comm, int n, long data, long sizes, long mhandles, long requestOut) {
@@ -259,9 +300,24 @@ final class NcclDoor {
         return new int[] {comms.live(), registrations.live(), contexts.live(), deregistrations.pending()};
     }
 
+    /**
+     * The process is ending: a warm-up still running stops and closes its device, waited for at most
+     * {@link #EXIT_WAIT_MS}, before libfabric's exit-time teardown can run under it.
+     */
+    void endWarmUp() throws InterruptedException {
+        WarmUp w = warmUpStarted;
+        if (w != null) {
+            w.stop();
+            if (!w.awaitEnd(EXIT_WAIT_MS)) {
+                log.info("exit: the warm-up had not ended after " + EXIT_WAIT_MS + " ms");
+            }
+        }
+    }
+
     /** The host process is exiting without the JVM's shutdown: what needs no peer is cleaned. */
     int atExit() {
         try {
+            endWarmUp();
             Timeline.writeOut();
             OfiProvider.processEnding();
             return SUCCESS;

@@ -9,7 +9,7 @@ import io.ofinet.plugin.ofi.OfiNetPlugin;
  * bridge starts; every exception is caught in the door.
  */
 final class NcclTable {
-    static final NcclDoor DOOR = new NcclDoor(new OfiNetPlugin(), NcclBridge.log());
+    static final NcclDoor DOOR = new NcclDoor(new OfiNetPlugin(), NcclBridge.log(), WarmUp::fromEnvironment);
 
     private NcclTable() {
     }

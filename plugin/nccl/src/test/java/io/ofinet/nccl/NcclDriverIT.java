@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * libnccl-net-ofinet.so as NCCL loads it, driven from C by the project's driver: the exported
@@ -241,6 +242,34 @@ class NcclDriverIT {
         for (Map<String, Double> rank : ranks) {
             assertEquals(StartupFigures.NAMES, rank.keySet(), d.output());
             StartupFigures.check(rank, d.output());
+        }
+    }
+
+    /**
+     * The warm-up (docs/NCCL.md): each rank's first init starts it on a device of its own, tcp on
+     * loopback beside a tcp layout; it makes its round trips, or ends at the rank's first transfer, and
+     * says which in one line at INFO; {@code OFINET_WARM_UP=off} leaves it out. Nothing is timed.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"2000", "off"})
+    void theWarmUpRunsBesideEachRankOrNotAtAll(String setting, @TempDir Path dir) throws Exception {
+        Path layout = Driver.layout(dir, "tcp");
+        Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString(), "OFINET_WARM_UP", setting),
+                Duration.ofSeconds(120), "startup", "--cold", "50", "--tail", "2000", "--bootstrap", "2000");
+        assertEquals(0, d.exitCode(), d.output());
+        assertEquals(2, StartupFigures.of(d.output()).size(), d.output());
+        java.util.regex.Matcher lines = Pattern.compile("warm-up: (\\d+) round trips through the table on its own"
+                + " device in \\d+ ms(, ended at NCCL's first transfer)?").matcher(d.output());
+        int found = 0;
+        while (lines.find()) {
+            found++;
+            assertTrue(lines.group(1).equals("2000") || lines.group(2) != null, lines.group());
+        }
+        if (setting.equals("off")) {
+            assertFalse(d.output().contains("warm-up"), d.output());
+        } else {
+            assertEquals(2, found, "a line from each rank:\n" + d.output());
+            assertTrue(d.output().contains("device warm-up: data rails [tcp;ofi_rxm/lo]"), d.output());
         }
     }
 

@@ -1,0 +1,134 @@
+package io.ofinet.nccl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.fabric.ofi.NativeUsage;
+import io.ofinet.plugin.NetPlugin;
+import io.ofinet.plugin.ofi.OfiNetPlugin;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The warm-up over real libfabric, in this JVM: its round trips through upcall stubs on its own
+ * device, tcp on loopback and shm; what it leaves behind (nothing native, no /dev/shm name), over
+ * many lifetimes; a stop in the middle, by the caller and by a door's first transfer; and a device
+ * that cannot be made, which ends it with a line at INFO and no warning.
+ */
+class WarmUpIT {
+    private static final long BOUND_MS = 120_000;
+    private final List<String> infos = new CopyOnWriteArrayList<>();
+    private final List<String> warnings = new CopyOnWriteArrayList<>();
+    private final NcclDoor.Log log = new NcclDoor.Log() {
+        @Override
+        public void warn(String message) {
+            warnings.add(message);
+        }
+
+        @Override
+        public void info(String message) {
+            infos.add(message);
+        }
+
+        @Override
+        public void trace(String message) {
+        }
+    };
+
+    private static String layout(String provider) {
+        return provider.equals("shm") ? WarmUp.SHM_LAYOUT : WarmUp.layoutFor(List.of("tcp;ofi_rxm"));
+    }
+
+    /** Open objects, registrations and address entries of this process's binding. */
+    private static List<Number> held() {
+        return List.of(NativeUsage.openObjects(), NativeUsage.registrations(), NativeUsage.addressEntries());
+    }
+
+    private String ended() {
+        return infos.stream().filter(m -> m.startsWith("warm-up")).reduce((a, b) -> b).orElse("(no line)");
+    }
+
+    private static int roundTripsIn(String line) {
+        Matcher m = Pattern.compile("warm-up: (\\d+) round trips").matcher(line);
+        return m.find() ? Integer.parseInt(m.group(1)) : -1;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    void itsRoundTripsRunAndLeaveNothingBehindOverManyLifetimes(String provider) throws Exception {
+        Set<String> shmBefore = ShmNames.now();
+        List<Number> before = held();
+        for (int lifetime = 0; lifetime < 20; lifetime++) {
+            infos.clear();
+            WarmUp w = WarmUp.of(lifetime == 0 ? "2000" : "50", layout(provider), log);
+            w.start();
+            assertTrue(w.awaitEnd(BOUND_MS), "lifetime " + lifetime + " ended");
+            assertEquals(lifetime == 0 ? 2000 : 50, roundTripsIn(ended()), "lifetime " + lifetime + ": " + infos);
+            assertEquals(before, held(), "lifetime " + lifetime + ": open objects, registrations, address entries");
+        }
+        Set<String> mine = ShmNames.now();
+        mine.removeAll(shmBefore);
+        mine.removeIf(n -> !n.startsWith(ProcessHandle.current().pid() + ":"));
+        assertEquals(Set.of(), mine, "this process's /dev/shm names left");
+        assertEquals(List.of(), warnings);
+    }
+
+    @Test
+    void aStopEndsItAtItsNextRoundTripAndItClosesWhatItOpened() throws Exception {
+        List<Number> before = held();
+        WarmUp w = WarmUp.of("100000000", layout("tcp"), log);
+        w.start();
+        Thread.sleep(3000);
+        w.stop();
+        assertTrue(w.awaitEnd(BOUND_MS), "ended");
+        assertTrue(ended().endsWith("ended at NCCL's first transfer"), infos.toString());
+        assertTrue(roundTripsIn(ended()) < 100_000_000, ended());
+        assertEquals(before, held());
+        assertEquals(List.of(), warnings);
+    }
+
+    /** A door's first isend or irecv stops the warm-up it started, even a call the door refuses. */
+    @ParameterizedTest
+    @ValueSource(strings = {"isend", "irecv"})
+    void nccLsFirstTransferEndsTheWarmUp(String call) throws Exception {
+        List<Number> before = held();
+        WarmUp[] made = new WarmUp[1];
+        NetPlugin nccls = OfiNetPlugin.overLayout(layout("tcp"), "NCCL's device");
+        NcclDoor door = new NcclDoor(nccls, log, (p, l) -> made[0] = WarmUp.of("100000000", layout("shm"), l));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(64);
+            assertEquals(NcclDoor.SUCCESS, door.init(out.address(), 0, 0, false));
+            Thread.sleep(2000);
+            int refused = call.equals("isend") ? door.isend(0x43, 0, 8, 0, 0, out.address() + 8)
+                    : door.irecv(0x43, 1, out.address() + 16, out.address() + 24, out.address() + 32,
+                            out.address() + 40, out.address() + 48);
+            assertEquals(NcclDoor.INTERNAL, refused, "a communicator handle the door never gave");
+            assertTrue(made[0].awaitEnd(BOUND_MS), "the warm-up ended");
+            assertTrue(ended().endsWith("ended at NCCL's first transfer"), infos.toString());
+            assertEquals(NcclDoor.SUCCESS, door.finalizeContext(CMemory.getLong(out.address())));
+        } finally {
+            nccls.close();
+        }
+        assertEquals(before, held());
+    }
+
+    @Test
+    void aDeviceThatCannotBeMadeEndsItAtInfoWithNoWarning() throws Exception {
+        List<Number> before = held();
+        String noSuchProvider = WarmUp.SHM_LAYOUT.replace("\"shm\", \"domain\"", "\"nosuchprovider\", \"domain\"");
+        WarmUp w = WarmUp.of("100", noSuchProvider, log);
+        w.start();
+        assertTrue(w.awaitEnd(BOUND_MS));
+        assertTrue(ended().startsWith("warm-up left off after"), infos.toString());
+        assertEquals(List.of(), warnings);
+        assertEquals(before, held());
+    }
+}
