@@ -44,7 +44,7 @@ final class NcclDoor {
     private final Deregistrations deregistrations;
     private final WarmUp.Factory warmUps;
     private boolean initialized;
-    private WarmUp warmUp; // until NCCL's first transfer: read there without a lock (a stale read stops it twice)
+    private WarmUp warmUp; // until NCCL's first listen, connect or transfer: read there without a lock (a stale read stops it twice)
     private volatile WarmUp warmUpStarted; // for the host's exit, which waits for it
     private long[][] deviceStrings = new long[0][];
 
@@ -173,6 +173,7 @@ final class NcclDoor {
     }
 
     int listen(long ctx, int dev, long handleOut, long listenCommOut) {
+        standAside();
         try {
             context(ctx, "listen");
             Failures.out(handleOut, "listen", "handle");
@@ -187,6 +188,7 @@ final class NcclDoor {
     }
 
     int connect(long ctx, int dev, long handle, long sendCommOut) {
+        standAside();
         try {
             CommEntry.Context context = context(ctx, "connect");
             Failures.out(handle, "connect", "handle");
@@ -253,7 +255,10 @@ final class NcclDoor {
         return requests.irecv(this, comm, n, data, sizes, tags, mhandles, requestOut);
     }
 
-    /** NCCL's first transfer: the warm-up ends at its next round trip, leaving the cores to NCCL. */
+    /**
+     * NCCL's first listen, connect or transfer: the warm-up ends at its next round trip, leaving the
+     * cores, and the memory its connection holds, to NCCL's own connections.
+     */
     private void standAside() {
         WarmUp w = warmUp;
         if (w != null) {

@@ -15,14 +15,14 @@ import java.util.function.Supplier;
  * upcall stubs ({@link WarmUpCalls}), {@code irecv} and {@code isend}, then {@code test} until done.
  * Then it closes what it opened, device and plugin included. It touches nothing of NCCL's: not its
  * devices, endpoints, communicators or registrations, and no NIC. Nothing waits for it; it ends at
- * NCCL's first transfer ({@link #stop}), and a failure is logged and ends it. {@code
+ * NCCL's first listen, connect or transfer ({@link #stop}), and a failure is logged and ends it. {@code
  * OFINET_WARM_UP=off} leaves it out, {@code OFINET_WARM_UP=N} sets its round trips.
  */
 final class WarmUp implements Runnable {
     /** The environment variable: {@code off}, or a number of round trips. */
     static final String VARIABLE = "OFINET_WARM_UP";
     /** Round trips by default: enough on a two-core machine for the JIT's last tier (docs/NCCL.md). */
-    static final int ROUND_TRIPS = 20_000;
+    static final int ROUND_TRIPS = 10_000;
     /** One round trip in this many moves {@link #LARGE} bytes; the others {@link #SMALL}. */
     static final int LARGE_EVERY = 64;
     static final long SMALL = 8;
@@ -132,7 +132,7 @@ final class WarmUp implements Runnable {
             WarmUpCalls.Table calls = WarmUpCalls.Native.over(door, arena);
             int done = new Round(calls, arena).run();
             log.info("warm-up: " + done + " round trips through the table on its own device in "
-                    + (System.nanoTime() - begun) / 1_000_000 + " ms" + (stop ? ", ended at NCCL's first transfer" : ""));
+                    + (System.nanoTime() - begun) / 1_000_000 + " ms" + (stop ? ", ended at NCCL's first listen, connect or transfer" : ""));
         } catch (Throwable t) {
             log.info("warm-up left off after " + (System.nanoTime() - begun) / 1_000_000 + " ms: " + t.getMessage());
         } finally {

@@ -247,7 +247,7 @@ class NcclDriverIT {
 
     /**
      * The warm-up (docs/NCCL.md): each rank's first init starts it on a device of its own, tcp on
-     * loopback beside a tcp layout; it makes its round trips, or ends at the rank's first transfer, and
+     * loopback beside a tcp layout; it makes its round trips, or ends at the rank's first listen, and
      * says which in one line at INFO; {@code OFINET_WARM_UP=off} leaves it out. Nothing is timed.
      */
     @ParameterizedTest
@@ -259,7 +259,7 @@ class NcclDriverIT {
         assertEquals(0, d.exitCode(), d.output());
         assertEquals(2, StartupFigures.of(d.output()).size(), d.output());
         java.util.regex.Matcher lines = Pattern.compile("warm-up: (\\d+) round trips through the table on its own"
-                + " device in \\d+ ms(, ended at NCCL's first transfer)?").matcher(d.output());
+                + " device in \\d+ ms(, ended at NCCL's first listen, connect or transfer)?").matcher(d.output());
         int found = 0;
         while (lines.find()) {
             found++;

@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The warm-up over real libfabric, in this JVM: its round trips through upcall stubs on its own
  * device, tcp on loopback and shm; what it leaves behind (nothing native, no /dev/shm name), over
- * many lifetimes; a stop in the middle, by the caller and by a door's first transfer; and a device
+ * many lifetimes; a stop in the middle, by the caller and by a door's first listen or transfer; and a device
  * that cannot be made, which ends it with a line at INFO and no warning.
  */
 class WarmUpIT {
@@ -89,16 +89,16 @@ class WarmUpIT {
         Thread.sleep(3000);
         w.stop();
         assertTrue(w.awaitEnd(BOUND_MS), "ended");
-        assertTrue(ended().endsWith("ended at NCCL's first transfer"), infos.toString());
+        assertTrue(ended().endsWith("ended at NCCL's first listen, connect or transfer"), infos.toString());
         assertTrue(roundTripsIn(ended()) < 100_000_000, ended());
         assertEquals(before, held());
         assertEquals(List.of(), warnings);
     }
 
-    /** A door's first isend or irecv stops the warm-up it started, even a call the door refuses. */
+    /** A door's first listen, connect, isend or irecv stops the warm-up it started, even a call the door refuses. */
     @ParameterizedTest
-    @ValueSource(strings = {"isend", "irecv"})
-    void nccLsFirstTransferEndsTheWarmUp(String call) throws Exception {
+    @ValueSource(strings = {"listen", "connect", "isend", "irecv"})
+    void ncclsFirstListenOrTransferEndsTheWarmUp(String call) throws Exception {
         List<Number> before = held();
         WarmUp[] made = new WarmUp[1];
         NetPlugin nccls = OfiNetPlugin.overLayout(layout("tcp"), "NCCL's device");
@@ -107,12 +107,17 @@ class WarmUpIT {
             MemorySegment out = arena.allocate(64);
             assertEquals(NcclDoor.SUCCESS, door.init(out.address(), 0, 0, false));
             Thread.sleep(2000);
-            int refused = call.equals("isend") ? door.isend(0x43, 0, 8, 0, 0, out.address() + 8)
-                    : door.irecv(0x43, 1, out.address() + 16, out.address() + 24, out.address() + 32,
-                            out.address() + 40, out.address() + 48);
-            assertEquals(NcclDoor.INTERNAL, refused, "a communicator handle the door never gave");
+            long nowhere = 0x4300000000L; // a handle the door never gave
+            int refused = switch (call) {
+                case "listen" -> door.listen(nowhere, 0, out.address() + 8, out.address() + 16);
+                case "connect" -> door.connect(nowhere, 0, out.address() + 8, out.address() + 16);
+                case "isend" -> door.isend(nowhere, 0, 8, 0, 0, out.address() + 8);
+                default -> door.irecv(nowhere, 1, out.address() + 16, out.address() + 24, out.address() + 32,
+                        out.address() + 40, out.address() + 48);
+            };
+            assertEquals(NcclDoor.INTERNAL, refused, "a handle the door never gave");
             assertTrue(made[0].awaitEnd(BOUND_MS), "the warm-up ended");
-            assertTrue(ended().endsWith("ended at NCCL's first transfer"), infos.toString());
+            assertTrue(ended().endsWith("ended at NCCL's first listen, connect or transfer"), infos.toString());
             assertEquals(NcclDoor.SUCCESS, door.finalizeContext(CMemory.getLong(out.address())));
         } finally {
             nccls.close();
