@@ -3,7 +3,11 @@ package io.ofinet.nccl;
 import io.ofinet.plugin.NetPlugin;
 import io.ofinet.plugin.ofi.OfiNetPlugin;
 import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -36,6 +40,8 @@ final class WarmUp implements Runnable {
     /** A round trip of the warm-up's that has not completed in this long ends it. */
     static final long REQUEST_BOUND_NANOS = 10_000_000_000L;
     private static final int NCCL_PTR_HOST = 1;
+    private static final int PRIO_PROCESS = 0;
+    private static final int LOWEST_PRIORITY = 19;
 
     private final NcclDoor.Log log;
     private final Supplier<NetPlugin> plugins;
@@ -124,6 +130,7 @@ final class WarmUp implements Runnable {
     @Override
     public void run() {
         long begun = System.nanoTime();
+        yieldToOthers();
         NetPlugin plugin = null;
         Arena arena = Arena.ofShared();
         try {
@@ -138,6 +145,29 @@ final class WarmUp implements Runnable {
         } finally {
             closeQuietly(plugin); // before the buffers and stubs go with the arena
             arena.close();
+        }
+    }
+
+    /**
+     * This thread at Linux's lowest priority (nice 19, for this thread only: {@code setpriority} on
+     * its thread id), so that on busy cores it takes what the rank's own threads leave, and on idle
+     * ones runs at full speed. Where that fails, it runs as it is.
+     */
+    @SuppressWarnings("restricted")
+    private void yieldToOthers() {
+        try {
+            Linker linker = Linker.nativeLinker();
+            MethodHandle gettid = linker.downcallHandle(linker.defaultLookup().find("gettid").orElseThrow(),
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT));
+            MethodHandle setpriority = linker.downcallHandle(linker.defaultLookup().find("setpriority").orElseThrow(),
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                            ValueLayout.JAVA_INT));
+            int tid = (int) gettid.invokeExact();
+            if ((int) setpriority.invokeExact(PRIO_PROCESS, tid, LOWEST_PRIORITY) != 0) {
+                log.trace("warm-up: setpriority failed; it runs at its thread's priority");
+            }
+        } catch (Throwable t) {
+            log.trace("warm-up: no setpriority (" + t + "); it runs at its thread's priority");
         }
     }
 
