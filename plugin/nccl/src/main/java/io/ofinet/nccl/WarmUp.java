@@ -3,12 +3,10 @@ package io.ofinet.nccl;
 import io.ofinet.plugin.NetPlugin;
 import io.ofinet.plugin.ofi.OfiNetPlugin;
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandle;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -37,16 +35,20 @@ final class WarmUp implements Runnable {
     /** The warm-up's own device anywhere else: one shm rail, which takes nothing of a NIC's. */
     static final String SHM_LAYOUT = "{\"devices\": [{\"name\": \"warm-up\", \"dataRails\": [{\"provider\":"
             + " \"shm\", \"domain\": \"shm\"}]}]}";
+    /**
+     * How long the warm-up waits before it opens anything: a rank whose first listen comes sooner
+     * (no bootstrap between init and its connections) gets no warm-up, and pays nothing for one.
+     */
+    static final long START_DELAY_MS = 100;
     /** A round trip of the warm-up's that has not completed in this long ends it. */
     static final long REQUEST_BOUND_NANOS = 10_000_000_000L;
     private static final int NCCL_PTR_HOST = 1;
-    private static final int PRIO_PROCESS = 0;
-    private static final int LOWEST_PRIORITY = 19;
 
     private final NcclDoor.Log log;
     private final Supplier<NetPlugin> plugins;
     private final int roundTrips;
     private volatile boolean stop;
+    private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile Thread thread;
 
     WarmUp(NcclDoor.Log log, Supplier<NetPlugin> plugins, int roundTrips) {
@@ -116,6 +118,7 @@ final class WarmUp implements Runnable {
     /** Asks the warm-up to end at its next round trip; it then closes what it opened. */
     void stop() {
         stop = true;
+        stopped.countDown();
     }
 
     /** Waits at most {@code millis} for the warm-up to end; whether it has. */
@@ -130,44 +133,23 @@ final class WarmUp implements Runnable {
     @Override
     public void run() {
         long begun = System.nanoTime();
-        yieldToOthers();
         NetPlugin plugin = null;
         Arena arena = Arena.ofShared();
         try {
-            plugin = plugins.get();
-            NcclDoor door = new NcclDoor(plugin, quiet(log));
-            WarmUpCalls.Table calls = WarmUpCalls.Native.over(door, arena);
-            int done = new Round(calls, arena).run();
+            int done = 0;
+            if (!stopped.await(START_DELAY_MS, TimeUnit.MILLISECONDS)) {
+                plugin = plugins.get();
+                NcclDoor door = new NcclDoor(plugin, quiet(log));
+                done = new Round(WarmUpCalls.Native.over(door, arena), arena).run();
+            }
             log.info("warm-up: " + done + " round trips through the table on its own device in "
-                    + (System.nanoTime() - begun) / 1_000_000 + " ms" + (stop ? ", ended at NCCL's first listen, connect or transfer" : ""));
+                    + (System.nanoTime() - begun) / 1_000_000 + " ms"
+                    + (stop ? ", ended at NCCL's first listen, connect or transfer" : ""));
         } catch (Throwable t) {
             log.info("warm-up left off after " + (System.nanoTime() - begun) / 1_000_000 + " ms: " + t.getMessage());
         } finally {
             closeQuietly(plugin); // before the buffers and stubs go with the arena
             arena.close();
-        }
-    }
-
-    /**
-     * This thread at Linux's lowest priority (nice 19, for this thread only: {@code setpriority} on
-     * its thread id), so that on busy cores it takes what the rank's own threads leave, and on idle
-     * ones runs at full speed. Where that fails, it runs as it is.
-     */
-    @SuppressWarnings("restricted")
-    private void yieldToOthers() {
-        try {
-            Linker linker = Linker.nativeLinker();
-            MethodHandle gettid = linker.downcallHandle(linker.defaultLookup().find("gettid").orElseThrow(),
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT));
-            MethodHandle setpriority = linker.downcallHandle(linker.defaultLookup().find("setpriority").orElseThrow(),
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                            ValueLayout.JAVA_INT));
-            int tid = (int) gettid.invokeExact();
-            if ((int) setpriority.invokeExact(PRIO_PROCESS, tid, LOWEST_PRIORITY) != 0) {
-                log.trace("warm-up: setpriority failed; it runs at its thread's priority");
-            }
-        } catch (Throwable t) {
-            log.trace("warm-up: no setpriority (" + t + "); it runs at its thread's priority");
         }
     }
 

@@ -95,6 +95,20 @@ class WarmUpIT {
         assertEquals(List.of(), warnings);
     }
 
+    /** A stop within its first START_DELAY_MS: nothing is opened, and the line says 0 round trips. */
+    @Test
+    void aStopBeforeItStartsOpensNothing() throws Exception {
+        List<Number> before = held();
+        WarmUp w = WarmUp.of("100", layout("tcp"), log);
+        w.start();
+        w.stop();
+        assertTrue(w.awaitEnd(BOUND_MS), "ended");
+        assertTrue(ended().startsWith("warm-up: 0 round trips"), infos.toString());
+        assertTrue(ended().endsWith("ended at NCCL's first listen, connect or transfer"), infos.toString());
+        assertTrue(infos.stream().noneMatch(m -> m.contains("left off")), infos.toString());
+        assertEquals(before, held());
+    }
+
     /** A door's first listen, connect, isend or irecv stops the warm-up it started, even a call the door refuses. */
     @ParameterizedTest
     @ValueSource(strings = {"listen", "connect", "isend", "irecv"})
