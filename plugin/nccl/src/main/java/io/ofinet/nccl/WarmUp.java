@@ -14,25 +14,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The data path compiled before NCCL's first transfer. A thread started by the library's first
- * {@code init} makes a device of its own (a plugin and a door beside NCCL's: tcp on the loopback
- * interface where NCCL's first device is on tcp, else shm; {@link #layoutFor}), connects it to itself
- * and sends itself {@link #ROUND_TRIPS} messages, calling as NCCL calls: from native code through
- * upcall stubs ({@link WarmUpCalls}), {@code irecv} and {@code isend}, then {@code test} until done.
- * Then it closes what it opened, device and plugin included. It touches nothing of NCCL's: not its
- * devices, endpoints, communicators or registrations, and no NIC. Nothing waits for it; it ends at
- * NCCL's first listen, connect or transfer ({@link #stop}), and a failure is logged and ends it. {@code
+ * The data path compiled before NCCL's first transfer (docs/NCCL.md, "The warm-up"). A thread
+ * started by the library's first {@code init} waits {@link #START_DELAY_MS}, then makes a device of
+ * its own (a plugin and a door beside NCCL's: tcp on the loopback interface where NCCL's first device
+ * is on tcp, else shm; {@link #layoutFor}), connects it to itself and makes {@link #ROUND_TRIPS} round
+ * trips, calling as NCCL calls: from native code through upcall stubs ({@link WarmUpCalls},
+ * {@link WarmUpRound}). Then it closes what it opened, device and plugin included, and hands the
+ * memory libfabric freed back to the system. It touches nothing of NCCL's: not its devices,
+ * endpoints, communicators or registrations, and no NIC. Nothing waits for it; it ends at NCCL's first
+ * listen, connect or transfer ({@link #stop}), and a failure is logged and ends it. {@code
  * OFINET_WARM_UP=off} leaves it out, {@code OFINET_WARM_UP=N} sets its round trips.
  */
 final class WarmUp implements Runnable {
     /** The environment variable: {@code off}, or a number of round trips. */
     static final String VARIABLE = "OFINET_WARM_UP";
-    /** Round trips by default: enough on a two-core machine for the JIT's last tier (docs/NCCL.md). */
+    /** Round trips by default ({@link WarmUpRound}): about half a second on two cores (docs/NCCL.md). */
     static final int ROUND_TRIPS = 10_000;
-    /** One round trip in this many moves {@link #LARGE} bytes; the others {@link #SMALL}. */
-    static final int LARGE_EVERY = 64;
-    static final long SMALL = 8;
-    static final long LARGE = 1 << 20;
     /** The warm-up's own device where NCCL's first device is on tcp: one rail on the loopback interface. */
     static final String TCP_LAYOUT = "{\"devices\": [{\"name\": \"warm-up\", \"dataRails\": [{\"provider\":"
             + " \"%s\", \"domain\": \"lo\", \"srcAddr\": \"127.0.0.1\"}]}]}";
@@ -44,9 +41,6 @@ final class WarmUp implements Runnable {
      * (no bootstrap between init and its connections) gets no warm-up, and pays nothing for one.
      */
     static final long START_DELAY_MS = 100;
-    /** A round trip of the warm-up's that has not completed in this long ends it. */
-    static final long REQUEST_BOUND_NANOS = 10_000_000_000L;
-    private static final int NCCL_PTR_HOST = 1;
 
     private final NcclDoor.Log log;
     private final Supplier<NetPlugin> plugins;
@@ -144,7 +138,7 @@ final class WarmUp implements Runnable {
             if (!stopped.await(START_DELAY_MS, TimeUnit.MILLISECONDS)) {
                 plugin = plugins.get();
                 NcclDoor door = new NcclDoor(plugin, quiet(log));
-                done = new Round(WarmUpCalls.Native.over(door, arena), arena).run();
+                done = new WarmUpRound(WarmUpCalls.Native.over(door, arena), arena, roundTrips, () -> stop).run();
             }
             log.info("warm-up: " + done + " round trips through the table on its own device in "
                     + (System.nanoTime() - begun) / 1_000_000 + " ms"
@@ -213,138 +207,4 @@ final class WarmUp implements Runnable {
         }
     }
 
-    /** One connection of the warm-up's device to itself, its round trips, and its close. */
-    private final class Round {
-        private final WarmUpCalls.Table calls;
-        private final long out; // 16 longs of results NCCL-style, then a handle
-        private final long sendBuf;
-        private final long recvBuf;
-
-        Round(WarmUpCalls.Table calls, Arena arena) {
-            this.calls = calls;
-            this.out = arena.allocate(16 * 8 + NcclDoor.HANDLE_BYTES, 64).address();
-            MemorySegment buffers = arena.allocate(2 * LARGE, 4096);
-            this.sendBuf = buffers.address();
-            this.recvBuf = sendBuf + LARGE;
-        }
-
-        private long slot(int i) {
-            return out + 8L * i;
-        }
-
-        int run() {
-            long handle = slot(16);
-            check(calls.init(slot(0)), "init");
-            long ctx = CMemory.getLong(slot(0));
-            long listen = 0;
-            long send = 0;
-            long recv = 0;
-            long sendMr = 0;
-            long recvMr = 0;
-            try {
-                check(calls.listen(ctx, 0, handle, slot(1)), "listen");
-                listen = CMemory.getLong(slot(1));
-                CMemory.putLong(slot(2), 0);
-                CMemory.putLong(slot(3), 0);
-                while (!stop && (CMemory.getLong(slot(2)) == 0 || CMemory.getLong(slot(3)) == 0)) {
-                    if (CMemory.getLong(slot(2)) == 0) {
-                        check(calls.connect(ctx, 0, handle, slot(2)), "connect");
-                    }
-                    if (CMemory.getLong(slot(3)) == 0) {
-                        check(calls.accept(listen, slot(3)), "accept");
-                    }
-                }
-                send = CMemory.getLong(slot(2));
-                recv = CMemory.getLong(slot(3));
-                if (stop) {
-                    return 0;
-                }
-                check(calls.regMr(send, sendBuf, LARGE, NCCL_PTR_HOST, slot(4)), "regMr");
-                sendMr = CMemory.getLong(slot(4));
-                check(calls.regMr(recv, recvBuf, LARGE, NCCL_PTR_HOST, slot(5)), "regMr");
-                recvMr = CMemory.getLong(slot(5));
-                return roundTrips(send, recv, sendMr, recvMr);
-            } finally {
-                close(ctx, listen, send, recv, sendMr, recvMr);
-            }
-        }
-
-        private int roundTrips(long send, long recv, long sendMr, long recvMr) {
-            long data = slot(6);
-            long sizes = slot(7);
-            long tags = slot(8);
-            long mhandles = slot(9);
-            long sendRequest = slot(10);
-            long recvRequest = slot(11);
-            CMemory.putLong(data, recvBuf);
-            CMemory.putInt(tags, 0);
-            CMemory.putLong(mhandles, recvMr);
-            int trips = 0;
-            for (; trips < roundTrips && !stop; trips++) {
-                long size = trips % LARGE_EVERY == LARGE_EVERY - 1 ? LARGE : SMALL;
-                CMemory.putLong(sizes, size);
-                CMemory.putLong(recvRequest, 0);
-                long begun = System.nanoTime();
-                while (CMemory.getLong(recvRequest) == 0 && going(begun, "irecv")) {
-                    check(calls.irecv(recv, 1, data, sizes, tags, mhandles, recvRequest), "irecv");
-                }
-                CMemory.putLong(sendRequest, 0);
-                while (CMemory.getLong(sendRequest) == 0 && going(begun, "isend")) {
-                    check(calls.isend(send, sendBuf, size, 0, sendMr, sendRequest), "isend");
-                    if (CMemory.getLong(sendRequest) == 0 && CMemory.getLong(recvRequest) != 0) { // progress
-                        check(calls.test(CMemory.getLong(recvRequest), slot(12), slot(13)), "test");
-                    }
-                }
-                if (!complete(CMemory.getLong(recvRequest), begun) || !complete(CMemory.getLong(sendRequest), begun)) {
-                    break; // stopped: the close takes what is in flight
-                }
-            }
-            return trips;
-        }
-
-        /** Tests {@code request} until it is done, as NCCL does; false when stopped first. */
-        private boolean complete(long request, long begun) {
-            long done = slot(12);
-            CMemory.putInt(done, 0);
-            while (CMemory.getInt(done) == 0 && going(begun, "test")) {
-                check(calls.test(request, done, slot(13)), "test");
-            }
-            return CMemory.getInt(done) != 0;
-        }
-
-        /** Whether a round trip begun at {@code begun} goes on: not when stopped; past its bound, a failure. */
-        private boolean going(long begun, String operation) {
-            if (System.nanoTime() - begun > REQUEST_BOUND_NANOS) {
-                throw new IllegalStateException(operation + ": a round trip did not complete in "
-                        + REQUEST_BOUND_NANOS / 1_000_000_000 + " s");
-            }
-            return !stop;
-        }
-
-        private void close(long ctx, long listen, long send, long recv, long sendMr, long recvMr) {
-            if (sendMr != 0) {
-                calls.deregMr(send, sendMr);
-            }
-            if (recvMr != 0) {
-                calls.deregMr(recv, recvMr);
-            }
-            if (send != 0) {
-                calls.closeSend(send);
-            }
-            if (recv != 0) {
-                calls.closeRecv(recv);
-            }
-            if (listen != 0) {
-                calls.closeListen(listen);
-            }
-            calls.finalize(ctx);
-        }
-    }
-
-    /** A call's result: anything but success ends the warm-up (the door logged why). */
-    private static void check(int result, String operation) {
-        if (result != NcclDoor.SUCCESS) {
-            throw new IllegalStateException(operation + " returned ncclResult_t " + result);
-        }
-    }
 }
