@@ -28,7 +28,7 @@ import java.util.function.Supplier;
 final class WarmUp implements Runnable {
     /** The environment variable: {@code off}, or a number of round trips. */
     static final String VARIABLE = "OFINET_WARM_UP";
-    /** Round trips by default ({@link WarmUpRound}): about half a second on two cores (docs/NCCL.md). */
+    /** Round trips by default ({@link WarmUpRound}): under a second on two cores, open and close included. */
     static final int ROUND_TRIPS = 10_000;
     /** The warm-up's own device where NCCL's first device is on tcp: one rail on the loopback interface. */
     static final String TCP_LAYOUT = "{\"devices\": [{\"name\": \"warm-up\", \"dataRails\": [{\"provider\":"
