@@ -60,7 +60,7 @@ public final class NcclBridge {
             MethodHandles.lookup().ensureInitialized(NcclTable.class);
             for (int i = 0; i < count; i++) {
                 String name = CMemory.getString(CMemory.getLong(names + 8L * i));
-                Method method = entry(name);
+                Method method = entry(NcclTable.class, name);
                 if (method == null) {
                     return "the library asks for the entry " + name + ", which ofinet's Java side does not have:"
                             + " libnccl-net-ofinet.so and the jars beside it come from different builds";
@@ -93,8 +93,9 @@ public final class NcclBridge {
         });
     }
 
-    private static Method entry(String name) {
-        for (Method m : NcclTable.class.getDeclaredMethods()) {
+    /** The static method {@code name} of {@code table} that returns an int (an ncclResult_t), or null. */
+    static Method entry(Class<?> table, String name) {
+        for (Method m : table.getDeclaredMethods()) {
             if (m.getName().equals(name) && Modifier.isStatic(m.getModifiers()) && m.getReturnType() == int.class) {
                 return m;
             }

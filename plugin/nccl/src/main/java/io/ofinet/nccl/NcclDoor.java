@@ -32,8 +32,6 @@ final class NcclDoor {
     static final int SUCCESS = NcclResults.SUCCESS;
     static final int INTERNAL = NcclResults.INTERNAL_ERROR;
     static final int HANDLE_BYTES = NetPlugin.HANDLE_MAX_BYTES;
-    /** How long the host's exit waits for a warm-up to close its device. */
-    static final long EXIT_WAIT_MS = 5000;
 
     private final NetPlugin plugin;
     private final Log log;
@@ -42,10 +40,8 @@ final class NcclDoor {
     private final Requests requests;
     private final Registrations registrations;
     private final Deregistrations deregistrations;
-    private final WarmUp.Factory warmUps;
+    private final WarmUpControl warmUp;
     private boolean initialized;
-    private WarmUp warmUp; // until NCCL's first listen, connect or transfer: read there without a lock (a stale read stops it twice)
-    private volatile WarmUp warmUpStarted; // for the host's exit, which waits for it
     private long[][] deviceStrings = new long[0][];
 
     NcclDoor(NetPlugin plugin, Log log) {
@@ -54,7 +50,7 @@ final class NcclDoor {
 
     /** A door that starts the data path's warm-up ({@link WarmUp}) {@code warmUps} makes, at its first init. */
     NcclDoor(NetPlugin plugin, Log log, WarmUp.Factory warmUps) {
-        this.warmUps = warmUps;
+        this.warmUp = new WarmUpControl(warmUps, log);
         this.plugin = plugin;
         this.log = log;
         this.deregistrations = new Deregistrations(plugin, log);
@@ -81,27 +77,13 @@ final class NcclDoor {
                 log.info("ofinet initialised: " + plugin.devices() + " device(s), Java " + Runtime.version()
                         + "; the plugin's init (libfabric loaded, the layout read or discovered) in " + tenths / 10
                         + "." + tenths % 10 + " ms");
-                startWarmUp();
+                warmUp.start(plugin);
             }
             int trafficClass = config == 0 ? ConnectConfig.UNDEFINED : CMemory.getInt(config);
             CMemory.putLong(ctxOut, contexts.add(new CommEntry.Context(commId, new ConnectConfig(trafficClass))));
             return SUCCESS;
         } catch (Throwable t) {
             return failed("init", t);
-        }
-    }
-
-    /** The warm-up, if any. It cannot fail init: one that does not start is logged and left out. */
-    private void startWarmUp() {
-        try {
-            WarmUp w = warmUps.make(plugin, log);
-            if (w != null) {
-                w.start();
-                warmUp = w;
-                warmUpStarted = w;
-            }
-        } catch (Throwable t) {
-            log.info("warm-up left out: " + t);
         }
     }
 
@@ -173,8 +155,8 @@ final class NcclDoor {
     }
 
     int listen(long ctx, int dev, long handleOut, long listenCommOut) {
-        standAside();
         try {
+            warmUp.standAside();
             context(ctx, "listen");
             Failures.out(handleOut, "listen", "handle");
             Failures.out(listenCommOut, "listen", "listenComm");
@@ -188,8 +170,8 @@ final class NcclDoor {
     }
 
     int connect(long ctx, int dev, long handle, long sendCommOut) {
-        standAside();
         try {
+            warmUp.standAside();
             CommEntry.Context context = context(ctx, "connect");
             Failures.out(handle, "connect", "handle");
             Failures.out(sendCommOut, "connect", "sendComm");
@@ -242,29 +224,11 @@ final class NcclDoor {
     }
 
     int isend(long comm, long data, long size, int tag, long mhandle, long requestOut) {
-        if (warmUp != null) {
-            standAside();
-        }
         return requests.isend(this, comm, data, size, tag, mhandle, requestOut);
     }
 
     int irecv(long comm, int n, long data, long sizes, long tags, long mhandles, long requestOut) {
-        if (warmUp != null) {
-            standAside();
-        }
         return requests.irecv(this, comm, n, data, sizes, tags, mhandles, requestOut);
-    }
-
-    /**
-     * NCCL's first listen, connect or transfer: the warm-up ends at its next round trip, leaving the
-     * cores, and the memory its connection holds, to NCCL's own connections.
-     */
-    private void standAside() {
-        WarmUp w = warmUp;
-        if (w != null) {
-            warmUp = null;
-            w.stop();
-        }
     }
 
     int iflush(long comm, int n, long data, long sizes, long mhandles, long requestOut) {
@@ -305,18 +269,9 @@ final class NcclDoor {
         return new int[] {comms.live(), registrations.live(), contexts.live(), deregistrations.pending()};
     }
 
-    /**
-     * The process is ending: a warm-up still running stops and closes its device, waited for at most
-     * {@link #EXIT_WAIT_MS}, before libfabric's exit-time teardown can run under it.
-     */
+    /** The process is ending: see {@link WarmUpControl#endAtExit}. */
     void endWarmUp() throws InterruptedException {
-        WarmUp w = warmUpStarted;
-        if (w != null) {
-            w.stop();
-            if (!w.awaitEnd(EXIT_WAIT_MS)) {
-                log.info("exit: the warm-up had not ended after " + EXIT_WAIT_MS + " ms");
-            }
-        }
+        warmUp.endAtExit();
     }
 
     /** The host process is exiting without the JVM's shutdown: what needs no peer is cleaned. */

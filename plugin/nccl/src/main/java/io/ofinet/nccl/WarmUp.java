@@ -1,5 +1,6 @@
 package io.ofinet.nccl;
 
+import io.ofinet.fabric.ProviderPolicy;
 import io.ofinet.plugin.NetPlugin;
 import io.ofinet.plugin.ofi.OfiNetPlugin;
 import java.lang.foreign.Arena;
@@ -11,6 +12,7 @@ import java.lang.invoke.MethodHandle;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -21,9 +23,10 @@ import java.util.function.Supplier;
  * trips, calling as NCCL calls: from native code through upcall stubs ({@link WarmUpCalls},
  * {@link WarmUpRound}). Then it closes what it opened, device and plugin included, and hands the
  * memory libfabric freed back to the system. It touches nothing of NCCL's: not its devices,
- * endpoints, communicators or registrations, and no NIC. Nothing waits for it; it ends at NCCL's first
- * listen, connect or transfer ({@link #stop}), and a failure is logged and ends it. {@code
- * OFINET_WARM_UP=off} leaves it out, {@code OFINET_WARM_UP=N} sets its round trips.
+ * endpoints, communicators or registrations, and no NIC. Nothing waits for it but the process's exit
+ * ({@link WarmUpControl}); NCCL's first listen or connect stops it ({@link #stop}), and a failure is
+ * logged and ends it. {@code OFINET_WARM_UP=off} leaves it out, {@code OFINET_WARM_UP=N} sets its
+ * round trips.
  */
 final class WarmUp implements Runnable {
     /** The environment variable: {@code off}, or a number of round trips. */
@@ -46,6 +49,8 @@ final class WarmUp implements Runnable {
     private final Supplier<NetPlugin> plugins;
     private final int roundTrips;
     private volatile boolean stop;
+    private volatile String stopReason;
+    private final AtomicInteger done = new AtomicInteger();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private volatile Thread thread;
 
@@ -61,8 +66,8 @@ final class WarmUp implements Runnable {
      * JIT sees the paths NCCL's traffic takes; otherwise shm. Neither takes a NIC's resources.
      */
     static String layoutFor(List<String> providers) {
-        boolean tcp = !providers.isEmpty() && providers.stream().allMatch(p -> p.equals(providers.get(0)))
-                && providers.get(0).split(";")[0].equals("tcp");
+        boolean tcp = !providers.isEmpty() && providers.stream().distinct().count() == 1
+                && new ProviderPolicy(providers.get(0)).isTcp();
         return tcp ? String.format(TCP_LAYOUT, providers.get(0)) : SHM_LAYOUT;
     }
 
@@ -113,10 +118,21 @@ final class WarmUp implements Runnable {
         thread = Thread.ofPlatform().daemon().name("ofinet-warm-up").start(this);
     }
 
-    /** Asks the warm-up to end at its next round trip; it then closes what it opened. */
-    void stop() {
+    /**
+     * Asks the warm-up to end after its round trip in flight, for {@code reason} (which its line
+     * names); it then closes what it opened. Before its device is open, it opens none.
+     */
+    void stop(String reason) {
+        if (stopReason == null) {
+            stopReason = reason;
+        }
         stop = true;
         stopped.countDown();
+    }
+
+    /** Round trips completed so far. */
+    int roundTripsDone() {
+        return done.get();
     }
 
     /** Waits at most {@code millis} for the warm-up to end; whether it has. */
@@ -134,19 +150,20 @@ final class WarmUp implements Runnable {
         NetPlugin plugin = null;
         Arena arena = Arena.ofShared();
         try {
-            int done = 0;
             if (!stopped.await(START_DELAY_MS, TimeUnit.MILLISECONDS)) {
                 plugin = plugins.get();
                 NcclDoor door = new NcclDoor(plugin, quiet(log));
-                done = new WarmUpRound(WarmUpCalls.Native.over(door, arena), arena, roundTrips, () -> stop).run();
+                new WarmUpRound(WarmUpCalls.Native.over(door, arena), arena, roundTrips, () -> stop, done).run();
             }
-            log.info("warm-up: " + done + " round trips through the table on its own device in "
+            int trips = done.get();
+            log.info("warm-up: " + trips + " round trips through the table on its own device in "
                     + (System.nanoTime() - begun) / 1_000_000 + " ms"
-                    + (stop ? ", ended at NCCL's first listen, connect or transfer" : ""));
+                    + (trips < roundTrips && stopReason != null ? ", stopped by " + stopReason : ""));
         } catch (Throwable t) {
             log.info("warm-up left off after " + (System.nanoTime() - begun) / 1_000_000 + " ms: " + t.getMessage());
         } finally {
             closeQuietly(plugin); // before the buffers and stubs go with the arena
+            WarmUpCalls.Native.release();
             arena.close();
             if (plugin != null) {
                 returnFreedMemory();

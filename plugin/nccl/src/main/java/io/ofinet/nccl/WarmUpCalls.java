@@ -7,7 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 
 /**
  * The warm-up's calls, each crossing from native code into Java as NCCL's do: an upcall stub over a
@@ -118,6 +117,15 @@ final class WarmUpCalls {
 
         static Native over(NcclDoor door, Arena arena) throws ReflectiveOperationException {
             Targets.door = door;
+            return stubs(arena);
+        }
+
+        /** The warm-up's door is no longer the targets', so that nothing of it stays reachable. */
+        static void release() {
+            Targets.door = null;
+        }
+
+        private static Native stubs(Arena arena) throws ReflectiveOperationException {
             return new Native(stub("init", arena), stub("finalize", arena), stub("listen", arena),
                     stub("connect", arena), stub("accept", arena), stub("regMr", arena), stub("deregMr", arena),
                     stub("isend", arena), stub("irecv", arena), stub("test", arena), stub("closeSend", arena),
@@ -125,15 +133,14 @@ final class WarmUpCalls {
         }
 
         private static MethodHandle stub(String name, Arena arena) throws ReflectiveOperationException {
-            for (Method m : Targets.class.getDeclaredMethods()) {
-                if (m.getName().equals(name) && Modifier.isStatic(m.getModifiers())) {
-                    FunctionDescriptor descriptor = NcclBridge.descriptor(m);
-                    Linker linker = Linker.nativeLinker();
-                    MemorySegment stub = linker.upcallStub(MethodHandles.lookup().unreflect(m), descriptor, arena);
-                    return linker.downcallHandle(stub, descriptor);
-                }
+            Method m = NcclBridge.entry(Targets.class, name);
+            if (m == null) {
+                throw new NoSuchMethodException(Targets.class.getName() + "." + name);
             }
-            throw new NoSuchMethodException(Targets.class.getName() + "." + name);
+            FunctionDescriptor descriptor = NcclBridge.descriptor(m);
+            Linker linker = Linker.nativeLinker();
+            MemorySegment stub = linker.upcallStub(MethodHandles.lookup().unreflect(m), descriptor, arena);
+            return linker.downcallHandle(stub, descriptor);
         }
 
         @Override

@@ -2,6 +2,7 @@ package io.ofinet.nccl;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -9,28 +10,32 @@ import java.util.function.BooleanSupplier;
  * close, all through {@code calls} as NCCL calls: a context, a listen, connect and accept in turn
  * until both communicators come, a registration of each side's 1 MiB buffer, then per round trip an
  * {@code irecv} and an {@code isend} (8 B; one in {@link #LARGE_EVERY} of 1 MiB), each tested to
- * done, the receive first. A stop ends it at its next call; what is in flight goes with the close.
+ * done, the receive first. A stop ends it between round trips, with nothing in flight; anything
+ * that takes longer than {@link #BOUND_NANOS} ends it with a failure.
  */
 final class WarmUpRound {
     /** One round trip in this many moves {@link #LARGE} bytes; the others {@link #SMALL}. */
     static final int LARGE_EVERY = 64;
     static final long SMALL = 8;
     static final long LARGE = 1 << 20;
-    /** A round trip that has not completed in this long ends the warm-up. */
-    static final long REQUEST_BOUND_NANOS = 10_000_000_000L;
+    /** A connection or a round trip that has not completed in this long ends the warm-up. */
+    static final long BOUND_NANOS = 10_000_000_000L;
     private static final int NCCL_PTR_HOST = 1;
 
     private final WarmUpCalls.Table calls;
     private final int roundTrips;
     private final BooleanSupplier stopped;
+    private final AtomicInteger done;
     private final long out; // 16 longs of results NCCL-style, then a handle
     private final long sendBuf;
     private final long recvBuf;
 
-    WarmUpRound(WarmUpCalls.Table calls, Arena arena, int roundTrips, BooleanSupplier stopped) {
+    /** Round trips through {@code calls}; {@code done} counts those completed, as they complete. */
+    WarmUpRound(WarmUpCalls.Table calls, Arena arena, int roundTrips, BooleanSupplier stopped, AtomicInteger done) {
         this.calls = calls;
         this.roundTrips = roundTrips;
         this.stopped = stopped;
+        this.done = done;
         this.out = arena.allocate(16 * 8 + NcclDoor.HANDLE_BYTES, 64).address();
         MemorySegment buffers = arena.allocate(2 * LARGE, 4096);
         this.sendBuf = buffers.address();
@@ -41,7 +46,11 @@ final class WarmUpRound {
         return out + 8L * i;
     }
 
-    int run() {
+    /**
+     * Connects, makes its round trips until they are done or a stop (checked between round trips, so
+     * that nothing is in flight at the close), and closes.
+     */
+    void run() {
         long handle = slot(16);
         check(calls.init(slot(0)), "init");
         long ctx = CMemory.getLong(slot(0));
@@ -55,7 +64,9 @@ final class WarmUpRound {
             listen = CMemory.getLong(slot(1));
             CMemory.putLong(slot(2), 0);
             CMemory.putLong(slot(3), 0);
+            long begun = System.nanoTime();
             while (!stopped.getAsBoolean() && (CMemory.getLong(slot(2)) == 0 || CMemory.getLong(slot(3)) == 0)) {
+                within(begun, "connect and accept");
                 if (CMemory.getLong(slot(2)) == 0) {
                     check(calls.connect(ctx, 0, handle, slot(2)), "connect");
                 }
@@ -66,19 +77,19 @@ final class WarmUpRound {
             send = CMemory.getLong(slot(2));
             recv = CMemory.getLong(slot(3));
             if (stopped.getAsBoolean()) {
-                return 0;
+                return;
             }
             check(calls.regMr(send, sendBuf, LARGE, NCCL_PTR_HOST, slot(4)), "regMr");
             sendMr = CMemory.getLong(slot(4));
             check(calls.regMr(recv, recvBuf, LARGE, NCCL_PTR_HOST, slot(5)), "regMr");
             recvMr = CMemory.getLong(slot(5));
-            return roundTrips(send, recv, sendMr, recvMr);
+            roundTrips(send, recv, sendMr, recvMr);
         } finally {
             close(ctx, listen, send, recv, sendMr, recvMr);
         }
     }
 
-    private int roundTrips(long send, long recv, long sendMr, long recvMr) {
+    private void roundTrips(long send, long recv, long sendMr, long recvMr) {
         long data = slot(6);
         long sizes = slot(7);
         long tags = slot(8);
@@ -88,46 +99,45 @@ final class WarmUpRound {
         CMemory.putLong(data, recvBuf);
         CMemory.putInt(tags, 0);
         CMemory.putLong(mhandles, recvMr);
-        int trips = 0;
-        for (; trips < roundTrips && !stopped.getAsBoolean(); trips++) {
-            long size = trips % LARGE_EVERY == LARGE_EVERY - 1 ? LARGE : SMALL;
+        for (int trip = 0; trip < roundTrips && !stopped.getAsBoolean(); trip++) {
+            long size = trip % LARGE_EVERY == LARGE_EVERY - 1 ? LARGE : SMALL;
             CMemory.putLong(sizes, size);
             CMemory.putLong(recvRequest, 0);
             long begun = System.nanoTime();
-            while (CMemory.getLong(recvRequest) == 0 && going(begun, "irecv")) {
+            while (CMemory.getLong(recvRequest) == 0) {
+                within(begun, "irecv");
                 check(calls.irecv(recv, 1, data, sizes, tags, mhandles, recvRequest), "irecv");
             }
             CMemory.putLong(sendRequest, 0);
-            while (CMemory.getLong(sendRequest) == 0 && going(begun, "isend")) {
+            while (CMemory.getLong(sendRequest) == 0) {
+                within(begun, "isend");
                 check(calls.isend(send, sendBuf, size, 0, sendMr, sendRequest), "isend");
-                if (CMemory.getLong(sendRequest) == 0 && CMemory.getLong(recvRequest) != 0) { // progress
+                if (CMemory.getLong(sendRequest) == 0) { // not yet: progress, as NCCL's proxy does
                     check(calls.test(CMemory.getLong(recvRequest), slot(12), slot(13)), "test");
                 }
             }
-            if (!complete(CMemory.getLong(recvRequest), begun) || !complete(CMemory.getLong(sendRequest), begun)) {
-                break; // stopped: the close takes what is in flight
-            }
+            complete(CMemory.getLong(recvRequest), begun);
+            complete(CMemory.getLong(sendRequest), begun);
+            done.incrementAndGet();
         }
-        return trips;
     }
 
-    /** Tests {@code request} until it is done, as NCCL does; false when stopped first. */
-    private boolean complete(long request, long begun) {
-        long done = slot(12);
-        CMemory.putInt(done, 0);
-        while (CMemory.getInt(done) == 0 && going(begun, "test")) {
-            check(calls.test(request, done, slot(13)), "test");
+    /** Tests {@code request} until it is done, as NCCL does. */
+    private void complete(long request, long begun) {
+        long doneOut = slot(12);
+        CMemory.putInt(doneOut, 0);
+        while (CMemory.getInt(doneOut) == 0) {
+            within(begun, "test");
+            check(calls.test(request, doneOut, slot(13)), "test");
         }
-        return CMemory.getInt(done) != 0;
     }
 
-    /** Whether a round trip begun at {@code begun} goes on: not when stopped; past its bound, a failure. */
-    private boolean going(long begun, String operation) {
-        if (System.nanoTime() - begun > REQUEST_BOUND_NANOS) {
-            throw new IllegalStateException(operation + ": a round trip did not complete in "
-                    + REQUEST_BOUND_NANOS / 1_000_000_000 + " s");
+    /** What began at {@code begun} has not run past {@link #BOUND_NANOS}; else it fails. */
+    private static void within(long begun, String operation) {
+        if (System.nanoTime() - begun > BOUND_NANOS) {
+            throw new IllegalStateException(operation + " did not complete in " + BOUND_NANOS / 1_000_000_000
+                    + " s");
         }
-        return !stopped.getAsBoolean();
     }
 
     private void close(long ctx, long listen, long send, long recv, long sendMr, long recvMr) {

@@ -20,8 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The warm-up over real libfabric, in this JVM: its round trips through upcall stubs on its own
  * device, tcp on loopback and shm; what it leaves behind (nothing native, no /dev/shm name), over
- * many lifetimes; a stop in the middle, by the caller and by a door's first listen or transfer; and a device
- * that cannot be made, which ends it with a line at INFO and no warning.
+ * many lifetimes; a stop before it starts, in the middle by the caller, and by a door's first listen
+ * or connect; and a device that cannot be made, which ends it with a line at INFO and no warning.
  */
 class WarmUpIT {
     private static final long BOUND_MS = 120_000;
@@ -81,38 +81,53 @@ class WarmUpIT {
         assertEquals(List.of(), warnings);
     }
 
+    /** Polls {@code w} until it has made a round trip, within the bound. */
+    private static void awaitFirstRoundTrip(WarmUp w) throws InterruptedException {
+        long until = System.nanoTime() + BOUND_MS * 1_000_000;
+        while (w.roundTripsDone() == 0) {
+            assertTrue(System.nanoTime() < until, "no round trip within " + BOUND_MS + " ms");
+            Thread.sleep(10);
+        }
+    }
+
     @Test
-    void aStopEndsItAtItsNextRoundTripAndItClosesWhatItOpened() throws Exception {
+    void aStopEndsItAfterItsRoundTripInFlightAndItClosesWhatItOpened() throws Exception {
         List<Number> before = held();
         WarmUp w = WarmUp.of("100000000", layout("tcp"), log);
         w.start();
-        Thread.sleep(3000);
-        w.stop();
+        try {
+            awaitFirstRoundTrip(w);
+        } finally {
+            w.stop("a test");
+        }
         assertTrue(w.awaitEnd(BOUND_MS), "ended");
-        assertTrue(ended().endsWith("ended at NCCL's first listen, connect or transfer"), infos.toString());
-        assertTrue(roundTripsIn(ended()) < 100_000_000, ended());
+        assertTrue(ended().endsWith(", stopped by a test"), infos.toString());
+        int trips = roundTripsIn(ended());
+        assertTrue(trips > 0 && trips < 100_000_000 && trips == w.roundTripsDone(), ended());
         assertEquals(before, held());
         assertEquals(List.of(), warnings);
     }
 
-    /** A stop within its first START_DELAY_MS: nothing is opened, and the line says 0 round trips. */
+    /** A stop before it starts, as when NCCL connects within START_DELAY_MS: no device is made. */
     @Test
-    void aStopBeforeItStartsOpensNothing() throws Exception {
-        List<Number> before = held();
-        WarmUp w = WarmUp.of("100", layout("tcp"), log);
+    void aStopBeforeItStartsMakesNoDevice() throws Exception {
+        boolean[] made = new boolean[1];
+        WarmUp w = new WarmUp(log, () -> {
+            made[0] = true;
+            return OfiNetPlugin.overLayout(layout("tcp"), "the warm-up's device");
+        }, 100);
+        w.stop("a test");
         w.start();
-        w.stop();
         assertTrue(w.awaitEnd(BOUND_MS), "ended");
+        assertEquals(false, made[0], "a device was made");
         assertTrue(ended().startsWith("warm-up: 0 round trips"), infos.toString());
-        assertTrue(ended().endsWith("ended at NCCL's first listen, connect or transfer"), infos.toString());
-        assertTrue(infos.stream().noneMatch(m -> m.contains("left off")), infos.toString());
-        assertEquals(before, held());
+        assertTrue(ended().endsWith(", stopped by a test"), infos.toString());
     }
 
-    /** A door's first listen, connect, isend or irecv stops the warm-up it started, even a call the door refuses. */
+    /** A door's listen or connect stops the warm-up it started, even one the door refuses. */
     @ParameterizedTest
-    @ValueSource(strings = {"listen", "connect", "isend", "irecv"})
-    void ncclsFirstListenOrTransferEndsTheWarmUp(String call) throws Exception {
+    @ValueSource(strings = {"listen", "connect"})
+    void ncclsFirstListenOrConnectEndsTheWarmUp(String call) throws Exception {
         List<Number> before = held();
         WarmUp[] made = new WarmUp[1];
         NetPlugin nccls = OfiNetPlugin.overLayout(layout("tcp"), "NCCL's device");
@@ -120,20 +135,19 @@ class WarmUpIT {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(64);
             assertEquals(NcclDoor.SUCCESS, door.init(out.address(), 0, 0, false));
-            Thread.sleep(2000);
-            long nowhere = 0x4300000000L; // a handle the door never gave
-            int refused = switch (call) {
-                case "listen" -> door.listen(nowhere, 0, out.address() + 8, out.address() + 16);
-                case "connect" -> door.connect(nowhere, 0, out.address() + 8, out.address() + 16);
-                case "isend" -> door.isend(nowhere, 0, 8, 0, 0, out.address() + 8);
-                default -> door.irecv(nowhere, 1, out.address() + 16, out.address() + 24, out.address() + 32,
-                        out.address() + 40, out.address() + 48);
-            };
-            assertEquals(NcclDoor.INTERNAL, refused, "a handle the door never gave");
+            awaitFirstRoundTrip(made[0]);
+            long nowhere = 0x4300000000L; // a context the door never gave
+            int refused = call.equals("listen") ? door.listen(nowhere, 0, out.address() + 8, out.address() + 16)
+                    : door.connect(nowhere, 0, out.address() + 8, out.address() + 16);
+            assertEquals(NcclDoor.INTERNAL, refused, "a context the door never gave");
             assertTrue(made[0].awaitEnd(BOUND_MS), "the warm-up ended");
-            assertTrue(ended().endsWith("ended at NCCL's first listen, connect or transfer"), infos.toString());
+            assertTrue(ended().endsWith(", stopped by " + WarmUpControl.NCCL_CONNECTS), infos.toString());
             assertEquals(NcclDoor.SUCCESS, door.finalizeContext(CMemory.getLong(out.address())));
         } finally {
+            if (made[0] != null) {
+                made[0].stop("the test's end");
+                made[0].awaitEnd(BOUND_MS);
+            }
             nccls.close();
         }
         assertEquals(before, held());

@@ -43,6 +43,15 @@ public record ProviderPolicy(String provider) {
     }
 
     /**
+     * Whether the provider's core is {@code tcp}, which needs no NIC of its own: the plugin's warm-up
+     * at init makes a device on the loopback interface with the same provider where NCCL's rails
+     * are all tcp (docs/NCCL.md, "The warm-up").
+     */
+    public boolean isTcp() {
+        return core("tcp");
+    }
+
+    /**
      * Connections made on demand by {@code ofi_rxm}: a post to a peer whose connection broke is
      * refused while a new one is attempted; a new endpoint's first posts are refused until its
      * connection is up (docs/FABRIC.md).

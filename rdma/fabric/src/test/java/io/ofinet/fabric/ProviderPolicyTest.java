@@ -31,6 +31,16 @@ class ProviderPolicyTest {
         assertTrue(TCP.removesLivePeers());
         assertEquals(0, TCP.addressVectorLimit());
         assertFalse(TCP.utilityOnly());
+        assertTrue(TCP.isTcp());
+        assertTrue(new ProviderPolicy("tcp").isTcp());
+    }
+
+    @Test
+    void onlyTcpsCoreIsTcp() {
+        for (ProviderPolicy p : new ProviderPolicy[] {SHM, SOCKETS, VERBS, EFA, CXI, new ProviderPolicy("tcpx"),
+            new ProviderPolicy("udp;ofi_rxd")}) {
+            assertFalse(p.isTcp(), p.provider());
+        }
     }
 
     @Test
