@@ -10,7 +10,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -25,23 +24,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class WarmUpIT {
     private static final long BOUND_MS = 120_000;
-    private final List<String> infos = new CopyOnWriteArrayList<>();
-    private final List<String> warnings = new CopyOnWriteArrayList<>();
-    private final NcclDoor.Log log = new NcclDoor.Log() {
-        @Override
-        public void warn(String message) {
-            warnings.add(message);
-        }
-
-        @Override
-        public void info(String message) {
-            infos.add(message);
-        }
-
-        @Override
-        public void trace(String message) {
-        }
-    };
+    private final RecordingLog log = new RecordingLog();
+    private final List<String> infos = log.infos;
+    private final List<String> warnings = log.warnings;
 
     private static String layout(String provider) {
         return provider.equals("shm") ? WarmUp.SHM_LAYOUT : WarmUp.layoutFor(List.of("tcp;ofi_rxm"));

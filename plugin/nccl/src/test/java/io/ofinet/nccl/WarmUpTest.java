@@ -5,23 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** What OFINET_WARM_UP asks for, and which device the warm-up makes for NCCL's first device. */
 class WarmUpTest {
-    private final List<String> warnings = new ArrayList<>();
-    private final NcclDoor.Log log = new NcclDoor.Log() {
-        @Override
-        public void warn(String message) {
-            warnings.add(message);
-        }
-
-        @Override
-        public void info(String message) {
-        }
-    };
+    private final RecordingLog log = new RecordingLog();
+    private final List<String> warnings = log.warnings;
 
     @Test
     void offOrZeroMakesNoWarmUp() {
