@@ -88,15 +88,21 @@ final class PluginDevices {
         return devices.length;
     }
 
-    synchronized Device device(int dev) throws NetException {
+    /** The layout's device {@code dev}, after the plugin's init; a device that does not exist is refused. */
+    private DeviceSpec spec(int dev) throws NetException {
         requireInit();
         if (dev < 0 || dev >= devices.length) {
             throw new NetException(NetResult.INVALID_ARGUMENT, "device " + dev + " does not exist; there are "
                     + devices.length);
         }
+        return layout.devices().get(dev);
+    }
+
+    synchronized Device device(int dev) throws NetException {
+        DeviceSpec spec = spec(dev);
         if (devices[dev] == null) {
             try {
-                devices[dev] = Device.open(provider, layout.devices().get(dev));
+                devices[dev] = Device.open(provider, spec);
             } catch (RdmaException e) {
                 throw Errors.toNetException("open device " + dev, e);
             }
@@ -106,12 +112,7 @@ final class PluginDevices {
 
     /** The providers of device {@code dev}'s data rails, from its layout: nothing is opened. */
     synchronized List<String> dataRailProviders(int dev) throws NetException {
-        requireInit();
-        if (dev < 0 || dev >= devices.length) {
-            throw new NetException(NetResult.INVALID_ARGUMENT, "device " + dev + " does not exist; there are "
-                    + devices.length);
-        }
-        return layout.devices().get(dev).dataRails().stream().map(r -> r.provider()).toList();
+        return spec(dev).dataRails().stream().map(r -> r.provider()).toList();
     }
 
     DeviceProperties properties(int dev) throws NetException {
