@@ -18,7 +18,12 @@
 #include "driver.h"
 
 #define TRAIN_BYTES (1 * MiB)
-#define TRAIN_ROUNDS 200
+/*
+ * Messages of each size: enough for the data path's methods to reach C2 in the run, so that the
+ * cache holds their full profiles (JEP 515). With 200, a rank compiled 2.5 times as many methods
+ * after connect behind the warm-up (docs/measurements/2026-11-29-the-aot-cache-s-training-run.md).
+ */
+#define TRAIN_ROUNDS 5000
 
 typedef jint(JNICALL *created_vms_fn)(JavaVM **, jsize, jsize *);
 
