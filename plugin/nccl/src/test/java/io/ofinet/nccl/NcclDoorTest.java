@@ -22,7 +22,6 @@ import io.ofinet.plugin.NetResult;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,17 +30,9 @@ import org.junit.jupiter.api.Test;
 /** The door's logic and failure paths over a mocked plugin, with C memory from an arena. */
 class NcclDoorTest {
     private final NetPlugin plugin = mock(NetPlugin.class);
-    private final List<String> warnings = new ArrayList<>();
-    private final NcclDoor door = new NcclDoor(plugin, new NcclDoor.Log() {
-        @Override
-        public void warn(String message) {
-            warnings.add(message);
-        }
-
-        @Override
-        public void info(String message) {
-        }
-    });
+    private final RecordingLog log = new RecordingLog();
+    private final List<String> warnings = log.warnings;
+    private final NcclDoor door = new NcclDoor(plugin, log);
     private final Handles.SendComm send = mock(Handles.SendComm.class);
     private final Handles.RecvComm recv = mock(Handles.RecvComm.class);
     private final Handles.MrHandle mr = mock(Handles.MrHandle.class);
