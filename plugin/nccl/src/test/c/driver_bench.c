@@ -11,8 +11,11 @@
  * warm-up and five timed repetitions, as ofinet-perf does: a warm-up or repetition during which a
  * rank's compilers worked is run again (driver_jit.c). The table shows the median with the spread
  * of all five, (max - min) / median, how many repetitions were run again, and a CSV line per size
- * (prefix "csv,"; both bandwidths in GB/s). The last message of every repetition is checked. The latency run also reports what Java allocated per call on the calling
- * thread in steady state (the finalize of a spare context logs the thread's allocated bytes).
+ * (prefix "csv,"; both bandwidths in GB/s). The last message of every repetition is checked. The
+ * latency run also reports what Java allocated per call on the calling thread in steady state (the
+ * finalize of a spare context logs the thread's allocated bytes); a bandwidth run first names the
+ * kernel's TCP congestion control. Any plugin's library under ofinet's name runs it (a C++ one
+ * through a symbolic link, docs/PERFORMANCE.md).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -359,6 +362,25 @@ static int repetitions(struct peer *p, size_t size, enum mode mode, int iters, d
     return redone;
 }
 
+/*
+ * The kernel's TCP congestion control, which sets loopback TCP's pace: under BBR a window that
+ * empties moves more slowly than one that slides, ofinet's and the C++ plugin's (docs/PERFORMANCE.md).
+ * "unknown" where /proc does not say.
+ */
+static const char *congestion_control(void) {
+    static char name[32];
+    FILE *f = fopen("/proc/sys/net/ipv4/tcp_congestion_control", "r");
+    int ok = f != NULL && fgets(name, sizeof name, f) != NULL;
+    if (f != NULL) {
+        fclose(f);
+    }
+    if (!ok) {
+        return "unknown";
+    }
+    name[strcspn(name, "\n")] = '\0';
+    return name;
+}
+
 static int bench(int rank, int sock, enum mode mode, size_t *sizes, int nsizes) {
     static const char *const titles[] = {"latency (one way)", "bandwidth (16 in flight)",
                                          "bandwidth (windows of 16 drained in order, a 1-byte ack after each)"};
@@ -378,6 +400,10 @@ static int bench(int rank, int sock, enum mode mode, size_t *sizes, int nsizes) 
     if (rank == 0) {
         printf("# nccl_driver bench %s through ncclNetPlugin_v12; median of %d repetitions, disp = (max - min) / median\n",
                titles[mode], REPS);
+        if (bandwidth) {
+            printf("# the kernel's TCP congestion control: %s (loopback TCP moves at its pace: docs/PERFORMANCE.md)\n",
+                   congestion_control());
+        }
         printf("#%12s %12s %12s %8s %7s\n", "size", bandwidth ? "busbw(GB/s)" : "time(us)", "iters", "disp(%)",
                "redone");
         printf("csv,size,%s,iters,disp,redone\n", bandwidth ? "gbps" : "us");

@@ -205,7 +205,7 @@ class NcclDriverIT {
      * The drained window through the table (16 sends posted, the oldest tested until done, then the
      * next, a 1-byte acknowledgement after each window) runs and reports every size, in the
      * bandwidth's CSV columns, each size's last message checked on the receiving rank (a figure,
-     * not a timed test).
+     * not a timed test), after the kernel's TCP congestion control, which sets loopback TCP's pace.
      */
     @Test
     void theDrainedWindowThroughTheTableReportsEachSize(@TempDir Path dir) throws Exception {
@@ -214,6 +214,8 @@ class NcclDriverIT {
                 "bench", "drained", "65536", "1048576");
         assertEquals(0, drained.exitCode(), drained.output());
         assertTrue(drained.output().contains("csv,size,gbps,iters,disp,redone"), drained.output());
+        assertTrue(Pattern.compile("(?m)^# the kernel's TCP congestion control: [a-z0-9_]+ ").matcher(drained.output())
+                .find(), drained.output());
         for (String size : List.of("65536", "1048576")) {
             assertTrue(Pattern.compile("(?m)^csv," + size + ",[0-9.]+,\\d+,[0-9.]+,\\d+$").matcher(drained.output())
                     .find(), drained.output());
