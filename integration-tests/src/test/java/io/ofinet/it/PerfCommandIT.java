@@ -33,6 +33,8 @@ class PerfCommandIT {
             assertTrue(text.contains("#        size        count     type    time(us)  algbw(GB/s)  busbw(GB/s)  #wrong"
                     + "  disp(%)"), text);
             assertTrue(text.contains("# time: median of 2 repetitions"), text);
+            assertTrue(text.contains("# the kernel's TCP congestion control: "
+                    + Files.readString(Path.of("/proc/sys/net/ipv4/tcp_congestion_control")).strip() + " "), text);
             assertTrue(!text.contains("WARNING"), "no JVM warnings: " + text);
             assertTrue(!text.contains("ofinet-perf: pingpong"), "no progress lines where stderr is a file: " + text);
             assertTrue(text.contains("\n        65536 "), "4K and 64K read as sizes: " + text);

@@ -4,7 +4,10 @@ import io.ofinet.plugin.Handles;
 import io.ofinet.tools.coll.Collectives;
 import io.ofinet.tools.coll.Ring;
 import io.ofinet.tools.perf.Workloads.Buffers;
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -82,6 +85,8 @@ final class PerfBench {
                 System.out.printf(Locale.ROOT, "# ofinet-perf %s, %d ranks, layout %s, allreduce %s, sum %s; results"
                         + " checked after the timed iterations (#wrong: rank 0's count; any rank's mismatch fails the"
                         + " run)%n", options.test, n, options.layout, coll.allreduceWay(), coll.sumWay());
+                System.out.printf(Locale.ROOT, "# the kernel's TCP congestion control: %s (loopback TCP moves at its"
+                        + " pace: docs/PERFORMANCE.md)%n", congestionControl());
                 if (!options.test.equals("check")) {
                     System.out.printf(Locale.ROOT, "# time: median of %d repetitions of %s (at most 256 MiB each),"
                             + " after, for each size, an untimed pass (at least 1 s, until the JIT compilers of every"
@@ -242,6 +247,19 @@ final class PerfBench {
             csvRows.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,float,%.3f,%.4f,%.4f,%d,%.2f,%d,%d,%d", t,
                     options.providerColumn(), n, size, size / 4, timeUs, algbw, algbw * factor, wrong, dispersion,
                     t.equals("check") ? 0 : options.reps, iterations, redone));
+        }
+    }
+
+    /**
+     * The kernel's TCP congestion control, which sets loopback TCP's pace: under BBR a window that
+     * empties moves more slowly than one that slides. "unknown" where /proc does not say.
+     */
+    static String congestionControl() {
+        try {
+            String name = Files.readString(Path.of("/proc/sys/net/ipv4/tcp_congestion_control")).strip();
+            return name.isEmpty() ? "unknown" : name;
+        } catch (IOException e) {
+            return "unknown";
         }
     }
 
