@@ -33,7 +33,7 @@ final class JnaProperties {
 
     /** Sets them when ofinet's classes are the class path of a JVM the library created. */
     static void setInCreatedJvm() {
-        if (JnaProperties.class.getClassLoader() != ClassLoader.getSystemClassLoader()) {
+        if (!NcclBridge.inCreatedJvm()) {
             return;
         }
         Path dir = jarDirectory();

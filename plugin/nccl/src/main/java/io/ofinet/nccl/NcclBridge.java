@@ -30,6 +30,14 @@ public final class NcclBridge {
     }
 
     /**
+     * Whether this JVM is one the library created: ofinet's classes are its class path. In a host's
+     * JVM they come from a loader of their own.
+     */
+    static boolean inCreatedJvm() {
+        return NcclBridge.class.getClassLoader() == ClassLoader.getSystemClassLoader();
+    }
+
+    /**
      * Fills the library's entries. Called by the library with the address of its entry table, of
      * its array of {@code count} entry names (C strings), of its log function {@code void (int
      * level, const char* message)}, and of the function a shutdown hook calls: once the JVM shuts

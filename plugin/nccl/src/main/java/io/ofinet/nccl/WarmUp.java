@@ -167,6 +167,7 @@ final class WarmUp implements Runnable {
             arena.close();
             if (plugin != null) {
                 returnFreedMemory();
+                CompilerThreads.afterWarmUp(log);
             }
         }
     }
