@@ -103,11 +103,11 @@ final class CompilerThreads {
 
     /**
      * Gives this process's compiler threads the nice value {@code OFINET_JIT_NICE} asks for, in a JVM
-     * the library created, and says so at INFO; in a host's JVM, whose threads are the host's,
-     * nothing.
+     * the library created and entered, and says so at INFO; in a host's JVM, whose threads are the
+     * host's, or a JVM the library did not enter (a test's), nothing.
      */
     static void afterWarmUp(NcclDoor.Log log) {
-        if (!NcclBridge.inCreatedJvm()) {
+        if (!NcclBridge.inLibrarysOwnJvm()) {
             return;
         }
         int nice = niceOf(System.getenv(VARIABLE), log);

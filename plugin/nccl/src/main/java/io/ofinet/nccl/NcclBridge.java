@@ -29,12 +29,20 @@ public final class NcclBridge {
     private NcclBridge() {
     }
 
+    /** Whether the library has entered this JVM ({@link #bootstrap}): NCCL's process, not a test's. */
+    private static volatile boolean bootstrapped;
+
     /**
      * Whether this JVM is one the library created: ofinet's classes are its class path. In a host's
      * JVM they come from a loader of their own.
      */
     static boolean inCreatedJvm() {
         return NcclBridge.class.getClassLoader() == ClassLoader.getSystemClassLoader();
+    }
+
+    /** Whether this JVM is one the library created and entered: the JVM of NCCL's process, ofinet's own. */
+    static boolean inLibrarysOwnJvm() {
+        return bootstrapped && inCreatedJvm();
     }
 
     /**
@@ -47,6 +55,7 @@ public final class NcclBridge {
      */
     public static String bootstrap(long entries, long names, int count, long log, long jvmEnding) {
         try {
+            bootstrapped = true;
             JnaProperties.setInCreatedJvm();
             loadLibfabricMeanwhile();
             Linker linker = Linker.nativeLinker();

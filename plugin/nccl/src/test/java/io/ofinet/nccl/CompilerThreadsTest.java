@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -66,21 +66,61 @@ class CompilerThreadsTest {
     }
 
     @Test
-    void thisJvmsCompilerThreadsTakeTheNiceValueAsTheKernelShowsIt() throws Throwable {
-        Path tasks = Path.of("/proc/self/task");
-        List<Integer> compilers = new ArrayList<>();
-        try (var threads = Files.list(tasks)) {
+    void setpriorityGivesAThreadTheNiceValueAsTheKernelShowsIt() throws Throwable {
+        CountDownLatch end = new CountDownLatch(1);
+        Thread t = Thread.ofPlatform().name("nice-test").start(() -> {
+            try {
+                end.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        try {
+            int tid = tidOf("nice-test");
+            assertEquals(0, CompilerThreads.setpriority().setNice(tid, 19));
+            assertEquals(19, niceOf(Path.of("/proc/self/task", Integer.toString(tid))));
+        } finally {
+            end.countDown();
+            t.join();
+        }
+    }
+
+    @Test
+    void aJvmTheLibraryDidNotEnterKeepsItsCompilersAsTheyAre() throws IOException {
+        Map<Integer, Integer> before = compilersNice();
+        assertFalse(before.isEmpty(), "this JVM has compiler threads");
+        CompilerThreads.afterWarmUp(log);
+        assertEquals(before, compilersNice());
+        assertTrue(log.infos.isEmpty() && log.warnings.isEmpty(), log.infos + " " + log.warnings);
+    }
+
+    /** This JVM's compiler threads and their nice values. */
+    private static Map<Integer, Integer> compilersNice() throws IOException {
+        Map<Integer, Integer> nice = new TreeMap<>();
+        try (var threads = Files.list(Path.of("/proc/self/task"))) {
             for (Path t : threads.toList()) {
-                if (CompilerThreads.isCompiler(Files.readString(t.resolve("comm")).strip())) {
-                    compilers.add(Integer.parseInt(t.getFileName().toString()));
+                try {
+                    if (CompilerThreads.isCompiler(Files.readString(t.resolve("comm")).strip())) {
+                        nice.put(Integer.parseInt(t.getFileName().toString()), niceOf(t));
+                    }
+                } catch (IOException e) {
+                    // a thread that ended meanwhile
                 }
             }
         }
-        assertFalse(compilers.isEmpty(), "this JVM has compiler threads");
-        assertEquals(compilers.size(), CompilerThreads.lower(tasks, 19, CompilerThreads.setpriority()));
-        for (int tid : compilers) {
-            assertEquals(19, niceOf(tasks.resolve(Integer.toString(tid))), "thread " + tid);
+        return nice;
+    }
+
+    /** The id of this process's thread named {@code name}. */
+    private static int tidOf(String name) throws IOException {
+        try (var threads = Files.list(Path.of("/proc/self/task"))) {
+            for (Path t : threads.toList()) {
+                if (Files.readString(t.resolve("comm")).strip().equals(name)) {
+                    return Integer.parseInt(t.getFileName().toString());
+                }
+            }
         }
+        throw new IllegalStateException("no thread named " + name);
     }
 
     private static void thread(Path tasks, String tid, String comm) throws IOException {
