@@ -67,8 +67,10 @@ class CompilerThreadsTest {
 
     @Test
     void setpriorityGivesAThreadTheNiceValueAsTheKernelShowsIt() throws Throwable {
+        CountDownLatch running = new CountDownLatch(1);
         CountDownLatch end = new CountDownLatch(1);
         Thread t = Thread.ofPlatform().name("nice-test").start(() -> {
+            running.countDown(); // its native name is set before it runs
             try {
                 end.await();
             } catch (InterruptedException e) {
@@ -76,6 +78,7 @@ class CompilerThreadsTest {
             }
         });
         try {
+            running.await();
             int tid = tidOf("nice-test");
             assertEquals(0, CompilerThreads.setpriority().setNice(tid, 19));
             assertEquals(19, niceOf(Path.of("/proc/self/task", Integer.toString(tid))));
