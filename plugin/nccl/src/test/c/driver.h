@@ -34,6 +34,9 @@ void driver_logger(int level, unsigned long flags, const char *file, int line, c
 /* Loads the library as NCCL does; NULL (and a FAILED line) when it cannot. */
 ncclNet_v12_t *load_table(void);
 
+/* The communicator configuration NCCL hands every init: no traffic class. Some plugins read it. */
+ncclNetCommConfig_v12_t *comm_config(void);
+
 /* Seconds since an arbitrary start. */
 double now_seconds(void);
 

@@ -390,10 +390,8 @@ static int bench(int rank, int sock, enum mode mode, size_t *sizes, int nsizes) 
     p.sbuf = aligned_alloc(4096, MAX_SIZE);
     p.rbuf = aligned_alloc(4096, MAX_SIZE);
     p.net = load_table();
-    /* NCCL hands every init its communicator's configuration: some plugins read it. */
-    static ncclNetCommConfig_v12_t config = {.trafficClass = NCCL_NET_TRAFFIC_CLASS_UNDEF};
     if (p.sbuf == NULL || p.rbuf == NULL || p.net == NULL ||
-        p.net->init(&p.ctx, 1, &config, driver_logger, NULL) != ncclSuccess) {
+        p.net->init(&p.ctx, 1, comm_config(), driver_logger, NULL) != ncclSuccess) {
         return 1;
     }
     connect_both(&p);

@@ -107,9 +107,8 @@ static void bad_handles(struct side *s) {
 }
 
 int init_side(struct side *s) {
-    ncclNetCommConfig_v12_t config = {.trafficClass = -1};
     int ndev = 0;
-    int ok = s->net->init(&s->ctx, 42, &config, driver_logger, NULL) == ncclSuccess && s->ctx != NULL;
+    int ok = s->net->init(&s->ctx, 42, comm_config(), driver_logger, NULL) == ncclSuccess && s->ctx != NULL;
     check(ok, "init");
     if (!ok) {
         return -1; /* nothing after a failed init has a plugin to call */

@@ -130,8 +130,7 @@ static void start(struct rank *r) {
     double t0 = now_seconds();
     r->net = load_table();
     double t1 = now_seconds();
-    static ncclNetCommConfig_v12_t config = {.trafficClass = NCCL_NET_TRAFFIC_CLASS_UNDEF}; /* as NCCL hands it */
-    if (r->net == NULL || r->net->init(&r->ctx, 1, &config, driver_logger, NULL) != ncclSuccess) {
+    if (r->net == NULL || r->net->init(&r->ctx, 1, comm_config(), driver_logger, NULL) != ncclSuccess) {
         fail("init");
     }
     double t2 = now_seconds();

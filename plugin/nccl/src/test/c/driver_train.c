@@ -83,8 +83,7 @@ int run_train(int argc, char **argv) {
     }
     ncclNet_v12_t *net = load_table();
     void *ctx = NULL;
-    ncclNetCommConfig_v12_t config = {.trafficClass = -1};
-    if (net == NULL || net->init(&ctx, 1, &config, driver_logger, NULL) != ncclSuccess) {
+    if (net == NULL || net->init(&ctx, 1, comm_config(), driver_logger, NULL) != ncclSuccess) {
         check(0, "init");
         return 1;
     }

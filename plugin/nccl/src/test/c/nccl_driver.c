@@ -130,6 +130,11 @@ ncclNet_v12_t *load_table(void) {
     return net;
 }
 
+ncclNetCommConfig_v12_t *comm_config(void) {
+    static ncclNetCommConfig_v12_t config = {.trafficClass = NCCL_NET_TRAFFIC_CLASS_UNDEF};
+    return &config;
+}
+
 double now_seconds(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -189,10 +194,9 @@ static int run_init(void) {
         return 1;
     }
     void *ctx = NULL;
-    ncclNetCommConfig_v12_t config = {.trafficClass = -1};
-    ncclResult_t first = net->init(&ctx, 1, &config, driver_logger, NULL);
+    ncclResult_t first = net->init(&ctx, 1, comm_config(), driver_logger, NULL);
     printf("init: result %d, warning \"%s\"\n", first, last_warning());
-    ncclResult_t second = net->init(&ctx, 2, &config, driver_logger, NULL);
+    ncclResult_t second = net->init(&ctx, 2, comm_config(), driver_logger, NULL);
     check(second == first, "a second init gives the same result (%d)", second);
     return first == ncclSuccess ? 0 : 10 + (int)first;
 }
