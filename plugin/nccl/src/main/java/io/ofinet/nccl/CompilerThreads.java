@@ -107,7 +107,7 @@ final class CompilerThreads {
      * host's, or a JVM the library did not enter (a test's), nothing.
      */
     static void afterWarmUp(NcclDoor.Log log) {
-        if (!NcclBridge.inLibrarysOwnJvm()) {
+        if (!NcclBridge.inCreatedJvm()) {
             return;
         }
         int nice = niceOf(System.getenv(VARIABLE), log);

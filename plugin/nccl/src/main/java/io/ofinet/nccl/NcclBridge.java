@@ -33,16 +33,12 @@ public final class NcclBridge {
     private static volatile boolean bootstrapped;
 
     /**
-     * Whether this JVM is one the library created: ofinet's classes are its class path. In a host's
-     * JVM they come from a loader of their own.
+     * Whether this JVM is one the library created and entered, ofinet's own: the library has entered
+     * it and ofinet's classes are its class path. In a host's JVM they come from a loader of their
+     * own; a test's JVM the library never entered.
      */
     static boolean inCreatedJvm() {
-        return NcclBridge.class.getClassLoader() == ClassLoader.getSystemClassLoader();
-    }
-
-    /** Whether this JVM is one the library created and entered: the JVM of NCCL's process, ofinet's own. */
-    static boolean inLibrarysOwnJvm() {
-        return bootstrapped && inCreatedJvm();
+        return bootstrapped && NcclBridge.class.getClassLoader() == ClassLoader.getSystemClassLoader();
     }
 
     /**
