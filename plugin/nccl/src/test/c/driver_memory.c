@@ -33,8 +33,8 @@ static enum mapping_kind kind_of(const char *path) {
     if (len >= 10 && strcmp(path + len - 10, "/libjvm.so") == 0) {
         return MAP_LIBJVM;
     }
-    if (len >= 4 && strcmp(path + len - 4, ".jsa") == 0) {
-        return MAP_CDS;
+    if (len >= 4 && (strcmp(path + len - 4, ".aot") == 0 || strcmp(path + len - 4, ".jsa") == 0)) {
+        return MAP_AOT;
     }
     if (len >= 12 && strcmp(path + len - 12, "/lib/modules") == 0) {
         return MAP_MODULES;

@@ -45,7 +45,7 @@ enum figure {
     F_COLD, F_P50, F_P99, F_P999, F_P9999,
     F_RSS_BEFORE, F_RSS_INIT, F_RSS_CONNECT, F_RSS_END,
     F_THREADS_BEFORE, F_THREADS_INIT, F_THREADS_CONNECT, F_THREADS_END,
-    F_MAP_LIBJVM, F_MAP_CDS, F_MAP_MODULES, F_MAP_LIBFABRIC, F_MAP_FILES, F_MAP_ANONYMOUS, F_PSS, F_PRIVATE,
+    F_MAP_LIBJVM, F_MAP_AOT, F_MAP_MODULES, F_MAP_LIBFABRIC, F_MAP_FILES, F_MAP_ANONYMOUS, F_PSS, F_PRIVATE,
     FIGURES
 };
 
@@ -82,7 +82,7 @@ static const struct {
     [F_THREADS_CONNECT] = {"threads.connect", "count", "threads once connected"},
     [F_THREADS_END] = {"threads.end", "count", "threads at the end"},
     [F_MAP_LIBJVM] = {"map.libjvm", "MiB", "resident at the end: libjvm.so"},
-    [F_MAP_CDS] = {"map.cds", "MiB", "resident: the CDS archive (.jsa)"},
+    [F_MAP_AOT] = {"map.aot", "MiB", "resident at the end: the AOT cache (.aot; a CDS archive, .jsa)"},
     [F_MAP_MODULES] = {"map.modules", "MiB", "resident: the JDK's lib/modules"},
     [F_MAP_LIBFABRIC] = {"map.libfabric", "MiB", "resident: libfabric and its providers"},
     [F_MAP_FILES] = {"map.files", "MiB", "resident: other files"},
@@ -290,7 +290,7 @@ static void latencies(struct rank *r, long cold, long tail) {
 
 static void memory_at_end(struct rank *r) {
     static const enum figure kinds[MAP_KINDS] = {
-        [MAP_LIBJVM] = F_MAP_LIBJVM, [MAP_CDS] = F_MAP_CDS, [MAP_MODULES] = F_MAP_MODULES,
+        [MAP_LIBJVM] = F_MAP_LIBJVM, [MAP_AOT] = F_MAP_AOT, [MAP_MODULES] = F_MAP_MODULES,
         [MAP_LIBFABRIC] = F_MAP_LIBFABRIC, [MAP_FILES] = F_MAP_FILES, [MAP_ANONYMOUS] = F_MAP_ANONYMOUS};
     sample_process(r, F_RSS_END, F_THREADS_END);
     struct resident res;

@@ -241,9 +241,12 @@ class NcclDriverIT {
         assertTrue(d.output().contains("round trips of 8 B: 50 cold, 2000 after them"), d.output());
         List<Map<String, Double>> ranks = StartupFigures.of(d.output());
         assertEquals(2, ranks.size(), d.output());
+        boolean cached = Files.exists(Driver.LIBRARY_DIR.resolve("libnccl-net-ofinet.aot"));
         for (Map<String, Double> rank : ranks) {
             assertEquals(StartupFigures.NAMES, rank.keySet(), d.output());
             StartupFigures.check(rank, d.output());
+            assertEquals(cached, rank.get("map.aot") > 0, "the AOT cache resident where the build made one:\n"
+                    + d.output());
         }
     }
 

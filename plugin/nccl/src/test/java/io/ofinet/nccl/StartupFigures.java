@@ -21,7 +21,7 @@ final class StartupFigures {
             "init.plugin", "init.rest", "listen", "connect", "accept", "regmr", "first.irecv", "first.isend",
             "first.test", "first.roundtrip", "cold.median", "tail.p50", "tail.p99", "tail.p99.9", "tail.p99.99",
             "rss.before", "rss.init", "rss.connect", "rss.end", "threads.before", "threads.init", "threads.connect",
-            "threads.end", "map.libjvm", "map.cds", "map.modules", "map.libfabric", "map.files", "map.anonymous",
+            "threads.end", "map.libjvm", "map.aot", "map.modules", "map.libfabric", "map.files", "map.anonymous",
             "pss", "private");
 
     private static final Pattern LINE = Pattern.compile("(?m)^csv,(\\d),([a-z0-9.]+),(-?[0-9.]+),(ms|us|MiB|count)$");
