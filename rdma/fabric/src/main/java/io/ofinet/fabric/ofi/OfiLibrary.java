@@ -2,6 +2,7 @@ package io.ofinet.fabric.ofi;
 
 import com.sun.jna.Library;
 import io.ofinet.fabric.RxmEagerLimit;
+import io.ofinet.fabric.RxmPostedBuffers;
 import java.lang.System.Logger.Level;
 import java.util.Map;
 import java.util.Optional;
@@ -15,8 +16,8 @@ import java.util.Optional;
  * null checks, then dies at its first NullPointerException. Loading therefore sets {@code
  * IPATH_NO_BACKTRACE=1} and {@code HFI_NO_BACKTRACE=1} in the process environment (libc {@code
  * setenv}, which is what the library's constructor reads) before {@code dlopen}. It sets {@code
- * ofi_rxm}'s eager limit there too, unless the environment has one ({@link
- * io.ofinet.fabric.RxmEagerLimit}).
+ * ofi_rxm}'s eager limit and the receive buffers it posts there too, each unless the environment
+ * has it ({@link RxmEagerLimit}, {@link RxmPostedBuffers}).
  */
 public final class OfiLibrary {
     /** The API version ofinet requests, and the one whose struct layouts it pins: 1.17. */
@@ -24,6 +25,11 @@ public final class OfiLibrary {
 
     /** The library's file name. */
     public static final String LIBRARY = "libfabric.so.1";
+
+    /** What rxm reads from the environment at its first initialisation, each set unless it is there. */
+    static final Map<String, String> RXM_DEFAULTS = Map.of(
+            RxmEagerLimit.VARIABLE, Long.toString(RxmEagerLimit.DEFAULT),
+            RxmPostedBuffers.VARIABLE, Integer.toString(RxmPostedBuffers.DEFAULT));
 
     private static final System.Logger LOG = System.getLogger(OfiLibrary.class.getName());
     private static final Loaded LOADED = load();
@@ -41,8 +47,10 @@ public final class OfiLibrary {
                     throw new IllegalStateException("setenv " + variable + " failed");
                 }
             }
-            if (LibC.INSTANCE.setenv(RxmEagerLimit.VARIABLE, Long.toString(RxmEagerLimit.DEFAULT), 0) != 0) {
-                throw new IllegalStateException("setenv " + RxmEagerLimit.VARIABLE + " failed");
+            for (Map.Entry<String, String> rxm : RXM_DEFAULTS.entrySet()) {
+                if (LibC.INSTANCE.setenv(rxm.getKey(), rxm.getValue(), 0) != 0) {
+                    throw new IllegalStateException("setenv " + rxm.getKey() + " failed");
+                }
             }
             LibFabric lib = com.sun.jna.Native.load(LIBRARY, LibFabric.class,
                     Map.of(Library.OPTION_OPEN_FLAGS, 0x102 /* RTLD_NOW | RTLD_GLOBAL */));

@@ -1,0 +1,24 @@
+package io.ofinet.fabric;
+
+/**
+ * How many receive buffers {@code ofi_rxm} posts for each endpoint's connections. Over {@code tcp}
+ * rxm shares one receive context among an endpoint's connections and, unless {@link #VARIABLE} says
+ * otherwise, posts 4,096 buffers of its buffer size (16 KiB) there when the endpoint is enabled:
+ * 64 MiB zeroed in {@code fi_enable}, for each of a device's endpoints. A buffer holds a message's
+ * header, and a whole message of up to 16 KiB that came before its receive; a message whose
+ * receive is posted is read straight into the receive's own buffer. With fewer buffers, more such
+ * early messages wait in the kernel's socket instead, which the sender's TCP flow control bounds.
+ *
+ * <p>rxm reads the variable once, when libfabric first initialises its providers; so the binding
+ * sets it to {@link #DEFAULT} in the process environment before it loads libfabric, unless it is
+ * set (docs/FABRIC.md, "rxm's receive buffers").
+ */
+public final class RxmPostedBuffers {
+    /** The variable rxm reads: the receive queue size it asks of its core provider's endpoints. */
+    public static final String VARIABLE = "FI_OFI_RXM_MSG_RX_SIZE";
+    /** What the binding sets when the environment does not: a quarter of rxm's 4,096 over tcp. */
+    public static final int DEFAULT = 1024;
+
+    private RxmPostedBuffers() {
+    }
+}
