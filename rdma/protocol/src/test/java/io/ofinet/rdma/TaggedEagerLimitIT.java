@@ -25,12 +25,8 @@ class TaggedEagerLimitIT {
     void buffersUpToRxmsEagerLimitTakeTaggedMessagesAndLargerOnesAreWritten(String variable, long limit,
             String moved, @TempDir Path dir) throws Exception {
         ChildJvm.Spec spec = new ChildJvm.Spec(TaggedLimitPeer.class).directory(dir).bound(Duration.ofSeconds(90))
-                .env("FI_LOG_LEVEL", "info").env("FI_LOG_PROV", "ofi_rxm");
-        if (variable.isEmpty()) {
-            spec.unsetEnv(RxmEagerLimit.VARIABLE);
-        } else {
-            spec.env(RxmEagerLimit.VARIABLE, variable);
-        }
+                .env("FI_LOG_LEVEL", "info").env("FI_LOG_PROV", "ofi_rxm")
+                .envOrUnset(RxmEagerLimit.VARIABLE, variable);
         try (ChildJvm child = spec.start()) {
             int status = child.waitFor();
             String output = child.output();

@@ -26,12 +26,8 @@ class RxmSettingsIT {
     void rxmPostsTheBindingsBuffersUnlessTheEnvironmentSaysOtherwise(String environment, String expected,
             @TempDir Path dir) throws Exception {
         ChildJvm.Spec spec = new ChildJvm.Spec(RxmSettingsProbe.class).directory(dir).bound(Duration.ofSeconds(60))
-                .env("FI_LOG_LEVEL", "info").env("FI_LOG_PROV", "ofi_rxm");
-        if (environment.isEmpty()) {
-            spec.unsetEnv(RxmPostedBuffers.VARIABLE);
-        } else {
-            spec.env(RxmPostedBuffers.VARIABLE, environment);
-        }
+                .env("FI_LOG_LEVEL", "info").env("FI_LOG_PROV", "ofi_rxm")
+                .envOrUnset(RxmPostedBuffers.VARIABLE, environment);
         try (ChildJvm child = spec.start()) {
             int status = child.waitFor();
             String output = child.output();

@@ -73,6 +73,11 @@ public final class ChildJvm implements AutoCloseable {
             return this;
         }
 
+        /** Sets a variable, or removes it where {@code value} is empty: a row of a table of settings. */
+        public Spec envOrUnset(String name, String value) {
+            return value.isEmpty() ? unsetEnv(name) : env(name, value);
+        }
+
         /** Runs the JVM through a command, e.g. {@code ip netns exec ns1}. */
         public Spec prefix(String... command) {
             prefix.addAll(List.of(command));
