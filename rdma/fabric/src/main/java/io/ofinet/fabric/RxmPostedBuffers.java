@@ -11,7 +11,7 @@ package io.ofinet.fabric;
  *
  * <p>rxm reads the variable once, when libfabric first initialises its providers; so the binding
  * sets it to {@link #DEFAULT} in the process environment before it loads libfabric, unless it is
- * set (docs/FABRIC.md, "rxm's receive buffers").
+ * set (docs/FABRIC.md, "`tcp;ofi_rxm`: the receive buffers it posts").
  */
 public final class RxmPostedBuffers {
     /** The variable rxm reads: the receive queue size it asks of its core provider's endpoints. */

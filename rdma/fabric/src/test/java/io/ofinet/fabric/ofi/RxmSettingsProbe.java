@@ -17,7 +17,8 @@ public final class RxmSettingsProbe {
 
     public static void main(String[] args) throws Exception {
         if (!OfiLibrary.isAvailable()) {
-            throw new IllegalStateException("libfabric is not available", OfiLibrary.unavailabilityCause().orElse(null));
+            throw new IllegalStateException("libfabric is not available",
+                    OfiLibrary.unavailabilityCause().orElse(null));
         }
         for (String variable : new String[] {RxmPostedBuffers.VARIABLE, RxmEagerLimit.VARIABLE}) {
             System.out.println(variable + "=" + LibC.INSTANCE.getenv(variable));
