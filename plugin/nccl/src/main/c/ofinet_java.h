@@ -1,8 +1,13 @@
 /*
  * The crossing into Java: ofinet's entry points, one per operation of the NCCL table, each an FFM
- * upcall stub that io.ofinet.nccl.NcclBridge makes once and hands to C by name. Every pointer and
- * size crosses as int64_t (an address or a length; Java reads and writes C memory through it),
- * every result is an ncclResult_t value. Java catches everything: no exception reaches C.
+ * upcall stub that io.ofinet.nccl.NcclBridge makes once and hands to C by name. Every argument
+ * crosses as int64_t (an address, a length, or an int widened), every result is an ncclResult_t
+ * value. Java catches everything: no exception reaches C.
+ *
+ * Every entry has one C type, ofinet_entry, whatever it takes: FFM generates the classes of an
+ * upcall once per function type, several milliseconds at init for each, so the entries share one
+ * type. An entry's arguments come first, in the order OFINET_JAVA_ENTRIES lists them; the rest are 0
+ * (OFINET_CALL pads them).
  */
 #ifndef OFINET_JAVA_H
 #define OFINET_JAVA_H
@@ -12,32 +17,47 @@
 
 #include "nccl_abi.h"
 
-/* X(name, parameters): the list the struct, the names handed to Java and the forwarders share. */
+/* X(name, arguments): the list the struct and the names handed to Java share. */
 #define OFINET_JAVA_ENTRIES(X)                                                                        \
-    X(init, (int64_t ctxOut, int64_t commId, int64_t config, int ncclLogger))                         \
-    X(finalize, (int64_t ctx))                                                                        \
-    X(devices, (int64_t ndevOut))                                                                     \
-    X(getProperties, (int dev, int64_t propsOut))                                                     \
-    X(listen, (int64_t ctx, int dev, int64_t handle, int64_t listenCommOut))                          \
-    X(connect, (int64_t ctx, int dev, int64_t handle, int64_t sendCommOut))                           \
-    X(accept, (int64_t listenComm, int64_t recvCommOut))                                              \
-    X(regMr, (int64_t comm, int64_t data, int64_t size, int type, int64_t mhandleOut))                \
-    X(deregMr, (int64_t comm, int64_t mhandle))                                                       \
-    X(isend, (int64_t comm, int64_t data, int64_t size, int tag, int64_t mhandle, int64_t requestOut)) \
-    X(irecv, (int64_t comm, int n, int64_t data, int64_t sizes, int64_t tags, int64_t mhandles,       \
-              int64_t requestOut))                                                                    \
-    X(iflush, (int64_t comm, int n, int64_t data, int64_t sizes, int64_t mhandles, int64_t requestOut)) \
-    X(test, (int64_t request, int64_t doneOut, int64_t sizesOut))                                     \
-    X(closeSend, (int64_t comm))                                                                      \
-    X(closeRecv, (int64_t comm))                                                                      \
-    X(closeListen, (int64_t comm))                                                                    \
-    X(atExit, (void))
+    X(init, (ctxOut, commId, config, ncclLogger))                                                     \
+    X(finalize, (ctx))                                                                                \
+    X(devices, (ndevOut))                                                                             \
+    X(getProperties, (dev, propsOut))                                                                 \
+    X(listen, (ctx, dev, handle, listenCommOut))                                                      \
+    X(connect, (ctx, dev, handle, sendCommOut))                                                       \
+    X(accept, (listenComm, recvCommOut))                                                              \
+    X(regMr, (comm, data, size, type, mhandleOut))                                                    \
+    X(deregMr, (comm, mhandle))                                                                       \
+    X(isend, (comm, data, size, tag, mhandle, requestOut))                                            \
+    X(irecv, (comm, n, data, sizes, tags, mhandles, requestOut))                                      \
+    X(iflush, (comm, n, data, sizes, mhandles, requestOut))                                           \
+    X(test, (request, doneOut, sizesOut))                                                             \
+    X(closeSend, (comm))                                                                              \
+    X(closeRecv, (comm))                                                                              \
+    X(closeListen, (comm))                                                                            \
+    X(atExit, ())
 
-#define OFINET_JAVA_FIELD(name, params) int (*name) params;
+/* The one type of every entry: as many int64_t as the longest list above (irecv's). */
+#define OFINET_ENTRY_ARGS 7
+typedef int (*ofinet_entry)(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
+
+#define OFINET_JAVA_FIELD(name, arguments) ofinet_entry name;
 struct ofinet_java {
     OFINET_JAVA_ENTRIES(OFINET_JAVA_FIELD)
 };
 #undef OFINET_JAVA_FIELD
+
+/*
+ * Calls an entry with its arguments, widened to int64_t, and 0 for the rest: OFINET_CALL(test, a, b,
+ * c). More arguments than OFINET_ENTRY_ARGS do not compile (an array of negative size).
+ */
+#define OFINET_CALL(name, ...)                                                                        \
+    ((void)sizeof(char[OFINET_COUNT_(__VA_ARGS__) <= OFINET_ENTRY_ARGS ? 1 : -1]),                    \
+     ofinet_java.name(OFINET_PAD_(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)))
+#define OFINET_COUNT_(...) OFINET_NTH_(__VA_ARGS__, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define OFINET_NTH_(a, b, c, d, e, f, g, h, i, n, ...) n
+#define OFINET_PAD_(a, b, c, d, e, f, g, ...)                                                         \
+    (int64_t)(a), (int64_t)(b), (int64_t)(c), (int64_t)(d), (int64_t)(e), (int64_t)(f), (int64_t)(g)
 
 /* Filled once by ofinet_boot; read-only afterwards. */
 extern struct ofinet_java ofinet_java;

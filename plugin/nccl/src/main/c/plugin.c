@@ -57,7 +57,7 @@ void ofinet_jvm_ending(void) {
 
 static void at_exit(void) {
     if (ofinet_java.atExit != NULL && !atomic_load(&jvm_ending)) {
-        ofinet_java.atExit();
+        OFINET_CALL(atExit, 0);
     }
 }
 
@@ -134,7 +134,7 @@ ncclResult_t ofinet_init(void **ctx, uint64_t commId, ncclNetCommConfig_v12_t *c
     }
     int has_logger = atomic_load_explicit(&nccl_logger, memory_order_acquire) != NULL;
     int64_t java_begun = ofinet_now_ns();
-    ncclResult_t java = (ncclResult_t)ofinet_java.init(ADDR(ctx), (int64_t)commId, ADDR(config), has_logger);
+    ncclResult_t java = (ncclResult_t)OFINET_CALL(init, ADDR(ctx), (int64_t)commId, ADDR(config), has_logger);
     if (java == ncclSuccess && atomic_exchange(&start_reported, 1) == 0) {
         report_start(java_begun, ofinet_now_ns());
     }
@@ -143,52 +143,52 @@ ncclResult_t ofinet_init(void **ctx, uint64_t commId, ncclNetCommConfig_v12_t *c
 
 ncclResult_t ofinet_finalize(void *ctx) {
     JAVA_OR_FAIL(finalize);
-    return (ncclResult_t)ofinet_java.finalize(ADDR(ctx));
+    return (ncclResult_t)OFINET_CALL(finalize, ADDR(ctx));
 }
 
 ncclResult_t ofinet_devices(int *ndev) {
     JAVA_OR_FAIL(devices);
-    return (ncclResult_t)ofinet_java.devices(ADDR(ndev));
+    return (ncclResult_t)OFINET_CALL(devices, ADDR(ndev));
 }
 
 ncclResult_t ofinet_get_properties(int dev, ncclNetProperties_v12_t *props) {
     JAVA_OR_FAIL(getProperties);
-    return (ncclResult_t)ofinet_java.getProperties(dev, ADDR(props));
+    return (ncclResult_t)OFINET_CALL(getProperties, dev, ADDR(props));
 }
 
 ncclResult_t ofinet_listen(void *ctx, int dev, void *handle, void **listenComm) {
     JAVA_OR_FAIL(listen);
-    return (ncclResult_t)ofinet_java.listen(ADDR(ctx), dev, ADDR(handle), ADDR(listenComm));
+    return (ncclResult_t)OFINET_CALL(listen, ADDR(ctx), dev, ADDR(handle), ADDR(listenComm));
 }
 
 ncclResult_t ofinet_connect(void *ctx, int dev, void *handle, void **sendComm,
                                    ncclNetDeviceHandle_v12_t **sendDevComm) {
     (void)sendDevComm; /* no device offload: NCCL's pointer is left as it is */
     JAVA_OR_FAIL(connect);
-    return (ncclResult_t)ofinet_java.connect(ADDR(ctx), dev, ADDR(handle), ADDR(sendComm));
+    return (ncclResult_t)OFINET_CALL(connect, ADDR(ctx), dev, ADDR(handle), ADDR(sendComm));
 }
 
 ncclResult_t ofinet_accept(void *listenComm, void **recvComm, ncclNetDeviceHandle_v12_t **recvDevComm) {
     (void)recvDevComm;
     JAVA_OR_FAIL(accept);
-    return (ncclResult_t)ofinet_java.accept(ADDR(listenComm), ADDR(recvComm));
+    return (ncclResult_t)OFINET_CALL(accept, ADDR(listenComm), ADDR(recvComm));
 }
 
 ncclResult_t ofinet_reg_mr(void *comm, void *data, size_t size, int type, void **mhandle) {
     JAVA_OR_FAIL(regMr);
-    return (ncclResult_t)ofinet_java.regMr(ADDR(comm), ADDR(data), (int64_t)size, type, ADDR(mhandle));
+    return (ncclResult_t)OFINET_CALL(regMr, ADDR(comm), ADDR(data), (int64_t)size, type, ADDR(mhandle));
 }
 
 ncclResult_t ofinet_dereg_mr(void *comm, void *mhandle) {
     JAVA_OR_FAIL(deregMr);
-    return (ncclResult_t)ofinet_java.deregMr(ADDR(comm), ADDR(mhandle));
+    return (ncclResult_t)OFINET_CALL(deregMr, ADDR(comm), ADDR(mhandle));
 }
 
 ncclResult_t ofinet_isend(void *sendComm, void *data, size_t size, int tag, void *mhandle, void *phandle,
                                  void **request) {
     (void)phandle; /* the profiler's handle: ofinet reports no profiler events */
     JAVA_OR_FAIL(isend);
-    return (ncclResult_t)ofinet_java.isend(ADDR(sendComm), ADDR(data), (int64_t)size, tag, ADDR(mhandle),
+    return (ncclResult_t)OFINET_CALL(isend, ADDR(sendComm), ADDR(data), (int64_t)size, tag, ADDR(mhandle),
                                            ADDR(request));
 }
 
@@ -196,34 +196,34 @@ ncclResult_t ofinet_irecv(void *recvComm, int n, void **data, size_t *sizes, int
                                  void **phandles, void **request) {
     (void)phandles;
     JAVA_OR_FAIL(irecv);
-    return (ncclResult_t)ofinet_java.irecv(ADDR(recvComm), n, ADDR(data), ADDR(sizes), ADDR(tags), ADDR(mhandles),
+    return (ncclResult_t)OFINET_CALL(irecv, ADDR(recvComm), n, ADDR(data), ADDR(sizes), ADDR(tags), ADDR(mhandles),
                                            ADDR(request));
 }
 
 ncclResult_t ofinet_iflush(void *recvComm, int n, void **data, int *sizes, void **mhandles, void **request) {
     JAVA_OR_FAIL(iflush);
-    return (ncclResult_t)ofinet_java.iflush(ADDR(recvComm), n, ADDR(data), ADDR(sizes), ADDR(mhandles),
+    return (ncclResult_t)OFINET_CALL(iflush, ADDR(recvComm), n, ADDR(data), ADDR(sizes), ADDR(mhandles),
                                             ADDR(request));
 }
 
 ncclResult_t ofinet_test(void *request, int *done, int *sizes) {
     JAVA_OR_FAIL(test);
-    return (ncclResult_t)ofinet_java.test(ADDR(request), ADDR(done), ADDR(sizes));
+    return (ncclResult_t)OFINET_CALL(test, ADDR(request), ADDR(done), ADDR(sizes));
 }
 
 ncclResult_t ofinet_close_send(void *sendComm) {
     JAVA_OR_FAIL(closeSend);
-    return (ncclResult_t)ofinet_java.closeSend(ADDR(sendComm));
+    return (ncclResult_t)OFINET_CALL(closeSend, ADDR(sendComm));
 }
 
 ncclResult_t ofinet_close_recv(void *recvComm) {
     JAVA_OR_FAIL(closeRecv);
-    return (ncclResult_t)ofinet_java.closeRecv(ADDR(recvComm));
+    return (ncclResult_t)OFINET_CALL(closeRecv, ADDR(recvComm));
 }
 
 ncclResult_t ofinet_close_listen(void *listenComm) {
     JAVA_OR_FAIL(closeListen);
-    return (ncclResult_t)ofinet_java.closeListen(ADDR(listenComm));
+    return (ncclResult_t)OFINET_CALL(closeListen, ADDR(listenComm));
 }
 
 /*

@@ -11,6 +11,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.Arrays;
 
 /**
  * Where {@code libnccl-net-ofinet.so} enters Java, once per process, through JNI: {@link #bootstrap}
@@ -116,20 +117,33 @@ public final class NcclBridge {
         return null;
     }
 
-    /** int and long parameters as C's int and int64_t; an int result. */
+    /** C's {@code OFINET_ENTRY_ARGS}. */
+    static final int ENTRY_ARGS = 7;
+
+    /**
+     * The one type of every entry, C's {@code ofinet_entry}: seven int64_t, an int result. FFM
+     * generates an upcall's classes once per type (several milliseconds each at init, more on busy
+     * cores): entries of one type share them.
+     */
+    static final FunctionDescriptor ENTRY = entryType();
+
+    private static FunctionDescriptor entryType() {
+        MemoryLayout[] layouts = new MemoryLayout[ENTRY_ARGS];
+        Arrays.fill(layouts, ValueLayout.JAVA_LONG);
+        return FunctionDescriptor.of(ValueLayout.JAVA_INT, layouts);
+    }
+
+    /** {@link #ENTRY}, once {@code method} is checked to have its type. */
     static FunctionDescriptor descriptor(Method method) {
         Class<?>[] types = method.getParameterTypes();
-        MemoryLayout[] layouts = new MemoryLayout[types.length];
-        for (int i = 0; i < types.length; i++) {
-            if (types[i] == long.class) {
-                layouts[i] = ValueLayout.JAVA_LONG;
-            } else if (types[i] == int.class) {
-                layouts[i] = ValueLayout.JAVA_INT;
-            } else {
-                throw new IllegalArgumentException(method + ": parameter " + i + " is neither int nor long");
-            }
+        boolean longs = types.length == ENTRY_ARGS;
+        for (int i = 0; longs && i < types.length; i++) {
+            longs = types[i] == long.class;
         }
-        return FunctionDescriptor.of(ValueLayout.JAVA_INT, layouts);
+        if (!longs) {
+            throw new IllegalArgumentException(method + " does not take the entries' " + ENTRY_ARGS + " longs");
+        }
+        return ENTRY;
     }
 
     /** The door's log: through the library to NCCL's logger (or stderr without one). */

@@ -10,14 +10,14 @@ import java.lang.reflect.Method;
 
 /**
  * The warm-up's calls, each crossing from native code into Java as NCCL's do: an upcall stub over a
- * door's operation (static, with {@link NcclTable}'s signatures), called through a downcall handle. What
+ * door's operation (static, of {@link NcclTable}'s one type), called through a downcall handle. What
  * the JIT compiles for them is what it compiles for NCCL's calls: the stubs' adapters, the door, the
  * plugin and the protocol, each entered from a native frame and not inlined into the warm-up's loop.
  * Linking by address is restricted: deliberate, as the addresses are the stubs'.
  */
 @SuppressWarnings("restricted")
 final class WarmUpCalls {
-    /** A door's operations with the upcall targets' signatures. */
+    /** A door's operations, with their C types (the stubs' one type is the crossing's only). */
     interface Table {
         int init(long ctxOut);
 
@@ -48,7 +48,8 @@ final class WarmUpCalls {
 
     /**
      * The upcalls' targets: static methods over the warm-up's door, as {@link NcclTable}'s are over
-     * NCCL's, so that the stubs' adapters have the same shapes as theirs. One warm-up at a time.
+     * NCCL's, of the same one type ({@link NcclBridge#ENTRY}), so that the stubs share their adapters
+     * with NCCL's. One warm-up at a time.
      */
     static final class Targets {
         private static volatile NcclDoor door;
@@ -56,55 +57,55 @@ final class WarmUpCalls {
         private Targets() {
         }
 
-        static int init(long ctxOut) {
+        static int init(long ctxOut, long u1, long u2, long u3, long u4, long u5, long u6) {
             return door.init(ctxOut, 0, 0, false);
         }
 
-        static int finalize(long ctx) {
+        static int finalize(long ctx, long u1, long u2, long u3, long u4, long u5, long u6) {
             return door.finalizeContext(ctx);
         }
 
-        static int listen(long ctx, int dev, long handle, long listenCommOut) {
-            return door.listen(ctx, dev, handle, listenCommOut);
+        static int listen(long ctx, long dev, long handle, long listenCommOut, long u1, long u2, long u3) {
+            return door.listen(ctx, (int) dev, handle, listenCommOut);
         }
 
-        static int connect(long ctx, int dev, long handle, long sendCommOut) {
-            return door.connect(ctx, dev, handle, sendCommOut);
+        static int connect(long ctx, long dev, long handle, long sendCommOut, long u1, long u2, long u3) {
+            return door.connect(ctx, (int) dev, handle, sendCommOut);
         }
 
-        static int accept(long listenComm, long recvCommOut) {
+        static int accept(long listenComm, long recvCommOut, long u1, long u2, long u3, long u4, long u5) {
             return door.accept(listenComm, recvCommOut);
         }
 
-        static int regMr(long comm, long data, long size, int type, long mhandleOut) {
-            return door.regMr(comm, data, size, type, mhandleOut);
+        static int regMr(long comm, long data, long size, long type, long mhandleOut, long u1, long u2) {
+            return door.regMr(comm, data, size, (int) type, mhandleOut);
         }
 
-        static int deregMr(long comm, long mhandle) {
+        static int deregMr(long comm, long mhandle, long u1, long u2, long u3, long u4, long u5) {
             return door.deregMr(comm, mhandle);
         }
 
-        static int isend(long comm, long data, long size, int tag, long mhandle, long requestOut) {
-            return door.isend(comm, data, size, tag, mhandle, requestOut);
+        static int isend(long comm, long data, long size, long tag, long mhandle, long requestOut, long u1) {
+            return door.isend(comm, data, size, (int) tag, mhandle, requestOut);
         }
 
-        static int irecv(long comm, int n, long data, long sizes, long tags, long mhandles, long requestOut) {
-            return door.irecv(comm, n, data, sizes, tags, mhandles, requestOut);
+        static int irecv(long comm, long n, long data, long sizes, long tags, long mhandles, long requestOut) {
+            return door.irecv(comm, (int) n, data, sizes, tags, mhandles, requestOut);
         }
 
-        static int test(long request, long doneOut, long sizesOut) {
+        static int test(long request, long doneOut, long sizesOut, long u1, long u2, long u3, long u4) {
             return door.test(request, doneOut, sizesOut);
         }
 
-        static int closeSend(long comm) {
+        static int closeSend(long comm, long u1, long u2, long u3, long u4, long u5, long u6) {
             return door.close(comm, CommEntry.SEND);
         }
 
-        static int closeRecv(long comm) {
+        static int closeRecv(long comm, long u1, long u2, long u3, long u4, long u5, long u6) {
             return door.close(comm, CommEntry.RECV);
         }
 
-        static int closeListen(long comm) {
+        static int closeListen(long comm, long u1, long u2, long u3, long u4, long u5, long u6) {
             return door.close(comm, CommEntry.LISTEN);
         }
     }
@@ -145,104 +146,73 @@ final class WarmUpCalls {
 
         @Override
         public int init(long ctxOut) {
-            return call(init, ctxOut);
+            return call(init, ctxOut, 0, 0, 0, 0, 0, 0);
         }
 
         @Override
         public int finalize(long ctx) {
-            return call(finalizeContext, ctx);
+            return call(finalizeContext, ctx, 0, 0, 0, 0, 0, 0);
         }
 
         @Override
         public int listen(long ctx, int dev, long handle, long listenCommOut) {
-            try {
-                return (int) listen.invokeExact(ctx, dev, handle, listenCommOut);
-            } catch (Throwable t) {
-                throw failed(t);
-            }
+            return call(listen, ctx, dev, handle, listenCommOut, 0, 0, 0);
         }
 
         @Override
         public int connect(long ctx, int dev, long handle, long sendCommOut) {
-            try {
-                return (int) connect.invokeExact(ctx, dev, handle, sendCommOut);
-            } catch (Throwable t) {
-                throw failed(t);
-            }
+            return call(connect, ctx, dev, handle, sendCommOut, 0, 0, 0);
         }
 
         @Override
         public int accept(long listenComm, long recvCommOut) {
-            try {
-                return (int) accept.invokeExact(listenComm, recvCommOut);
-            } catch (Throwable t) {
-                throw failed(t);
-            }
+            return call(accept, listenComm, recvCommOut, 0, 0, 0, 0, 0);
         }
 
         @Override
         public int regMr(long comm, long data, long size, int type, long mhandleOut) {
-            try {
-                return (int) regMr.invokeExact(comm, data, size, type, mhandleOut);
-            } catch (Throwable t) {
-                throw failed(t);
-            }
+            return call(regMr, comm, data, size, type, mhandleOut, 0, 0);
         }
 
         @Override
         public int deregMr(long comm, long mhandle) {
-            try {
-                return (int) deregMr.invokeExact(comm, mhandle);
-            } catch (Throwable t) {
-                throw failed(t);
-            }
+            return call(deregMr, comm, mhandle, 0, 0, 0, 0, 0);
         }
 
         @Override
         public int isend(long comm, long data, long size, int tag, long mhandle, long requestOut) {
-            try {
-                return (int) isend.invokeExact(comm, data, size, tag, mhandle, requestOut);
-            } catch (Throwable t) {
-                throw failed(t);
-            }
+            return call(isend, comm, data, size, tag, mhandle, requestOut, 0);
         }
 
         @Override
         public int irecv(long comm, int n, long data, long sizes, long tags, long mhandles, long requestOut) {
-            try {
-                return (int) irecv.invokeExact(comm, n, data, sizes, tags, mhandles, requestOut);
-            } catch (Throwable t) {
-                throw failed(t);
-            }
+            return call(irecv, comm, n, data, sizes, tags, mhandles, requestOut);
         }
 
         @Override
         public int test(long request, long doneOut, long sizesOut) {
-            try {
-                return (int) test.invokeExact(request, doneOut, sizesOut);
-            } catch (Throwable t) {
-                throw failed(t);
-            }
+            return call(test, request, doneOut, sizesOut, 0, 0, 0, 0);
         }
 
         @Override
         public int closeSend(long comm) {
-            return call(closeSend, comm);
+            return call(closeSend, comm, 0, 0, 0, 0, 0, 0);
         }
 
         @Override
         public int closeRecv(long comm) {
-            return call(closeRecv, comm);
+            return call(closeRecv, comm, 0, 0, 0, 0, 0, 0);
         }
 
         @Override
         public int closeListen(long comm) {
-            return call(closeListen, comm);
+            return call(closeListen, comm, 0, 0, 0, 0, 0, 0);
         }
 
-        private static int call(MethodHandle h, long argument) {
+        /** An entry's call, its arguments first, as C's {@code OFINET_CALL} makes it. */
+        private static int call(MethodHandle h, long a, long b, long c, long d, long e, long f, long g) {
             try {
-                return (int) h.invokeExact(argument);
+                return (int) h.invokeExact(a, b, c, d, e, f, g);
             } catch (Throwable t) {
                 throw failed(t);
             }
