@@ -35,6 +35,8 @@ class DistributionIT {
     private static final Path DRIVER = Path.of(System.getProperty("ofinet.nccl.driver", "nccl_driver"));
     /** What -Xlog:class+load says of ofinet's bridge class when it came from the AOT cache. */
     private static final String BRIDGE_FROM_CACHE = "io.ofinet.nccl.NcclBridge source: shared objects file";
+    /** The same of the FFM data path, which its jar holds in a versions directory until the build flattens it. */
+    private static final String DATA_PATH_FROM_CACHE = "io.ofinet.fabric.ofi.FfmDataPath source: shared objects file";
     /** The build's JDK, which runs this test, makes the AOT cache in one step from Java 25 on. */
     private static final boolean MAKES_AOT_CACHES = Runtime.version().feature() >= 25;
     /** The modules of the bundled runtime, in jlink's order: plugin/nccl/pom.xml's ofinet.runtime.modules. */
@@ -183,7 +185,8 @@ class DistributionIT {
     /**
      * The AOT cache made where the library was built serves the unpacked copy on its bundled
      * runtime: HotSpot opens it from lib/, links its classes ahead of time and takes ofinet's own
-     * from it, not from the jars.
+     * from it, not from the jars: the bridge, and the FFM data path, which HotSpot takes into a
+     * cache only from a jar's root.
      */
     @Test
     void initTakesOfinetsClassesFromTheAotCacheInLib(@TempDir Path dir) throws Exception {
@@ -195,6 +198,7 @@ class DistributionIT {
         assertTrue(init.output().contains("Opened AOT cache " + cache), init.output());
         assertTrue(init.output().contains("Using AOT-linked classes: true"), init.output());
         assertTrue(init.output().contains(BRIDGE_FROM_CACHE), init.output());
+        assertTrue(init.output().contains(DATA_PATH_FROM_CACHE), init.output());
         assertTrue(init.output().contains("VM from " + runtime + BUNDLED), init.output());
         Run off = init(dir, home.resolve("lib"), Map.of("OFINET_JVM_OPTIONS", "-Xlog:class+load", "OFINET_AOT_CACHE",
                 "off"));
