@@ -1,6 +1,7 @@
 package io.ofinet.nccl;
 
 import io.ofinet.fabric.ofi.OfiLibrary;
+import io.ofinet.fabric.ofi.OfiProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -83,6 +84,8 @@ public final class NcclBridge {
                 MemorySegment stub = linker.upcallStub(target, descriptor(method), Arena.global());
                 CMemory.putLong(entries + 8L * i, stub.address());
             }
+            // The data path's downcalls need no libfabric: linked now, while it loads.
+            OfiProvider.dataPathName();
             return null;
         } catch (Throwable t) {
             Throwable cause = t instanceof ExceptionInInitializerError && t.getCause() != null ? t.getCause() : t;
