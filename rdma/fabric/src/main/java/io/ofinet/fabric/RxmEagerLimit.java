@@ -23,10 +23,13 @@ public final class RxmEagerLimit {
     }
 
     /**
-     * rxm's default buffer size ({@code FI_OFI_RXM_BUFFER_SIZE}): its eager limit's floor, and the
-     * limit itself without direct sends or dynamic receive buffers.
+     * The buffer size ({@link RxmBufferSize}) taken when the environment the JVM started with has
+     * none: the binding's over tcp, which it sets later, in the process environment this JVM's
+     * {@code System.getenv} does not see. Where the binding leaves rxm's 16 KiB (not tcp), the
+     * limit derived from it is lower than rxm's, never higher. It is the eager limit's floor, and
+     * the limit itself without direct sends or dynamic receive buffers.
      */
-    static final long BUFFER_SIZE = 16384;
+    static final long BUFFER_SIZE = RxmBufferSize.DEFAULT;
 
     /**
      * The limit in effect for endpoints of this process: the environment's as the JVM started
@@ -46,7 +49,7 @@ public final class RxmEagerLimit {
     static long bytes(java.util.Map<String, String> env) {
         long buffer = BUFFER_SIZE;
         try {
-            String size = env.get("FI_OFI_RXM_BUFFER_SIZE");
+            String size = env.get(RxmBufferSize.VARIABLE);
             buffer = size == null ? BUFFER_SIZE : Math.max(1, Long.decode(size.trim()));
         } catch (NumberFormatException e) {
             // rxm keeps its default

@@ -2,7 +2,6 @@ package io.ofinet.fabric.ofi;
 
 import com.sun.jna.Library;
 import io.ofinet.fabric.RxmEagerLimit;
-import io.ofinet.fabric.RxmPostedBuffers;
 import java.lang.System.Logger.Level;
 import java.util.Map;
 import java.util.Optional;
@@ -16,8 +15,9 @@ import java.util.Optional;
  * null checks, then dies at its first NullPointerException. Loading therefore sets {@code
  * IPATH_NO_BACKTRACE=1} and {@code HFI_NO_BACKTRACE=1} in the process environment (libc {@code
  * setenv}, which is what the library's constructor reads) before {@code dlopen}. It sets {@code
- * ofi_rxm}'s eager limit and the receive buffers it posts there too, each unless the environment
- * has it ({@link RxmEagerLimit}, {@link RxmPostedBuffers}).
+ * ofi_rxm}'s eager limit there too, unless the environment has it ({@link RxmEagerLimit}); the
+ * settings ofinet chooses for rxm over tcp wait for the first {@code fi_getinfo}
+ * ({@link RxmTcpDefaults}).
  */
 public final class OfiLibrary {
     /** The API version ofinet requests, and the one whose struct layouts it pins: 1.17. */
@@ -26,10 +26,9 @@ public final class OfiLibrary {
     /** The library's file name. */
     public static final String LIBRARY = "libfabric.so.1";
 
-    /** What rxm reads from the environment at its first initialisation, each set unless it is there. */
+    /** What rxm reads from the environment at its first initialisation, set at load unless it is there. */
     static final Map<String, String> RXM_DEFAULTS = Map.of(
-            RxmEagerLimit.VARIABLE, Long.toString(RxmEagerLimit.DEFAULT),
-            RxmPostedBuffers.VARIABLE, Integer.toString(RxmPostedBuffers.DEFAULT));
+            RxmEagerLimit.VARIABLE, Long.toString(RxmEagerLimit.DEFAULT));
 
     private static final System.Logger LOG = System.getLogger(OfiLibrary.class.getName());
     private static final Loaded LOADED = load();
