@@ -9,8 +9,8 @@ package io.ofinet.fabric;
  * else. rxm's default is 16 KiB: the send pool is then 17 MB, allocated and touched inside a
  * rank's first {@code isend} (75–136 ms on a busy 2-core machine), and each posted buffer 16 KiB.
  * Over {@code verbs} the size is also rxm's eager limit, so the binding sets {@link #VARIABLE}
- * only where rxm runs over {@code tcp} (docs/FABRIC.md, "`tcp;ofi_rxm`: the buffers it
- * allocates").
+ * only on a machine without RDMA devices, and only where rxm places messages directly
+ * ({@code RxmTcpDefaults}; docs/FABRIC.md, "`tcp;ofi_rxm`: the buffers it allocates").
  */
 public final class RxmBufferSize {
     /** The variable rxm reads. */

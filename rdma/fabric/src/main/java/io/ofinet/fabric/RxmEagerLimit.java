@@ -22,14 +22,8 @@ public final class RxmEagerLimit {
     private RxmEagerLimit() {
     }
 
-    /**
-     * The buffer size ({@link RxmBufferSize}) taken when the environment the JVM started with has
-     * none: the binding's over tcp, which it sets later, in the process environment this JVM's
-     * {@code System.getenv} does not see. Where the binding leaves rxm's 16 KiB (not tcp), the
-     * limit derived from it is lower than rxm's, never higher. It is the eager limit's floor, and
-     * the limit itself without direct sends or dynamic receive buffers.
-     */
-    static final long BUFFER_SIZE = RxmBufferSize.DEFAULT;
+    /** rxm's own buffer size ({@link RxmBufferSize}), where the binding leaves it. */
+    static final long RXM_BUFFER_SIZE = 16384;
 
     /**
      * The limit in effect for endpoints of this process: the environment's as the JVM started
@@ -47,18 +41,32 @@ public final class RxmEagerLimit {
      * with either off, its buffer size is the limit.
      */
     static long bytes(java.util.Map<String, String> env) {
-        long buffer = BUFFER_SIZE;
+        boolean direct = placesDirectly(env);
+        // Unset: the binding's 1 KiB where rxm places directly, else rxm's 16 KiB, which the binding
+        // then leaves. On a machine with an RDMA device, where rxm keeps its 16 KiB, the limit taken
+        // is below rxm's, never above.
+        long buffer = direct ? RxmBufferSize.DEFAULT : RXM_BUFFER_SIZE;
         try {
             String size = env.get(RxmBufferSize.VARIABLE);
-            buffer = size == null ? BUFFER_SIZE : Math.max(1, Long.decode(size.trim()));
+            buffer = size == null ? buffer : Math.max(1, Long.decode(size.trim()));
         } catch (NumberFormatException e) {
             // rxm keeps its default
         }
-        if (off(env.get("FI_OFI_RXM_ENABLE_DIRECT_SEND")) || off(env.get("FI_OFI_RXM_ENABLE_DYN_RBUF"))) {
+        if (!direct) {
             return buffer;
         }
         long limit = parse(env.get(VARIABLE));
         return limit == 0 ? 0 : Math.max(limit, buffer);
+    }
+
+    /**
+     * Whether rxm places messages directly over tcp in environment {@code env}: direct sends and
+     * dynamic receive buffers both on ({@code FI_OFI_RXM_ENABLE_DIRECT_SEND},
+     * {@code FI_OFI_RXM_ENABLE_DYN_RBUF}, on unless set false). Otherwise its eager limit is its
+     * buffer size.
+     */
+    public static boolean placesDirectly(java.util.Map<String, String> env) {
+        return !off(env.get("FI_OFI_RXM_ENABLE_DIRECT_SEND")) && !off(env.get("FI_OFI_RXM_ENABLE_DYN_RBUF"));
     }
 
     /** A boolean of libfabric's spelled false: 0, no, off or false. */

@@ -17,9 +17,12 @@ class RxmEagerLimitTest {
     @Test
     void withoutDirectSendsOrDynamicBuffersRxmsLimitIsItsBufferSize() {
         assertEquals(64L << 20, RxmEagerLimit.bytes(java.util.Map.of()));
-        assertEquals(RxmBufferSize.DEFAULT, RxmEagerLimit.bytes(java.util.Map.of("FI_OFI_RXM_ENABLE_DIRECT_SEND", "0")),
-                "the binding's buffer size, which the JVM's environment does not show");
-        assertEquals(RxmBufferSize.DEFAULT, RxmEagerLimit.bytes(java.util.Map.of("FI_OFI_RXM_ENABLE_DYN_RBUF", "Off")));
+        assertEquals(16384, RxmEagerLimit.bytes(java.util.Map.of("FI_OFI_RXM_ENABLE_DIRECT_SEND", "0")),
+                "rxm's own buffer size, which the binding leaves then");
+        assertEquals(16384, RxmEagerLimit.bytes(java.util.Map.of("FI_OFI_RXM_ENABLE_DYN_RBUF", "Off")));
+        assertEquals(4096, RxmEagerLimit.bytes(java.util.Map.of(RxmEagerLimit.VARIABLE, "4096")),
+                "above the binding's buffer size, which the JVM's environment does not show");
+        assertEquals(RxmBufferSize.DEFAULT, RxmEagerLimit.bytes(java.util.Map.of(RxmEagerLimit.VARIABLE, "512")));
         assertEquals(65536, RxmEagerLimit.bytes(java.util.Map.of("FI_OFI_RXM_ENABLE_DIRECT_SEND", "no",
                 "FI_OFI_RXM_BUFFER_SIZE", "65536")));
         assertEquals(32768, RxmEagerLimit.bytes(java.util.Map.of(RxmEagerLimit.VARIABLE, "8192",

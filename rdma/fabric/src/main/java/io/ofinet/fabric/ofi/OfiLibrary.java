@@ -15,9 +15,8 @@ import java.util.Optional;
  * null checks, then dies at its first NullPointerException. Loading therefore sets {@code
  * IPATH_NO_BACKTRACE=1} and {@code HFI_NO_BACKTRACE=1} in the process environment (libc {@code
  * setenv}, which is what the library's constructor reads) before {@code dlopen}. It sets {@code
- * ofi_rxm}'s eager limit there too, unless the environment has it ({@link RxmEagerLimit}); the
- * settings ofinet chooses for rxm over tcp wait for the first {@code fi_getinfo}
- * ({@link RxmTcpDefaults}).
+ * ofi_rxm}'s eager limit there too, unless the environment has it ({@link RxmEagerLimit}), and on a
+ * machine with no RDMA device the settings ofinet chooses for rxm over tcp ({@link RxmTcpDefaults}).
  */
 public final class OfiLibrary {
     /** The API version ofinet requests, and the one whose struct layouts it pins: 1.17. */
@@ -46,7 +45,9 @@ public final class OfiLibrary {
                     throw new IllegalStateException("setenv " + variable + " failed");
                 }
             }
-            for (Map.Entry<String, String> rxm : RXM_DEFAULTS.entrySet()) {
+            Map<String, String> rxmValues = new java.util.LinkedHashMap<>(RXM_DEFAULTS);
+            rxmValues.putAll(RxmTcpDefaults.values(System.getenv(), RxmTcpDefaults.RDMA_DEVICES));
+            for (Map.Entry<String, String> rxm : rxmValues.entrySet()) {
                 if (LibC.INSTANCE.setenv(rxm.getKey(), rxm.getValue(), 0) != 0) {
                     throw new IllegalStateException("setenv " + rxm.getKey() + " failed");
                 }

@@ -76,7 +76,6 @@ public final class OfiProvider implements FabricProvider {
                 Pointer fabric = new Pointer(Ops.getLong(info + NativeOffsets.INFO_FABRIC_ATTR));
                 fabric.setLong(NativeOffsets.FABRIC_PROV_NAME, Ops.strdup(hints.provider().get()));
             }
-            RxmTcpDefaults.beforeGetinfo(hints.provider());
             PointerByReference out = new PointerByReference();
             String node = hints.node().orElse(null);
             int rc = lib.fi_getinfo(OfiLibrary.API_VERSION, node, null, node == null ? 0 : FI_SOURCE, h, out);

@@ -1,58 +1,57 @@
 package io.ofinet.fabric.ofi;
 
 import io.ofinet.fabric.RxmBufferSize;
+import io.ofinet.fabric.RxmEagerLimit;
 import io.ofinet.fabric.RxmPostedBuffers;
-import java.util.Locale;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The {@code ofi_rxm} settings ofinet chooses for {@code tcp}: how many buffers rxm posts for
  * arriving messages ({@link RxmPostedBuffers}) and the size of its buffers ({@link RxmBufferSize}).
- * rxm reads them once, when libfabric initialises its providers at the process's first
- * {@code fi_getinfo}, and applies them over every core provider. Over {@code verbs} they would
- * cost: it posts its buffers per connection, and its eager limit is the buffer size. So
- * {@link #beforeGetinfo} sets them in the process environment, each unless the environment has
- * it, just before the process's first {@code fi_getinfo}, and only when that one asks for
- * {@code tcp} under {@code ofi_rxm}. A first {@code fi_getinfo} for any other provider, or for
- * every provider (discovery, without a layout), leaves rxm's own defaults for the process.
+ * rxm reads them once, when libfabric initialises its providers, and applies them over every core
+ * provider. Over {@code verbs} they would cost: it posts its buffers per connection, and its eager
+ * limit is the buffer size. So the binding sets them at load, each unless the environment has it,
+ * only on a machine with no RDMA device ({@code /sys/class/infiniband} missing or empty), where
+ * rxm cannot run over verbs. The buffer size is left to rxm too where direct sends or dynamic
+ * receive buffers are turned off ({@link RxmEagerLimit#placesDirectly}): its eager limit is then
+ * its buffer size over tcp as well.
  */
 final class RxmTcpDefaults {
-    /** Each variable with the value set when the environment does not have it. */
-    static final Map<String, String> VALUES = Map.of(
-            RxmPostedBuffers.VARIABLE, Integer.toString(RxmPostedBuffers.DEFAULT),
-            RxmBufferSize.VARIABLE, Integer.toString(RxmBufferSize.DEFAULT));
-
-    private static boolean decided;
+    /** Where Linux lists RDMA devices: verbs, EFA, soft RoCE. */
+    static final Path RDMA_DEVICES = Path.of("/sys/class/infiniband");
 
     private RxmTcpDefaults() {
     }
 
     /**
-     * Called before every {@code fi_getinfo} with the provider it asks for: the first call decides
-     * for the process, and the others wait until it has.
-     *
-     * @return whether this call set the values (or found them set): the first, asking for tcp under rxm
+     * The variables to set for a process with environment {@code env} on a machine whose RDMA
+     * devices are listed in {@code rdmaDevices}, each with its value; none where one is listed.
      */
-    static synchronized boolean beforeGetinfo(Optional<String> provider) {
-        if (decided) {
-            return false;
+    static Map<String, String> values(Map<String, String> env, Path rdmaDevices) {
+        Map<String, String> values = new LinkedHashMap<>();
+        if (hasEntries(rdmaDevices)) {
+            return values;
         }
-        decided = true;
-        if (provider.isEmpty() || !tcpUnderRxm(provider.get())) {
-            return false;
+        values.put(RxmPostedBuffers.VARIABLE, Integer.toString(RxmPostedBuffers.DEFAULT));
+        if (RxmEagerLimit.placesDirectly(env)) {
+            values.put(RxmBufferSize.VARIABLE, Integer.toString(RxmBufferSize.DEFAULT));
         }
-        for (Map.Entry<String, String> variable : VALUES.entrySet()) {
-            if (LibC.INSTANCE.setenv(variable.getKey(), variable.getValue(), 0) != 0) {
-                throw new IllegalStateException("setenv " + variable.getKey() + " failed");
-            }
-        }
-        return true;
+        return values;
     }
 
-    /** Whether {@code provider} (libfabric's spelling, layered with ';') is tcp under ofi_rxm. */
-    static boolean tcpUnderRxm(String provider) {
-        String[] layers = provider.toLowerCase(Locale.ROOT).split(";");
-        return layers.length == 2 && layers[0].strip().equals("tcp") && layers[1].strip().equals("ofi_rxm");
+    private static boolean hasEntries(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return false;
+        }
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.findAny().isPresent();
+        } catch (IOException e) {
+            return true; // unreadable: rxm's defaults, the safe side
+        }
     }
 }

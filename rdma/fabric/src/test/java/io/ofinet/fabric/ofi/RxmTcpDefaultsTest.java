@@ -1,18 +1,36 @@
 package io.ofinet.fabric.ofi;
 
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ofinet.fabric.RxmBufferSize;
+import io.ofinet.fabric.RxmPostedBuffers;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class RxmTcpDefaultsTest {
+    private static final Map<String, String> BOTH = Map.of(RxmPostedBuffers.VARIABLE, "1024",
+            RxmBufferSize.VARIABLE, "1024");
+
     @Test
-    void onlyTcpUnderRxmGetsThem() {
-        assertTrue(RxmTcpDefaults.tcpUnderRxm("tcp;ofi_rxm"));
-        assertTrue(RxmTcpDefaults.tcpUnderRxm("TCP; ofi_rxm"));
-        for (String other : new String[] {"verbs;ofi_rxm", "tcp", "ofi_rxm", "shm", "efa", "udp;ofi_rxd", "sockets",
-                "tcp;ofi_rxm;extra", ""}) {
-            assertFalse(RxmTcpDefaults.tcpUnderRxm(other), other);
-        }
+    void aMachineWithoutRdmaDevicesGetsBoth(@TempDir Path dir) throws Exception {
+        assertEquals(BOTH, RxmTcpDefaults.values(Map.of(), dir.resolve("infiniband")), "no directory");
+        Path empty = Files.createDirectory(dir.resolve("empty"));
+        assertEquals(BOTH, RxmTcpDefaults.values(Map.of(), empty), "an empty directory");
+    }
+
+    @Test
+    void aMachineWithAnRdmaDeviceKeepsRxmsOwn(@TempDir Path dir) throws Exception {
+        Files.createDirectory(dir.resolve("mlx5_0"));
+        assertEquals(Map.of(), RxmTcpDefaults.values(Map.of(), dir));
+    }
+
+    @Test
+    void withoutDirectPlacementTheBufferSizeIsRxmsEagerLimitAndStaysRxms(@TempDir Path dir) {
+        Map<String, String> posted = Map.of(RxmPostedBuffers.VARIABLE, "1024");
+        assertEquals(posted, RxmTcpDefaults.values(Map.of("FI_OFI_RXM_ENABLE_DIRECT_SEND", "no"), dir));
+        assertEquals(posted, RxmTcpDefaults.values(Map.of("FI_OFI_RXM_ENABLE_DYN_RBUF", "0"), dir));
     }
 }
