@@ -47,15 +47,24 @@ struct ofinet_java {
 };
 #undef OFINET_JAVA_FIELD
 
+/* How many arguments a list above holds, from 0 to 16 (GNU C: `, ##` drops the comma of an empty list). */
+#define OFINET_COUNT_(...) OFINET_NTH_(_, ##__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define OFINET_NTH_(z, a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q, n, ...) n
+
+/* Each entry's count of arguments, OFINET_ARITY_<name>, from its list above. */
+#define OFINET_JAVA_ARITY(name, arguments) OFINET_ARITY_##name = OFINET_COUNT_ arguments,
+enum ofinet_java_arity { OFINET_JAVA_ENTRIES(OFINET_JAVA_ARITY) };
+#undef OFINET_JAVA_ARITY
+
 /*
  * Calls an entry with its arguments, widened to int64_t, and 0 for the rest: OFINET_CALL(test, a, b,
- * c). More arguments than OFINET_ENTRY_ARGS do not compile (an array of negative size).
+ * c). A call with another count of arguments than its entry's list does not compile (an array of
+ * negative size), nor does a list longer than OFINET_ENTRY_ARGS (plugin.c's static assertions). An
+ * entry without arguments is called as ofinet_java.name(0, 0, 0, 0, 0, 0, 0).
  */
 #define OFINET_CALL(name, ...)                                                                        \
-    ((void)sizeof(char[OFINET_COUNT_(__VA_ARGS__) <= OFINET_ENTRY_ARGS ? 1 : -1]),                    \
+    ((void)sizeof(char[OFINET_COUNT_(__VA_ARGS__) == OFINET_ARITY_##name ? 1 : -1]),                  \
      ofinet_java.name(OFINET_PAD_(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)))
-#define OFINET_COUNT_(...) OFINET_NTH_(__VA_ARGS__, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define OFINET_NTH_(a, b, c, d, e, f, g, h, i, n, ...) n
 #define OFINET_PAD_(a, b, c, d, e, f, g, ...)                                                         \
     (int64_t)(a), (int64_t)(b), (int64_t)(c), (int64_t)(d), (int64_t)(e), (int64_t)(f), (int64_t)(g)
 

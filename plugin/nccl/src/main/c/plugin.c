@@ -47,6 +47,12 @@ void ofinet_log_from_java(int level, const char *message) {
  * A host that ends with exit() runs no JVM shutdown hook (nothing destroys the JVM): ofinet's
  * cleanup that needs no peer — the /dev/shm names of its shm endpoints — runs from here instead.
  */
+/* Every entry's list fits the one type every entry has. */
+#define OFINET_JAVA_FITS(name, arguments)                                                             \
+    _Static_assert(OFINET_ARITY_##name <= OFINET_ENTRY_ARGS, #name " lists more arguments than ofinet_entry takes");
+OFINET_JAVA_ENTRIES(OFINET_JAVA_FITS)
+#undef OFINET_JAVA_FITS
+
 static pthread_once_t exit_hook_once = PTHREAD_ONCE_INIT;
 /* Set once the JVM runs its shutdown hooks (it then cleans up itself, and may be gone by exit()). */
 static atomic_int jvm_ending;
@@ -57,7 +63,7 @@ void ofinet_jvm_ending(void) {
 
 static void at_exit(void) {
     if (ofinet_java.atExit != NULL && !atomic_load(&jvm_ending)) {
-        OFINET_CALL(atExit, 0);
+        ofinet_java.atExit(0, 0, 0, 0, 0, 0, 0);
     }
 }
 
