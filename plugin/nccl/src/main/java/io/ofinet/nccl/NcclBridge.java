@@ -84,8 +84,12 @@ public final class NcclBridge {
                 MemorySegment stub = linker.upcallStub(target, descriptor(method), Arena.global());
                 CMemory.putLong(entries + 8L * i, stub.address());
             }
-            // The data path's downcalls need no libfabric: linked now, while it loads.
-            OfiProvider.dataPathName();
+            try {
+                // The data path's downcalls need no libfabric: linked now, while it loads.
+                OfiProvider.dataPathName();
+            } catch (Throwable t) {
+                // The plugin's init meets it again and reports it.
+            }
             return null;
         } catch (Throwable t) {
             Throwable cause = t instanceof ExceptionInInitializerError && t.getCause() != null ? t.getCause() : t;
