@@ -6,7 +6,8 @@ import java.lang.System.Logger.Level;
 
 /**
  * Chooses the data path: FFM on JDK 22+ (its class exists only in the multi-release part of the
- * jar), JNA otherwise or when the system property {@code ofinet.dataPath=jna} asks for it.
+ * jar, or at its root in the jars beside the NCCL library, which run on JDK 22+ only), JNA
+ * otherwise or when the system property {@code ofinet.dataPath=jna} asks for it.
  */
 final class DataPaths {
     /** System property that forces an implementation: {@code jna} or {@code ffm}. */
