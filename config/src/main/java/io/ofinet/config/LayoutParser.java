@@ -1,14 +1,17 @@
 package io.ofinet.config;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import io.ofinet.config.JsonValue.JsonArray;
+import io.ofinet.config.JsonValue.JsonNumber;
+import io.ofinet.config.JsonValue.JsonObject;
+import io.ofinet.config.JsonValue.JsonString;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -17,9 +20,9 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Reads a layout document. The tree is walked by hand rather than bound to classes so that every
- * error names the JSON path and the rule in ofinet's words, and so that unknown fields, wrong
- * types and duplicate keys are all refused.
+ * Reads a layout document: jackson-core's streaming parser builds its {@link JsonValue}s, which are
+ * walked by hand rather than bound to classes so that every error names the JSON path and the rule
+ * in ofinet's words, and so that unknown fields, wrong types and duplicate keys are all refused.
  */
 final class LayoutParser {
     private static final Set<String> TOP_FIELDS = Set.of("description", "devices");
@@ -41,10 +44,9 @@ final class LayoutParser {
         FORMER_FIELDS = Set.copyOf(former);
     }
 
-    private static final ObjectMapper MAPPER = new ObjectMapper()
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
 
     private final String origin;
 
@@ -61,29 +63,41 @@ final class LayoutParser {
         return new LayoutParser(origin).parseDocument(json);
     }
 
-    private List<FileDevice> parseDocument(String json) throws ConfigException {
-        JsonNode root;
-        try (JsonParser parser = MAPPER.createParser(json)) {
+    /** The document's one value, or null when it has none. */
+    private JsonValue readDocument(String json) throws ConfigException {
+        try (JsonParser parser = JSON.createParser(json)) {
             try {
-                root = MAPPER.readTree(parser);
+                if (parser.nextToken() == null) {
+                    return null;
+                }
+                JsonValue root = JsonValue.read(parser);
+                if (parser.nextToken() != null) {
+                    throw new JsonParseException(parser, "Trailing token (of type " + parser.currentToken()
+                            + ") found after value");
+                }
+                return root;
             } catch (JsonProcessingException e) {
                 throw JsonErrors.of(origin, e, parser);
             }
         } catch (IOException e) {
             throw new ConfigException(origin, "", "cannot read the layout: " + e.getMessage(), e);
         }
-        if (root == null || root.isMissingNode()) {
+    }
+
+    private List<FileDevice> parseDocument(String json) throws ConfigException {
+        JsonValue document = readDocument(json);
+        if (document == null) {
             throw new ConfigException(origin, "", "the layout is empty; expected an object with \"devices\"");
         }
-        requireObject(root, "(document)");
+        JsonObject root = requireObject(document, "(document)");
         checkFields(root, "", TOP_FIELDS);
         optionalText(root, "", "description");
-        JsonNode devices = root.get("devices");
-        if (devices == null) {
+        JsonValue devicesValue = root.get("devices");
+        if (devicesValue == null) {
             throw new ConfigException(origin, "devices", "required field is missing");
         }
-        requireArray(devices, "devices");
-        if (devices.isEmpty()) {
+        JsonArray devices = requireArray(devicesValue, "devices");
+        if (devices.size() == 0) {
             throw new ConfigException(origin, "devices", "at least one device is required");
         }
         List<FileDevice> result = new ArrayList<>();
@@ -99,19 +113,19 @@ final class LayoutParser {
         return result;
     }
 
-    private FileDevice parseDevice(JsonNode node, String path, int index) throws ConfigException {
-        requireObject(node, path);
+    private FileDevice parseDevice(JsonValue value, String path, int index) throws ConfigException {
+        JsonObject node = requireObject(value, path);
         checkFields(node, path, DEVICE_FIELDS, FORMER_FIELDS);
         String name = optionalText(node, path, "name").orElse("device" + index);
         optionalText(node, path, "description");
 
-        JsonNode dataNode = node.get("dataRails");
+        JsonValue dataValue = node.get("dataRails");
         String dataPath = path + ".dataRails";
-        if (dataNode == null) {
+        if (dataValue == null) {
             throw new ConfigException(origin, dataPath, "required field is missing");
         }
-        requireArray(dataNode, dataPath);
-        if (dataNode.isEmpty()) {
+        JsonArray dataNode = requireArray(dataValue, dataPath);
+        if (dataNode.size() == 0) {
             throw new ConfigException(origin, dataPath, "a device needs at least one data rail");
         }
         if (dataNode.size() > RailLayout.MAX_DATA_RAILS) {
@@ -130,8 +144,8 @@ final class LayoutParser {
         for (Parameter<?> parameter : Parameters.ALL) {
             String set = null;
             for (String field : parameter.layoutNames()) {
-                JsonNode value = node.get(field);
-                if (value == null) {
+                JsonValue given = node.get(field);
+                if (given == null) {
                     continue;
                 }
                 if (set != null) {
@@ -139,13 +153,13 @@ final class LayoutParser {
                             + " (its former name)");
                 }
                 set = field;
-                settings.put(parameter, fromFile(parameter, value, path + "." + field));
+                settings.put(parameter, fromFile(parameter, given, path + "." + field));
             }
         }
         return new FileDevice(name, dataRails, controlRails, settings);
     }
 
-    private <T> Setting<T> fromFile(Parameter<T> parameter, JsonNode value, String path)
+    private <T> Setting<T> fromFile(Parameter<T> parameter, JsonValue value, String path)
             throws ConfigException {
         try {
             return new Setting<>(parameter, parameter.fromJson(value), Source.FILE, path);
@@ -154,8 +168,8 @@ final class LayoutParser {
         }
     }
 
-    private DataRailSpec parseDataRail(JsonNode node, String path, int index) throws ConfigException {
-        requireObject(node, path);
+    private DataRailSpec parseDataRail(JsonValue value, String path, int index) throws ConfigException {
+        JsonObject node = requireObject(value, path);
         checkFields(node, path, DATA_RAIL_FIELDS);
         String provider = requiredText(node, path, "provider");
         String domain = requiredText(node, path, "domain");
@@ -163,18 +177,18 @@ final class LayoutParser {
         return new DataRailSpec(index, provider, domain, srcAddr);
     }
 
-    private List<ControlRailSpec> parseControlRails(JsonNode node, String path, int dataRails)
+    private List<ControlRailSpec> parseControlRails(JsonValue value, String path, int dataRails)
             throws ConfigException {
         List<ControlRailSpec> result = new ArrayList<>();
-        if (node == null) {
+        if (value == null) {
             // The default: control rail i on data rail i, one per data rail.
             for (int i = 0; i < dataRails; i++) {
                 result.add(new ControlRailSpec(i, i));
             }
             return result;
         }
-        requireArray(node, path);
-        if (node.isEmpty()) {
+        JsonArray node = requireArray(value, path);
+        if (node.size() == 0) {
             throw new ConfigException(origin, path, "a device needs at least one control rail"
                     + " (leave the field out for one control rail per data rail)");
         }
@@ -184,37 +198,33 @@ final class LayoutParser {
         }
         for (int i = 0; i < node.size(); i++) {
             String railPath = path + "[" + i + "]";
-            JsonNode rail = node.get(i);
-            requireObject(rail, railPath);
+            JsonObject rail = requireObject(node.get(i), railPath);
             checkFields(rail, railPath, CONTROL_RAIL_FIELDS);
-            JsonNode dataRail = rail.get("dataRail");
+            JsonValue dataRailValue = rail.get("dataRail");
             String dataRailPath = railPath + ".dataRail";
-            if (dataRail == null) {
+            if (dataRailValue == null) {
                 throw new ConfigException(origin, dataRailPath, "required field is missing");
             }
-            if (!dataRail.isIntegralNumber()) {
+            if (!(dataRailValue instanceof JsonNumber dataRail) || !dataRail.integral()) {
                 throw new ConfigException(origin, dataRailPath,
-                        "expected an integer, found " + JsonNodes.describe(dataRail));
+                        "expected an integer, found " + JsonValue.describe(dataRailValue));
             }
-            if (!dataRail.canConvertToInt() || dataRail.intValue() < 0
-                    || dataRail.intValue() >= dataRails) {
-                throw new ConfigException(origin, dataRailPath, "names data rail " + dataRail.asText()
+            if (!dataRail.integralWithin(0, dataRails - 1)) {
+                throw new ConfigException(origin, dataRailPath, "names data rail " + dataRail.integer()
                         + ", but the device has data rails 0.." + (dataRails - 1));
             }
-            result.add(new ControlRailSpec(i, dataRail.intValue()));
+            result.add(new ControlRailSpec(i, dataRail.integer().intValue()));
         }
         return result;
     }
 
-    private void checkFields(JsonNode node, String path, Set<String> known) throws ConfigException {
+    private void checkFields(JsonObject node, String path, Set<String> known) throws ConfigException {
         checkFields(node, path, known, Set.of());
     }
 
-    /** As {@link #checkFields(JsonNode, String, Set)}, accepting {@code former} names too without listing them. */
-    private void checkFields(JsonNode node, String path, Set<String> known, Set<String> former) throws ConfigException {
-        Iterator<String> names = node.fieldNames();
-        while (names.hasNext()) {
-            String name = names.next();
+    /** As {@link #checkFields(JsonObject, String, Set)}, accepting {@code former} names too without listing them. */
+    private void checkFields(JsonObject node, String path, Set<String> known, Set<String> former) throws ConfigException {
+        for (String name : node.fields().keySet()) {
             if (!known.contains(name) && !former.contains(name)) {
                 String fieldPath = path.isEmpty() ? name : path + "." + name;
                 throw new ConfigException(origin, fieldPath,
@@ -229,37 +239,39 @@ final class LayoutParser {
         return list;
     }
 
-    private void requireObject(JsonNode node, String path) throws ConfigException {
-        if (!node.isObject()) {
-            throw new ConfigException(origin, path, "expected an object, found " + JsonNodes.describe(node));
+    private JsonObject requireObject(JsonValue value, String path) throws ConfigException {
+        if (!(value instanceof JsonObject object)) {
+            throw new ConfigException(origin, path, "expected an object, found " + JsonValue.describe(value));
         }
+        return object;
     }
 
-    private void requireArray(JsonNode node, String path) throws ConfigException {
-        if (!node.isArray()) {
-            throw new ConfigException(origin, path, "expected an array, found " + JsonNodes.describe(node));
+    private JsonArray requireArray(JsonValue value, String path) throws ConfigException {
+        if (!(value instanceof JsonArray array)) {
+            throw new ConfigException(origin, path, "expected an array, found " + JsonValue.describe(value));
         }
+        return array;
     }
 
-    private String requiredText(JsonNode node, String path, String field) throws ConfigException {
+    private String requiredText(JsonObject node, String path, String field) throws ConfigException {
         return optionalText(node, path, field).orElseThrow(() ->
                 new ConfigException(origin, join(path, field), "required field is missing"));
     }
 
-    private Optional<String> optionalText(JsonNode node, String path, String field)
+    private Optional<String> optionalText(JsonObject node, String path, String field)
             throws ConfigException {
-        JsonNode value = node.get(field);
+        JsonValue value = node.get(field);
         if (value == null) {
             return Optional.empty();
         }
-        if (!value.isTextual()) {
+        if (!(value instanceof JsonString text)) {
             throw new ConfigException(origin, join(path, field),
-                    "expected a string, found " + JsonNodes.describe(value));
+                    "expected a string, found " + JsonValue.describe(value));
         }
-        if (value.textValue().isBlank()) {
+        if (text.text().isBlank()) {
             throw new ConfigException(origin, join(path, field), "must not be empty");
         }
-        return Optional.of(value.textValue());
+        return Optional.of(text.text());
     }
 
     private static String join(String path, String field) {

@@ -1,6 +1,5 @@
 package io.ofinet.config;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Optional;
 
@@ -139,13 +138,13 @@ public final class Parameter<T> {
     }
 
     /**
-     * Reads a value from a layout node.
+     * Reads a value from a layout's JSON value.
      *
      * @throws IllegalArgumentException with the rule broken, without the path
      */
-    T fromJson(JsonNode node) {
+    T fromJson(JsonValue value) {
         try {
-            return checked(type.fromJson(node));
+            return checked(type.fromJson(value));
         } catch (ValueType.OutOfRange e) {
             throw outOfRange(e);
         }

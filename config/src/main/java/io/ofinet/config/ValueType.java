@@ -1,6 +1,5 @@
 package io.ofinet.config;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.StringJoiner;
@@ -9,14 +8,14 @@ import java.util.StringJoiner;
 abstract class ValueType<T> {
     static final ValueType<Long> LONG = new ValueType<>("an integer") {
         @Override
-        Long fromJson(JsonNode node) {
-            if (!node.isIntegralNumber()) {
-                throw wrongType(node);
+        Long fromJson(JsonValue value) {
+            if (!(value instanceof JsonValue.JsonNumber number) || !number.integral()) {
+                throw wrongType(value);
             }
-            if (!node.canConvertToLong()) {
-                throw new OutOfRange(node.asText());
+            if (!number.integralWithin(Long.MIN_VALUE, Long.MAX_VALUE)) {
+                throw new OutOfRange(number.integer().toString());
             }
-            return node.longValue();
+            return number.integer().longValue();
         }
 
         @Override
@@ -50,11 +49,11 @@ abstract class ValueType<T> {
 
     static final ValueType<Boolean> BOOLEAN = new ValueType<>("a boolean") {
         @Override
-        Boolean fromJson(JsonNode node) {
-            if (!node.isBoolean()) {
-                throw wrongType(node);
+        Boolean fromJson(JsonValue value) {
+            if (!(value instanceof JsonValue.JsonBoolean bool)) {
+                throw wrongType(value);
             }
-            return node.booleanValue();
+            return bool.value();
         }
 
         @Override
@@ -87,11 +86,11 @@ abstract class ValueType<T> {
     private static <E extends Enum<E>> ValueType<E> choice(E[] values) {
         return new ValueType<>("a string") {
             @Override
-            E fromJson(JsonNode node) {
-                if (!node.isTextual()) {
-                    throw wrongType(node);
+            E fromJson(JsonValue value) {
+                if (!(value instanceof JsonValue.JsonString string)) {
+                    throw wrongType(value);
                 }
-                return parse(node.textValue());
+                return parse(string.text());
             }
 
             @Override
@@ -119,12 +118,12 @@ abstract class ValueType<T> {
         this.description = Objects.requireNonNull(description);
     }
 
-    abstract T fromJson(JsonNode node);
+    abstract T fromJson(JsonValue value);
 
     abstract T fromText(String text);
 
-    IllegalArgumentException wrongType(JsonNode node) {
+    IllegalArgumentException wrongType(JsonValue value) {
         return new IllegalArgumentException(
-                "expected " + description + ", found " + JsonNodes.describe(node));
+                "expected " + description + ", found " + JsonValue.describe(value));
     }
 }

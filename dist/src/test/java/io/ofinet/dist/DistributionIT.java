@@ -43,11 +43,10 @@ class DistributionIT {
     private static final List<String> RUNTIME_MODULES = List.of("java.base", "java.logging", "java.management",
             "jdk.management");
     /**
-     * What jdeps finds in lib/ofinet's jars and the runtime leaves out: Jackson's optional support of
-     * java.beans, java.sql and java.xml types (requires static) and JNA's AWT helpers, none on
+     * What jdeps finds in lib/ofinet's jars and the runtime leaves out: JNA's AWT helpers, not on
      * ofinet's paths (plugin/nccl's driver tests run on the runtime).
      */
-    private static final Set<String> LEFT_OUT_MODULES = Set.of("java.desktop", "java.sql", "java.xml");
+    private static final Set<String> LEFT_OUT_MODULES = Set.of("java.desktop");
     private static final String BUNDLED = " (the runtime bundled with ofinet)";
 
     @TempDir
@@ -80,11 +79,11 @@ class DistributionIT {
         assertTrue(!Files.exists(home.resolve("pom.xml")), "no build file: the launchers run what is there");
         List<String> java = jars(home.resolve("lib/java"));
         for (String prefix : List.of("ofinet-plugin-api-", "ofinet-plugin-", "ofinet-rdma-", "ofinet-fabric-",
-                "ofinet-config-", "ofinet-mr-", "jna-", "jackson-databind-", "picocli-")) {
+                "ofinet-config-", "ofinet-mr-", "jna-", "jackson-core-", "picocli-")) {
             assertTrue(java.stream().anyMatch(j -> j.startsWith(prefix)), prefix + "*.jar in lib/java: " + java);
         }
         List<String> nccl = jars(home.resolve("lib/ofinet"));
-        for (String prefix : List.of("ofinet-nccl-", "ofinet-plugin-", "ofinet-rdma-", "jna-", "jackson-databind-")) {
+        for (String prefix : List.of("ofinet-nccl-", "ofinet-plugin-", "ofinet-rdma-", "jna-", "jackson-core-")) {
             assertTrue(nccl.stream().anyMatch(j -> j.startsWith(prefix)), prefix + "*.jar in lib/ofinet: " + nccl);
         }
         assertTrue(Files.isRegularFile(home.resolve("lib/ofinet/libjnidispatch.so")),
