@@ -1,6 +1,7 @@
 package io.ofinet.nccl;
 
 import io.ofinet.fabric.ofi.OfiLibrary;
+import io.ofinet.fabric.ofi.OfiProvider;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -82,6 +83,12 @@ public final class NcclBridge {
                 MethodHandle target = MethodHandles.lookup().unreflect(method);
                 MemorySegment stub = linker.upcallStub(target, descriptor(method), Arena.global());
                 CMemory.putLong(entries + 8L * i, stub.address());
+            }
+            try {
+                // The data path's downcalls need no libfabric: linked now, while it loads.
+                OfiProvider.dataPathName();
+            } catch (Throwable t) {
+                // The plugin's init meets it again and reports it.
             }
             return null;
         } catch (Throwable t) {

@@ -1,7 +1,6 @@
 package io.ofinet.nccl;
 
 import io.ofinet.fabric.ProviderPolicy;
-import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.plugin.NetPlugin;
 import io.ofinet.plugin.ofi.OfiNetPlugin;
 import java.lang.foreign.Arena;
@@ -132,19 +131,6 @@ final class WarmUp implements Runnable {
         stopped.countDown();
     }
 
-    /**
-     * Links the data path's calls first (OfiProvider.linkDataPath: 60–280 ms of a JVM's start),
-     * off NCCL's init: NCCL's first endpoint, if it comes sooner, waits for the link, not for the
-     * warm-up. A failure there is the endpoint's to report.
-     */
-    private static void linkDataPath() {
-        try {
-            OfiProvider.linkDataPath();
-        } catch (Throwable t) {
-            // The first endpoint meets it again.
-        }
-    }
-
     /** Round trips completed so far. */
     int roundTripsDone() {
         return done.get();
@@ -165,7 +151,6 @@ final class WarmUp implements Runnable {
         NetPlugin plugin = null;
         Arena arena = Arena.ofShared();
         try {
-            linkDataPath();
             if (!stopped.await(START_DELAY_MS, TimeUnit.MILLISECONDS)) {
                 plugin = plugins.get();
                 NcclDoor door = new NcclDoor(plugin, quiet(log));

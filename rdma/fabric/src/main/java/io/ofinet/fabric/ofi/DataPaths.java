@@ -7,15 +7,14 @@ import java.lang.System.Logger.Level;
 /**
  * Chooses the data path: FFM on JDK 22+ (its class exists only in the multi-release part of the
  * jar, or at its root in the jars beside the NCCL library, which run on JDK 22+ only), JNA
- * otherwise or when the system property {@code ofinet.dataPath=jna} asks for it. The choice is made,
- * and FFM's calls linked, at the first use: {@link #name} names it before.
+ * otherwise or when the system property {@code ofinet.dataPath=jna} asks for it.
  */
 final class DataPaths {
     /** System property that forces an implementation: {@code jna} or {@code ffm}. */
     static final String PROPERTY = "ofinet.dataPath";
 
     private static final System.Logger LOG = System.getLogger(DataPaths.class.getName());
-    private static final String FFM = "io.ofinet.fabric.ofi.FfmDataPath";
+    private static final DataPath CURRENT = choose();
 
     private DataPaths() {
     }
@@ -31,29 +30,7 @@ final class DataPaths {
     }
 
     static DataPath current() {
-        return Chosen.CURRENT;
-    }
-
-    /** The data path chosen and linked, at the first use (the JVM initialises this class once). */
-    private static final class Chosen {
-        static final DataPath CURRENT = choose();
-    }
-
-    /**
-     * The name of the data path {@link #current} gives, without linking it: {@code "jna"} when
-     * asked for or when FFM's class is not there, else {@code "ffm"} (unless its linking fails at
-     * the first use, which is logged).
-     */
-    static String name() {
-        if (System.getProperty(PROPERTY, "").equals("jna")) {
-            return "jna";
-        }
-        try {
-            Class.forName(FFM, false, DataPaths.class.getClassLoader());
-            return "ffm";
-        } catch (ClassNotFoundException | LinkageError e) {
-            return "jna";
-        }
+        return CURRENT;
     }
 
     private static DataPath choose() {
@@ -62,7 +39,7 @@ final class DataPaths {
             return new JnaDataPath();
         }
         try {
-            Class<?> ffm = Class.forName(FFM);
+            Class<?> ffm = Class.forName("io.ofinet.fabric.ofi.FfmDataPath");
             return (DataPath) ffm.getDeclaredConstructor().newInstance();
         } catch (ClassNotFoundException e) {
             if (wanted.equals("ffm")) {

@@ -47,17 +47,9 @@ public final class OfiProvider implements FabricProvider {
         ShmNames.removeOpen();
     }
 
-    /** The name of the data path in use, or to be used once linked: {@code "ffm"} or {@code "jna"}. */
+    /** The name of the data path in use: {@code "ffm"} or {@code "jna"}. */
     public static String dataPathName() {
-        return DataPaths.name();
-    }
-
-    /**
-     * Chooses the data path and links its calls now, ahead of the first endpoint (FFM's take
-     * 100–300 ms at a JVM's start); an endpoint made meanwhile waits for it.
-     */
-    public static void linkDataPath() {
-        DataPaths.current();
+        return DataPaths.current().name();
     }
 
     @Override
