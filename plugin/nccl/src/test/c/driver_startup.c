@@ -15,7 +15,7 @@
  *     one-way time (half the round trip), and percentiles of the one-way time over the next --tail
  *     (100,000 by default). Rank 0 times from its isend to the reply's arrival, rank 1 from its
  *     isend to the next message's arrival: a round trip each;
- *   - VmRSS and Threads of /proc/self/status before dlopen (the driver alone, its buffers touched),
+ *   - VmRSS and Threads of /proc/self/status before dlopen (the driver alone: its buffers come after init),
  *     after init, once connected and at the end, and at the end its resident memory by kind of
  *     mapping (/proc/self/smaps, as pmap -x sums it), its Pss and its private memory.
  * Nothing waits on the JIT compilers: what they cost is part of what a rank pays. Rank 0 prints

@@ -73,7 +73,7 @@ final class LayoutParser {
                 JsonValue root = JsonValue.read(parser);
                 if (parser.nextToken() != null) {
                     throw new JsonParseException(parser, "Trailing token (of type " + parser.currentToken()
-                            + ") found after value");
+                            + ") found after value", parser.currentTokenLocation());
                 }
                 return root;
             } catch (JsonProcessingException e) {

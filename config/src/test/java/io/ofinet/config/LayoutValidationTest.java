@@ -231,6 +231,7 @@ class LayoutValidationTest {
     void trailingContentIsRejected() {
         ConfigException e = assertThrows(ConfigException.class, () -> parse(device("") + " {}"));
         assertEquals("malformed JSON: more after the layout's object", e.rule());
+        assertEquals("line 1, column " + (device("").length() + 2), e.path(), "where the trailing content starts");
     }
 
     @Test
