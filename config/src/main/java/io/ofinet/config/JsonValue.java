@@ -38,8 +38,8 @@ sealed interface JsonValue {
     record JsonString(String text) implements JsonValue {
     }
 
-    /** A number as written; {@code integer} is its value when it is written without a fraction or an exponent, else null. */
-    record JsonNumber(String text, BigInteger integer) implements JsonValue {
+    /** A number: {@code integer} is its value when it is written without a fraction or an exponent, else null. */
+    record JsonNumber(BigInteger integer) implements JsonValue {
         boolean integral() {
             return integer != null;
         }
@@ -89,10 +89,10 @@ sealed interface JsonValue {
                 return new JsonString(parser.getText());
             }
             case VALUE_NUMBER_INT -> {
-                return new JsonNumber(parser.getText(), parser.getBigIntegerValue());
+                return new JsonNumber(parser.getBigIntegerValue());
             }
             case VALUE_NUMBER_FLOAT -> {
-                return new JsonNumber(parser.getText(), null);
+                return new JsonNumber(null);
             }
             case VALUE_TRUE, VALUE_FALSE -> {
                 return new JsonBoolean(token == JsonToken.VALUE_TRUE);
