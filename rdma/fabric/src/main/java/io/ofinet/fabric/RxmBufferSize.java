@@ -17,6 +17,8 @@ public final class RxmBufferSize {
     public static final String VARIABLE = "FI_OFI_RXM_BUFFER_SIZE";
     /** What the binding sets over tcp when the environment does not: 1 KiB. */
     public static final int DEFAULT = 1024;
+    /** rxm's own, where the binding leaves it: 16 KiB. */
+    public static final int RXM_DEFAULT = 16384;
 
     private RxmBufferSize() {
     }

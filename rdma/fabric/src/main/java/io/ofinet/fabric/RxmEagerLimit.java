@@ -22,9 +22,6 @@ public final class RxmEagerLimit {
     private RxmEagerLimit() {
     }
 
-    /** rxm's own buffer size ({@link RxmBufferSize}), where the binding leaves it. */
-    static final long RXM_BUFFER_SIZE = 16384;
-
     /**
      * The limit in effect for endpoints of this process: the environment's as the JVM started
      * with it, else {@link #DEFAULT}; 0 when the environment's is not a number (rxm then keeps
@@ -45,7 +42,7 @@ public final class RxmEagerLimit {
         // Unset: the binding's 1 KiB where rxm places directly, else rxm's 16 KiB, which the binding
         // then leaves. On a machine with an RDMA device, where rxm keeps its 16 KiB, the limit taken
         // is below rxm's, never above.
-        long buffer = direct ? RxmBufferSize.DEFAULT : RXM_BUFFER_SIZE;
+        long buffer = direct ? RxmBufferSize.DEFAULT : RxmBufferSize.RXM_DEFAULT;
         try {
             String size = env.get(RxmBufferSize.VARIABLE);
             buffer = size == null ? buffer : Math.max(1, Long.decode(size.trim()));
