@@ -2,6 +2,7 @@ package io.ofinet.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -118,6 +119,39 @@ class PeerCloseTest extends PeerFixture {
         RdmaException e = failureOf(r);
         // The request to send is not among those the close says were sent.
         assertEquals("irecv: the sender closed the connection", e.getMessage());
+    }
+
+    /**
+     * A receive posted once the sender said it closed fails saying so, even when the close is
+     * complete only later. Here the close signal overtakes the message sent before it (as shm's
+     * control rail can overtake its data rail, and as tcp's confirmation on one data rail can come
+     * before another's): it is handed to the receiver first, saying one message was sent; a receive
+     * of another tag is posted; then the message arrives, is held, and nothing more can come.
+     */
+    @Test
+    void aReceivePostedBeforeTheCloseIsCompleteFailsAsPostedAfterTheClose() throws Exception {
+        connectPair();
+        b.lock();
+        try {
+            recv.arrivals().closed(1, 1); // on engine rail 1, control rail 0 after the one data rail
+        } finally {
+            b.unlock();
+        }
+        assertTrue(recv.senderSaidClosed());
+        HostBuffer other = buffer();
+        RecvRequest late = recv.irecv(1, new long[] {other.address}, new long[] {4096}, new int[] {2},
+                new MrHandle[] {registered(b, other)});
+        assertFalse(late.test(null), "the message the close counts has not arrived");
+        HostBuffer src = buffer().pattern(4);
+        SendRequest s = send.isend(src.address, 48, 1, registered(a, src));
+        Await.done(s, null, "the eager send", a);
+        RdmaException e = failureOf(late);
+        assertEquals("irecv: the sender closed the connection", e.getMessage());
+        assertEquals(1, recv.heldEagerMessages(), "the message waits for its receive");
+        RecvRequest r = post(recv, b);
+        long[] sizes = new long[1];
+        Await.done(r, sizes, "the held message", b);
+        assertEquals(48, sizes[0]);
     }
 
     /** Drives the receiver until it has seen its sender's close signal. */

@@ -53,16 +53,22 @@ public final class RecvComm extends Communicator<RecvRequest> {
         this.announcer = new ReceiveAnnouncer(parts, sender, id, token, parts.eagerMax(), peerMailbox, peerSlotBytes,
                 peerMailboxKeys);
         this.inbox = new EagerInbox(this, parts);
-        this.senderClose = new SenderClose(parts.rails(), parts.dataRails(), atPost -> abandonRequests(
-                new RdmaException(ErrorCategory.REMOTE, atPost ? "irecv: the sender closed the connection"
-                        : "receive communicator " + id + ": the sender closed the connection before sending the message"),
-                request -> !request.finished() && !request.buffersFilled()));
+        this.senderClose = new SenderClose(parts.rails(), parts.dataRails(), this::failUnserved);
         this.arrivals = new SenderArrivals(this, window, inbox, senderClose);
         this.flushes = new Flushes(this, parts, MAX_REQUESTS);
         this.liveness = new PeerLiveness(this, parts.params().peerTimeoutMs(),
                 "receive communicator " + id + " (from send communicator " + sender.peerCommId() + ")",
                 System.nanoTime());
         sender.watch(liveness);
+    }
+
+    /** Fails the receives nothing filled once nothing more comes; those posted after the close was said say so. */
+    private void failUnserved() {
+        abandonRequests(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender closed the connection"),
+                request -> request.postedAfterClose && !request.finished() && !request.buffersFilled());
+        abandonRequests(new RdmaException(ErrorCategory.REMOTE, "receive communicator " + id()
+                + ": the sender closed the connection before sending the message"),
+                request -> !request.finished() && !request.buffersFilled());
     }
 
     /** Closed: the fate of the sender's destinations no longer concerns it. */
@@ -185,7 +191,7 @@ public final class RecvComm extends Communicator<RecvRequest> {
         }
         RecvRequest request = requests.take();
         int seq = window.next();
-        request.start(seq, count);
+        request.start(seq, count, senderClose.said());
         for (int i = 0; i < count; i++) {
             request.address[i] = addresses[i];
             request.capacity[i] = sizes[i];
@@ -202,7 +208,7 @@ public final class RecvComm extends Communicator<RecvRequest> {
             inbox.posted(request);
         }
         if (!request.buffersFilled()) {
-            senderClose.failUnservedIfDone(true);
+            senderClose.failUnservedIfDone();
         }
         return request;
     }

@@ -30,6 +30,8 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     final io.ofinet.mr.MrHandle[] mrs = new io.ofinet.mr.MrHandle[Limits.MAX_RECVS];
     /** Whether its announcement went out (at its post, or later while the sender ran ahead). */
     boolean announced;
+    /** Whether the sender had said it closed when it was posted: its failure then says so. */
+    boolean postedAfterClose;
     final long[] received = new long[Limits.MAX_RECVS];
     final int[] segmentsExpected = new int[Limits.MAX_RECVS];
     final int[] segmentsArrived = new int[Limits.MAX_RECVS];
@@ -180,8 +182,9 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         java.util.Arrays.fill(taggedReceives, null);
     }
 
-    public void start(int sequence, int count) {
+    public void start(int sequence, int count, boolean afterClose) {
         this.seq = sequence;
+        this.postedAfterClose = afterClose;
         this.buffers = count;
         this.buffersDone = 0;
         this.partialSinceNanos = 0;

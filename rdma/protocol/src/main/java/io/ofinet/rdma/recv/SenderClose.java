@@ -2,7 +2,6 @@ package io.ofinet.rdma.recv;
 
 import io.ofinet.rdma.rail.RailSet;
 import io.ofinet.rdma.wire.Limits;
-import java.util.function.Consumer;
 
 /**
  * What a receive communicator knows of its sender's close (docs/PROTOCOL.md, "Closing"): whether
@@ -24,14 +23,14 @@ public final class SenderClose {
     /** What of that arrived so far, modulo 2^10. */
     private int arrivals;
 
-    /** Fails the receives with a buffer nothing filled; {@code true}: as the receive just posted finds it. */
-    private final Consumer<Boolean> failUnserved;
+    /** Fails the receives with a buffer nothing filled. */
+    private final Runnable failUnserved;
 
     /**
      * @param failUnserved fails the communicator's receives with a buffer nothing filled, once
      *     nothing more comes from the sender
      */
-    public SenderClose(RailSet rails, int dataRails, Consumer<Boolean> failUnserved) {
+    public SenderClose(RailSet rails, int dataRails, Runnable failUnserved) {
         this.rails = rails;
         this.dataRails = dataRails;
         this.failUnserved = failUnserved;
@@ -71,13 +70,13 @@ public final class SenderClose {
      * closed and all it counted arrived, the receives that nothing more will fill fail.
      */
     public void afterArrival() {
-        failUnservedIfDone(false);
+        failUnservedIfDone();
     }
 
-    /** Fails the receives with a buffer nothing filled once {@link #done}; {@code atPost}: as a new receive finds it. */
-    void failUnservedIfDone(boolean atPost) {
+    /** Fails the receives with a buffer nothing filled once {@link #done}. */
+    void failUnservedIfDone() {
         if (done()) {
-            failUnserved.accept(atPost);
+            failUnserved.run();
         }
     }
 

@@ -18,7 +18,7 @@ class RecvRequestTest {
     @Test
     void aHeadIsOneOfItsBuffersSegments() throws Exception {
         RecvRequest r = new RecvRequest(null, null);
-        r.start(0, 1);
+        r.start(0, 1, false);
         r.capacity[0] = 100_000;
         r.head(0, 8192);
         assertTrue(r.partialBuffers(), "a head alone is part of a message");
@@ -26,17 +26,17 @@ class RecvRequestTest {
         r.segment(0, 3, 41_808);
         assertTrue(r.succeeded());
         assertEquals(100_000, r.received[0]);
-        r.start(0, 1);
+        r.start(0, 1, false);
         r.capacity[0] = 100_000;
         r.segment(0, 1, 91_808);
         assertEquals("receive 0 buffer 0: a head after all 1 announced segments",
                 assertThrows(RdmaException.class, () -> r.head(0, 8192)).getMessage());
-        r.start(0, 1);
+        r.start(0, 1, false);
         r.capacity[0] = 100_000;
         r.head(0, 8192);
         assertEquals(ErrorCategory.REMOTE, assertThrows(RdmaException.class, () -> r.segment(0, 1, 91_808)).category(),
                 "writes that count no head after one");
-        r.start(0, 1);
+        r.start(0, 1, false);
         r.capacity[0] = 10_000;
         r.segment(0, 2, 8_000);
         assertEquals("receive 0 buffer 0: the peer reports 16192 bytes for a 10000-byte buffer",
