@@ -61,7 +61,8 @@ class ShmRegionGoneIT {
             String message = failure.getMessage();
             assertTrue(Arrays.stream(removed.split(" ")).anyMatch(name -> message.contains("/dev/shm/" + name)),
                     "names a removed region (" + removed + "): " + message);
-            assertTrue(millis < 3_000, "failed after " + millis + " ms: " + message);
+            // Before the refusals' own bound (10 s), which a loaded machine's cold connect is far from.
+            assertTrue(millis < 8_000, "failed after " + millis + " ms: " + message);
             assertEquals(0, listener.waitFor(), listener.output());
         }
     }
