@@ -47,6 +47,9 @@ class SafepointIT {
             DataPaths.current().putLong(ep + NativeOffsets.EP_MSG, table);
             DataPaths.current().putLong(ep + NativeOffsets.EP_RMA, table);
             DataPath.EndpointCalls calls = DataPaths.current().endpoint(ep, waitsOnPeers);
+            // Once without waiting: the waiter's call then starts at once, well within the sleep below,
+            // however slowly a loaded machine runs a call's first time.
+            calls.send(0, 0, 0, 0, 0);
             CountDownLatch calling = new CountDownLatch(1);
             Thread waiter = new Thread(() -> {
                 calling.countDown();
