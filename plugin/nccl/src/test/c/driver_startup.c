@@ -15,7 +15,7 @@
  *     one-way time (half the round trip), and percentiles of the one-way time over the next --tail
  *     (100,000 by default). Rank 0 times from its isend to the reply's arrival, rank 1 from its
  *     isend to the next message's arrival: a round trip each;
- *   - VmRSS and Threads of /proc/self/status before dlopen (the driver alone: its buffers come after init),
+ *   - VmRSS and Threads of /proc/self/status before dlopen (the driver alone: its buffers come once connected),
  *     after init, once connected and at the end, and at the end its resident memory by kind of
  *     mapping (/proc/self/smaps, as pmap -x sums it), its Pss and its private memory.
  * Nothing waits on the JIT compilers: what they cost is part of what a rank pays. Rank 0 prints
@@ -73,7 +73,7 @@ static const struct {
     [F_P99] = {"tail.p99", "us", "one way"},
     [F_P999] = {"tail.p99.9", "us", "one way"},
     [F_P9999] = {"tail.p99.99", "us", "one way"},
-    [F_RSS_BEFORE] = {"rss.before", "MiB", "VmRSS before dlopen (the driver; its buffers come after init)"},
+    [F_RSS_BEFORE] = {"rss.before", "MiB", "VmRSS before dlopen (the driver; its buffers come once connected)"},
     [F_RSS_INIT] = {"rss.init", "MiB", "VmRSS after init"},
     [F_RSS_CONNECT] = {"rss.connect", "MiB", "VmRSS once connected"},
     [F_RSS_END] = {"rss.end", "MiB", "VmRSS at the end"},
@@ -178,6 +178,15 @@ static void connect_ranks(struct rank *r) {
         fail("connected both ways");
     }
     sample_process(r, F_RSS_CONNECT, F_THREADS_CONNECT);
+    /* The buffers, made and touched once connected, as NCCL makes its own: VmRSS after init and once
+     * connected is the plugin's, and nothing of the driver's runs between init and the first listen. */
+    r->sbuf = aligned_alloc(4096, REGION);
+    r->rbuf = aligned_alloc(4096, REGION);
+    if (r->sbuf == NULL || r->rbuf == NULL) {
+        fail("the driver's buffers allocated");
+    }
+    memset(r->sbuf, 0x5A, REGION);
+    memset(r->rbuf, EMPTY_BYTE, REGION);
     double t1 = now_seconds();
     if (r->net->regMr(r->send, r->sbuf, REGION, NCCL_PTR_HOST, &r->send_mr) != ncclSuccess ||
         r->net->regMr(r->recv, r->rbuf, REGION, NCCL_PTR_HOST, &r->recv_mr) != ncclSuccess) {
@@ -341,15 +350,6 @@ static int run_rank(struct rank *r, long cold, long tail, long bootstrap_ms, uns
         while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
         }
     }
-    /* The buffers, made and touched after init, as NCCL makes its own when it connects: VmRSS after
-     * init is the plugin's. */
-    r->sbuf = aligned_alloc(4096, REGION);
-    r->rbuf = aligned_alloc(4096, REGION);
-    if (r->sbuf == NULL || r->rbuf == NULL) {
-        fail("the driver's buffers allocated");
-    }
-    memset(r->sbuf, 0x5A, REGION);
-    memset(r->rbuf, EMPTY_BYTE, REGION);
     connect_ranks(r);
     pingpong(r, trips);
     check(r->rbuf[0] == 0x5A && r->rbuf[SIZE - 1] == 0x5A, "8 B arrived intact");
