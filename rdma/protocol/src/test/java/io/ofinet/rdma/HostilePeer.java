@@ -27,19 +27,22 @@ import java.util.HexFormat;
  * headers or well-formed ones without the token, and (but on shm) more messages too large for an
  * eager buffer than the buffers posted there could fail in a row; then it exits with its
  * connections pending. It publishes how many arrivals it sent that the victim must count, and how
- * many of those too large it sent. The victim checks that the honest stream never stalled over 10 s,
+ * many of those too large it sent. The victim checks that the honest stream never stalled over 6 s,
  * that its canaries are intact, that every such arrival was dropped and counted — as forged, for no
  * communicator, or malformed — exactly once (of those too large: at most all), and that the flood
  * met {@code maxPendingConnections}. Exit status 0: all held.
  */
 public final class HostilePeer {
     static final int MESSAGES_AT_LEAST = 2000;
+    /** peerTimeoutMs, the default, scaled as the bound below is: how long a receive waits for data that never comes. */
+    private static final long PEER_TIMEOUT_MS = TestTime.ms(30_000);
     /**
      * The longest the honest stream may wait for a message: a receive a forgery was charged to waits
-     * until peerTimeoutMs (30 s by default, scaled), and a third of that tells such a wait from the
-     * pauses of a loaded two-core machine beside three JVMs (as in {@link ForgingPeer}).
+     * until peerTimeoutMs, and a refused post fails after postRetryTimeoutMs (10 s). A fifth of the
+     * first, 6 s unscaled, tells such waits from the pauses of a loaded two-core machine beside
+     * three JVMs (at most 0.6 s seen, {@link ForgingPeer}).
      */
-    static final long STALL_BOUND_NANOS = TestTime.nanos(30_000) / 3;
+    static final long STALL_BOUND_NANOS = PEER_TIMEOUT_MS / 5 * 1_000_000L;
     private static final long[] SIZES = {8, 4096, 65536};
     private static final int MAX = 65536;
     private static final int CANARY = 4096;
@@ -78,7 +81,8 @@ public final class HostilePeer {
     private static boolean streamer(AddressExchange exchange, String provider, String domain, boolean victim)
             throws Exception {
         DeviceSpec spec = Layouts.device(provider, new String[] {domain},
-                "\"connectionTimeoutMs\": 5000, \"maxPendingConnections\": " + MAX_PENDING);
+                "\"connectionTimeoutMs\": 5000, \"peerTimeoutMs\": " + PEER_TIMEOUT_MS + ", \"maxPendingConnections\": "
+                        + MAX_PENDING);
         String me = victim ? "victim" : "honest";
         String other = victim ? "honest" : "victim";
         boolean ok = true;

@@ -79,7 +79,7 @@ class SenderClosedIT {
                     while (!beyond.test(null)) {
                         assertTrue(System.nanoTime() < deadline, beyondWhat + " neither failed nor finished");
                     }
-                }, beyondWhat + " finished");
+                }, beyondWhat + " did not fail");
                 assertEquals("irecv: the sender closed the connection", e.getMessage());
                 recv.close();
             }
