@@ -75,7 +75,7 @@ static const struct {
     [F_P9999] = {"tail.p99.99", "us", "one way"},
     [F_RSS_BEFORE] = {"rss.before", "MiB", "VmRSS before dlopen (the driver; its buffers come once connected)"},
     [F_RSS_INIT] = {"rss.init", "MiB", "VmRSS after init"},
-    [F_RSS_CONNECT] = {"rss.connect", "MiB", "VmRSS once connected"},
+    [F_RSS_CONNECT] = {"rss.connect", "MiB", "VmRSS once connected (before the driver's buffers)"},
     [F_RSS_END] = {"rss.end", "MiB", "VmRSS at the end"},
     [F_THREADS_BEFORE] = {"threads.before", "count", "threads before dlopen"},
     [F_THREADS_INIT] = {"threads.init", "count", "threads after init"},
@@ -148,7 +148,7 @@ static void start(struct rank *r) {
     sample_process(r, F_RSS_INIT, F_THREADS_INIT);
 }
 
-/* The first listen, connect and accept, and the first regMr pair. */
+/* The first listen, connect and accept, then the driver's buffers, made and touched, and the first regMr pair. */
 static void connect_ranks(struct rank *r) {
     unsigned char mine[NCCL_NET_HANDLE_MAXSIZE], theirs[NCCL_NET_HANDLE_MAXSIZE];
     double t0 = now_seconds();
