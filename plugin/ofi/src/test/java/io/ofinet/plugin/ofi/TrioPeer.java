@@ -1,6 +1,7 @@
 package io.ofinet.plugin.ofi;
 
 import io.ofinet.fabric.testing.AddressExchange;
+import io.ofinet.fabric.testing.TestTime;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.NetException;
 import io.ofinet.plugin.NetPlugin;
@@ -26,7 +27,9 @@ import java.time.Duration;
  */
 public final class TrioPeer {
     static final long AFTER_NANOS = Duration.ofSeconds(8).toNanos();
-    static final long DEAD_WITHIN_NANOS = Duration.ofSeconds(5).toNanos();
+    static final long DEAD_WITHIN_NANOS = TestTime.nanos(5_000);
+    /** The longest time without a verified message from leaf2 after leaf1 went. */
+    static final long LONGEST_GAP_NANOS = TestTime.nanos(3_000);
     private static final long DEADLINE = System.nanoTime() + Duration.ofSeconds(150).toNanos();
 
     private TrioPeer() {
@@ -130,7 +133,7 @@ public final class TrioPeer {
                         + " outstanding request failed " + (leaf1AllFailedNanos == 0 ? "never"
                                 : (leaf1AllFailedNanos - goneNanos) / 1_000_000 + " ms after") + ": " + leaf1Failure));
         String wrong = null;
-        if (longestGapNanos > 3_000_000_000L || afterGone == 0) {
+        if (longestGapNanos > LONGEST_GAP_NANOS || afterGone == 0) {
             wrong = "the leaf2 stream stalled after leaf1 went";
         } else if (expect.equals("alive")) {
             if (leaf1Failure != null) {
