@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.ofi.OfiProvider;
 import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.fabric.testing.TestTime;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
@@ -68,7 +69,9 @@ class TaggedOverTcpIT extends TwoHostFixture {
             assertEquals(0, a.pools.counts.writesPosted() + a.pools.counts.writesNoticed(), "writes");
             assertEquals(0, a.pools.counts.headsSent(), "heads");
             refusesASendTooLarge(sends[0], recvs[0]);
-            for (int i = 0; i < 2000 && (a.pools.ops.inUse() > aOps || b.pools.ops.inUse() > bOps); i++) {
+            // Until the last operations end: a bound in time, since a busy machine's steps find less done.
+            long deadline = System.nanoTime() + TestTime.nanos(5_000);
+            while ((a.pools.ops.inUse() > aOps || b.pools.ops.inUse() > bOps) && System.nanoTime() < deadline) {
                 spin(1);
             }
             assertEquals(aOps, a.pools.ops.inUse(), "sender's operations out");
