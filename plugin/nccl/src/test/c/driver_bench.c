@@ -230,7 +230,7 @@ static int by_value(const void *a, const void *b) {
 /* What Java allocated on this thread, through a spare context's finalize. */
 static long long allocated(struct peer *p) {
     void *spare = NULL;
-    if (p->net->init(&spare, 77, NULL, driver_logger, NULL) != ncclSuccess || p->net->finalize(spare) != ncclSuccess) {
+    if (p->net->init(&spare, 77, comm_config(), driver_logger, NULL) != ncclSuccess || p->net->finalize(spare) != ncclSuccess) {
         return -1;
     }
     return java_allocated_on_this_thread();
@@ -425,7 +425,10 @@ static int bench(int rank, int sock, enum mode mode, size_t *sizes, int nsizes) 
             printf("csv,%zu,%.4f,%d,%.2f,%d\n", size, median, iters, disp, redone);
         }
     }
-    if (!bandwidth) {
+    if (!bandwidth && !saw_init_line()) {
+        /* Another plugin under ofinet's name (the C++ plugin, as docs/PERFORMANCE.md runs it): no JVM to read. */
+        printf("%s: not ofinet (no init line of its own): Java's allocation per call not measured\n", driver_side);
+    } else if (!bandwidth) {
         /*
          * Steady state: the smallest size again between two readings. What the second reading's
          * own init and finalize allocate is counted too: an upper bound (about 1.2 KB, 0.015 bytes
