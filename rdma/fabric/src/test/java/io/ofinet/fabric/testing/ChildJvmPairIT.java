@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link ChildJvm#runPair} returns both outputs when both peers succeed; when one fails or hangs it
@@ -16,18 +19,27 @@ import org.junit.jupiter.api.Timeout;
 class ChildJvmPairIT {
 
     /**
-     * Prints its first argument, then exits with its second, or waits forever where that is "hang";
-     * a third argument waits that many milliseconds before exiting, for the other peer to have spoken.
+     * Prints its first argument, then exits with its second, or waits forever where that is "hang".
+     * A third argument {@code signal=PATH} creates that file once it has printed; {@code await=PATH}
+     * waits for that file (a minute at most) before exiting: a peer that fails waits so for the other
+     * to have spoken, however slowly its JVM started.
      */
     public static final class Exiter {
-        public static void main(String[] args) throws InterruptedException {
+        public static void main(String[] args) throws Exception {
             System.out.println(args[0]);
             System.out.flush();
+            if (args.length > 2 && args[2].startsWith("signal=")) {
+                Files.createFile(Path.of(args[2].substring("signal=".length())));
+            }
+            if (args.length > 2 && args[2].startsWith("await=")) {
+                Path other = Path.of(args[2].substring("await=".length()));
+                long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+                while (!Files.exists(other) && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+            }
             if (args[1].equals("hang")) {
                 Thread.sleep(Long.MAX_VALUE);
-            }
-            if (args.length > 2) {
-                Thread.sleep(Long.parseLong(args[2]));
             }
             System.exit(Integer.parseInt(args[1]));
         }
@@ -50,25 +62,28 @@ class ChildJvmPairIT {
     }
 
     @Test
-    void aFailingSenderIsNamedWithBothOutputs() {
-        // The sender fails 3 s after it started: a failure stops both, and the receiver, a JVM of its
-        // own that may start slower, has printed by then.
-        ChildJvm.Spec failing = new ChildJvm.Spec(Exiter.class).args("sender failed", "3", "3000")
+    void aFailingSenderIsNamedWithBothOutputs(@TempDir Path dir) {
+        // The sender fails once the receiver has printed: a failure stops both at once.
+        Path spoke = dir.resolve("receiver-spoke");
+        ChildJvm.Spec failing = new ChildJvm.Spec(Exiter.class).args("sender failed", "3", "await=" + spoke)
                 .bound(Duration.ofSeconds(60));
-        AssertionError e = assertThrows(AssertionError.class,
-                () -> ChildJvm.runPair(peer("receiver here", 0), failing));
+        ChildJvm.Spec receiver = new ChildJvm.Spec(Exiter.class).args("receiver here", "0", "signal=" + spoke)
+                .bound(Duration.ofSeconds(60));
+        AssertionError e = assertThrows(AssertionError.class, () -> ChildJvm.runPair(receiver, failing));
         assertTrue(e.getMessage().startsWith("the sender exited with 3\n"), e.getMessage());
         assertTrue(e.getMessage().contains("receiver here") && e.getMessage().contains("sender failed"),
                 e.getMessage());
     }
 
     @Test
-    void aFailingReceiverStopsTheSenderWaitingForIt() {
+    void aFailingReceiverStopsTheSenderWaitingForIt(@TempDir Path dir) {
         long start = System.nanoTime();
-        ChildJvm.Spec failing = new ChildJvm.Spec(Exiter.class).args("bind failed", "1", "3000")
+        Path spoke = dir.resolve("sender-spoke");
+        ChildJvm.Spec failing = new ChildJvm.Spec(Exiter.class).args("bind failed", "1", "await=" + spoke)
                 .bound(Duration.ofSeconds(60));
-        AssertionError e = assertThrows(AssertionError.class, () -> ChildJvm.runPair(failing,
-                peer("sender waiting", "hang", Duration.ofSeconds(90))));
+        ChildJvm.Spec sender = new ChildJvm.Spec(Exiter.class).args("sender waiting", "hang", "signal=" + spoke)
+                .bound(Duration.ofSeconds(90));
+        AssertionError e = assertThrows(AssertionError.class, () -> ChildJvm.runPair(failing, sender));
         long seconds = (System.nanoTime() - start) / 1_000_000_000L;
         assertTrue(e.getMessage().startsWith("the receiver exited with 1\n"), e.getMessage());
         assertTrue(e.getMessage().contains("bind failed") && e.getMessage().contains("sender waiting"),
