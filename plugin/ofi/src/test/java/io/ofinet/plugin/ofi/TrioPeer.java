@@ -1,7 +1,6 @@
 package io.ofinet.plugin.ofi;
 
 import io.ofinet.fabric.testing.AddressExchange;
-import io.ofinet.fabric.testing.TestTime;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.NetException;
 import io.ofinet.plugin.NetPlugin;
@@ -27,9 +26,15 @@ import java.time.Duration;
  */
 public final class TrioPeer {
     static final long AFTER_NANOS = Duration.ofSeconds(8).toNanos();
-    static final long DEAD_WITHIN_NANOS = TestTime.nanos(5_000);
+    /*
+     * Not scaled by the tests' time factor: each bound is set by what it rules out within the 8 s
+     * the hub watches. A gap of 3 s is shorter than the 6 s that leaf1 stays stopped in the timeout
+     * rows, so leaf2's stream cannot have waited for it; 5 s is within the 8 s, and far below
+     * peerTimeoutMs (30 s), which a condemnation on evidence must not wait for.
+     */
+    static final long DEAD_WITHIN_NANOS = Duration.ofSeconds(5).toNanos();
     /** The longest time without a verified message from leaf2 after leaf1 went. */
-    static final long LONGEST_GAP_NANOS = TestTime.nanos(3_000);
+    static final long LONGEST_GAP_NANOS = Duration.ofSeconds(3).toNanos();
     private static final long DEADLINE = System.nanoTime() + Duration.ofSeconds(150).toNanos();
 
     private TrioPeer() {
