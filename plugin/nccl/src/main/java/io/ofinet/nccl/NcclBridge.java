@@ -85,7 +85,8 @@ public final class NcclBridge {
                 CMemory.putLong(entries + 8L * i, stub.address());
             }
             try {
-                // The data path's downcalls need no libfabric: linked now, while it loads.
+                // The data path's downcalls, linked now: a lookup waits for libfabric's load, as the
+                // plugin's init would.
                 OfiProvider.dataPathName();
             } catch (Throwable t) {
                 // The plugin's init meets it again and reports it.
@@ -98,9 +99,10 @@ public final class NcclBridge {
     }
 
     /**
-     * Starts loading libfabric on a thread of its own while the stubs are made, as NCCL's init needs
+     * Starts loading libfabric on a thread of its own before the stubs are made, as NCCL's init needs
      * it next: Debian's libfabric.so.1 pulls in psm's libinfinipath, whose load-time constructor
-     * measures the CPU's cycle counter against gettimeofday for at least 100 ms, sleeping. The
+     * measures the CPU's cycle counter against gettimeofday for at least 100 ms, sleeping, under the
+     * loader's lock, for which the bridge's first symbol lookup waits (docs/NCCL.md). The
      * plugin's init, which loads it too, waits for this load through the class's initialisation, and
      * meets its failure, if it failed, as it would have met its own (OfiLibrary keeps why).
      */
