@@ -230,7 +230,8 @@ static int by_value(const void *a, const void *b) {
 /* What Java allocated on this thread, through a spare context's finalize. */
 static long long allocated(struct peer *p) {
     void *spare = NULL;
-    if (p->net->init(&spare, 77, comm_config(), driver_logger, NULL) != ncclSuccess || p->net->finalize(spare) != ncclSuccess) {
+    if (p->net->init(&spare, 77, comm_config(), driver_logger, NULL) != ncclSuccess ||
+        p->net->finalize(spare) != ncclSuccess) {
         return -1;
     }
     return java_allocated_on_this_thread();
