@@ -97,15 +97,6 @@ class TaggedDataTest extends TwoHostFixture {
         spin(4 * EndpointStep.QUIET_EVERY);
     }
 
-    /** Drives both sides until neither has a data-path operation out beyond {@code aOps} and {@code bOps}. */
-    private void assertOpsReturn(int aOps, int bOps) throws Exception {
-        for (int i = 0; i < 1000 && (a.pools.ops.inUse() > aOps || b.pools.ops.inUse() > bOps); i++) {
-            spin(1);
-        }
-        assertEquals(aOps, a.pools.ops.inUse(), "sender's operations out");
-        assertEquals(bOps, b.pools.ops.inUse(), "receiver's operations out (a tagged receive left posted?)");
-    }
-
     @ParameterizedTest
     @CsvSource({"1, false", "2, false", "1, true", "3, true"})
     void everyLargeBufferTakesOneTaggedMessageAndNoWrite(int rails, boolean endpointMr) throws Exception {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import io.ofinet.config.DeviceSpec;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.fabric.testing.TestTime;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Use;
 import io.ofinet.rdma.comm.Request;
@@ -112,6 +113,19 @@ abstract class TwoHostFixture {
     boolean await(Request request, long[] sizes) throws Exception {
         Await.done(request, sizes, "the request", a, b);
         return true;
+    }
+
+    /**
+     * Drives both sides until neither has a data-path operation out beyond {@code aOps} and {@code
+     * bOps}, 5 s at most (scaled): a bound in time, since a busy machine's steps find less done.
+     */
+    void assertOpsReturn(int aOps, int bOps) throws Exception {
+        long deadline = System.nanoTime() + TestTime.nanos(5_000);
+        while ((a.pools.ops.inUse() > aOps || b.pools.ops.inUse() > bOps) && System.nanoTime() < deadline) {
+            spin(1);
+        }
+        assertEquals(aOps, a.pools.ops.inUse(), "sender's operations out");
+        assertEquals(bOps, b.pools.ops.inUse(), "receiver's operations out (a tagged receive left posted?)");
     }
 
     /** Takes {@code steps} progress steps on both sides. */
