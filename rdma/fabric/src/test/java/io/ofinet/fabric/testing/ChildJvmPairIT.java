@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -17,26 +16,25 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(120)
 class ChildJvmPairIT {
+    /** The name a peer publishes once it has printed. */
+    static final String SPOKE = "spoke";
 
     /**
      * Prints its first argument, then exits with its second, or waits forever where that is "hang".
-     * A third argument {@code signal=PATH} creates that file once it has printed; {@code await=PATH}
-     * waits for that file (a minute at most) before exiting: a peer that fails waits so for the other
-     * to have spoken, however slowly its JVM started.
+     * A third argument {@code signal=DIR} publishes {@link #SPOKE} in that directory's {@link
+     * AddressExchange} once it has printed; {@code await=DIR} awaits it there (a minute at most)
+     * before exiting: a peer that fails waits so for the other to have spoken, however slowly its JVM
+     * started.
      */
     public static final class Exiter {
         public static void main(String[] args) throws Exception {
             System.out.println(args[0]);
             System.out.flush();
             if (args.length > 2 && args[2].startsWith("signal=")) {
-                Files.createFile(Path.of(args[2].substring("signal=".length())));
+                new AddressExchange(Path.of(args[2].substring("signal=".length()))).publish(SPOKE, "1");
             }
             if (args.length > 2 && args[2].startsWith("await=")) {
-                Path other = Path.of(args[2].substring("await=".length()));
-                long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-                while (!Files.exists(other) && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
+                new AddressExchange(Path.of(args[2].substring("await=".length()))).await(SPOKE, Duration.ofMinutes(1));
             }
             if (args[1].equals("hang")) {
                 Thread.sleep(Long.MAX_VALUE);
@@ -64,10 +62,9 @@ class ChildJvmPairIT {
     @Test
     void aFailingSenderIsNamedWithBothOutputs(@TempDir Path dir) {
         // The sender fails once the receiver has printed: a failure stops both at once.
-        Path spoke = dir.resolve("receiver-spoke");
-        ChildJvm.Spec failing = new ChildJvm.Spec(Exiter.class).args("sender failed", "3", "await=" + spoke)
+        ChildJvm.Spec failing = new ChildJvm.Spec(Exiter.class).args("sender failed", "3", "await=" + dir)
                 .bound(Duration.ofSeconds(60));
-        ChildJvm.Spec receiver = new ChildJvm.Spec(Exiter.class).args("receiver here", "0", "signal=" + spoke)
+        ChildJvm.Spec receiver = new ChildJvm.Spec(Exiter.class).args("receiver here", "0", "signal=" + dir)
                 .bound(Duration.ofSeconds(60));
         AssertionError e = assertThrows(AssertionError.class, () -> ChildJvm.runPair(receiver, failing));
         assertTrue(e.getMessage().startsWith("the sender exited with 3\n"), e.getMessage());
@@ -78,10 +75,9 @@ class ChildJvmPairIT {
     @Test
     void aFailingReceiverStopsTheSenderWaitingForIt(@TempDir Path dir) {
         long start = System.nanoTime();
-        Path spoke = dir.resolve("sender-spoke");
-        ChildJvm.Spec failing = new ChildJvm.Spec(Exiter.class).args("bind failed", "1", "await=" + spoke)
+        ChildJvm.Spec failing = new ChildJvm.Spec(Exiter.class).args("bind failed", "1", "await=" + dir)
                 .bound(Duration.ofSeconds(60));
-        ChildJvm.Spec sender = new ChildJvm.Spec(Exiter.class).args("sender waiting", "hang", "signal=" + spoke)
+        ChildJvm.Spec sender = new ChildJvm.Spec(Exiter.class).args("sender waiting", "hang", "signal=" + dir)
                 .bound(Duration.ofSeconds(90));
         AssertionError e = assertThrows(AssertionError.class, () -> ChildJvm.runPair(failing, sender));
         long seconds = (System.nanoTime() - start) / 1_000_000_000L;
