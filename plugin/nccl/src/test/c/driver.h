@@ -31,8 +31,12 @@ const char *start_line(void);
 const char *plugin_init_line(void);
 void driver_logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...);
 
-/* Loads the library as NCCL does; NULL (and a FAILED line) when it cannot. */
+/* The library NCCL_NET_PLUGIN names (ofinet when unset), opened as NCCL opens it; NULL (and a FAILED line) when it cannot. */
+void *open_plugin(void);
+/* Loads the library as NCCL does and finds its v12 table; NULL (and a FAILED line) when it cannot. */
 ncclNet_v12_t *load_table(void);
+/* Whether the table is ofinet's (its name), not another plugin's run under the driver. */
+int is_ofinet(const ncclNet_v12_t *net);
 
 /* The communicator configuration NCCL hands every init: no traffic class. Some plugins read it. */
 ncclNetCommConfig_v12_t *comm_config(void);

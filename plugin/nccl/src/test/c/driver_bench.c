@@ -426,12 +426,10 @@ static int bench(int rank, int sock, enum mode mode, size_t *sizes, int nsizes) 
             printf("csv,%zu,%.4f,%d,%.2f,%d\n", size, median, iters, disp, redone);
         }
     }
-    if (!bandwidth && start_line()[0] == '\0') {
-        /*
-         * Another plugin under ofinet's name (the C++ plugin, as docs/PERFORMANCE.md runs it): no JVM
-         * to read. ofinet's C side hands its start line to the logger at every level of NCCL_DEBUG.
-         */
-        printf("%s: not ofinet (no start line of its own): Java's allocation per call not measured\n", driver_side);
+    if (!bandwidth && !is_ofinet(p.net)) {
+        /* Another plugin (NCCL_NET_PLUGIN; the C++ plugin, as docs/PERFORMANCE.md runs it): no JVM to read. */
+        printf("%s: not ofinet (the table's name is %s): Java's allocation per call not measured\n", driver_side,
+               p.net->name);
     } else if (!bandwidth) {
         /*
          * Steady state: the smallest size again between two readings. What the second reading's

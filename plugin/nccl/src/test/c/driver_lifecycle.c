@@ -161,8 +161,10 @@ static void connection(struct side *s, const struct ops *o, void *ctx) {
 }
 
 static void *open_library(void) {
-    void *lib = dlopen("libnccl-net-ofinet.so", RTLD_NOW | RTLD_LOCAL);
-    check(lib != NULL, "dlopen libnccl-net-ofinet.so");
+    void *lib = open_plugin();
+    if (lib != NULL) {
+        check(1, "dlopen of the library");
+    }
     return lib;
 }
 

@@ -23,6 +23,7 @@
  * --bootstrap stands for NCCL's own work between the plugin's init and its first listen (its
  * bootstrap's all-gather, the topology search): each rank sleeps that long after init (0 by default).
  * --hold keeps both processes alive that long at the end, each printing its pid, for pmap or jcmd.
+ * Another plugin (NCCL_NET_PLUGIN) gets the same figures but init's split, which it has no lines for.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -137,6 +138,12 @@ static void start(struct rank *r) {
     r->v[F_DLOPEN] = (t1 - t0) * 1e3;
     r->v[F_INIT] = (t2 - t1) * 1e3;
     r->v[F_START] = (t2 - t0) * 1e3;
+    if (!is_ofinet(r->net)) {
+        /* Another plugin (NCCL_NET_PLUGIN): its init is not split, and those figures are left out. */
+        printf("%s: not ofinet (the table's name is %s): init not split\n", driver_side, r->net->name);
+        sample_process(r, F_RSS_INIT, F_THREADS_INIT);
+        return;
+    }
     const char *line = start_line();
     r->v[F_LIBJVM] = after(line, "libjvm loaded in ");
     r->v[F_JVM] = after(line, "the JVM created in ");
@@ -321,14 +328,21 @@ static void print(const double *ranks[2], long cold, long tail) {
         const char *format = strcmp(figures[f].unit, "count") == 0 ? " %12.0f" : " %12.3f";
         printf(" %-16s %6s", figures[f].name, figures[f].unit);
         for (int k = 0; k < 2; k++) {
-            printf(format, ranks[k][f]);
+            if (ranks[k][f] < 0) {
+                printf(" %12s", "-");
+            } else {
+                printf(format, ranks[k][f]);
+            }
         }
         printf("  %s\n", figures[f].what);
     }
+    /* A figure a rank did not measure (another plugin's init split) has no CSV line. */
     printf("csv,rank,figure,value,unit\n");
     for (int k = 0; k < 2; k++) {
         for (int f = 0; f < FIGURES; f++) {
-            printf("csv,%d,%s,%.4f,%s\n", k, figures[f].name, ranks[k][f], figures[f].unit);
+            if (ranks[k][f] >= 0) {
+                printf("csv,%d,%s,%.4f,%s\n", k, figures[f].name, ranks[k][f], figures[f].unit);
+            }
         }
     }
 }

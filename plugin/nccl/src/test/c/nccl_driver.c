@@ -21,6 +21,8 @@
  *                           two processes (this one receives, a forked child sends) through the
  *                           table over the provider OFINET_LAYOUT names; with --thread each side
  *                           runs on a second thread instead of its process's primordial one
+ * Every mode loads the library NCCL_NET_PLUGIN names, as NCCL opens it (ofinet when it is unset); a
+ * plugin other than ofinet runs bench and startup without their readings of ofinet's JVM.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -115,19 +117,44 @@ const char *last_warning(void) {
     return last_warning_copy;
 }
 
-ncclNet_v12_t *load_table(void) {
-    /* As NCCL with NCCL_NET_PLUGIN=ofinet: the name as written, then libnccl-net-<name>.so. */
-    void *lib = dlopen("ofinet", RTLD_NOW | RTLD_LOCAL);
-    if (lib == NULL) {
-        lib = dlopen("libnccl-net-ofinet.so", RTLD_NOW | RTLD_LOCAL);
+void *open_plugin(void) {
+    /*
+     * As NCCL opens NCCL_NET_PLUGIN: the name as written (a path, or a file name the loader
+     * searches), then libnccl-net-<name>.so; ofinet when it is unset, so that another plugin (the
+     * C++ plugin, as docs/PERFORMANCE.md measures it) runs under the same driver by path.
+     */
+    const char *name = getenv("NCCL_NET_PLUGIN");
+    if (name == NULL || name[0] == '\0') {
+        name = "ofinet";
     }
+    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (lib != NULL) {
+        return lib;
+    }
+    char first[512];
+    snprintf(first, sizeof first, "%s", dlerror());
+    char file[512];
+    snprintf(file, sizeof file, "libnccl-net-%s.so", name);
+    lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL) {
-        check(0, "dlopen libnccl-net-ofinet.so through LD_LIBRARY_PATH: %s", dlerror());
+        check(0, "dlopen NCCL_NET_PLUGIN=%s: as written (%s), as %s through LD_LIBRARY_PATH (%s)", name, first, file,
+              dlerror());
+    }
+    return lib;
+}
+
+ncclNet_v12_t *load_table(void) {
+    void *lib = open_plugin();
+    if (lib == NULL) {
         return NULL;
     }
     ncclNet_v12_t *net = (ncclNet_v12_t *)dlsym(lib, "ncclNetPlugin_v12");
     check(net != NULL, "dlsym ncclNetPlugin_v12");
     return net;
+}
+
+int is_ofinet(const ncclNet_v12_t *net) {
+    return net != NULL && net->name != NULL && strcmp(net->name, "ofinet") == 0;
 }
 
 ncclNetCommConfig_v12_t *comm_config(void) {

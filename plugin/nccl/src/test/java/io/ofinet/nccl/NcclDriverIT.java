@@ -63,6 +63,27 @@ class NcclDriverIT {
         assertTrue(d.output().contains("ok: init: a second init gives the same result (5)"), d.output());
     }
 
+    /**
+     * The driver opens the library NCCL_NET_PLUGIN names as NCCL does (the name as written, then
+     * libnccl-net-NAME.so), so that another plugin runs under it by path (docs/PERFORMANCE.md).
+     */
+    @Test
+    void theDriverOpensTheLibraryNcclNetPluginNamesAsNcclDoes(@TempDir Path dir) throws Exception {
+        String library = Driver.LIBRARY_DIR.resolve("libnccl-net-ofinet.so").toAbsolutePath().toString();
+        // By path, with nothing on the loader's path to find it by name.
+        Driver byPath = Driver.run(dir, Map.of("NCCL_NET_PLUGIN", library, "LD_LIBRARY_PATH", dir.toString()),
+                Duration.ofSeconds(30), "init");
+        assertEquals(0, byPath.exitCode(), byPath.output());
+        assertTrue(byPath.output().contains("init: result 0"), byPath.output());
+        Driver byName = Driver.run(dir, Map.of("NCCL_NET_PLUGIN", "ofinet"), Duration.ofSeconds(30), "init");
+        assertEquals(0, byName.exitCode(), byName.output());
+        Driver none = Driver.run(dir, Map.of("NCCL_NET_PLUGIN", "nosuch"), Duration.ofSeconds(30), "init");
+        assertEquals(1, none.exitCode(), none.output());
+        assertTrue(none.output().contains("FAILED: init: dlopen NCCL_NET_PLUGIN=nosuch: as written (")
+                && none.output().contains("as libnccl-net-nosuch.so through LD_LIBRARY_PATH ("), none.output());
+        assertFalse(none.output().contains("init: result"), none.output());
+    }
+
     @Test
     void aDirectoryThatIsNoJdkIsRefusedByName(@TempDir Path dir) throws Exception {
         Driver d = Driver.run(dir, Map.of("OFINET_JAVA_HOME", dir.toString()), Duration.ofSeconds(30), "init");
