@@ -8,7 +8,9 @@
 # run in every round (after this tree in odd rounds, before it in even ones), its medians stand
 # beside, and the paired ratio: each launch's figure divided by the baseline's of the same round and
 # rank, the median over both ranks. A baseline whose driver has no startup mode is left out, said on
-# stderr. Needs a JDK 22 or newer. The script launches the driver; the table comes from
+# stderr. With --plugin, another NCCL net plugin runs under the same driver in every round (after
+# the baseline in odd rounds, first in even ones), its medians beside, and the paired ratio of this
+# tree's figure to its own. Needs a JDK 22 or newer. The script launches the driver; the table comes from
 # io.ofinet.tools.compare.CompareReport (bin/lib/compare.sh), as bin/ofinet-compare's do.
 #   --rounds N       N launches of each tree instead of three
 #   --baseline DIR   also another ofinet checkout (e.g. the parent commit, from git worktree add)
@@ -16,12 +18,18 @@
 #   --tail N         the round trips after them, for the percentiles (100,000 by default)
 #   --bootstrap MS   each rank waits MS between init and its first listen, as NCCL's own bootstrap
 #                    does (0 by default); a baseline's driver without the option is left out
+#   --plugin LIB     also another plugin's library (the C++ plugin: docs/PERFORMANCE.md), opened
+#                    by path as NCCL opens NCCL_NET_PLUGIN; it gets no init split (no JVM)
+#   --plugin-env 'NAME=VALUE ...'
+#                    variables for the plugin's launches only (its provider, its libraries' path)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 source "$(dirname "$0")/compare.sh"
 baseline=""
 rounds=3
 driver_args=()
+plugin=""
+plugin_words=""
 while [ $# -gt 0 ]; do
     case "$1" in
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -35,12 +43,21 @@ while [ $# -gt 0 ]; do
             || { echo "compare-startup: $1 takes a positive number: ${2:-(none)}" >&2; exit 2; }
             driver_args+=("$1" "$2")
             shift 2 ;;
+        --plugin|--plugin-env) [ -n "${2:-}" ] || { echo "compare-startup: $1 needs a value" >&2; exit 2; }
+            if [ "$1" = --plugin ]; then plugin=$2; else plugin_words=$2; fi
+            shift 2 ;;
         *) echo "compare-startup: unknown argument $1 (--rounds N, --baseline DIR, --cold N, --tail N," \
-                "--bootstrap MS)" >&2; exit 2 ;;
+                "--bootstrap MS, --plugin LIB, --plugin-env VARIABLES)" >&2; exit 2 ;;
     esac
 done
 # libfabric, and gcc, make and binutils for NCCL's library and its driver.
 ofinet_require_packages libfabric1 gcc make binutils
+if [ -n "$plugin" ]; then
+    compare_plugin "$plugin" "$plugin_words"
+elif [ -n "$plugin_words" ]; then
+    echo "compare-startup: --plugin-env without --plugin" >&2
+    exit 2
+fi
 if ! java -XshowSettings:properties -version 2>&1 | grep -q 'java.specification.version = \(2[2-9]\|[3-9][0-9]\)'; then
     echo "compare-startup: NCCL's library is built on a JDK 22 or newer only: set OFINET_JAVA_HOME to one" >&2
     exit 1
@@ -76,9 +93,10 @@ echo '{"devices": [{"name": "lo", "dataRails": [{"provider": "tcp;ofi_rxm", "dom
 startup="$work/startup.csv"
 echo "program,round,rank,figure,value,unit" > "$startup"
 
-startup_run() { # program checkout: one launch of its driver; a launch that fails gives no figures, and is counted
+startup_run() { # program checkout [launcher...]: one launch of its driver; a launch that fails gives no figures, and is counted
     local program=$1 root=$2 out="$work/startup-$1-$round.out" status=0
-    LD_LIBRARY_PATH="$(library_of "$root")" OFINET_LAYOUT="$layout" timeout 900 "$(driver_of "$root")" startup \
+    shift 2
+    LD_LIBRARY_PATH="$(library_of "$root")" OFINET_LAYOUT="$layout" "$@" timeout 900 "$(driver_of "$root")" startup \
         "${driver_args[@]}" > "$out" 2>&1 || status=$?
     if [ "$status" -ne 0 ]; then
         echo "compare-startup: $program's nccl_driver startup failed (status $status) in round $round:" >&2
@@ -93,12 +111,14 @@ for round in $(seq "$rounds"); do
     if [ $((round % 2)) -eq 1 ]; then
         startup_run ofinet "$OFINET_ROOT"
         [ -z "$baseline" ] || startup_run baseline "$baseline"
+        [ -z "$plugin" ] || startup_run plugin "$OFINET_ROOT" plugin_launch
     else
+        [ -z "$plugin" ] || startup_run plugin "$OFINET_ROOT" plugin_launch
         [ -z "$baseline" ] || startup_run baseline "$baseline"
         startup_run ofinet "$OFINET_ROOT"
     fi
 done
-compare_report startup --figures "$startup" --rounds "$rounds" ${baseline:+--baseline}
+compare_report startup --figures "$startup" --rounds "$rounds" ${baseline:+--baseline} ${plugin:+--plugin "$plugin"}
 if [ "$failed_launches" -gt 0 ]; then
     echo "compare-startup: $failed_launches launch(es) of nccl_driver startup failed; their figures are left out" >&2
     exit 1

@@ -102,3 +102,31 @@ compare_baseline() {
     baseline_drained=""
     if grep -qx drained <<< "$said"; then baseline_drained=yes; fi
 }
+
+# compare_plugin LIB ENV: another NCCL net plugin to run through the same C driver beside ofinet's
+# table (the C++ AWS OFI NCCL plugin, built as docs/PERFORMANCE.md says): $plugin, its path, which
+# the driver opens as NCCL opens NCCL_NET_PLUGIN, and $plugin_env, the variables (K=V, separated by
+# spaces) its launches get and ofinet's do not. An unreadable library, a library without NCCL's
+# table, or a word that is no K=V ends the run, naming it.
+compare_plugin() {
+    local word
+    plugin=$(readlink -f "$1" 2> /dev/null || true)
+    if [ -z "$plugin" ] || [ ! -r "$plugin" ]; then
+        echo "ofinet-compare: --plugin $1: no such library" >&2
+        exit 2
+    fi
+    if ! nm -D --defined-only "$plugin" 2> /dev/null | grep -q ' ncclNetPlugin_v12$'; then
+        echo "ofinet-compare: --plugin $1: exports no ncclNetPlugin_v12, which the C driver calls" >&2
+        exit 2
+    fi
+    read -r -a plugin_env <<< "$2"
+    for word in "${plugin_env[@]}"; do
+        [[ $word =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] \
+            || { echo "ofinet-compare: --plugin-env: $word is not NAME=VALUE" >&2; exit 2; }
+    done
+}
+
+# plugin_launch COMMAND...: COMMAND with the plugin's library and variables (compare_plugin).
+plugin_launch() {
+    env NCCL_NET_PLUGIN="$plugin" "${plugin_env[@]}" "$@"
+}

@@ -100,9 +100,13 @@ public final class CompareReport implements Callable<Integer> {
         @Option(names = "--table", description = "the C driver ran through NCCL's table")
         boolean table;
 
+        @Option(names = "--plugin", paramLabel = "LIB", description = "another plugin ran through the C driver"
+                + " (program plugin): its library")
+        String plugin;
+
         PointToPointReport report(Run run, PrintStream out) throws IOException {
             return new PointToPointReport(Figures.read(run.file), run.rounds, orNone(latencySizes),
-                    orNone(bandwidthSizes), baseline, table, out);
+                    orNone(bandwidthSizes), baseline, table, plugin, out);
         }
     }
 
@@ -148,7 +152,7 @@ public final class CompareReport implements Callable<Integer> {
     @Command(name = "startup-figures", description = "Prints the figures of one launch of nccl_driver startup (its"
             + " output's lines csv,RANK,FIGURE,VALUE,UNIT) as lines of the startup figures file"
             + " (program,round,rank,figure,value,unit).")
-    int startupFigures(@Option(names = "--program", required = true, description = "ofinet or baseline") String program,
+    int startupFigures(@Option(names = "--program", required = true, description = "ofinet, baseline or plugin") String program,
             @Option(names = "--round", required = true) int round,
             @Parameters(paramLabel = "OUTPUT") Path output) throws IOException {
         for (StartupFigures.RankFigure f : StartupFigures.fromDriver(output, program, round)) {
@@ -160,9 +164,10 @@ public final class CompareReport implements Callable<Integer> {
 
     @Command(name = "startup", description = "Prints what a rank pays at start: each figure's median over the"
             + " launches for each rank, from a startup figures file, and against a baseline (--baseline).")
-    int startup(@Mixin Run run, @Option(names = "--baseline", description = "a baseline ran") boolean baseline)
-            throws IOException {
-        new StartupReport(StartupFigures.read(run.file), run.rounds, baseline, out).print();
+    int startup(@Mixin Run run, @Option(names = "--baseline", description = "a baseline ran") boolean baseline,
+            @Option(names = "--plugin", paramLabel = "LIB", description = "another plugin ran (program plugin): its"
+                    + " library") String plugin) throws IOException {
+        new StartupReport(StartupFigures.read(run.file), run.rounds, baseline, plugin, out).print();
         out.flush();
         return 0;
     }

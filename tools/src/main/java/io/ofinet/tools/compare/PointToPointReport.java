@@ -19,8 +19,9 @@ import java.util.SortedMap;
  * The tables of {@code bin/ofinet-compare} for one provider: one-way latency against {@code
  * fi_pingpong}, bandwidth against the five C schemes of {@code fi_window}, the window drained in
  * order against the sliding one (ofinet-perf drained and sendrecv, and both through the table),
- * ofinet-perf against the same measurements through NCCL's table, each program's launches at the
- * slow speed, and the launches by the host's placement of the two CPUs ({@link PlacementReport}).
+ * ofinet-perf against the same measurements through NCCL's table, and another plugin through the
+ * same C driver where one ran, each program's launches at the slow speed, and the launches by the
+ * host's placement of the two CPUs ({@link PlacementReport}).
  */
 final class PointToPointReport {
     /** The C schemes of bin/lib/fi_window.c, in the table's order. */
@@ -29,6 +30,8 @@ final class PointToPointReport {
     static final String OFINET = "ofinet";
     static final String BASELINE = "baseline";
     static final String TABLE = "table";
+    /** Another plugin through the same C driver (bin/ofinet-compare --plugin). */
+    static final String PLUGIN = "plugin";
 
     private final Figures figures;
     private final int rounds;
@@ -36,16 +39,18 @@ final class PointToPointReport {
     private final List<Long> bandwidthSizes;
     private final boolean baseline;
     private final boolean table;
+    private final String plugin;
     private final PrintStream out;
 
     PointToPointReport(Figures figures, int rounds, List<Long> latencySizes, List<Long> bandwidthSizes,
-            boolean baseline, boolean table, PrintStream out) {
+            boolean baseline, boolean table, String plugin, PrintStream out) {
         this.figures = figures;
         this.rounds = rounds;
         this.latencySizes = List.copyOf(latencySizes);
         this.bandwidthSizes = List.copyOf(bandwidthSizes);
         this.baseline = baseline;
         this.table = table;
+        this.plugin = plugin;
         this.out = out;
     }
 
@@ -66,7 +71,7 @@ final class PointToPointReport {
                 programs(SCHEMES.toArray(new String[0])));
     }
 
-    /** The C programs given, then ofinet's that ran: ofinet, the baseline and the table where they ran. */
+    /** The C programs given, then ofinet's that ran (ofinet, the baseline and the table where they ran), then the plugin. */
     private List<String> programs(String... c) {
         List<String> programs = new ArrayList<>(List.of(c));
         programs.add(OFINET);
@@ -75,6 +80,9 @@ final class PointToPointReport {
         }
         if (table) {
             programs.add(TABLE);
+        }
+        if (plugin != null) {
+            programs.add(PLUGIN);
         }
         return programs;
     }
@@ -156,7 +164,8 @@ final class PointToPointReport {
     private void throughTheTable(String provider) {
         out.printf(Locale.ROOT, "== %s through the table (ncclNetPlugin_v12, the C driver) against ofinet-perf (Java), medians of %d"
                 + " runs%n", provider, rounds);
-        out.printf(Locale.ROOT, "%-10s %10s %14s %14s %12s%n", "size", "measure", "java", "table", "table/java");
+        out.printf(Locale.ROOT, "%-10s %10s %14s %14s %12s", "size", "measure", "java", "table", "table/java");
+        out.printf(Locale.ROOT, plugin == null ? "%n" : " %14s %12s%n", "plugin", "table/plugin");
         for (long s : latencySizes) {
             tableRow(provider, Measure.LATENCY, s);
         }
@@ -169,13 +178,24 @@ final class PointToPointReport {
         out.println("(table/java: the median of each round's ratio; latency below 1 and bandwidth above 1: the table"
                 + " is faster;");
         out.println(" GB/s: the sliding window; drained: GB/s of windows drained in order)");
+        if (plugin != null) {
+            out.println("(plugin: " + plugin + " in the same C driver with its own variables, after the table in odd");
+            out.println(" rounds and before it in even ones; table/plugin: the median of each round's ratio, read as");
+            out.println(" table/java)");
+        }
     }
 
     private void tableRow(String provider, Measure m, long s) {
-        out.printf(Locale.ROOT, "%-10s %10s %14s %14s %12s%n", s, m == Measure.DRAINED ? m.label() : m.unit(),
+        out.printf(Locale.ROOT, "%-10s %10s %14s %14s %12s", s, m == Measure.DRAINED ? m.label() : m.unit(),
                 cell(medianOf(OFINET, provider, m, s)),
                 cell(medianOf(TABLE, provider, m, s)),
                 ratioCell(paired(of(TABLE, provider, m, s), of(OFINET, provider, m, s), rounds)));
+        if (plugin == null) {
+            out.println();
+        } else {
+            out.printf(Locale.ROOT, " %14s %12s%n", cell(medianOf(PLUGIN, provider, m, s)),
+                    ratioCell(paired(of(TABLE, provider, m, s), of(PLUGIN, provider, m, s), rounds)));
+        }
     }
 
     /**

@@ -7,6 +7,8 @@ import static io.ofinet.tools.compare.Stats.ratioCell;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -16,30 +18,55 @@ import java.util.TreeMap;
 /**
  * The table of {@code bin/ofinet-compare startup}: what a rank pays for ofinet ({@code nccl_driver
  * startup}), each figure's median over the launches for rank 0 and rank 1 (to at most three
- * decimals), in the driver's order and units; with a baseline ({@code baseline}), its medians beside, and the paired ratio: the median of
- * each launch's figure divided by the baseline's of the same round and rank, over both ranks.
+ * decimals), in the driver's order and units. Beside it, for a baseline ({@code baseline}) and for
+ * another plugin run under the same driver ({@code plugin}, named by its library) where they ran,
+ * their medians and the paired ratio: the median of each launch's figure divided by theirs of the
+ * same round and rank, over both ranks.
  */
-record StartupReport(StartupFigures figures, int rounds, boolean baseline, PrintStream out) {
+record StartupReport(StartupFigures figures, int rounds, boolean baseline, String plugin, PrintStream out) {
     static final String OFINET = PointToPointReport.OFINET;
     static final String BASELINE = PointToPointReport.BASELINE;
+    static final String PLUGIN = PointToPointReport.PLUGIN;
     static final int RANKS = 2;
     private static final String ROW = "%-16s %-5s %12s %12s";
     private static final String BESIDE = " %12s %12s %8s";
 
+    /** The programs beside ofinet that ran, in the table's order. */
+    private List<String> beside() {
+        List<String> programs = new ArrayList<>();
+        if (baseline) {
+            programs.add(BASELINE);
+        }
+        if (plugin != null) {
+            programs.add(PLUGIN);
+        }
+        return programs;
+    }
+
     void print() {
+        List<String> beside = beside();
         out.printf(Locale.ROOT, "== what a rank pays at start: nccl_driver startup, 2 ranks, tcp;ofi_rxm on loopback"
-                + " (medians of %d launches%s)%n", rounds, baseline
-                        ? "; this tree first in odd rounds, the baseline first in even ones" : "");
+                + " (medians of %d launches%s)%n", rounds, beside.isEmpty() ? ""
+                        : "; this tree first in odd rounds, last in even ones");
+        if (plugin != null) {
+            out.println("plugin: " + plugin + ", on its own variables' provider; it has no init split");
+        }
         out.printf(Locale.ROOT, ROW, "figure", "unit", "rank 0", "rank 1");
-        out.println(baseline ? String.format(Locale.ROOT, BESIDE, "baseline 0", "baseline 1", "paired") : "");
+        for (String p : beside) {
+            out.printf(Locale.ROOT, BESIDE, p + " 0", p + " 1", "vs " + (p.equals(BASELINE) ? "base" : p));
+        }
+        out.println();
         for (Map.Entry<String, String> figure : figures.units().entrySet()) {
             String name = figure.getKey();
             out.printf(Locale.ROOT, ROW, name, figure.getValue(), cell(OFINET, 0, name), cell(OFINET, 1, name));
-            out.println(baseline ? String.format(Locale.ROOT, BESIDE, cell(BASELINE, 0, name), cell(BASELINE, 1, name),
-                    ratioCell(paired(byLaunch(OFINET, name), byLaunch(BASELINE, name), rounds * RANKS))) : "");
+            for (String p : beside) {
+                out.printf(Locale.ROOT, BESIDE, cell(p, 0, name), cell(p, 1, name),
+                        ratioCell(paired(byLaunch(OFINET, name), byLaunch(p, name), rounds * RANKS)));
+            }
+            out.println();
         }
-        if (baseline) {
-            out.println("(paired: this tree's figure divided by the baseline's of the same round and rank, the median"
+        if (!beside.isEmpty()) {
+            out.println("(vs: this tree's figure divided by the other's of the same round and rank, the median"
                     + " over rounds and ranks; below 1 this tree pays less, and '-' where a launch gave none)");
         }
     }

@@ -25,8 +25,12 @@ class ReportTest {
     }
 
     private List<String> pointToPoint(boolean baseline, boolean table) throws IOException {
+        return pointToPoint(baseline, table, null);
+    }
+
+    private List<String> pointToPoint(boolean baseline, boolean table, String plugin) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        new PointToPointReport(Figures.of(figures), 3, List.of(8L, 4096L), List.of(1048576L), baseline, table,
+        new PointToPointReport(Figures.of(figures), 3, List.of(8L, 4096L), List.of(1048576L), baseline, table, plugin,
                 new PrintStream(bytes, true, StandardCharsets.UTF_8)).print("tcp");
         return bytes.toString(StandardCharsets.UTF_8).lines().toList();
     }
@@ -88,6 +92,30 @@ class ReportTest {
         assertEquals(String.format("%-10s %10s %14s %14s %12s", 8, "us", "7.700", "8.000", "1.00"), lines.get(table + 2));
         assertEquals(String.format("%-10s %10s %14s %14s %12s", 1048576, "GB/s", "3.6000", "-", "-"),
                 lines.get(table + 4));
+    }
+
+    @Test
+    void anotherPluginStandsBesideTheTableWithThePairedRatioOfTheTableToIt() throws IOException {
+        latencyAndBandwidth();
+        add("table", Measure.LATENCY, 8, "8.000", "8.000", "7.700");
+        add("plugin", Measure.LATENCY, 8, "16.000", "20.000", "15.400");
+        add("table", Measure.BANDWIDTH, 1048576, "4.0000", "3.0000", "4.4000");
+        add("plugin", Measure.BANDWIDTH, 1048576, "5.0000", "3.0000", "4.0000");
+        List<String> lines = pointToPoint(false, true, "/opt/peer/libnccl-net-ofi.so");
+        int table = section(lines, "== tcp through the table");
+        String row = "%-10s %10s %14s %14s %12s %14s %12s";
+        assertEquals(String.format(row, "size", "measure", "java", "table", "table/java", "plugin", "table/plugin"),
+                lines.get(table + 1));
+        // Table ÷ plugin each round: 8/16, 8/20, 7.7/15.4: 0.5, 0.4, 0.5.
+        assertEquals(String.format(row, 8, "us", "7.700", "8.000", "1.00", "16.000", "0.50"), lines.get(table + 2));
+        assertEquals(String.format(row, 4096, "us", "9.450", "-", "-", "-", "-"), lines.get(table + 3));
+        // Table ÷ plugin each round: 4.0/5.0, 3.0/3.0, 4.4/4.0: 0.8, 1, 1.1; table ÷ Java 1.11, 0.86, 1.05.
+        assertEquals(String.format(row, 1048576, "GB/s", "3.6000", "4.0000", "1.05", "4.0000", "1.00"),
+                lines.get(table + 4));
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("(plugin: /opt/peer/libnccl-net-ofi.so in the same C"
+                + " driver")), String.join("\n", lines));
+        int slow = lines.indexOf("== tcp launches at the slow speed, of 3 per program and size");
+        assertEquals("latency 8: fi_pingpong 0/3 ofinet 0/3 table 0/3 plugin 0/3 (3/3)", lines.get(slow + 1));
     }
 
     @Test
