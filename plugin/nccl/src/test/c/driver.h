@@ -42,6 +42,11 @@ int is_ofinet(const ncclNet_v12_t *net);
 ncclNetCommConfig_v12_t *comm_config(void);
 
 /* Seconds since an arbitrary start. */
+/*
+ * The tests' time factor (NCCL_DRIVER_TIME_FACTOR, which the Java tests pass on from
+ * ofinet.test.timeFactor; 1 when unset): it scales the driver's slack bounds, never a property's.
+ */
+double time_factor(void);
 double now_seconds(void);
 
 /*

@@ -168,6 +168,20 @@ double now_seconds(void) {
     return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
+double time_factor(void) {
+    const char *text = getenv("NCCL_DRIVER_TIME_FACTOR");
+    if (text == NULL || text[0] == '\0') {
+        return 1;
+    }
+    char *end = NULL;
+    double f = strtod(text, &end);
+    if (end == text || *end != '\0' || !(f >= 1 && f <= 100)) {
+        check(0, "NCCL_DRIVER_TIME_FACTOR must be a number from 1 to 100, not \"%s\": 1 taken", text);
+        return 1;
+    }
+    return f;
+}
+
 int idle_poll(struct idle_polls *w) {
     if (++w->idle < IDLE_POLLS) {
         return 1;
