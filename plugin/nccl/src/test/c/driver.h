@@ -1,6 +1,7 @@
 /*
- * The test driver of libnccl-net-ofinet.so: it loads the library the way NCCL does (dlopen by name
- * through the library search path, dlsym of ncclNetPlugin_v12) and drives the table. Each check
+ * The test driver of libnccl-net-ofinet.so: it loads the library the way NCCL does (the name
+ * NCCL_NET_PLUGIN gives, ofinet when unset, dlopen'ed as written, then as libnccl-net-<name>.so
+ * through the library search path; dlsym of ncclNetPlugin_v12) and drives the table. Each check
  * prints "ok: ..." or "FAILED: ..."; the process exits 0 when none failed.
  */
 #ifndef OFINET_DRIVER_H
@@ -37,16 +38,18 @@ void *open_plugin(void);
 ncclNet_v12_t *load_table(void);
 /* Whether the table is ofinet's (its name), not another plugin's run under the driver. */
 int is_ofinet(const ncclNet_v12_t *net);
+/* The table's name, or "(none)" where it has none. */
+const char *table_name(const ncclNet_v12_t *net);
 
 /* The communicator configuration NCCL hands every init: no traffic class. Some plugins read it. */
 ncclNetCommConfig_v12_t *comm_config(void);
 
-/* Seconds since an arbitrary start. */
 /*
  * The tests' time factor (NCCL_DRIVER_TIME_FACTOR, which the Java tests pass on from
  * ofinet.test.timeFactor; 1 when unset): it scales the driver's slack bounds, never a property's.
  */
 double time_factor(void);
+/* Seconds since an arbitrary start. */
 double now_seconds(void);
 
 /*

@@ -14,8 +14,8 @@
  * (prefix "csv,"; both bandwidths in GB/s). The last message of every repetition is checked. The
  * latency run also reports what Java allocated per call on the calling thread in steady state (the
  * finalize of a spare context logs the thread's allocated bytes); a bandwidth run first names the
- * kernel's TCP congestion control. Any plugin's library under ofinet's name runs it (a C++ one
- * through a symbolic link, docs/PERFORMANCE.md).
+ * kernel's TCP congestion control. Another plugin runs it through NCCL_NET_PLUGIN (the C++ one,
+ * docs/PERFORMANCE.md), without the reading of ofinet's JVM.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -429,7 +429,7 @@ static int bench(int rank, int sock, enum mode mode, size_t *sizes, int nsizes) 
     if (!bandwidth && !is_ofinet(p.net)) {
         /* Another plugin (NCCL_NET_PLUGIN; the C++ plugin, as docs/PERFORMANCE.md runs it): no JVM to read. */
         printf("%s: not ofinet (the table's name is %s): Java's allocation per call not measured\n", driver_side,
-               p.net->name);
+               table_name(p.net));
     } else if (!bandwidth) {
         /*
          * Steady state: the smallest size again between two readings. What the second reading's

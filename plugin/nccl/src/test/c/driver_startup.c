@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,8 +140,9 @@ static void start(struct rank *r) {
     r->v[F_INIT] = (t2 - t1) * 1e3;
     r->v[F_START] = (t2 - t0) * 1e3;
     if (!is_ofinet(r->net)) {
-        /* Another plugin (NCCL_NET_PLUGIN): its init is not split, and those figures are left out. */
-        printf("%s: not ofinet (the table's name is %s): init not split\n", driver_side, r->net->name);
+        /* Another plugin (NCCL_NET_PLUGIN): its init is not split, and those figures are left out (NAN). */
+        r->v[F_LIBJVM] = r->v[F_JVM] = r->v[F_BRIDGE] = r->v[F_PLUGIN] = r->v[F_INIT_REST] = NAN;
+        printf("%s: not ofinet (the table's name is %s): init not split\n", driver_side, table_name(r->net));
         sample_process(r, F_RSS_INIT, F_THREADS_INIT);
         return;
     }
@@ -328,7 +330,7 @@ static void print(const double *ranks[2], long cold, long tail) {
         const char *format = strcmp(figures[f].unit, "count") == 0 ? " %12.0f" : " %12.3f";
         printf(" %-16s %6s", figures[f].name, figures[f].unit);
         for (int k = 0; k < 2; k++) {
-            if (ranks[k][f] < 0) {
+            if (isnan(ranks[k][f])) {
                 printf(" %12s", "-");
             } else {
                 printf(format, ranks[k][f]);
@@ -336,11 +338,11 @@ static void print(const double *ranks[2], long cold, long tail) {
         }
         printf("  %s\n", figures[f].what);
     }
-    /* A figure a rank did not measure (another plugin's init split) has no CSV line. */
+    /* A figure a rank has none of (another plugin's init split, NAN) has no CSV line. */
     printf("csv,rank,figure,value,unit\n");
     for (int k = 0; k < 2; k++) {
         for (int f = 0; f < FIGURES; f++) {
-            if (ranks[k][f] >= 0) {
+            if (!isnan(ranks[k][f])) {
                 printf("csv,%d,%s,%.4f,%s\n", k, figures[f].name, ranks[k][f], figures[f].unit);
             }
         }

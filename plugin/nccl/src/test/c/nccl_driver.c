@@ -26,6 +26,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -131,10 +132,14 @@ void *open_plugin(void) {
     if (lib != NULL) {
         return lib;
     }
-    char first[512];
+    char first[1024];
     snprintf(first, sizeof first, "%s", dlerror());
-    char file[512];
-    snprintf(file, sizeof file, "libnccl-net-%s.so", name);
+    char file[PATH_MAX];
+    if (snprintf(file, sizeof file, "libnccl-net-%s.so", name) >= (int)sizeof file) {
+        check(0, "dlopen NCCL_NET_PLUGIN=%s: as written (%s); too long a name for libnccl-net-<name>.so", name,
+              first);
+        return NULL;
+    }
     lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL) {
         check(0, "dlopen NCCL_NET_PLUGIN=%s: as written (%s), as %s through LD_LIBRARY_PATH (%s)", name, first, file,
@@ -155,6 +160,10 @@ ncclNet_v12_t *load_table(void) {
 
 int is_ofinet(const ncclNet_v12_t *net) {
     return net != NULL && net->name != NULL && strcmp(net->name, "ofinet") == 0;
+}
+
+const char *table_name(const ncclNet_v12_t *net) {
+    return net != NULL && net->name != NULL ? net->name : "(none)";
 }
 
 ncclNetCommConfig_v12_t *comm_config(void) {

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  * process would be: the library found through {@code LD_LIBRARY_PATH}, a bounded time, and
  * everything it started killed at the end. psm's {@code IPATH_NO_BACKTRACE}/{@code HFI_NO_BACKTRACE}
  * are removed from its environment: the library must set them itself. So is {@code OFINET_JAVA_HOME}:
- * the library starts the runtime bundled beside it, as it ships, unless a test names another. The
+ * the library starts the runtime bundled beside it, as it ships, unless a test names another; and
+ * {@code NCCL_NET_PLUGIN}, which would make the driver load another library. The
  * tests' time factor goes to it as {@code NCCL_DRIVER_TIME_FACTOR}, which scales its slack bounds.
  */
 record Driver(int exitCode, String output) {
@@ -41,6 +42,7 @@ record Driver(int exitCode, String output) {
         pb.environment().remove("HFI_NO_BACKTRACE");
         pb.environment().put("LD_LIBRARY_PATH", LIBRARY_DIR.toAbsolutePath().toString());
         pb.environment().remove("OFINET_JAVA_HOME");
+        pb.environment().remove("NCCL_NET_PLUGIN");
         pb.environment().put("NCCL_DRIVER_TIME_FACTOR", Double.toString(TestTime.FACTOR));
         pb.environment().putAll(env);
         Process process = pb.start();

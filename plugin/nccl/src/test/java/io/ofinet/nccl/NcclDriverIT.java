@@ -75,6 +75,7 @@ class NcclDriverIT {
                 Duration.ofSeconds(30), "init");
         assertEquals(0, byPath.exitCode(), byPath.output());
         assertTrue(byPath.output().contains("init: result 0"), byPath.output());
+        // By name, as NCCL_NET_PLUGIN=ofinet reads: libnccl-net-ofinet.so through LD_LIBRARY_PATH.
         Driver byName = Driver.run(dir, Map.of("NCCL_NET_PLUGIN", "ofinet"), Duration.ofSeconds(30), "init");
         assertEquals(0, byName.exitCode(), byName.output());
         Driver none = Driver.run(dir, Map.of("NCCL_NET_PLUGIN", "nosuch"), Duration.ofSeconds(30), "init");
@@ -269,6 +270,41 @@ class NcclDriverIT {
             assertEquals(cached, rank.get("map.aot") > 0, "the AOT cache resident where the build made one:\n"
                     + d.output());
         }
+    }
+
+    /**
+     * Another plugin under the driver (ofinet's table under the name "renamed", src/test/c/plugin_renamed.c)
+     * is known by its table's name: its start has every figure but init's split, which it has no
+     * lines for, and its latency no reading of ofinet's JVM, as the C++ plugin runs
+     * (docs/PERFORMANCE.md).
+     */
+    @Test
+    void anotherPluginRunsWithoutTheReadingsOfOfinetsJvm(@TempDir Path dir) throws Exception {
+        Path layout = Driver.layout(dir, "tcp");
+        Map<String, String> env = Map.of("OFINET_LAYOUT", layout.toString(), "NCCL_NET_PLUGIN",
+                Driver.EXECUTABLE.resolveSibling("libnccl-net-renamed.so").toAbsolutePath().toString());
+        Driver start = Driver.run(dir, env, Duration.ofSeconds(120), "startup", "--cold", "50", "--tail", "2000");
+        assertEquals(0, start.exitCode(), start.output());
+        assertFalse(start.output().contains("FAILED"), start.output());
+        assertTrue(start.output().contains("rank 0: not ofinet (the table's name is renamed): init not split")
+                && start.output().contains("rank 1: not ofinet (the table's name is renamed): init not split"),
+                start.output());
+        Set<String> split = Set.of("init.libjvm", "init.jvm", "init.bridge", "init.plugin", "init.rest");
+        Set<String> expected = new java.util.HashSet<>(StartupFigures.NAMES);
+        expected.removeAll(split);
+        List<Map<String, Double>> ranks = StartupFigures.of(start.output());
+        assertEquals(2, ranks.size(), start.output());
+        for (Map<String, Double> rank : ranks) {
+            assertEquals(expected, rank.keySet(), start.output());
+            assertTrue(rank.get("init") > 0 && rank.get("init") <= rank.get("start"), start.output());
+        }
+        assertTrue(Pattern.compile("(?m)^ init\\.jvm +ms +- +- ").matcher(start.output()).find(), start.output());
+        Driver latency = Driver.run(dir, env, Duration.ofSeconds(240), "bench", "latency", "8");
+        assertEquals(0, latency.exitCode(), latency.output());
+        assertEquals(1, Pattern.compile("(?m)^csv,8,").matcher(latency.output()).results().count(), latency.output());
+        assertTrue(latency.output().contains("not ofinet (the table's name is renamed): Java's allocation per call not"
+                + " measured"), latency.output());
+        assertFalse(latency.output().contains("no allocation per call"), latency.output());
     }
 
     /**
