@@ -43,7 +43,8 @@ while [ $# -gt 0 ]; do
             || { echo "compare-startup: $1 takes a positive number: ${2:-(none)}" >&2; exit 2; }
             driver_args+=("$1" "$2")
             shift 2 ;;
-        --plugin|--plugin-env) [ -n "${2:-}" ] || { echo "compare-startup: $1 needs a value" >&2; exit 2; }
+        --plugin|--plugin-env) [ -n "${2:-}" ] && [[ $2 != --* ]] \
+            || { echo "compare-startup: $1 needs a value" >&2; exit 2; }
             if [ "$1" = --plugin ]; then plugin=$2; else plugin_words=$2; fi
             shift 2 ;;
         *) echo "compare-startup: unknown argument $1 (--rounds N, --baseline DIR, --cold N, --tail N," \
@@ -62,6 +63,8 @@ if ! java -XshowSettings:properties -version 2>&1 | grep -q 'java.specification.
     echo "compare-startup: NCCL's library is built on a JDK 22 or newer only: set OFINET_JAVA_HOME to one" >&2
     exit 1
 fi
+# The driver opens what NCCL_NET_PLUGIN names: ofinet's launches must not inherit one.
+unset NCCL_NET_PLUGIN
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 compare_start

@@ -115,7 +115,8 @@ compare_plugin() {
         echo "ofinet-compare: --plugin $1: no such library" >&2
         exit 2
     fi
-    if ! nm -D --defined-only "$plugin" 2> /dev/null | grep -q ' ncclNetPlugin_v12$'; then
+    # grep reads all of nm's output (no -q): under pipefail, nm cut short by SIGPIPE would fail the test.
+    if ! nm -D --defined-only "$plugin" 2> /dev/null | grep ' ncclNetPlugin_v12$' > /dev/null; then
         echo "ofinet-compare: --plugin $1: exports no ncclNetPlugin_v12, which the C driver calls" >&2
         exit 2
     fi

@@ -152,7 +152,8 @@ public final class CompareReport implements Callable<Integer> {
     @Command(name = "startup-figures", description = "Prints the figures of one launch of nccl_driver startup (its"
             + " output's lines csv,RANK,FIGURE,VALUE,UNIT) as lines of the startup figures file"
             + " (program,round,rank,figure,value,unit).")
-    int startupFigures(@Option(names = "--program", required = true, description = "ofinet, baseline or plugin") String program,
+    int startupFigures(
+            @Option(names = "--program", required = true, description = "ofinet, baseline or plugin") String program,
             @Option(names = "--round", required = true) int round,
             @Parameters(paramLabel = "OUTPUT") Path output) throws IOException {
         for (StartupFigures.RankFigure f : StartupFigures.fromDriver(output, program, round)) {
@@ -163,7 +164,8 @@ public final class CompareReport implements Callable<Integer> {
     }
 
     @Command(name = "startup", description = "Prints what a rank pays at start: each figure's median over the"
-            + " launches for each rank, from a startup figures file, and against a baseline (--baseline).")
+            + " launches for each rank, from a startup figures file, and against a baseline (--baseline) and"
+            + " another plugin (--plugin).")
     int startup(@Mixin Run run, @Option(names = "--baseline", description = "a baseline ran") boolean baseline,
             @Option(names = "--plugin", paramLabel = "LIB", description = "another plugin ran (program plugin): its"
                     + " library") String plugin) throws IOException {

@@ -71,7 +71,7 @@ final class PointToPointReport {
                 programs(SCHEMES.toArray(new String[0])));
     }
 
-    /** The C programs given, then ofinet's that ran (ofinet, the baseline and the table where they ran), then the plugin. */
+    /** The C programs given, then those that ran of ofinet, the baseline, the table and the plugin. */
     private List<String> programs(String... c) {
         List<String> programs = new ArrayList<>(List.of(c));
         programs.add(OFINET);

@@ -10,8 +10,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -37,6 +39,7 @@ final class StartupFigures {
     }
 
     private final Map<String, String> units = new LinkedHashMap<>();
+    private final Map<String, Set<String>> namesByProgram = new HashMap<>();
     private final Map<Key, SortedMap<Integer, BigDecimal>> byKey = new HashMap<>();
 
     private StartupFigures() {
@@ -46,6 +49,7 @@ final class StartupFigures {
     static StartupFigures of(List<RankFigure> figures) throws IOException {
         StartupFigures all = new StartupFigures();
         for (RankFigure f : figures) {
+            all.namesByProgram.computeIfAbsent(f.program(), p -> new LinkedHashSet<>()).add(f.name());
             String unit = all.units.putIfAbsent(f.name(), f.unit());
             if (unit != null && !unit.equals(f.unit())) {
                 throw new IOException(f.name() + " in " + unit + " and in " + f.unit());
@@ -133,6 +137,16 @@ final class StartupFigures {
     /** The figures' names in the order first read, each with its unit. */
     Map<String, String> units() {
         return Collections.unmodifiableMap(units);
+    }
+
+    /**
+     * The figures' names in {@code program}'s order (the driver's), then those only other programs
+     * gave, in the order first read: a program whose first launch failed does not reorder the table.
+     */
+    List<String> names(String program) {
+        Set<String> names = new LinkedHashSet<>(namesByProgram.getOrDefault(program, Set.of()));
+        names.addAll(units.keySet());
+        return List.copyOf(names);
     }
 
     /** {@code program}'s figures of {@code rank} by round (empty where it gave none). */

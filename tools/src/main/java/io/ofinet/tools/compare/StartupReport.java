@@ -53,12 +53,11 @@ record StartupReport(StartupFigures figures, int rounds, boolean baseline, Strin
         }
         out.printf(Locale.ROOT, ROW, "figure", "unit", "rank 0", "rank 1");
         for (String p : beside) {
-            out.printf(Locale.ROOT, BESIDE, p + " 0", p + " 1", "vs " + (p.equals(BASELINE) ? "base" : p));
+            out.printf(Locale.ROOT, BESIDE, p + " 0", p + " 1", "/" + (p.equals(BASELINE) ? "base" : p));
         }
         out.println();
-        for (Map.Entry<String, String> figure : figures.units().entrySet()) {
-            String name = figure.getKey();
-            out.printf(Locale.ROOT, ROW, name, figure.getValue(), cell(OFINET, 0, name), cell(OFINET, 1, name));
+        for (String name : figures.names(OFINET)) {
+            out.printf(Locale.ROOT, ROW, name, figures.units().get(name), cell(OFINET, 0, name), cell(OFINET, 1, name));
             for (String p : beside) {
                 out.printf(Locale.ROOT, BESIDE, cell(p, 0, name), cell(p, 1, name),
                         ratioCell(paired(byLaunch(OFINET, name), byLaunch(p, name), rounds * RANKS)));
@@ -66,8 +65,10 @@ record StartupReport(StartupFigures figures, int rounds, boolean baseline, Strin
             out.println();
         }
         if (!beside.isEmpty()) {
-            out.println("(vs: this tree's figure divided by the other's of the same round and rank, the median"
-                    + " over rounds and ranks; below 1 this tree pays less, and '-' where a launch gave none)");
+            out.println("(" + String.join(", ", beside.stream().map(p -> "/" + (p.equals(BASELINE) ? "base" : p))
+                    .toList()) + ": the paired ratio, this tree's figure divided by the other's of the same round and"
+                    + " rank, the median over rounds and ranks; below 1 this tree pays less, and '-' where a launch"
+                    + " gave none)");
         }
     }
 

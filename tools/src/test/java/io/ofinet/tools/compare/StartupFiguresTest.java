@@ -85,26 +85,30 @@ class StartupFiguresTest {
         List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
         assertTrue(lines.get(0).startsWith("== what a rank pays at start: nccl_driver startup, 2 ranks"), lines.get(0));
         assertEquals(String.format("%-16s %-5s %12s %12s %12s %12s %8s", "figure", "unit", "rank 0", "rank 1",
-                "baseline 0", "baseline 1", "vs base"), lines.get(1));
+                "baseline 0", "baseline 1", "/base"), lines.get(1));
         // Medians to three decimals; every launch's ratio is 0.5 (0.50006 in round 1, rank 0).
         assertEquals(String.format("%-16s %-5s %12s %12s %12s %12s %8s", "init", "ms", "1000.123", "1250", "2000",
                 "2500", "0.50"), lines.get(2));
         assertEquals(String.format("%-16s %-5s %12s %12s %12s %12s %8s", "threads.init", "count", "20", "20", "-", "-",
                 "-"), lines.get(3));
-        assertTrue(lines.get(4).startsWith("(vs: "), lines.get(4));
+        assertTrue(lines.get(4).startsWith("(/base: the paired ratio, "), lines.get(4));
     }
 
     @Test
     void anotherPluginStandsBesideTheBaselineWithItsOwnRatioAndDashesWhereItHasNoFigure() throws IOException {
         List<StartupFigures.RankFigure> all = new ArrayList<>();
-        // Two rounds; the plugin gives no init split (init.jvm), as the driver leaves it out for a plugin without a JVM.
+        // Two rounds; the plugin gives no init split (init.jvm): the driver leaves it out for a plugin without a JVM.
+        // The plugin's figures come first, as where ofinet's first launch failed: the rows keep ofinet's order.
         for (int round = 1; round <= 2; round++) {
             for (int rank = 0; rank < 2; rank++) {
+                all.add(rankFigure("plugin", round, rank, "init", round == 1 ? "400" : "300", "ms"));
+                all.add(rankFigure("plugin", round, rank, "listen", "100", "ms"));
                 all.add(rankFigure("ofinet", round, rank, "init", "600", "ms"));
                 all.add(rankFigure("ofinet", round, rank, "init.jvm", "150", "ms"));
+                all.add(rankFigure("ofinet", round, rank, "listen", "50", "ms"));
                 all.add(rankFigure("baseline", round, rank, "init", "1200", "ms"));
                 all.add(rankFigure("baseline", round, rank, "init.jvm", "300", "ms"));
-                all.add(rankFigure("plugin", round, rank, "init", round == 1 ? "400" : "300", "ms"));
+                all.add(rankFigure("baseline", round, rank, "listen", "50", "ms"));
             }
         }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -113,13 +117,16 @@ class StartupFiguresTest {
         List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
         assertTrue(lines.get(1).startsWith("plugin: /opt/peer/libnccl-net-ofi.so"), lines.get(1));
         String row = "%-16s %-5s %12s %12s %12s %12s %8s %12s %12s %8s";
-        assertEquals(String.format(row, "figure", "unit", "rank 0", "rank 1", "baseline 0", "baseline 1", "vs base",
-                "plugin 0", "plugin 1", "vs plugin"), lines.get(2));
+        assertEquals(String.format(row, "figure", "unit", "rank 0", "rank 1", "baseline 0", "baseline 1", "/base",
+                "plugin 0", "plugin 1", "/plugin"), lines.get(2));
         // Paired over the four launches: 600/400 twice and 600/300 twice, median 1.75.
         assertEquals(String.format(row, "init", "ms", "600", "600", "1200", "1200", "0.50", "350", "350", "1.75"),
                 lines.get(3));
         assertEquals(String.format(row, "init.jvm", "ms", "150", "150", "300", "300", "0.50", "-", "-", "-"),
                 lines.get(4));
+        assertEquals(String.format(row, "listen", "ms", "50", "50", "50", "50", "1.00", "100", "100", "0.50"),
+                lines.get(5));
+        assertTrue(lines.get(6).startsWith("(/base, /plugin: the paired ratio, "), lines.get(6));
     }
 
     private static StartupFigures.RankFigure rankFigure(String program, int round, int rank, String name, String value,
