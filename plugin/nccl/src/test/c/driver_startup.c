@@ -16,7 +16,8 @@
  *     (100,000 by default). Rank 0 times from its isend to the reply's arrival, rank 1 from its
  *     isend to the next message's arrival: a round trip each;
  *   - VmRSS and Threads of /proc/self/status before dlopen (the driver alone: its buffers come once connected),
- *     after init, once connected and at the end, and at the end its resident memory by kind of
+ *     after init, once connected and at the end; Pss after init, where the pages both ranks map
+ *     (libjvm.so, the AOT cache) count half; and at the end its resident memory by kind of
  *     mapping (/proc/self/smaps, as pmap -x sums it), its Pss and its private memory.
  * Nothing waits on the JIT compilers: what they cost is part of what a rank pays. Rank 0 prints
  * both ranks' figures as a table and as CSV lines (prefix "csv,": rank, figure, value, unit).
@@ -45,7 +46,7 @@ enum figure {
     F_DLOPEN, F_INIT, F_START, F_LIBJVM, F_JVM, F_BRIDGE, F_PLUGIN, F_INIT_REST,
     F_LISTEN, F_CONNECT, F_ACCEPT, F_REGMR, F_FIRST_IRECV, F_FIRST_ISEND, F_FIRST_TEST, F_FIRST_ROUNDTRIP,
     F_COLD, F_P50, F_P99, F_P999, F_P9999,
-    F_RSS_BEFORE, F_RSS_INIT, F_RSS_CONNECT, F_RSS_END,
+    F_RSS_BEFORE, F_RSS_INIT, F_RSS_CONNECT, F_RSS_END, F_PSS_INIT,
     F_THREADS_BEFORE, F_THREADS_INIT, F_THREADS_CONNECT, F_THREADS_END,
     F_MAP_LIBJVM, F_MAP_AOT, F_MAP_MODULES, F_MAP_LIBFABRIC, F_MAP_FILES, F_MAP_ANONYMOUS, F_PSS, F_PRIVATE,
     FIGURES
@@ -79,6 +80,7 @@ static const struct {
     [F_RSS_INIT] = {"rss.init", "MiB", "VmRSS after init"},
     [F_RSS_CONNECT] = {"rss.connect", "MiB", "VmRSS once connected (before the driver's buffers)"},
     [F_RSS_END] = {"rss.end", "MiB", "VmRSS at the end"},
+    [F_PSS_INIT] = {"pss.init", "MiB", "Pss after init (pages shared with the other rank split)"},
     [F_THREADS_BEFORE] = {"threads.before", "count", "threads before dlopen"},
     [F_THREADS_INIT] = {"threads.init", "count", "threads after init"},
     [F_THREADS_CONNECT] = {"threads.connect", "count", "threads once connected"},
@@ -143,18 +145,22 @@ static void start(struct rank *r) {
         /* Another plugin (NCCL_NET_PLUGIN): its init is not split, and those figures are left out (NAN). */
         r->v[F_LIBJVM] = r->v[F_JVM] = r->v[F_BRIDGE] = r->v[F_PLUGIN] = r->v[F_INIT_REST] = NAN;
         printf("%s: not ofinet (the table's name is %s): init not split\n", driver_side, table_name(r->net));
-        sample_process(r, F_RSS_INIT, F_THREADS_INIT);
-        return;
+    } else {
+        const char *line = start_line();
+        r->v[F_LIBJVM] = after(line, "libjvm loaded in ");
+        r->v[F_JVM] = after(line, "the JVM created in ");
+        r->v[F_BRIDGE] = after(line, "classes and bridge in ");
+        r->v[F_PLUGIN] = after(plugin_init_line(), "discovered) in ");
+        check(r->v[F_LIBJVM] >= 0 && r->v[F_JVM] >= 0 && r->v[F_BRIDGE] >= 0 && r->v[F_PLUGIN] >= 0,
+              "the library's lines on its start (\"%s\", \"%s\")", line, plugin_init_line());
+        r->v[F_INIT_REST] = r->v[F_INIT] - r->v[F_LIBJVM] - r->v[F_JVM] - r->v[F_BRIDGE] - r->v[F_PLUGIN];
     }
-    const char *line = start_line();
-    r->v[F_LIBJVM] = after(line, "libjvm loaded in ");
-    r->v[F_JVM] = after(line, "the JVM created in ");
-    r->v[F_BRIDGE] = after(line, "classes and bridge in ");
-    r->v[F_PLUGIN] = after(plugin_init_line(), "discovered) in ");
-    check(r->v[F_LIBJVM] >= 0 && r->v[F_JVM] >= 0 && r->v[F_BRIDGE] >= 0 && r->v[F_PLUGIN] >= 0,
-          "the library's lines on its start (\"%s\", \"%s\")", line, plugin_init_line());
-    r->v[F_INIT_REST] = r->v[F_INIT] - r->v[F_LIBJVM] - r->v[F_JVM] - r->v[F_BRIDGE] - r->v[F_PLUGIN];
     sample_process(r, F_RSS_INIT, F_THREADS_INIT);
+    struct resident res;
+    if (resident_by_kind(&res) != 0) {
+        fail("/proc/self/smaps read");
+    }
+    r->v[F_PSS_INIT] = res.pss_kb / 1024.0;
 }
 
 /* The first listen, connect and accept, then the driver's buffers, made and touched, and the first regMr pair. */

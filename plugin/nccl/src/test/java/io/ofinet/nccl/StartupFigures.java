@@ -20,9 +20,9 @@ final class StartupFigures {
     static final Set<String> NAMES = Set.of("dlopen", "init", "start", "init.libjvm", "init.jvm", "init.bridge",
             "init.plugin", "init.rest", "listen", "connect", "accept", "regmr", "first.irecv", "first.isend",
             "first.test", "first.roundtrip", "cold.median", "tail.p50", "tail.p99", "tail.p99.9", "tail.p99.99",
-            "rss.before", "rss.init", "rss.connect", "rss.end", "threads.before", "threads.init", "threads.connect",
-            "threads.end", "map.libjvm", "map.aot", "map.modules", "map.libfabric", "map.files", "map.anonymous",
-            "pss", "private");
+            "rss.before", "rss.init", "rss.connect", "rss.end", "pss.init", "threads.before", "threads.init",
+            "threads.connect", "threads.end", "map.libjvm", "map.aot", "map.modules", "map.libfabric", "map.files",
+            "map.anonymous", "pss", "private");
 
     private static final Pattern LINE = Pattern.compile("(?m)^csv,(\\d),([a-z0-9.]+),(-?[0-9.]+),(ms|us|MiB|count)$");
 
@@ -57,6 +57,7 @@ final class StartupFigures {
         atMost(r, output, "tail.p99", "tail.p99.9");
         atMost(r, output, "tail.p99.9", "tail.p99.99");
         atMost(r, output, "rss.before", "rss.init");
+        atMost(r, output, "pss.init", "rss.init");
         atMost(r, output, "threads.before", "threads.init");
         double mapped = r.entrySet().stream().filter(e -> e.getKey().startsWith("map.")).mapToDouble(Map.Entry::getValue)
                 .sum();
