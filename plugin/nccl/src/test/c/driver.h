@@ -87,6 +87,8 @@ int jit_worked_since(long long before);
 
 /* This process as /proc shows it (driver_memory.c): a field of /proc/self/status (VmRSS in kB, Threads), -1 if absent. */
 long status_field(const char *name);
+/* A field of /proc/self/smaps_rollup (Pss in kB, summed by the kernel in one pass), -1 if absent. */
+long rollup_field(const char *name);
 /* Resident memory by kind of mapping, in kB, from /proc/self/smaps; Pss and private memory in all. 0 on success. */
 enum mapping_kind { MAP_LIBJVM, MAP_AOT, MAP_MODULES, MAP_LIBFABRIC, MAP_FILES, MAP_ANONYMOUS, MAP_KINDS };
 struct resident {

@@ -1,6 +1,7 @@
 /*
- * What this process holds, as /proc shows it: a field of /proc/self/status (VmRSS, Threads), and
- * its resident memory by kind of mapping from /proc/self/smaps, as pmap -x would sum it.
+ * What this process holds, as /proc shows it: a field of /proc/self/status (VmRSS, Threads) or of
+ * /proc/self/smaps_rollup (Pss: one pass the kernel sums), and its resident memory by kind of
+ * mapping from /proc/self/smaps, as pmap -x would sum it.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -9,8 +10,9 @@
 
 #include "driver.h"
 
-long status_field(const char *name) {
-    FILE *f = fopen("/proc/self/status", "r");
+/* A field "name: value" of the /proc file path, or -1. */
+static long proc_field(const char *path, const char *name) {
+    FILE *f = fopen(path, "r");
     if (f == NULL) {
         return -1;
     }
@@ -25,6 +27,14 @@ long status_field(const char *name) {
     }
     fclose(f);
     return value;
+}
+
+long status_field(const char *name) {
+    return proc_field("/proc/self/status", name);
+}
+
+long rollup_field(const char *name) {
+    return proc_field("/proc/self/smaps_rollup", name);
 }
 
 /* The kind of a mapping, by its path (empty, or a name in brackets, for anonymous memory). */

@@ -16,8 +16,9 @@
  *     (100,000 by default). Rank 0 times from its isend to the reply's arrival, rank 1 from its
  *     isend to the next message's arrival: a round trip each;
  *   - VmRSS and Threads of /proc/self/status before dlopen (the driver alone: its buffers come once connected),
- *     after init, once connected and at the end; Pss after init, where the pages both ranks map
- *     (libjvm.so, the AOT cache) count half; and at the end its resident memory by kind of
+ *     after init, once connected and at the end; Pss after init (/proc/self/smaps_rollup), where
+ *     the pages the other rank has mapped too by then (libjvm.so, the AOT cache) count half; and at
+ *     the end its resident memory by kind of
  *     mapping (/proc/self/smaps, as pmap -x sums it), its Pss and its private memory.
  * Nothing waits on the JIT compilers: what they cost is part of what a rank pays. Rank 0 prints
  * both ranks' figures as a table and as CSV lines (prefix "csv,": rank, figure, value, unit).
@@ -80,7 +81,7 @@ static const struct {
     [F_RSS_INIT] = {"rss.init", "MiB", "VmRSS after init"},
     [F_RSS_CONNECT] = {"rss.connect", "MiB", "VmRSS once connected (before the driver's buffers)"},
     [F_RSS_END] = {"rss.end", "MiB", "VmRSS at the end"},
-    [F_PSS_INIT] = {"pss.init", "MiB", "Pss after init (pages shared with the other rank split)"},
+    [F_PSS_INIT] = {"pss.init", "MiB", "Pss after init (pages the other rank maps too split)"},
     [F_THREADS_BEFORE] = {"threads.before", "count", "threads before dlopen"},
     [F_THREADS_INIT] = {"threads.init", "count", "threads after init"},
     [F_THREADS_CONNECT] = {"threads.connect", "count", "threads once connected"},
@@ -156,11 +157,8 @@ static void start(struct rank *r) {
         r->v[F_INIT_REST] = r->v[F_INIT] - r->v[F_LIBJVM] - r->v[F_JVM] - r->v[F_BRIDGE] - r->v[F_PLUGIN];
     }
     sample_process(r, F_RSS_INIT, F_THREADS_INIT);
-    struct resident res;
-    if (resident_by_kind(&res) != 0) {
-        fail("/proc/self/smaps read");
-    }
-    r->v[F_PSS_INIT] = res.pss_kb / 1024.0;
+    long pss = rollup_field("Pss");
+    r->v[F_PSS_INIT] = pss < 0 ? -1 : pss / 1024.0;
 }
 
 /* The first listen, connect and accept, then the driver's buffers, made and touched, and the first regMr pair. */
@@ -194,7 +192,8 @@ static void connect_ranks(struct rank *r) {
     }
     sample_process(r, F_RSS_CONNECT, F_THREADS_CONNECT);
     /* The buffers, made and touched once connected, as NCCL makes its own: VmRSS after init and once
-     * connected is the plugin's, and nothing of the driver's runs between init and the first listen. */
+     * connected is the plugin's, and nothing of the driver's runs between init and the first listen
+     * but its readings of /proc (status and smaps_rollup). */
     r->sbuf = aligned_alloc(4096, REGION);
     r->rbuf = aligned_alloc(4096, REGION);
     if (r->sbuf == NULL || r->rbuf == NULL) {

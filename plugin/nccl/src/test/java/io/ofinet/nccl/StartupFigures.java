@@ -57,7 +57,6 @@ final class StartupFigures {
         atMost(r, output, "tail.p99", "tail.p99.9");
         atMost(r, output, "tail.p99.9", "tail.p99.99");
         atMost(r, output, "rss.before", "rss.init");
-        atMost(r, output, "pss.init", "rss.init");
         atMost(r, output, "threads.before", "threads.init");
         double mapped = r.entrySet().stream().filter(e -> e.getKey().startsWith("map.")).mapToDouble(Map.Entry::getValue)
                 .sum();
