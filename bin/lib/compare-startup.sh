@@ -107,7 +107,10 @@ startup_run() { # program checkout [launcher...]: one launch of its driver; a la
         failed_launches=$((failed_launches + 1))
         return 0
     fi
-    compare_report startup-figures --program "$program" --round "$round" "$out" >> "$startup"
+    # Figures the report cannot take (a negative one) count as a failed launch: the others stand.
+    if ! compare_report startup-figures --program "$program" --round "$round" "$out" >> "$startup"; then
+        failed_launches=$((failed_launches + 1))
+    fi
 }
 
 for round in $(seq "$rounds"); do

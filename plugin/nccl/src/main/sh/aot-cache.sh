@@ -39,6 +39,8 @@ cat > "$work/tcp.json" <<'JSON'
 {"devices": [{"name": "tcp", "dataRails": [{"provider": "tcp;ofi_rxm", "domain": "lo", "srcAddr": "127.0.0.1"}]}]}
 JSON
 start=$SECONDS
+# The driver opens the library NCCL_NET_PLUGIN names: the training run is ofinet's own.
+unset NCCL_NET_PLUGIN
 if ! (cd "$work" && LD_LIBRARY_PATH=$lib OFINET_JAVA_HOME=$java_home OFINET_LAYOUT=$work/tcp.json \
         OFINET_AOT_CACHE=off OFINET_WARM_UP=off OFINET_JVM_OPTIONS="-XX:AOTCacheOutput=$work/cache.aot" \
         "$driver" train > "$work/train.log" 2>&1) || [ ! -s "$work/cache.aot" ]; then
