@@ -5,7 +5,6 @@
  */
 #include <stddef.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "driver.h"
 
@@ -96,7 +95,7 @@ int run_layout(void) {
 
     ncclNet_v12_t *net = load_table();
     if (net != NULL) {
-        check(net->name != NULL && strcmp(net->name, "ofinet") == 0, "the table's name is \"ofinet\"");
+        check(is_ofinet(net), "the table's name is \"ofinet\"");
         check(net->init && net->devices && net->getProperties && net->listen && net->connect && net->accept &&
                   net->regMr && net->deregMr && net->isend && net->irecv && net->iflush &&
                   net->test && net->closeSend && net->closeRecv && net->closeListen && net->finalize,
