@@ -53,18 +53,11 @@ while [ $# -gt 0 ]; do
 done
 # libfabric, and gcc, make and binutils for NCCL's library and its driver.
 ofinet_require_packages libfabric1 gcc make binutils
-if [ -n "$plugin" ]; then
-    compare_plugin "$plugin" "$plugin_words"
-elif [ -n "$plugin_words" ]; then
-    echo "compare-startup: --plugin-env without --plugin" >&2
-    exit 2
-fi
+compare_plugin "$plugin" "$plugin_words"
 if ! java -XshowSettings:properties -version 2>&1 | grep -q 'java.specification.version = \(2[2-9]\|[3-9][0-9]\)'; then
     echo "compare-startup: NCCL's library is built on a JDK 22 or newer only: set OFINET_JAVA_HOME to one" >&2
     exit 1
 fi
-# The driver opens what NCCL_NET_PLUGIN names: ofinet's launches must not inherit one.
-unset NCCL_NET_PLUGIN
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 compare_start

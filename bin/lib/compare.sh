@@ -103,13 +103,22 @@ compare_baseline() {
     if grep -qx drained <<< "$said"; then baseline_drained=yes; fi
 }
 
-# compare_plugin LIB ENV: another NCCL net plugin to run through the same C driver beside ofinet's
-# table (the C++ AWS OFI NCCL plugin, built as docs/PERFORMANCE.md says): $plugin, its path, which
-# the driver opens as NCCL opens NCCL_NET_PLUGIN, and $plugin_env, the variables (K=V, separated by
-# spaces) its launches get and ofinet's do not. An unreadable library, a library without NCCL's
-# table, or a word that is no K=V ends the run, naming it.
+# compare_plugin LIB ENV: the options --plugin LIB and --plugin-env ENV, either empty where not given.
+# The driver opens the library NCCL_NET_PLUGIN names, so ofinet's launches must not inherit one: it
+# is unset. With LIB, another NCCL net plugin runs through the same C driver beside ofinet's table
+# (the C++ AWS OFI NCCL plugin, built as docs/PERFORMANCE.md says): $plugin, its path, which the
+# driver opens as NCCL opens NCCL_NET_PLUGIN, and $plugin_env, the variables (K=V, separated by
+# spaces) its launches get and ofinet's do not. ENV without LIB, an unreadable library, a library
+# without NCCL's table, or a word that is no K=V ends the run, naming it.
 compare_plugin() {
     local word
+    unset NCCL_NET_PLUGIN
+    plugin_env=()
+    if [ -z "$1" ]; then
+        plugin=""
+        [ -z "$2" ] || { echo "ofinet-compare: --plugin-env without --plugin" >&2; exit 2; }
+        return 0
+    fi
     plugin=$(readlink -f "$1" 2> /dev/null || true)
     if [ -z "$plugin" ] || [ ! -r "$plugin" ]; then
         echo "ofinet-compare: --plugin $1: no such library" >&2

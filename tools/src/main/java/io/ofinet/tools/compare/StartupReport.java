@@ -53,7 +53,7 @@ record StartupReport(StartupFigures figures, int rounds, boolean baseline, Strin
         }
         out.printf(Locale.ROOT, ROW, "figure", "unit", "rank 0", "rank 1");
         for (String p : beside) {
-            out.printf(Locale.ROOT, BESIDE, p + " 0", p + " 1", "/" + (p.equals(BASELINE) ? "base" : p));
+            out.printf(Locale.ROOT, BESIDE, p + " 0", p + " 1", ratioLabel(p));
         }
         out.println();
         for (String name : figures.names(OFINET)) {
@@ -65,11 +65,16 @@ record StartupReport(StartupFigures figures, int rounds, boolean baseline, Strin
             out.println();
         }
         if (!beside.isEmpty()) {
-            out.println("(" + String.join(", ", beside.stream().map(p -> "/" + (p.equals(BASELINE) ? "base" : p))
-                    .toList()) + ": the paired ratio, this tree's figure divided by the other's of the same round and"
+            out.println("(" + String.join(", ", beside.stream().map(StartupReport::ratioLabel).toList())
+                    + ": the paired ratio, this tree's figure divided by the other's of the same round and"
                     + " rank, the median over rounds and ranks; below 1 this tree pays less, and '-' where a launch"
                     + " gave none)");
         }
+    }
+
+    /** The heading of the ratio to {@code program}'s figures: {@code /base}, {@code /plugin}. */
+    private static String ratioLabel(String program) {
+        return "/" + (program.equals(BASELINE) ? "base" : program);
     }
 
     /** The median of {@code program}'s launches for {@code rank}, to at most three decimals, or {@code -}. */
