@@ -1,15 +1,9 @@
 package io.ofinet.config;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParseException;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import io.ofinet.config.JsonValue.JsonArray;
 import io.ofinet.config.JsonValue.JsonNumber;
 import io.ofinet.config.JsonValue.JsonObject;
 import io.ofinet.config.JsonValue.JsonString;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -20,7 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Reads a layout document: jackson-core's streaming parser builds its {@link JsonValue}s, which are
+ * Reads a layout document: {@link JsonReader} builds its {@link JsonValue}s, which are
  * walked by hand rather than bound to classes so that every error names the JSON path and the rule
  * in ofinet's words, and so that unknown fields, wrong types and duplicate keys are all refused.
  */
@@ -44,10 +38,6 @@ final class LayoutParser {
         FORMER_FIELDS = Set.copyOf(former);
     }
 
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .build();
-
     private final String origin;
 
     private LayoutParser(String origin) {
@@ -63,29 +53,8 @@ final class LayoutParser {
         return new LayoutParser(origin).parseDocument(json);
     }
 
-    /** The document's one value, or null when it has none. */
-    private JsonValue readDocument(String json) throws ConfigException {
-        try (JsonParser parser = JSON.createParser(json)) {
-            try {
-                if (parser.nextToken() == null) {
-                    return null;
-                }
-                JsonValue root = JsonValue.read(parser);
-                if (parser.nextToken() != null) {
-                    throw new JsonParseException(parser, "Trailing token (of type " + parser.currentToken()
-                            + ") found after value", parser.currentTokenLocation());
-                }
-                return root;
-            } catch (JsonProcessingException e) {
-                throw JsonErrors.of(origin, e, parser);
-            }
-        } catch (IOException e) {
-            throw new ConfigException(origin, "", "cannot read the layout: " + e.getMessage(), e);
-        }
-    }
-
     private List<FileDevice> parseDocument(String json) throws ConfigException {
-        JsonValue document = readDocument(json);
+        JsonValue document = JsonReader.read(json, origin);
         if (document == null) {
             throw new ConfigException(origin, "", "the layout is empty; expected an object with \"devices\"");
         }

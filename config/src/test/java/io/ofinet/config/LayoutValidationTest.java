@@ -237,7 +237,7 @@ class LayoutValidationTest {
     @Test
     void aDocumentThatEndsInsideAnArrayNamesWhereItOpened() {
         ConfigException e = assertThrows(ConfigException.class, () -> parse("{\"devices\": ["));
-        assertEquals("malformed JSON: Unexpected end-of-input: expected close marker for Array (opened at line 1,"
+        assertEquals("malformed JSON: unexpected end of input: expected a value (the array opened at line 1,"
                 + " column 13)", e.rule());
     }
 
@@ -246,12 +246,10 @@ class LayoutValidationTest {
         ConfigException e = assertThrows(ConfigException.class,
                 () -> parse(device("\"eagerMaxSize\": " + "9".repeat(1001))));
         assertTrue(e.path().startsWith("devices[0].eagerMaxSize (line 1, column "), e.path());
-        assertEquals("beyond what the JSON reader takes: Number value length (1001) exceeds the maximum allowed"
-                + " (1000)", e.rule());
+        assertEquals("beyond what the JSON reader takes: a number of 1001 characters, more than 1000", e.rule());
         e = assertThrows(ConfigException.class,
                 () -> parse("{\"description\": " + "[".repeat(1001) + "]".repeat(1001) + "}"));
         assertTrue(e.path().startsWith("description[0]"), e.path());
-        assertTrue(e.rule().contains("nesting depth (1001) exceeds the maximum allowed (1000)"), e.rule());
-        assertTrue(!e.getMessage().contains("`"), "no names of the reader's own: " + e.getMessage());
+        assertEquals("beyond what the JSON reader takes: nesting deeper than 1000", e.rule());
     }
 }

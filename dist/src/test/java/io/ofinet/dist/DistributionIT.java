@@ -79,13 +79,15 @@ class DistributionIT {
         assertTrue(!Files.exists(home.resolve("pom.xml")), "no build file: the launchers run what is there");
         List<String> java = jars(home.resolve("lib/java"));
         for (String prefix : List.of("ofinet-plugin-api-", "ofinet-plugin-", "ofinet-rdma-", "ofinet-fabric-",
-                "ofinet-config-", "ofinet-mr-", "jna-", "jackson-core-", "picocli-")) {
+                "ofinet-config-", "ofinet-mr-", "jna-", "picocli-")) {
             assertTrue(java.stream().anyMatch(j -> j.startsWith(prefix)), prefix + "*.jar in lib/java: " + java);
         }
         List<String> nccl = jars(home.resolve("lib/ofinet"));
-        for (String prefix : List.of("ofinet-nccl-", "ofinet-plugin-", "ofinet-rdma-", "jna-", "jackson-core-")) {
+        for (String prefix : List.of("ofinet-nccl-", "ofinet-plugin-", "ofinet-rdma-", "ofinet-config-", "jna-")) {
             assertTrue(nccl.stream().anyMatch(j -> j.startsWith(prefix)), prefix + "*.jar in lib/ofinet: " + nccl);
         }
+        assertTrue(java.stream().noneMatch(j -> j.startsWith("jackson-")) && nccl.stream().noneMatch(j -> j.startsWith(
+                "jackson-")), "no JSON library: ofinet reads its layouts itself: " + java + ", " + nccl);
         assertTrue(Files.isRegularFile(home.resolve("lib/ofinet/libjnidispatch.so")),
                 "JNA's native library unpacked beside the jars: JNA need not unpack it at each start");
         for (String file : List.of("bin/java", "lib/jspawnhelper")) {
