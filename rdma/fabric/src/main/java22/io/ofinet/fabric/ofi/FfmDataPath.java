@@ -37,14 +37,26 @@ final class FfmDataPath implements DataPath {
     private static final MethodHandle CALL7 = handle(7, true);
     private static final MethodHandle CALL8 = handle(8, true);
     private static final MethodHandle CALL9 = handle(9, true);
-    /** The same shapes linked as ordinary calls, for providers whose calls may wait on a peer. */
-    private static final MethodHandle WAIT2 = handle(2, false);
-    private static final MethodHandle WAIT3 = handle(3, false);
-    private static final MethodHandle WAIT4 = handle(4, false);
-    private static final MethodHandle WAIT6 = handle(6, false);
-    private static final MethodHandle WAIT7 = handle(7, false);
-    private static final MethodHandle WAIT8 = handle(8, false);
-    private static final MethodHandle WAIT9 = handle(9, false);
+
+    /**
+     * The same shapes linked as ordinary calls, for providers whose calls may wait on a peer: linked
+     * when the first endpoint or queue of such a provider is made ({@link #endpoint}, {@link #cq}),
+     * not with the class. Each shape's link generates its own classes (about 4 ms apiece in a rank's
+     * {@code init}, interpreted), and a process on tcp never uses these.
+     */
+    private static final class Waiting {
+        static final MethodHandle WAIT2 = handle(2, false);
+        static final MethodHandle WAIT3 = handle(3, false);
+        static final MethodHandle WAIT4 = handle(4, false);
+        static final MethodHandle WAIT6 = handle(6, false);
+        static final MethodHandle WAIT7 = handle(7, false);
+        static final MethodHandle WAIT8 = handle(8, false);
+        static final MethodHandle WAIT9 = handle(9, false);
+
+        /** Links the shapes, if they are not yet: the class's initialization does it. */
+        static void link() {
+        }
+    }
 
     /** {@code long f(long, ..., long)} with {@code arity} arguments, function address first. */
     private static MethodHandle handle(int arity, boolean critical) {
@@ -76,7 +88,7 @@ final class FfmDataPath implements DataPath {
     /** A three-argument call, linked as an ordinary call when it {@code waits} on peers. */
     private static long call(boolean waits, MemorySegment fn, long a, long b, long c) {
         try {
-            return waits ? (long) WAIT3.invokeExact(fn, a, b, c) : (long) CALL3.invokeExact(fn, a, b, c);
+            return waits ? (long) Waiting.WAIT3.invokeExact(fn, a, b, c) : (long) CALL3.invokeExact(fn, a, b, c);
         } catch (Throwable t) {
             throw rethrow(t);
         }
@@ -94,11 +106,17 @@ final class FfmDataPath implements DataPath {
 
     @Override
     public EndpointCalls endpoint(long ep, boolean waitsOnPeers) {
+        if (waitsOnPeers) {
+            Waiting.link();
+        }
         return new FfmEndpointCalls(ep, waitsOnPeers);
     }
 
     @Override
     public CqCalls cq(long cq, boolean waitsOnPeers) {
+        if (waitsOnPeers) {
+            Waiting.link();
+        }
         long ops = ALL.get(ValueLayout.JAVA_LONG_UNALIGNED, cq + NativeOffsets.CQ_OPS);
         MemorySegment read = function(ops, NativeOffsets.OPS_CQ_READ, "fi_cq_read");
         MemorySegment readerr = function(ops, NativeOffsets.OPS_CQ_READERR, "fi_cq_readerr");
@@ -112,7 +130,7 @@ final class FfmDataPath implements DataPath {
             @Override
             public long readfrom(long buf, long count, long src) {
                 try {
-                    return waitsOnPeers ? (long) WAIT4.invokeExact(readfrom, cq, buf, count, src)
+                    return waitsOnPeers ? (long) Waiting.WAIT4.invokeExact(readfrom, cq, buf, count, src)
                             : (long) CALL4.invokeExact(readfrom, cq, buf, count, src);
                 } catch (Throwable t) {
                     throw rethrow(t);
@@ -224,7 +242,7 @@ final class FfmDataPath implements DataPath {
         /** A call of the endpoint's function {@code fn} with five arguments after the endpoint. */
         private long call6(MemorySegment fn, long a, long b, long c, long d, long e) {
             try {
-                return waits ? (long) WAIT6.invokeExact(fn, ep, a, b, c, d, e)
+                return waits ? (long) Waiting.WAIT6.invokeExact(fn, ep, a, b, c, d, e)
                         : (long) CALL6.invokeExact(fn, ep, a, b, c, d, e);
             } catch (Throwable t) {
                 throw rethrow(t);
@@ -234,7 +252,7 @@ final class FfmDataPath implements DataPath {
         @Override
         public long senddata(long buf, long len, long desc, long data, long dest, long context) {
             try {
-                return waits ? (long) WAIT7.invokeExact(senddata, ep, buf, len, desc, data, dest, context)
+                return waits ? (long) Waiting.WAIT7.invokeExact(senddata, ep, buf, len, desc, data, dest, context)
                         : (long) CALL7.invokeExact(senddata, ep, buf, len, desc, data, dest, context);
             } catch (Throwable t) {
                 throw rethrow(t);
@@ -250,9 +268,11 @@ final class FfmDataPath implements DataPath {
         public long writedata(long buf, long len, long desc, long data, long dest, long addr, long key,
                 long context) {
             try {
-                return waits
-                        ? (long) WAIT9.invokeExact(writedata, ep, buf, len, desc, data, dest, addr, key, context)
-                        : (long) CALL9.invokeExact(writedata, ep, buf, len, desc, data, dest, addr, key, context);
+                if (waits) {
+                    return (long) Waiting.WAIT9.invokeExact(writedata, ep, buf, len, desc, data, dest, addr, key,
+                            context);
+                }
+                return (long) CALL9.invokeExact(writedata, ep, buf, len, desc, data, dest, addr, key, context);
             } catch (Throwable t) {
                 throw rethrow(t);
             }
@@ -296,7 +316,7 @@ final class FfmDataPath implements DataPath {
         /** A call of the endpoint's function {@code fn} with seven arguments after the endpoint. */
         private long call8(MemorySegment fn, long a, long b, long c, long d, long e, long f, long g) {
             try {
-                return waits ? (long) WAIT8.invokeExact(fn, ep, a, b, c, d, e, f, g)
+                return waits ? (long) Waiting.WAIT8.invokeExact(fn, ep, a, b, c, d, e, f, g)
                         : (long) CALL8.invokeExact(fn, ep, a, b, c, d, e, f, g);
             } catch (Throwable t) {
                 throw rethrow(t);
@@ -309,7 +329,7 @@ final class FfmDataPath implements DataPath {
                 return -FiErrno.FI_ENOSYS;
             }
             try {
-                return waits ? (long) WAIT2.invokeExact(cancel, ep, context)
+                return waits ? (long) Waiting.WAIT2.invokeExact(cancel, ep, context)
                         : (long) CALL2.invokeExact(cancel, ep, context);
             } catch (Throwable t) {
                 throw rethrow(t);
