@@ -55,7 +55,6 @@ public final class NcclBridge {
         try {
             bootstrapped = true;
             JnaProperties.setInCreatedJvm();
-            loadLibfabricMeanwhile();
             Linker linker = Linker.nativeLinker();
             logFunction = linker.downcallHandle(MemorySegment.ofAddress(log),
                     FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
@@ -83,10 +82,13 @@ public final class NcclBridge {
                 MethodHandle target = MethodHandles.lookup().unreflect(method);
                 MemorySegment stub = linker.upcallStub(target, descriptor(method), Arena.global());
                 CMemory.putLong(entries + 8L * i, stub.address());
+                if (i == 0) {
+                    loadLibfabricMeanwhile();
+                }
             }
             try {
-                // The data path's downcalls, linked now: a lookup waits for libfabric's load, as the
-                // plugin's init would.
+                // The data path's downcalls, linked now, while libfabric loads, rather than by the
+                // plugin's init after the load.
                 OfiProvider.dataPathName();
             } catch (Throwable t) {
                 // The plugin's init meets it again and reports it.
@@ -99,12 +101,15 @@ public final class NcclBridge {
     }
 
     /**
-     * Starts loading libfabric on a thread of its own before the stubs are made, as NCCL's init needs
-     * it next: Debian's libfabric.so.1 pulls in psm's libinfinipath, whose load-time constructor
-     * measures the CPU's cycle counter against gettimeofday for at least 100 ms, sleeping, under the
-     * loader's lock, for which the bridge's first symbol lookup waits (docs/NCCL.md). The
-     * plugin's init, which loads it too, waits for this load through the class's initialisation, and
-     * meets its failure, if it failed, as it would have met its own (OfiLibrary keeps why).
+     * Starts loading libfabric on a thread of its own once the first upcall stub is made, as NCCL's
+     * init needs it next. Debian's libfabric.so.1 pulls in psm's libinfinipath and psm2, whose
+     * load-time constructors measure the CPU's cycle counter against the clock for about 100 ms each,
+     * sleeping, under the dynamic loader's lock. Every {@code dlsym} of the process waits for that
+     * lock, and so does the JVM's first call of a native method it has not resolved yet, which the
+     * first stub makes: started after it, the load sleeps while the other stubs and the data path's
+     * downcalls are made (docs/NCCL.md). The plugin's init, which loads libfabric too, waits for this
+     * load through the class's initialisation, and meets its failure, if it failed, as it would have
+     * met its own (OfiLibrary keeps why).
      */
     private static void loadLibfabricMeanwhile() {
         Thread.ofPlatform().daemon().name("ofinet-libfabric-load").start(() -> {
