@@ -20,8 +20,8 @@ import java.util.Map;
 final class JsonReader {
     /** The deepest nesting of arrays and objects read. */
     static final int MAX_DEPTH = 1000;
-    /** The longest number read, in characters. */
-    static final int MAX_NUMBER_LENGTH = 1000;
+    /** The most digits a number may have. */
+    static final int MAX_NUMBER_DIGITS = 1000;
 
     private final JsonScanner in;
     private final String origin;
@@ -72,11 +72,10 @@ final class JsonReader {
         }
         if (c == '-' || (c >= '0' && c <= '9')) {
             int start = in.at();
-            JsonValue number = in.number();
-            if (in.at() - start > MAX_NUMBER_LENGTH) {
-                throw new ConfigException(origin, path() + " (" + in.location(start) + ")",
-                        "beyond what the JSON reader takes: a number of " + (in.at() - start)
-                        + " characters, more than " + MAX_NUMBER_LENGTH);
+            JsonValue number = in.number(MAX_NUMBER_DIGITS);
+            if (number == null) {
+                throw new ConfigException(origin, where(start),
+                        "beyond what the JSON reader takes: a number of more than " + MAX_NUMBER_DIGITS + " digits");
             }
             return number;
         }
@@ -163,7 +162,7 @@ final class JsonReader {
         int opened = in.at();
         in.skip();
         if (++depth > MAX_DEPTH) {
-            throw new ConfigException(origin, path() + " (" + in.location(opened) + ")",
+            throw new ConfigException(origin, where(opened),
                     "beyond what the JSON reader takes: nesting deeper than " + MAX_DEPTH);
         }
         return opened;
@@ -181,6 +180,12 @@ final class JsonReader {
                     + " opened at " + in.location(opened) + ")");
         }
         return in.malformed(in.at(), "unexpected " + JsonScanner.shown(in.peek()) + ": expected " + expected);
+    }
+
+    /** The JSON path being read and the line and column of {@code at}, or only those at the top. */
+    private String where(int at) {
+        String path = path();
+        return path.isEmpty() ? in.location(at) : path + " (" + in.location(at) + ")";
     }
 
     /** The JSON path being read, as ofinet's errors write it: {@code devices[0].eagerMaxSize}. */

@@ -125,13 +125,18 @@ final class JsonScanner {
         }
     }
 
-    /** A number as JSON writes it: an integer kept exactly, a fraction or an exponent as such. */
-    JsonNumber number() throws ConfigException {
+    /**
+     * A number as JSON writes it: an integer kept exactly, a fraction or an exponent as such; null
+     * when it has more than {@code maxDigits} digits, which are then not converted (a conversion's
+     * time grows with the square of the length), the scanner standing after them.
+     */
+    JsonNumber number(int maxDigits) throws ConfigException {
         int start = at;
         if (peek() == '-') {
             at++;
         }
         int digits = digits();
+        int all = digits;
         if (digits == 0) {
             throw malformed(start, "a number needs a digit after its sign");
         }
@@ -142,9 +147,11 @@ final class JsonScanner {
         if (peek() == '.') {
             at++;
             integral = false;
-            if (digits() == 0) {
+            int fraction = digits();
+            if (fraction == 0) {
                 throw malformed(start, "a number needs a digit after its decimal point");
             }
+            all += fraction;
         }
         if (peek() == 'e' || peek() == 'E') {
             at++;
@@ -152,12 +159,17 @@ final class JsonScanner {
             if (peek() == '+' || peek() == '-') {
                 at++;
             }
-            if (digits() == 0) {
+            int exponent = digits();
+            if (exponent == 0) {
                 throw malformed(start, "a number needs a digit in its exponent");
             }
+            all += exponent;
         }
         if (at < text.length() && !delimiter(text.charAt(at))) {
             throw malformed(at, "unexpected " + shown(text.charAt(at)) + " after a number");
+        }
+        if (all > maxDigits) {
+            return null;
         }
         return new JsonNumber(integral ? new BigInteger(text.substring(start, at)) : null);
     }
@@ -170,10 +182,10 @@ final class JsonScanner {
         return at - from;
     }
 
-    /** true, false or null. */
+    /** true, false or null: a run of letters and digits, refused when it is none of them. */
     JsonValue word() throws ConfigException {
         int start = at;
-        while (at < text.length() && !delimiter(text.charAt(at))) {
+        while (at < text.length() && Character.isLetterOrDigit(text.charAt(at))) {
             at++;
         }
         String word = text.substring(start, at);

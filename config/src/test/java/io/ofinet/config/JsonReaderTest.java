@@ -43,10 +43,12 @@ class JsonReaderTest {
 
     @Test
     void readsEveryKindOfValue() throws ConfigException {
-        JsonValue v = read(" {\"a\": [1, -0, 2.5, 1e3, -7E-2, 123456789012345678901234567890], \"b\": \"x\\\"\\\\\\/"
-                + "\\b\\f\\n\\r\\t\\u00e9\\uD83D\\uDE00\", \"c\": true, \"d\": false, \"e\": null, \"\": {}, \"f\": []}\n");
+        JsonValue v = read(" {\"a\": [1, -0, 2.5, 1e3, -7E-2, 123456789012345678901234567890],"
+                + " \"b\": \"x\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\uD83D\\uDE00\","
+                + " \"c\": true, \"d\": false, \"e\": null, \"\": {}, \"f\": []}\n");
         JsonObject o = (JsonObject) v;
-        assertEquals(List.of("a", "b", "c", "d", "e", "", "f"), List.copyOf(o.fields().keySet()), "the document's order");
+        assertEquals(List.of("a", "b", "c", "d", "e", "", "f"), List.copyOf(o.fields().keySet()),
+                "the document's order");
         JsonArray a = (JsonArray) o.get("a");
         assertEquals(new JsonNumber(BigInteger.ONE), a.get(0));
         assertEquals(new JsonNumber(BigInteger.ZERO), a.get(1));
@@ -101,22 +103,45 @@ class JsonReaderTest {
     }
 
     @Test
+    void whatJsonLeavesOutIsRefused() {
+        for (String text : List.of("[\"a\u001fb\"]", "[\"\\u00\uff10\uff10\"]", "[\u00a01]", "[\"\\'\"]", "[1,]",
+                "{\"a\":1,}", "[NaN]", "[Infinity]", "[+1]", "[.5]", "['a']", "{a: 1}", "[1 2]", "[\u0000]",
+                "\ufeff[]", "[1]/", "[true\u0001]")) {
+            refused(text);
+        }
+    }
+
+    @Test
+    void anUnknownWordIsShownAsFarAsItsLettersGo() {
+        assertEquals("t.json: line 1, column 2: malformed JSON: unknown word 't': expected a value (true, false and"
+                + " null are written in lower case)", refused("[t\u0001rue]").getMessage());
+    }
+
+    @Test
     void limitsNameThePathAndTheLimit() throws ConfigException {
         String deepest = "[".repeat(JsonReader.MAX_DEPTH) + "]".repeat(JsonReader.MAX_DEPTH);
         assertTrue(read(deepest) instanceof JsonArray);
         assertEquals("t.json: " + "[0]".repeat(1000) + " (line 1, column 1001): beyond what the JSON reader takes:"
                 + " nesting deeper than 1000", refused("[".repeat(1001) + "]".repeat(1001)).getMessage());
-        String longest = "9".repeat(JsonReader.MAX_NUMBER_LENGTH);
-        assertEquals(new JsonNumber(new BigInteger(longest)), read(longest));
-        assertEquals("t.json: x (line 1, column 7): beyond what the JSON reader takes: a number of 1001 characters,"
-                + " more than 1000", refused("{\"x\": -" + longest + "}").getMessage());
+        String longest = "9".repeat(JsonReader.MAX_NUMBER_DIGITS);
+        assertEquals(new JsonNumber(new BigInteger("-" + longest)), read("-" + longest), "the sign is no digit");
+        assertEquals(new JsonNumber(null), read("1." + longest.substring(1)));
+        assertEquals("t.json: x (line 1, column 7): beyond what the JSON reader takes: a number of more than 1000"
+                + " digits", refused("{\"x\": -9" + longest + "}").getMessage());
+        assertEquals("t.json: line 1, column 1: beyond what the JSON reader takes: a number of more than 1000 digits",
+                refused("1" + longest).getMessage(), "at the top, no path");
+        long begun = System.nanoTime();
+        refused("[" + "9".repeat(3_000_000) + "]");
+        assertTrue(System.nanoTime() - begun < 5_000_000_000L, "a long number is refused before it is converted,"
+                + " which takes minutes at 3,000,000 digits");
     }
 
     /** Valid documents, and each mutated many times, read by both readers: the same verdict, the same values. */
     @Test
     void agreesWithJacksonOnValidAndMutatedDocuments() throws IOException {
         Random random = new Random(20261130);
-        String alphabet = "{}[],:\"\\ \n\t\r-+.eE0123456789abfnrtu/xTZ\u00e9\u0001";
+        String alphabet = "{}[],:\"\\ \n\t\r-+.eE0123456789abfnrtu/xTZ'\u00e9\u0001\u001f\u0000\u00a0\uff10\ud83d"
+                + "\ude00\u2028\ufeff";
         int refusedByBoth = 0;
         int readByBoth = 0;
         for (int d = 0; d < 400; d++) {
@@ -144,6 +169,7 @@ class JsonReaderTest {
                     continue;
                 }
                 assertEquals(expected, got, "both read, with different values: " + text);
+                assertEquals(String.valueOf(expected), String.valueOf(got), "both read, in another order: " + text);
                 readByBoth++;
             }
         }
@@ -203,7 +229,7 @@ class JsonReaderTest {
 
     /** A random valid JSON value of at most a few levels. */
     private static String randomValue(Random random, int depth) {
-        int kind = random.nextInt(depth >= 3 ? 5 : 7);
+        int kind = random.nextInt(depth >= 5 ? 5 : 7);
         String ws = List.of("", " ", "\n", "\t", "\r\n").get(random.nextInt(5));
         return ws + switch (kind) {
             case 0 -> List.of("0", "-0", "12", "-3.25", "1e9", "2E-3", "99999999999999999999", "7.0e+1")
