@@ -190,14 +190,41 @@ final class JsonReader {
 
     /** The JSON path being read, as ofinet's errors write it: {@code devices[0].eagerMaxSize}. */
     private String path() {
-        StringBuilder s = new StringBuilder();
+        String s = "";
         for (Object part : path) {
-            if (part instanceof Integer index) {
-                s.append('[').append(index).append(']');
+            s = part instanceof Integer index ? s + "[" + index + "]" : field(s, (String) part);
+        }
+        return s;
+    }
+
+    /**
+     * The path of field {@code name} of the object at {@code parent} ("" at the top): joined with a
+     * dot when the name is a plain word, else written in brackets as a JSON string
+     * ({@code devices[0]["a.b"]}), so that an empty name or one with a dot or a bracket stays visible.
+     */
+    static String field(String parent, String name) {
+        if (plainWord(name)) {
+            return parent.isEmpty() ? name : parent + "." + name;
+        }
+        return parent + "[" + quoted(name) + "]";
+    }
+
+    private static boolean plainWord(String name) {
+        return !name.isEmpty() && name.chars().allMatch(c -> c < 0x80 && (Character.isLetterOrDigit(c) || c == '_'));
+    }
+
+    /** name as a JSON string: quotes, backslashes and control characters escaped. */
+    private static String quoted(String name) {
+        StringBuilder s = new StringBuilder("\"");
+        for (char c : name.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                s.append('\\').append(c);
+            } else if (c < 0x20) {
+                s.append(String.format("\\u%04x", (int) c));
             } else {
-                s.append(s.length() > 0 ? "." : "").append(part);
+                s.append(c);
             }
         }
-        return s.toString();
+        return s.append('"').toString();
     }
 }

@@ -195,8 +195,7 @@ final class LayoutParser {
     private void checkFields(JsonObject node, String path, Set<String> known, Set<String> former) throws ConfigException {
         for (String name : node.fields().keySet()) {
             if (!known.contains(name) && !former.contains(name)) {
-                String fieldPath = path.isEmpty() ? name : path + "." + name;
-                throw new ConfigException(origin, fieldPath,
+                throw new ConfigException(origin, JsonReader.field(path, name),
                         "unknown field; known fields here are " + String.join(", ", sorted(known)));
             }
         }

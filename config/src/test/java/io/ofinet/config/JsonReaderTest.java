@@ -105,6 +105,14 @@ class JsonReaderTest {
     }
 
     @Test
+    void aNameThatIsNoPlainWordIsQuotedInThePath() {
+        assertEquals("t.json: a[\"\"].c: set twice (line 1, column 21)",
+                refused("{\"a\": {\"\": {\"c\": 1, \"c\": 2}}}").getMessage());
+        assertEquals("t.json: [\"a.b\"][\"x\\\"y\\u0001\"].c_2: set twice (line 1, column 35)",
+                refused("{\"a.b\": {\"x\\\"y\\u0001\": {\"c_2\": 1, \"c_2\": 2}}}").getMessage());
+    }
+
+    @Test
     void whatJsonLeavesOutIsRefused() {
         for (String text : List.of("[\"a\u001fb\"]", "[\"\\u00\uff10\uff10\"]", "[\u00a01]", "[\"\\'\"]", "[1,]",
                 "{\"a\":1,}", "[NaN]", "[Infinity]", "[+1]", "[.5]", "['a']", "{a: 1}", "[1 2]", "[\u0000]",

@@ -63,6 +63,12 @@ class LayoutValidationTest {
                         + " known fields here are domain, provider, srcAddr");
         rejects("{\"devices\": [], \"version\": 1}",
                 "test.json: version: unknown field; known fields here are description, devices");
+        rejects("{\"devices\": [], \"\": 1}",
+                "test.json: [\"\"]: unknown field; known fields here are description, devices");
+        rejects("{\"devices\": [{\"dataRails\": [{\"provider\": \"tcp\", \"domain\": \"lo\","
+                + " \"src addr\": \"x\"}]}]}",
+                "test.json: devices[0].dataRails[0][\"src addr\"]: unknown field;"
+                        + " known fields here are domain, provider, srcAddr");
     }
 
     @ParameterizedTest
