@@ -1,8 +1,11 @@
 package io.ofinet.nccl;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.DirectoryStream;
@@ -13,41 +16,51 @@ import java.nio.file.Path;
  * HotSpot's JIT compiler threads as the host's guests (docs/NCCL.md, "The compilers after the
  * warm-up"). Once the warm-up has compiled the data path, the compilations still to come (NCCL's own
  * first calls, recompilations after traps) are the JVM's background work: in a JVM the library
- * created, the warm-up gives its compiler threads the nice value {@code OFINET_JIT_NICE} asks for (19
- * by default, the lowest priority), so that they take the CPU time the ranks leave and do not take a
- * rank's core from it. {@code OFINET_JIT_NICE=off} leaves them as they are.
+ * created, the warm-up gives its compiler threads the priority {@code OFINET_JIT_NICE} asks for, by
+ * default Linux's {@code SCHED_IDLE} policy (below nice 19), so that they take the CPU time the ranks
+ * leave and do not take a rank's core from it. {@code OFINET_JIT_NICE=off} leaves them as they are.
  */
 final class CompilerThreads {
-    /** The environment variable: {@code off}, or a nice value from 0 to 19. */
+    /** The environment variable: {@code idle}, a nice value from 0 to 19, or {@code off}. */
     static final String VARIABLE = "OFINET_JIT_NICE";
-    /** The nice value by default: the lowest priority. */
-    static final int NICE = 19;
+    /** The policy {@code SCHED_IDLE} ({@code idle}): the lowest there is, below every nice value. */
+    static final int IDLE = 20;
+    /** The priority by default. */
+    static final int DEFAULT = IDLE;
     /** No change ({@code off}). */
     static final int OFF = -1;
     /** setpriority(2)'s {@code which} for one thread's id, on Linux. */
     private static final int PRIO_PROCESS = 0;
+    /** sched_setscheduler(2)'s policy {@code SCHED_IDLE}, on Linux. */
+    private static final int SCHED_IDLE = 5;
 
-    /** Sets one thread's nice value: 0 on success, else -1, as setpriority(2). */
+    /**
+     * Gives one thread a priority: {@link #IDLE} or a nice value; 0 on success, else -1, as
+     * sched_setscheduler(2) and setpriority(2).
+     */
     @FunctionalInterface
     interface Setter {
-        int setNice(int tid, int nice) throws Throwable;
+        int set(int tid, int priority) throws Throwable;
     }
 
     private CompilerThreads() {
     }
 
     /**
-     * The nice value {@code value} of {@code OFINET_JIT_NICE} asks for: {@link #OFF} for {@code off},
-     * the number for 0 to 19, {@link #NICE} when unset. Anything else is named in a warning and the
-     * default taken.
+     * The priority {@code value} of {@code OFINET_JIT_NICE} asks for: {@link #IDLE} for {@code idle}
+     * and when unset, the number for 0 to 19, {@link #OFF} for {@code off}. Anything else is named in a
+     * warning and the default taken.
      */
-    static int niceOf(String value, NcclDoor.Log log) {
+    static int priorityOf(String value, NcclDoor.Log log) {
         if (value == null || value.isBlank()) {
-            return NICE;
+            return DEFAULT;
         }
         String v = value.trim();
         if (v.equalsIgnoreCase("off")) {
             return OFF;
+        }
+        if (v.equalsIgnoreCase("idle")) {
+            return IDLE;
         }
         try {
             int nice = Integer.parseInt(v);
@@ -57,8 +70,13 @@ final class CompilerThreads {
         } catch (NumberFormatException e) {
             // named below
         }
-        log.warn(VARIABLE + "=" + value + " is neither off nor a nice value from 0 to 19: " + NICE + " is taken");
-        return NICE;
+        log.warn(VARIABLE + "=" + value + " is neither idle, off nor a nice value from 0 to 19: idle is taken");
+        return DEFAULT;
+    }
+
+    /** How a priority is written in the library's lines. */
+    static String describe(int priority) {
+        return priority == IDLE ? "SCHED_IDLE" : "nice " + priority;
     }
 
     /** Whether a thread named {@code comm} (as /proc shows it, 15 characters at most) is one of HotSpot's compilers. */
@@ -68,12 +86,12 @@ final class CompilerThreads {
 
     /**
      * Gives every compiler thread among {@code tasks} (a /proc task directory: a directory per
-     * thread id, with its {@code comm}) the nice value {@code nice} through {@code setter}.
+     * thread id, with its {@code comm}) the priority {@code priority} through {@code setter}.
      *
      * @return how many took it
      * @throws IOException when {@code tasks} cannot be read
      */
-    static int lower(Path tasks, int nice, Setter setter) throws IOException {
+    static int lower(Path tasks, int priority, Setter setter) throws IOException {
         int lowered = 0;
         try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
             for (Path thread : threads) {
@@ -85,7 +103,7 @@ final class CompilerThreads {
                 } catch (NumberFormatException | IOException e) {
                     continue; // not a thread's directory, or a thread that has ended
                 }
-                if (isCompiler(comm) && set(setter, tid, nice)) {
+                if (isCompiler(comm) && set(setter, tid, priority)) {
                     lowered++;
                 }
             }
@@ -93,16 +111,16 @@ final class CompilerThreads {
         return lowered;
     }
 
-    private static boolean set(Setter setter, int tid, int nice) {
+    private static boolean set(Setter setter, int tid, int priority) {
         try {
-            return setter.setNice(tid, nice) == 0;
+            return setter.set(tid, priority) == 0;
         } catch (Throwable t) {
             return false;
         }
     }
 
     /**
-     * Gives this process's compiler threads the nice value {@code OFINET_JIT_NICE} asks for, in a JVM
+     * Gives this process's compiler threads the priority {@code OFINET_JIT_NICE} asks for, in a JVM
      * the library created and entered, and says so at INFO; in a host's JVM, whose threads are the
      * host's, or a JVM the library did not enter (a test's), nothing.
      */
@@ -110,26 +128,35 @@ final class CompilerThreads {
         if (!NcclBridge.inCreatedJvm()) {
             return;
         }
-        int nice = niceOf(System.getenv(VARIABLE), log);
-        if (nice == OFF) {
+        int priority = priorityOf(System.getenv(VARIABLE), log);
+        if (priority == OFF) {
             return;
         }
         try {
-            int lowered = lower(Path.of("/proc/self/task"), nice, setpriority());
-            log.info("JIT: " + lowered + " compiler thread(s) at nice " + nice + " from now on, after the warm-up ("
-                    + VARIABLE + ")");
+            int lowered = lower(Path.of("/proc/self/task"), priority, setter());
+            log.info("JIT: " + lowered + " compiler thread(s) at " + describe(priority) + " from now on, after the"
+                    + " warm-up (" + VARIABLE + ")");
         } catch (Throwable t) {
             log.info("JIT: the compiler threads keep their priority: " + t.getMessage());
         }
     }
 
-    /** libc's setpriority(2) on one thread. */
+    /**
+     * libc's sched_setscheduler(2) with {@code SCHED_IDLE} for {@link #IDLE}, else its setpriority(2),
+     * on one thread.
+     */
     @SuppressWarnings("restricted")
-    static Setter setpriority() {
+    static Setter setter() {
         Linker linker = Linker.nativeLinker();
-        MethodHandle h = linker.downcallHandle(linker.defaultLookup().find("setpriority").orElseThrow(),
+        SymbolLookup libc = linker.defaultLookup();
+        MethodHandle nice = linker.downcallHandle(libc.find("setpriority").orElseThrow(),
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                         ValueLayout.JAVA_INT));
-        return (tid, nice) -> (int) h.invokeExact(PRIO_PROCESS, tid, nice);
+        MethodHandle policy = linker.downcallHandle(libc.find("sched_setscheduler").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                        ValueLayout.ADDRESS));
+        MemorySegment noPriority = Arena.ofAuto().allocate(ValueLayout.JAVA_INT); // struct sched_param, zero
+        return (tid, priority) -> priority == IDLE ? (int) policy.invokeExact(tid, SCHED_IDLE, noPriority)
+                : (int) nice.invokeExact(PRIO_PROCESS, tid, priority);
     }
 }

@@ -19,23 +19,26 @@ class CompilerThreadsTest {
     private final RecordingLog log = new RecordingLog();
 
     @Test
-    void theNiceValueIsNineteenByDefaultAndOffLeavesTheThreads() {
-        assertEquals(19, CompilerThreads.niceOf(null, log));
-        assertEquals(19, CompilerThreads.niceOf(" ", log));
-        assertEquals(CompilerThreads.OFF, CompilerThreads.niceOf("off", log));
-        assertEquals(CompilerThreads.OFF, CompilerThreads.niceOf(" OFF ", log));
-        assertEquals(0, CompilerThreads.niceOf("0", log));
-        assertEquals(10, CompilerThreads.niceOf("10", log));
+    void idleByDefaultANiceValueOnRequestAndOffLeavesTheThreads() {
+        assertEquals(CompilerThreads.IDLE, CompilerThreads.priorityOf(null, log));
+        assertEquals(CompilerThreads.IDLE, CompilerThreads.priorityOf(" ", log));
+        assertEquals(CompilerThreads.IDLE, CompilerThreads.priorityOf(" Idle ", log));
+        assertEquals(CompilerThreads.OFF, CompilerThreads.priorityOf("off", log));
+        assertEquals(CompilerThreads.OFF, CompilerThreads.priorityOf(" OFF ", log));
+        assertEquals(0, CompilerThreads.priorityOf("0", log));
+        assertEquals(19, CompilerThreads.priorityOf("19", log));
         assertTrue(log.warnings.isEmpty(), log.warnings.toString());
+        assertEquals("SCHED_IDLE", CompilerThreads.describe(CompilerThreads.IDLE));
+        assertEquals("nice 19", CompilerThreads.describe(19));
     }
 
     @Test
     void anythingElseIsNamedInAWarningAndTheDefaultTaken() {
         for (String value : List.of("20", "-1", "low")) {
             log.warnings.clear();
-            assertEquals(19, CompilerThreads.niceOf(value, log), value);
-            assertEquals(List.of("OFINET_JIT_NICE=" + value + " is neither off nor a nice value from 0 to 19: 19 is"
-                    + " taken"), log.warnings);
+            assertEquals(CompilerThreads.IDLE, CompilerThreads.priorityOf(value, log), value);
+            assertEquals(List.of("OFINET_JIT_NICE=" + value + " is neither idle, off nor a nice value from 0 to 19:"
+                    + " idle is taken"), log.warnings);
         }
     }
 
@@ -49,27 +52,51 @@ class CompilerThreadsTest {
         thread(tasks, "self", "C1 CompilerThre"); // not a thread id
         Files.createDirectory(tasks.resolve("106")); // a thread that ended: no comm
         Map<Integer, Integer> set = new TreeMap<>();
-        int lowered = CompilerThreads.lower(tasks, 19, (tid, nice) -> {
-            set.put(tid, nice);
+        int lowered = CompilerThreads.lower(tasks, 19, (tid, priority) -> {
+            set.put(tid, priority);
             return tid == 105 ? -1 : 0;
         });
         assertEquals(Map.of(101, 19, 102, 19, 105, 19), set);
         assertEquals(2, lowered);
-        assertEquals(0, CompilerThreads.lower(tasks, 19, (tid, nice) -> {
+        assertEquals(0, CompilerThreads.lower(tasks, 19, (tid, priority) -> {
             throw new IllegalStateException("no setpriority");
         }));
     }
 
     @Test
     void aTaskDirectoryThatCannotBeReadIsAnError(@TempDir Path dir) {
-        assertThrows(IOException.class, () -> CompilerThreads.lower(dir.resolve("none"), 19, (tid, nice) -> 0));
+        assertThrows(IOException.class, () -> CompilerThreads.lower(dir.resolve("none"), 19, (tid, priority) -> 0));
     }
 
     @Test
-    void setpriorityGivesAThreadTheNiceValueAsTheKernelShowsIt() throws Throwable {
+    void theSetterGivesAThreadANiceValueOrSchedIdleAsTheKernelShowsThem() throws Throwable {
+        CompilerThreads.Setter setter = CompilerThreads.setter();
+        onAThreadOfItsOwn(tid -> {
+            assertEquals(0, setter.set(tid, 19));
+            assertEquals(19, statField(tid, NICE_FIELD));
+            assertEquals(SCHED_OTHER, statField(tid, POLICY_FIELD));
+        });
+        onAThreadOfItsOwn(tid -> {
+            assertEquals(0, setter.set(tid, CompilerThreads.IDLE));
+            assertEquals(SCHED_IDLE, statField(tid, POLICY_FIELD));
+        });
+    }
+
+    /** Fields of /proc's stat, counted from 1: its nice value and its scheduling policy. */
+    private static final int NICE_FIELD = 19;
+    private static final int POLICY_FIELD = 41;
+    private static final int SCHED_OTHER = 0;
+    private static final int SCHED_IDLE = 5;
+
+    interface OnThread {
+        void run(int tid) throws Throwable;
+    }
+
+    /** Runs {@code check} with the id of a thread started for it and alive meanwhile. */
+    private static void onAThreadOfItsOwn(OnThread check) throws Throwable {
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch end = new CountDownLatch(1);
-        Thread t = Thread.ofPlatform().name("nice-test").start(() -> {
+        Thread t = Thread.ofPlatform().name("priority-test").start(() -> {
             running.countDown(); // its native name is set before it runs
             try {
                 end.await();
@@ -79,39 +106,44 @@ class CompilerThreadsTest {
         });
         try {
             running.await();
-            int tid = tidOf("nice-test");
-            assertEquals(0, CompilerThreads.setpriority().setNice(tid, 19));
-            assertEquals(19, niceOf(Path.of("/proc/self/task", Integer.toString(tid))));
+            check.run(tidOf("priority-test"));
         } finally {
             end.countDown();
             t.join();
         }
     }
 
+    /** Field {@code field} (counted from 1) of thread {@code tid}'s stat, as a number. */
+    private static int statField(int tid, int field) throws IOException {
+        String stat = Files.readString(Path.of("/proc/self/task", Integer.toString(tid), "stat"));
+        return Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[field - 3]);
+    }
+
     @Test
     void aJvmTheLibraryDidNotEnterKeepsItsCompilersAsTheyAre() throws IOException {
-        Map<Integer, Integer> before = compilersNice();
+        Map<Integer, String> before = compilersPriority();
         assertFalse(before.isEmpty(), "this JVM has compiler threads");
         CompilerThreads.afterWarmUp(log);
-        assertEquals(before, compilersNice());
+        assertEquals(before, compilersPriority());
         assertTrue(log.infos.isEmpty() && log.warnings.isEmpty(), log.infos + " " + log.warnings);
     }
 
-    /** This JVM's compiler threads and their nice values. */
-    private static Map<Integer, Integer> compilersNice() throws IOException {
-        Map<Integer, Integer> nice = new TreeMap<>();
+    /** This JVM's compiler threads and their priorities: nice value and scheduling policy. */
+    private static Map<Integer, String> compilersPriority() throws IOException {
+        Map<Integer, String> priority = new TreeMap<>();
         try (var threads = Files.list(Path.of("/proc/self/task"))) {
             for (Path t : threads.toList()) {
                 try {
                     if (CompilerThreads.isCompiler(Files.readString(t.resolve("comm")).strip())) {
-                        nice.put(Integer.parseInt(t.getFileName().toString()), niceOf(t));
+                        int tid = Integer.parseInt(t.getFileName().toString());
+                        priority.put(tid, statField(tid, NICE_FIELD) + "/" + statField(tid, POLICY_FIELD));
                     }
                 } catch (IOException e) {
                     // a thread that ended meanwhile
                 }
             }
         }
-        return nice;
+        return priority;
     }
 
     /** The id of this process's thread named {@code name}. */
@@ -128,12 +160,5 @@ class CompilerThreadsTest {
 
     private static void thread(Path tasks, String tid, String comm) throws IOException {
         Files.writeString(Files.createDirectory(tasks.resolve(tid)).resolve("comm"), comm + "\n");
-    }
-
-    /** A thread's nice value: the 19th field of its stat, counted after its name in parentheses. */
-    private static int niceOf(Path thread) throws IOException {
-        String stat = Files.readString(thread.resolve("stat"));
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return Integer.parseInt(fields[16]);
     }
 }
