@@ -311,7 +311,8 @@ class NcclDriverIT {
      * The warm-up (docs/NCCL.md): each rank's first init starts it on a device of its own, tcp on
      * loopback beside a tcp layout; it makes its round trips, or ends at the rank's first listen, and
      * says which in a line at INFO (the round trips all made, or fewer and the stop named); {@code
-     * OFINET_WARM_UP=off} leaves it out. Nothing is timed.
+     * OFINET_WARM_UP=off} leaves it out. After round trips, a rank's compiler threads are put at
+     * SCHED_IDLE. Nothing is timed.
      */
     @ParameterizedTest
     @ValueSource(strings = {"2000", "off"})
@@ -324,16 +325,22 @@ class NcclDriverIT {
         java.util.regex.Matcher lines = Pattern.compile("warm-up: (\\d+) round trips through the table on its own"
                 + " device in \\d+ ms(, stopped by NCCL's first listen or connect)?").matcher(d.output());
         int found = 0;
+        int madeTrips = 0;
         while (lines.find()) {
             found++;
+            madeTrips += lines.group(1).equals("0") ? 0 : 1;
             assertEquals(lines.group(1).equals("2000"), lines.group(2) == null, "all made, or fewer and why: "
                     + lines.group());
         }
+        // After round trips, each rank's compilers go to SCHED_IDLE, all of them (one C1, one C2).
+        long idle = Pattern.compile("JIT: 2 compiler thread\\(s\\) at SCHED_IDLE from now on, after the warm-up")
+                .matcher(d.output()).results().count();
         if (setting.equals("off")) {
             assertFalse(d.output().contains("warm-up"), d.output());
         } else {
             assertEquals(2, found, "a line from each rank:\n" + d.output());
             assertTrue(d.output().contains("device warm-up: data rails [tcp;ofi_rxm/lo]"), d.output());
+            assertEquals(madeTrips, idle, "a rank whose warm-up made round trips says so:\n" + d.output());
         }
     }
 
