@@ -213,13 +213,18 @@ final class JsonReader {
         return !name.isEmpty() && name.chars().allMatch(c -> c < 0x80 && (Character.isLetterOrDigit(c) || c == '_'));
     }
 
-    /** name as a JSON string: quotes, backslashes and control characters escaped. */
+    /**
+     * name as a JSON string: quotes and backslashes escaped, and as {@code \\uXXXX} what a terminal
+     * would not show as itself (control characters, format characters such as bidi controls, the
+     * line and paragraph separators).
+     */
     private static String quoted(String name) {
         StringBuilder s = new StringBuilder("\"");
         for (char c : name.toCharArray()) {
             if (c == '"' || c == '\\') {
                 s.append('\\').append(c);
-            } else if (c < 0x20) {
+            } else if (Character.isISOControl(c) || Character.getType(c) == Character.FORMAT
+                    || c == '\u2028' || c == '\u2029') {
                 s.append(String.format("\\u%04x", (int) c));
             } else {
                 s.append(c);

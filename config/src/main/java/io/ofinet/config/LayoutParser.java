@@ -223,7 +223,7 @@ final class LayoutParser {
 
     private String requiredText(JsonObject node, String path, String field) throws ConfigException {
         return optionalText(node, path, field).orElseThrow(() ->
-                new ConfigException(origin, join(path, field), "required field is missing"));
+                new ConfigException(origin, JsonReader.field(path, field), "required field is missing"));
     }
 
     private Optional<String> optionalText(JsonObject node, String path, String field)
@@ -233,16 +233,12 @@ final class LayoutParser {
             return Optional.empty();
         }
         if (!(value instanceof JsonString text)) {
-            throw new ConfigException(origin, join(path, field),
+            throw new ConfigException(origin, JsonReader.field(path, field),
                     "expected a string, found " + JsonValue.describe(value));
         }
         if (text.text().isBlank()) {
-            throw new ConfigException(origin, join(path, field), "must not be empty");
+            throw new ConfigException(origin, JsonReader.field(path, field), "must not be empty");
         }
         return Optional.of(text.text());
-    }
-
-    private static String join(String path, String field) {
-        return path.isEmpty() ? field : path + "." + field;
     }
 }

@@ -110,6 +110,9 @@ class JsonReaderTest {
                 refused("{\"a\": {\"\": {\"c\": 1, \"c\": 2}}}").getMessage());
         assertEquals("t.json: [\"a.b\"][\"x\\\"y\\u0001\"].c_2: set twice (line 1, column 35)",
                 refused("{\"a.b\": {\"x\\\"y\\u0001\": {\"c_2\": 1, \"c_2\": 2}}}").getMessage());
+        // What a terminal would not show as itself: DEL, a C1 control, a bidi override, a line separator.
+        assertEquals("t.json: [\"a\\u007f\\u0085\\u202e\\u2028\"].c: set twice (line 1, column 20)",
+                refused("{\"a\u007f\u0085\u202e\u2028\": {\"c\": 1, \"c\": 2}}").getMessage());
     }
 
     @Test
