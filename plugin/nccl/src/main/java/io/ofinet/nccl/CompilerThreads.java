@@ -35,8 +35,8 @@ final class CompilerThreads {
     private static final int SCHED_IDLE = 5;
 
     /**
-     * Gives one thread a priority: {@link #IDLE} or a nice value; 0 on success, else -1, as
-     * sched_setscheduler(2) and setpriority(2).
+     * Gives one thread the priority it was made for ({@link #setter}), passed again as {@code
+     * priority}; 0 on success, else -1, as sched_setscheduler(2) and setpriority(2).
      */
     @FunctionalInterface
     interface Setter {
@@ -133,7 +133,7 @@ final class CompilerThreads {
             return;
         }
         try {
-            int lowered = lower(Path.of("/proc/self/task"), priority, setter());
+            int lowered = lower(Path.of("/proc/self/task"), priority, setter(priority));
             log.info("JIT: " + lowered + " compiler thread(s) at " + describe(priority) + " from now on, after the"
                     + " warm-up (" + VARIABLE + ")");
         } catch (Throwable t) {
@@ -142,21 +142,24 @@ final class CompilerThreads {
     }
 
     /**
-     * libc's sched_setscheduler(2) with {@code SCHED_IDLE} for {@link #IDLE}, else its setpriority(2),
-     * on one thread.
+     * What gives a thread {@code priority}: libc's sched_setscheduler(2) with {@code SCHED_IDLE} for
+     * {@link #IDLE}, else its setpriority(2). Only the call that priority needs is linked, as linking
+     * generates classes.
      */
     @SuppressWarnings("restricted")
-    static Setter setter() {
+    static Setter setter(int priority) {
         Linker linker = Linker.nativeLinker();
         SymbolLookup libc = linker.defaultLookup();
+        if (priority == IDLE) {
+            MethodHandle policy = linker.downcallHandle(libc.find("sched_setscheduler").orElseThrow(),
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                            ValueLayout.ADDRESS));
+            MemorySegment noPriority = Arena.ofAuto().allocate(ValueLayout.JAVA_INT); // struct sched_param, zero
+            return (tid, p) -> (int) policy.invokeExact(tid, SCHED_IDLE, noPriority);
+        }
         MethodHandle nice = linker.downcallHandle(libc.find("setpriority").orElseThrow(),
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                         ValueLayout.JAVA_INT));
-        MethodHandle policy = linker.downcallHandle(libc.find("sched_setscheduler").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
-                        ValueLayout.ADDRESS));
-        MemorySegment noPriority = Arena.ofAuto().allocate(ValueLayout.JAVA_INT); // struct sched_param, zero
-        return (tid, priority) -> priority == IDLE ? (int) policy.invokeExact(tid, SCHED_IDLE, noPriority)
-                : (int) nice.invokeExact(PRIO_PROCESS, tid, priority);
+        return (tid, p) -> (int) nice.invokeExact(PRIO_PROCESS, tid, p);
     }
 }

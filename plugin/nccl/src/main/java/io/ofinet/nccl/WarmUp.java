@@ -23,7 +23,8 @@ import java.util.function.Supplier;
  * trips, calling as NCCL calls: from native code through upcall stubs ({@link WarmUpCalls},
  * {@link WarmUpRound}). Then it closes what it opened, device and plugin included, and hands the
  * memory libfabric freed back to the system; after round trips, it gives the JIT's compiler threads
- * the lowest priority ({@link CompilerThreads}). It touches nothing of NCCL's: not its devices,
+ * the priority {@code OFINET_JIT_NICE} asks for, {@code SCHED_IDLE} by default ({@link
+ * CompilerThreads}). It touches nothing of NCCL's: not its devices,
  * endpoints, communicators or registrations, and no NIC. Nothing waits for it but the process's exit
  * ({@link WarmUpControl}); NCCL's first listen or connect stops it ({@link #stop}), and a failure is
  * logged and ends it. {@code OFINET_WARM_UP=off} leaves it out, {@code OFINET_WARM_UP=N} sets its

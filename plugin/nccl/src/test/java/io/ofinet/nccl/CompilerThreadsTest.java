@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -70,14 +71,14 @@ class CompilerThreadsTest {
 
     @Test
     void theSetterGivesAThreadANiceValueOrSchedIdleAsTheKernelShowsThem() throws Throwable {
-        CompilerThreads.Setter setter = CompilerThreads.setter();
         onAThreadOfItsOwn(tid -> {
-            assertEquals(0, setter.set(tid, 19));
+            int policy = statField(tid, POLICY_FIELD);
+            assertEquals(0, CompilerThreads.setter(19).set(tid, 19));
             assertEquals(19, statField(tid, NICE_FIELD));
-            assertEquals(SCHED_OTHER, statField(tid, POLICY_FIELD));
+            assertEquals(policy, statField(tid, POLICY_FIELD), "a nice value leaves the policy as it was");
         });
         onAThreadOfItsOwn(tid -> {
-            assertEquals(0, setter.set(tid, CompilerThreads.IDLE));
+            assertEquals(0, CompilerThreads.setter(CompilerThreads.IDLE).set(tid, CompilerThreads.IDLE));
             assertEquals(SCHED_IDLE, statField(tid, POLICY_FIELD));
         });
     }
@@ -85,28 +86,32 @@ class CompilerThreadsTest {
     /** Fields of /proc's stat, counted from 1: its nice value and its scheduling policy. */
     private static final int NICE_FIELD = 19;
     private static final int POLICY_FIELD = 41;
-    private static final int SCHED_OTHER = 0;
     private static final int SCHED_IDLE = 5;
 
     interface OnThread {
         void run(int tid) throws Throwable;
     }
 
-    /** Runs {@code check} with the id of a thread started for it and alive meanwhile. */
+    /** Runs {@code check} with the id of a thread started for it, alive until the check is done. */
     private static void onAThreadOfItsOwn(OnThread check) throws Throwable {
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch end = new CountDownLatch(1);
-        Thread t = Thread.ofPlatform().name("priority-test").start(() -> {
-            running.countDown(); // its native name is set before it runs
+        AtomicInteger tid = new AtomicInteger();
+        Thread t = Thread.ofPlatform().start(() -> {
             try {
+                tid.set(Integer.parseInt(Path.of("/proc/thread-self").toRealPath().getFileName().toString()));
+                running.countDown();
                 end.await();
+            } catch (IOException e) {
+                running.countDown(); // tid stays 0: the check fails
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         });
         try {
             running.await();
-            check.run(tidOf("priority-test"));
+            assertTrue(tid.get() > 0, "the thread read its id");
+            check.run(tid.get());
         } finally {
             end.countDown();
             t.join();
@@ -144,18 +149,6 @@ class CompilerThreadsTest {
             }
         }
         return priority;
-    }
-
-    /** The id of this process's thread named {@code name}. */
-    private static int tidOf(String name) throws IOException {
-        try (var threads = Files.list(Path.of("/proc/self/task"))) {
-            for (Path t : threads.toList()) {
-                if (Files.readString(t.resolve("comm")).strip().equals(name)) {
-                    return Integer.parseInt(t.getFileName().toString());
-                }
-            }
-        }
-        throw new IllegalStateException("no thread named " + name);
     }
 
     private static void thread(Path tasks, String tid, String comm) throws IOException {

@@ -318,7 +318,8 @@ class NcclDriverIT {
     @ValueSource(strings = {"2000", "off"})
     void theWarmUpRunsBesideEachRankOrNotAtAll(String setting, @TempDir Path dir) throws Exception {
         Path layout = Driver.layout(dir, "tcp");
-        Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString(), "OFINET_WARM_UP", setting),
+        Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString(), "OFINET_WARM_UP", setting,
+                "OFINET_JIT_NICE", "idle"),
                 Duration.ofSeconds(120), "startup", "--cold", "50", "--tail", "2000", "--bootstrap", "2000");
         assertEquals(0, d.exitCode(), d.output());
         assertEquals(2, StartupFigures.of(d.output()).size(), d.output());
