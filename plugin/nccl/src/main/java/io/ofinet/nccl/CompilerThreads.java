@@ -11,6 +11,7 @@ import java.lang.invoke.MethodHandle;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.IntFunction;
 
 /**
  * HotSpot's JIT compiler threads as the host's guests (docs/NCCL.md, "The compilers after the
@@ -133,12 +134,30 @@ final class CompilerThreads {
             return;
         }
         try {
-            int lowered = lower(Path.of("/proc/self/task"), priority, setter(priority));
-            log.info("JIT: " + lowered + " compiler thread(s) at " + describe(priority) + " from now on, after the"
-                    + " warm-up (" + VARIABLE + ")");
+            log.info(lowerAll(Path.of("/proc/self/task"), priority, CompilerThreads::setter));
         } catch (Throwable t) {
             log.info("JIT: the compiler threads keep their priority: " + t.getMessage());
         }
+    }
+
+    /**
+     * Gives the compiler threads among {@code tasks} {@code priority} through the setter {@code
+     * setters} makes for it; where {@code SCHED_IDLE} was refused for every one (a seccomp filter, a
+     * libc without the call), nice 19 instead. What was done, as the line at INFO says it.
+     */
+    static String lowerAll(Path tasks, int priority, IntFunction<Setter> setters) throws IOException {
+        int lowered = lower(tasks, priority, setters.apply(priority));
+        String fallback = "";
+        if (lowered == 0 && priority == IDLE) {
+            int niced = lower(tasks, 19, setters.apply(19));
+            if (niced > 0) { // none there at all (-Xint) is no refusal
+                priority = 19;
+                lowered = niced;
+                fallback = ", SCHED_IDLE refused";
+            }
+        }
+        return "JIT: " + lowered + " compiler thread(s) at " + describe(priority) + " from now on, after the warm-up ("
+                + VARIABLE + fallback + ")";
     }
 
     /**

@@ -65,6 +65,28 @@ class CompilerThreadsTest {
     }
 
     @Test
+    void whereSchedIdleIsRefusedNiceNineteenIsGivenAndSaid(@TempDir Path tasks) throws IOException {
+        thread(tasks, "101", "C2 CompilerThre");
+        thread(tasks, "102", "C1 CompilerThre");
+        Map<Integer, Integer> set = new TreeMap<>();
+        CompilerThreads.Setter refused = (tid, priority) -> -1;
+        CompilerThreads.Setter nice = (tid, priority) -> {
+            set.put(tid, priority);
+            return 0;
+        };
+        assertEquals("JIT: 2 compiler thread(s) at nice 19 from now on, after the warm-up (OFINET_JIT_NICE,"
+                + " SCHED_IDLE refused)", CompilerThreads.lowerAll(tasks, CompilerThreads.IDLE,
+                        p -> p == CompilerThreads.IDLE ? refused : nice));
+        assertEquals(Map.of(101, 19, 102, 19), set);
+        assertEquals("JIT: 2 compiler thread(s) at SCHED_IDLE from now on, after the warm-up (OFINET_JIT_NICE)",
+                CompilerThreads.lowerAll(tasks, CompilerThreads.IDLE, p -> (tid, priority) -> 0));
+        assertEquals("JIT: 0 compiler thread(s) at nice 10 from now on, after the warm-up (OFINET_JIT_NICE)",
+                CompilerThreads.lowerAll(tasks, 10, p -> refused), "a nice value refused is said, not replaced");
+        assertEquals("JIT: 0 compiler thread(s) at SCHED_IDLE from now on, after the warm-up (OFINET_JIT_NICE)",
+                CompilerThreads.lowerAll(tasks, CompilerThreads.IDLE, p -> refused), "both refused");
+    }
+
+    @Test
     void aTaskDirectoryThatCannotBeReadIsAnError(@TempDir Path dir) {
         assertThrows(IOException.class, () -> CompilerThreads.lower(dir.resolve("none"), 19, (tid, priority) -> 0));
     }
