@@ -36,12 +36,12 @@ final class CompilerThreads {
     private static final int SCHED_IDLE = 5;
 
     /**
-     * Gives one thread the priority it was made for ({@link #setter}), passed again as {@code
-     * priority}; 0 on success, else -1, as sched_setscheduler(2) and setpriority(2).
+     * Gives one thread the priority it was made for ({@link #setter}): 0 on success, else -1, as
+     * sched_setscheduler(2) and setpriority(2).
      */
     @FunctionalInterface
     interface Setter {
-        int set(int tid, int priority) throws Throwable;
+        int set(int tid) throws Throwable;
     }
 
     private CompilerThreads() {
@@ -87,12 +87,12 @@ final class CompilerThreads {
 
     /**
      * Gives every compiler thread among {@code tasks} (a /proc task directory: a directory per
-     * thread id, with its {@code comm}) the priority {@code priority} through {@code setter}.
+     * thread id, with its {@code comm}) the priority {@code setter} gives.
      *
      * @return how many took it
      * @throws IOException when {@code tasks} cannot be read
      */
-    static int lower(Path tasks, int priority, Setter setter) throws IOException {
+    static int lower(Path tasks, Setter setter) throws IOException {
         int lowered = 0;
         try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
             for (Path thread : threads) {
@@ -104,7 +104,7 @@ final class CompilerThreads {
                 } catch (NumberFormatException | IOException e) {
                     continue; // not a thread's directory, or a thread that has ended
                 }
-                if (isCompiler(comm) && set(setter, tid, priority)) {
+                if (isCompiler(comm) && set(setter, tid)) {
                     lowered++;
                 }
             }
@@ -112,9 +112,9 @@ final class CompilerThreads {
         return lowered;
     }
 
-    private static boolean set(Setter setter, int tid, int priority) {
+    private static boolean set(Setter setter, int tid) {
         try {
-            return setter.set(tid, priority) == 0;
+            return setter.set(tid) == 0;
         } catch (Throwable t) {
             return false;
         }
@@ -146,10 +146,10 @@ final class CompilerThreads {
      * libc without the call), nice 19 instead. What was done, as the line at INFO says it.
      */
     static String lowerAll(Path tasks, int priority, IntFunction<Setter> setters) throws IOException {
-        int lowered = lower(tasks, priority, setters.apply(priority));
+        int lowered = lower(tasks, setters.apply(priority));
         String fallback = "";
         if (lowered == 0 && priority == IDLE) {
-            int niced = lower(tasks, 19, setters.apply(19));
+            int niced = lower(tasks, setters.apply(19));
             if (niced > 0) { // none there at all (-Xint) is no refusal
                 priority = 19;
                 lowered = niced;
@@ -174,11 +174,11 @@ final class CompilerThreads {
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                             ValueLayout.ADDRESS));
             MemorySegment noPriority = Arena.ofAuto().allocate(ValueLayout.JAVA_INT); // struct sched_param, zero
-            return (tid, p) -> (int) policy.invokeExact(tid, SCHED_IDLE, noPriority);
+            return tid -> (int) policy.invokeExact(tid, SCHED_IDLE, noPriority);
         }
         MethodHandle nice = linker.downcallHandle(libc.find("setpriority").orElseThrow(),
                 FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
                         ValueLayout.JAVA_INT));
-        return (tid, p) -> (int) nice.invokeExact(PRIO_PROCESS, tid, p);
+        return tid -> (int) nice.invokeExact(PRIO_PROCESS, tid, priority);
     }
 }

@@ -10,9 +10,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,14 +55,14 @@ class CompilerThreadsTest {
         thread(tasks, "105", "C2 CompilerThre");
         thread(tasks, "self", "C1 CompilerThre"); // not a thread id
         Files.createDirectory(tasks.resolve("106")); // a thread that ended: no comm
-        Map<Integer, Integer> set = new TreeMap<>();
-        int lowered = CompilerThreads.lower(tasks, 19, (tid, priority) -> {
-            set.put(tid, priority);
+        Set<Integer> set = new TreeSet<>();
+        int lowered = CompilerThreads.lower(tasks, tid -> {
+            set.add(tid);
             return tid == 105 ? -1 : 0;
         });
-        assertEquals(Map.of(101, 19, 102, 19, 105, 19), set);
+        assertEquals(Set.of(101, 102, 105), set);
         assertEquals(2, lowered);
-        assertEquals(0, CompilerThreads.lower(tasks, 19, (tid, priority) -> {
+        assertEquals(0, CompilerThreads.lower(tasks, tid -> {
             throw new IllegalStateException("no setpriority");
         }));
     }
@@ -69,17 +72,17 @@ class CompilerThreadsTest {
         thread(tasks, "101", "C2 CompilerThre");
         thread(tasks, "102", "C1 CompilerThre");
         Map<Integer, Integer> set = new TreeMap<>();
-        CompilerThreads.Setter refused = (tid, priority) -> -1;
-        CompilerThreads.Setter nice = (tid, priority) -> {
-            set.put(tid, priority);
+        CompilerThreads.Setter refused = tid -> -1;
+        IntFunction<CompilerThreads.Setter> nice = p -> tid -> {
+            set.put(tid, p);
             return 0;
         };
         assertEquals("JIT: 2 compiler thread(s) at nice 19 from now on, after the warm-up (OFINET_JIT_NICE,"
                 + " SCHED_IDLE refused)", CompilerThreads.lowerAll(tasks, CompilerThreads.IDLE,
-                        p -> p == CompilerThreads.IDLE ? refused : nice));
+                        p -> p == CompilerThreads.IDLE ? refused : nice.apply(p)));
         assertEquals(Map.of(101, 19, 102, 19), set);
         assertEquals("JIT: 2 compiler thread(s) at SCHED_IDLE from now on, after the warm-up (OFINET_JIT_NICE)",
-                CompilerThreads.lowerAll(tasks, CompilerThreads.IDLE, p -> (tid, priority) -> 0));
+                CompilerThreads.lowerAll(tasks, CompilerThreads.IDLE, p -> tid -> 0));
         assertEquals("JIT: 0 compiler thread(s) at nice 10 from now on, after the warm-up (OFINET_JIT_NICE)",
                 CompilerThreads.lowerAll(tasks, 10, p -> refused), "a nice value refused is said, not replaced");
         assertEquals("JIT: 0 compiler thread(s) at SCHED_IDLE from now on, after the warm-up (OFINET_JIT_NICE)",
@@ -88,19 +91,19 @@ class CompilerThreadsTest {
 
     @Test
     void aTaskDirectoryThatCannotBeReadIsAnError(@TempDir Path dir) {
-        assertThrows(IOException.class, () -> CompilerThreads.lower(dir.resolve("none"), 19, (tid, priority) -> 0));
+        assertThrows(IOException.class, () -> CompilerThreads.lower(dir.resolve("none"), tid -> 0));
     }
 
     @Test
     void theSetterGivesAThreadANiceValueOrSchedIdleAsTheKernelShowsThem() throws Throwable {
         onAThreadOfItsOwn(tid -> {
             int policy = statField(tid, POLICY_FIELD);
-            assertEquals(0, CompilerThreads.setter(19).set(tid, 19));
+            assertEquals(0, CompilerThreads.setter(19).set(tid));
             assertEquals(19, statField(tid, NICE_FIELD));
             assertEquals(policy, statField(tid, POLICY_FIELD), "a nice value leaves the policy as it was");
         });
         onAThreadOfItsOwn(tid -> {
-            assertEquals(0, CompilerThreads.setter(CompilerThreads.IDLE).set(tid, CompilerThreads.IDLE));
+            assertEquals(0, CompilerThreads.setter(CompilerThreads.IDLE).set(tid));
             assertEquals(SCHED_IDLE, statField(tid, POLICY_FIELD));
         });
     }
