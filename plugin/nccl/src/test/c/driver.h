@@ -71,9 +71,10 @@ int idle_poll(struct idle_polls *w);
 ncclResult_t await_request(ncclNet_v12_t *net, void *request, int *sizes, double seconds);
 
 /*
- * The embedded JVM's compilers (driver_jit.c): the CPU time of this process's JIT compiler threads
- * in ns (-1 when there are none to see); whether they have done less than JIT_SLACK_NS of work over
- * the last JIT_QUIET_SECONDS; whether they did more since a reading.
+ * The embedded JVM's compilers (driver_jit.c): the ns this process's JIT compiler threads ran or
+ * waited runnable for a CPU (-1 when there are none to see); whether they have done less than
+ * JIT_SLACK_NS of that over the last JIT_QUIET_SECONDS; whether they did more since a reading.
+ * jit_watch_check: the watch's own check (mode jitwatch), with a stand-in compiler thread.
  */
 #define JIT_SLACK_NS 5000000LL
 #define JIT_QUIET_SECONDS 0.5
@@ -84,6 +85,7 @@ struct jit_watch {
 long long jit_compiler_ns(void);
 int jit_quiet(struct jit_watch *w, double now);
 int jit_worked_since(long long before);
+int jit_watch_check(void);
 
 /* This process as /proc shows it (driver_memory.c): a field of /proc/self/status (VmRSS in kB, Threads), -1 if absent. */
 long status_field(const char *name);

@@ -1,14 +1,23 @@
 /*
- * The embedded JVM's JIT compilers, watched from C: the CPU time of this process's compiler
- * threads, as /proc shows them (each thread's comm names it, the first field of its schedstat counts
- * its ns on a CPU). On two cores a compiler thread at work takes a core from the data path in slices
- * of milliseconds, so the bench keeps compilations out of what it times, as ofinet-perf does.
+ * The embedded JVM's JIT compilers, watched from C: the time this process's compiler threads ran or
+ * waited to run, and whether one is runnable now, as /proc shows them (each thread's comm names it;
+ * the first two fields of its schedstat count its ns on a CPU and its ns on a run queue before it
+ * got one; its stat's state is R while it runs or waits for a CPU). On two cores a compiler thread
+ * at work takes a core from the data path in slices of milliseconds, so the bench keeps
+ * compilations out of what it times, as ofinet-perf does. A compiler with work it cannot run counts
+ * as at work: after a warm-up ofinet puts its compilers at SCHED_IDLE, where beside busy ranks they
+ * can wait seconds for a core without running, their CPU time unchanged and their methods still to
+ * compile. A compiler with nothing to compile sleeps.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "driver.h"
 
@@ -39,25 +48,53 @@ static int is_compiler(const char *comm) {
     return 0;
 }
 
-long long jit_compiler_ns(void) {
+/* Whether a thread's stat line ("tid (comm) state ...") says it runs or waits for a CPU. */
+static int is_runnable(const char *stat) {
+    const char *end = strrchr(stat, ')');
+    return end != NULL && end[1] == ' ' && end[2] == 'R';
+}
+
+/*
+ * The ns this process's compiler threads ran and waited on a run queue, summed, and how many are
+ * runnable now; 0 when some were seen.
+ */
+static int compiler_times(long long *ran, long long *waited, int *runnable) {
     DIR *tasks = opendir("/proc/self/task");
     if (tasks == NULL) {
         return -1;
     }
-    long long sum = 0;
+    *ran = *waited = 0;
+    *runnable = 0;
     int found = 0;
     struct dirent *e;
     while ((e = readdir(tasks)) != NULL) {
-        char comm[64], schedstat[128];
+        char comm[64], schedstat[128], stat[512];
         if (e->d_name[0] == '.' || read_task_file(e->d_name, "comm", comm, sizeof comm) != 0 || !is_compiler(comm) ||
             read_task_file(e->d_name, "schedstat", schedstat, sizeof schedstat) != 0) {
             continue;
         }
-        sum += strtoll(schedstat, NULL, 10);
+        /* "ns-on-a-CPU ns-on-a-run-queue timeslices" */
+        char *rest;
+        *ran += strtoll(schedstat, &rest, 10);
+        *waited += strtoll(rest, NULL, 10);
+        *runnable += read_task_file(e->d_name, "stat", stat, sizeof stat) == 0 && is_runnable(stat);
         found = 1;
     }
     closedir(tasks);
-    return found ? sum : -1;
+    return found ? 0 : -1;
+}
+
+long long jit_compiler_ns(void) {
+    long long ran, waited;
+    int runnable;
+    return compiler_times(&ran, &waited, &runnable) == 0 ? ran + waited : -1;
+}
+
+/* Whether a compiler thread runs or waits for a CPU now. */
+static int jit_runnable(void) {
+    long long ran, waited;
+    int runnable;
+    return compiler_times(&ran, &waited, &runnable) == 0 && runnable > 0;
 }
 
 int jit_quiet(struct jit_watch *w, double now) {
@@ -65,7 +102,7 @@ int jit_quiet(struct jit_watch *w, double now) {
     if (work < 0) {
         return 1; /* nothing to watch: no JVM yet, or no schedstat */
     }
-    if (w->seen < 0 || llabs(work - w->seen) > JIT_SLACK_NS) {
+    if (w->seen < 0 || llabs(work - w->seen) > JIT_SLACK_NS || jit_runnable()) {
         w->seen = work;
         w->quiet_since = now;
     }
@@ -74,5 +111,143 @@ int jit_quiet(struct jit_watch *w, double now) {
 
 int jit_worked_since(long long before) {
     long long work = jit_compiler_ns();
-    return work >= 0 && before >= 0 && llabs(work - before) > JIT_SLACK_NS;
+    return work >= 0 && before >= 0 && (llabs(work - before) > JIT_SLACK_NS || jit_runnable());
+}
+
+/*
+ * The watch's own check, with no JVM: a thread named as HotSpot names C2's spins at SCHED_IDLE on
+ * the one CPU this process is pinned to, beside a busy thread of normal priority, so it waits for
+ * the CPU almost all the time and runs almost never, as a compiler does after ofinet's warm-up
+ * beside a busy rank. The watch must not call it quiet. Then it blocks, as a compiler with nothing
+ * to compile does, and the watch must call it quiet within a few seconds.
+ */
+struct stand_in {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int started;   /* 1 at SCHED_IDLE, -1 refused */
+    atomic_int spin;
+    int end;
+};
+
+static void *stand_in_compiler(void *arg) {
+    struct stand_in *s = arg;
+    struct sched_param param = {0};
+    int idle = pthread_setname_np(pthread_self(), "C2 CompilerThre") == 0 && sched_setscheduler(0, SCHED_IDLE, &param) == 0;
+    pthread_mutex_lock(&s->lock);
+    s->started = idle ? 1 : -1;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    while (atomic_load(&s->spin)) {
+    }
+    pthread_mutex_lock(&s->lock);
+    while (!s->end) {
+        pthread_cond_wait(&s->cond, &s->lock);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+static atomic_int busy_runs;
+
+static void *busy(void *arg) {
+    (void)arg;
+    while (atomic_load(&busy_runs)) {
+    }
+    return NULL;
+}
+
+/* Pins this thread, and the threads it starts, to the first CPU it may run on. */
+static int pin_to_one_cpu(void) {
+    cpu_set_t allowed, one;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+        return -1;
+    }
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (CPU_ISSET(cpu, &allowed)) {
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            return sched_setaffinity(0, sizeof one, &one);
+        }
+    }
+    return -1;
+}
+
+/* Polls jit_quiet every 50 ms for `seconds`; returns when it first said quiet, or -1. */
+static double first_quiet(double seconds) {
+    struct jit_watch w = {.seen = -1};
+    double start = now_seconds();
+    for (double now = start; now - start < seconds; now = now_seconds()) {
+        if (jit_quiet(&w, now)) {
+            return now - start;
+        }
+        usleep(50000);
+    }
+    return -1;
+}
+
+int jit_watch_check(void) {
+    long long ran, waited;
+    int runnable;
+    if (compiler_times(&ran, &waited, &runnable) == 0) {
+        fprintf(stderr, "jitwatch: a compiler thread before the stand-in: this mode runs without a JVM\n");
+        return 1;
+    }
+    if (pin_to_one_cpu() != 0) {
+        perror("jitwatch: sched_setaffinity");
+        return 1;
+    }
+    struct stand_in s = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .spin = 1};
+    pthread_t compiler, other;
+    atomic_store(&busy_runs, 1);
+    if (pthread_create(&other, NULL, busy, NULL) != 0) {
+        fprintf(stderr, "jitwatch: no busy thread\n");
+        return 1;
+    }
+    if (pthread_create(&compiler, NULL, stand_in_compiler, &s) != 0) {
+        fprintf(stderr, "jitwatch: no stand-in thread\n");
+        atomic_store(&busy_runs, 0);
+        pthread_join(other, NULL);
+        return 1;
+    }
+    pthread_mutex_lock(&s.lock);
+    while (s.started == 0) {
+        pthread_cond_wait(&s.cond, &s.lock);
+    }
+    pthread_mutex_unlock(&s.lock);
+    int failed = 0;
+    long long ran0 = 0, waited0 = 0;
+    if (s.started < 0) {
+        printf("jitwatch: skipped: SCHED_IDLE or the thread's name refused here\n");
+    } else if (compiler_times(&ran0, &waited0, &runnable) != 0) {
+        printf("jitwatch: skipped: no schedstat for the stand-in to read\n");
+    } else {
+        double starved = first_quiet(2.0);
+        compiler_times(&ran, &waited, &runnable);
+        printf("jitwatch: starved for 2 s: ran %.1f ms, waited %.1f ms, runnable %d, quiet: %s\n", (ran - ran0) / 1e6,
+               (waited - waited0) / 1e6, runnable, starved < 0 ? "never" : "yes");
+        if (starved >= 0) {
+            fprintf(stderr, "jitwatch: a compiler waiting for the CPU read as quiet after %.2f s\n", starved);
+            failed = 1;
+        }
+        /* The busy thread first: without it the stand-in gets the CPU it needs to see it may stop. */
+        atomic_store(&busy_runs, 0);
+        pthread_join(other, NULL);
+        atomic_store(&s.spin, 0);
+        double blocked = first_quiet(10.0);
+        printf("jitwatch: blocked: quiet after %.2f s\n", blocked);
+        if (blocked < 0) {
+            fprintf(stderr, "jitwatch: a blocked compiler not read as quiet within 10 s\n");
+            failed = 1;
+        }
+    }
+    atomic_store(&s.spin, 0);
+    pthread_mutex_lock(&s.lock);
+    s.end = 1;
+    pthread_cond_broadcast(&s.cond);
+    pthread_mutex_unlock(&s.lock);
+    pthread_join(compiler, NULL);
+    if (atomic_exchange(&busy_runs, 0)) {
+        pthread_join(other, NULL);
+    }
+    return failed;
 }

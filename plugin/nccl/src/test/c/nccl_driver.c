@@ -21,7 +21,9 @@
  *                           two processes (this one receives, a forked child sends) through the
  *                           table over the provider OFINET_LAYOUT names; with --thread each side
  *                           runs on a second thread instead of its process's primordial one
- * Every mode loads the library NCCL_NET_PLUGIN names, as NCCL opens it (ofinet when it is unset); a
+ * nccl_driver jitwatch      the bench's watch on the JVM's compilers against a stand-in compiler
+ *                           thread starved at SCHED_IDLE, then blocked; no library (driver_jit.c)
+ * Every other mode loads the library NCCL_NET_PLUGIN names, as NCCL opens it (ofinet when it is unset); a
  * plugin other than ofinet runs bench and startup without their readings of ofinet's JVM.
  */
 #define _GNU_SOURCE
@@ -399,10 +401,13 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "train") == 0) {
         return run_train(argc - 2, argv + 2);
     }
+    if (argc >= 2 && strcmp(argv[1], "jitwatch") == 0) {
+        return jit_watch_check();
+    }
     if (argc >= 2 && strcmp(argv[1], "pair") == 0) {
         return run_pair(argc >= 3 && strcmp(argv[2], "--thread") == 0);
     }
     fprintf(stderr, "usage: %s layout | init | crossing | bench [latency|bandwidth|drained] [SIZE...] | pair [--thread] |"
-            " startup [--cold N] [--tail N] [--bootstrap MS] [--hold SECONDS] | tags [SCENARIO...] | train [ROUNDS] | threads | kill | versions | reload | teardown | exit\n", argv[0]);
+            " startup [--cold N] [--tail N] [--bootstrap MS] [--hold SECONDS] | tags [SCENARIO...] | train [ROUNDS] | threads | kill | versions | reload | teardown | exit | jitwatch\n", argv[0]);
     return 2;
 }

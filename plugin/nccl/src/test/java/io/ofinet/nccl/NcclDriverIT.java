@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.Map;
@@ -162,90 +161,6 @@ class NcclDriverIT {
         assertTrue(d.output().contains(reason), "HotSpot's reason:\n" + d.output());
         assertTrue(d.output().contains("check OFINET_JVM_OPTIONS"), d.output());
         assertTrue(d.output().contains("ok: init: a second init gives the same result (2)"), d.output());
-    }
-
-    /** The crossing's benchmark runs and reports each round (a figure, not a timed test). */
-    @Test
-    @Timeout(600) // its Java twins are read to their end before their 120 s bound is looked at
-    void theCrossingBenchmarkReportsEachRound(@TempDir Path dir) throws Exception {
-        Path layout = Driver.layout(dir, "tcp");
-        Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(120), "crossing");
-        assertEquals(0, d.exitCode(), d.output());
-        assertEquals(15, Pattern.compile("(?m)^crossing: round \\d: [0-9.]+ ns per ").matcher(d.output()).results()
-                .count(), d.output());
-        // The same calls from Java: on the plugin, on the door, and on the door over a plugin that does nothing
-        // (docs/NCCL.md, "The crossing").
-        StringBuilder figures = new StringBuilder(d.output().lines().filter(l -> l.startsWith("crossing:")).toList()
-                .toString());
-        for (Twin twin : List.of(new Twin(CrossingJava.class, "java"), new Twin(CrossingDoor.class, "door"),
-                new Twin(CrossingDoor.class, "alone", "idle"))) {
-            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                    .toString(), "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                    twin.main().getName()));
-            command.addAll(twin.args());
-            ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
-            pb.environment().put("OFINET_LAYOUT", layout.toString());
-            Process p = pb.start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(p.waitFor(120, TimeUnit.SECONDS), out);
-            assertEquals(0, p.exitValue(), out);
-            String prefix = twin.prefix();
-            assertEquals(15, Pattern.compile("(?m)^" + prefix + ": round \\d: [0-9.]+ ns per ").matcher(out).results()
-                    .count(), out);
-            figures.append('\n').append(out.lines().filter(l -> l.startsWith(prefix + ":")).toList());
-        }
-        System.out.println(figures);
-    }
-
-    /**
-     * ofinet-perf's measurements through the table run and report every size (figures, not a timed
-     * test), and Java allocates nothing per call through the table in steady state. The latency run
-     * has the look at peer processes in /proc off: a duty every 250 ms per communicator, it
-     * allocates on the calling thread by the second, not by the call, and on a loaded machine its
-     * share of a measurement that took minutes read 4-8 bytes per call (driver_bench.c).
-     */
-    @Test
-    void theBenchmarkThroughTheTableReportsAndAllocatesNothing(@TempDir Path dir) throws Exception {
-        Path layout = Driver.layout(dir, "tcp");
-        Driver latency = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString(),
-                "OFINET_PEER_PROCESS_CHECK_DISABLE", "1"), Duration.ofSeconds(240), "bench", "latency", "8", "4096");
-        assertEquals(0, latency.exitCode(), latency.output());
-        assertEquals(2, Pattern.compile("(?m)^csv,\\d+,").matcher(latency.output()).results().count(),
-                latency.output());
-        assertTrue(latency.output().contains("ok: rank 0: no allocation per call through the table"), latency.output());
-        assertTrue(latency.output().contains("ok: rank 1: no allocation per call through the table"), latency.output());
-        Driver bandwidth = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(240),
-                "bench", "bandwidth", "65536");
-        assertEquals(0, bandwidth.exitCode(), bandwidth.output());
-        assertTrue(bandwidth.output().contains("csv,65536,"), bandwidth.output());
-        // How many repetitions the JIT gate ran again is reported beside each figure.
-        assertTrue(Pattern.compile("(?m)^csv,65536,[0-9.]+,\\d+,[0-9.]+,\\d+$").matcher(bandwidth.output()).find(),
-                bandwidth.output());
-    }
-
-    /**
-     * The drained window through the table (16 sends posted, the oldest tested until done, then the
-     * next, a 1-byte acknowledgement after each window) runs and reports every size, in the
-     * bandwidth's CSV columns, each size's last message checked on the receiving rank (a figure,
-     * not a timed test), after the kernel's TCP congestion control, which sets loopback TCP's pace.
-     */
-    @Test
-    void theDrainedWindowThroughTheTableReportsEachSize(@TempDir Path dir) throws Exception {
-        Path layout = Driver.layout(dir, "tcp");
-        Driver drained = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(240),
-                "bench", "drained", "65536", "1048576");
-        assertEquals(0, drained.exitCode(), drained.output());
-        assertTrue(drained.output().contains("csv,size,gbps,iters,disp,redone"), drained.output());
-        assertTrue(drained.output().contains("# the kernel's TCP congestion control: "
-                + Files.readString(Path.of("/proc/sys/net/ipv4/tcp_congestion_control")).strip() + " "), drained.output());
-        for (String size : List.of("65536", "1048576")) {
-            assertTrue(Pattern.compile("(?m)^csv," + size + ",[0-9.]+,\\d+,[0-9.]+,\\d+$").matcher(drained.output())
-                    .find(), drained.output());
-            assertTrue(drained.output().contains("ok: rank 1: " + size + " bytes arrived intact"), drained.output());
-        }
-        assertEquals(2, Pattern.compile("(?m)^csv,\\d+,").matcher(drained.output()).results().count(),
-                drained.output());
-        assertFalse(drained.output().contains("FAILED"), drained.output());
     }
 
     /**
@@ -463,13 +378,5 @@ class NcclDriverIT {
         assertTrue(out.contains("ok: once the JVM ends, devices answers 2"), out);
         assertEquals(1, out.split("devices: the JVM is shutting down; no call enters it any more", -1).length - 1,
                 "said once:\n" + out);
-    }
-
-
-    /** A Java twin of the driver's crossing: its main class, the prefix of its lines, its arguments. */
-    private record Twin(Class<?> main, String prefix, List<String> args) {
-        Twin(Class<?> main, String prefix, String... args) {
-            this(main, prefix, List.of(args));
-        }
     }
 }
