@@ -72,9 +72,11 @@ ncclResult_t await_request(ncclNet_v12_t *net, void *request, int *sizes, double
 
 /*
  * The embedded JVM's compilers (driver_jit.c): the ns this process's JIT compiler threads ran or
- * waited runnable for a CPU (-1 when there are none to see); whether they have done less than
- * JIT_SLACK_NS of that over the last JIT_QUIET_SECONDS; whether they did more since a reading.
- * jit_watch_check: the watch's own check (mode jitwatch), with a stand-in compiler thread.
+ * waited on a run queue (-1 when there are none to see); whether they have done less than
+ * JIT_SLACK_NS of that over the last JIT_QUIET_SECONDS with none runnable at a reading (one
+ * waiting for a CPU counts as at work: the run queue's ns show only once it gets one); whether
+ * they did more since a reading, or one is runnable now. jit_watch_check: the watch's own check
+ * (mode jitwatch), with stand-in compiler threads.
  */
 #define JIT_SLACK_NS 5000000LL
 #define JIT_QUIET_SECONDS 0.5

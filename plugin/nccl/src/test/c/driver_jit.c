@@ -1,13 +1,13 @@
 /*
- * The embedded JVM's JIT compilers, watched from C: the time this process's compiler threads ran or
- * waited to run, and whether one is runnable now, as /proc shows them (each thread's comm names it;
- * the first two fields of its schedstat count its ns on a CPU and its ns on a run queue before it
- * got one; its stat's state is R while it runs or waits for a CPU). On two cores a compiler thread
- * at work takes a core from the data path in slices of milliseconds, so the bench keeps
- * compilations out of what it times, as ofinet-perf does. A compiler with work it cannot run counts
- * as at work: after a warm-up ofinet puts its compilers at SCHED_IDLE, where beside busy ranks they
- * can wait seconds for a core without running, their CPU time unchanged and their methods still to
- * compile. A compiler with nothing to compile sleeps.
+ * The embedded JVM's JIT compilers, watched from C: how long this process's compiler threads ran
+ * or waited on a run queue, and whether one is runnable now, as /proc shows them (each thread's
+ * comm names it; the first two fields of its schedstat count its ns on a CPU and its ns on a run
+ * queue, the latter added when it gets a CPU; its stat's state is R while it runs or waits for a
+ * CPU). On two cores a compiler thread at work takes a core from the data path in slices of
+ * milliseconds, so the bench keeps compilations out of what it times, as ofinet-perf does. A
+ * compiler with work it cannot run counts as at work, by its state R: after a warm-up ofinet puts
+ * its compilers at SCHED_IDLE, where beside busy threads they can wait seconds for a core, their
+ * CPU time unchanged and their methods still to compile. A compiler with nothing to compile sleeps.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -84,25 +84,24 @@ static int compiler_times(long long *ran, long long *waited, int *runnable) {
     return found ? 0 : -1;
 }
 
-long long jit_compiler_ns(void) {
+/* One reading: the ns the compilers ran or waited (-1 when there are none to see), and whether one is runnable. */
+static long long reading(int *runnable) {
     long long ran, waited;
-    int runnable;
-    return compiler_times(&ran, &waited, &runnable) == 0 ? ran + waited : -1;
+    return compiler_times(&ran, &waited, runnable) == 0 ? ran + waited : -1;
 }
 
-/* Whether a compiler thread runs or waits for a CPU now. */
-static int jit_runnable(void) {
-    long long ran, waited;
+long long jit_compiler_ns(void) {
     int runnable;
-    return compiler_times(&ran, &waited, &runnable) == 0 && runnable > 0;
+    return reading(&runnable);
 }
 
 int jit_quiet(struct jit_watch *w, double now) {
-    long long work = jit_compiler_ns();
+    int runnable;
+    long long work = reading(&runnable);
     if (work < 0) {
         return 1; /* nothing to watch: no JVM yet, or no schedstat */
     }
-    if (w->seen < 0 || llabs(work - w->seen) > JIT_SLACK_NS || jit_runnable()) {
+    if (w->seen < 0 || llabs(work - w->seen) > JIT_SLACK_NS || runnable > 0) {
         w->seen = work;
         w->quiet_since = now;
     }
@@ -110,21 +109,25 @@ int jit_quiet(struct jit_watch *w, double now) {
 }
 
 int jit_worked_since(long long before) {
-    long long work = jit_compiler_ns();
-    return work >= 0 && before >= 0 && (llabs(work - before) > JIT_SLACK_NS || jit_runnable());
+    int runnable;
+    long long work = reading(&runnable);
+    return work >= 0 && before >= 0 && (llabs(work - before) > JIT_SLACK_NS || runnable > 0);
 }
 
 /*
- * The watch's own check, with no JVM: a thread named as HotSpot names C2's spins at SCHED_IDLE on
+ * The watch's own check, with no JVM. A thread named as HotSpot names C2's spins at SCHED_IDLE on
  * the one CPU this process is pinned to, beside a busy thread of normal priority, so it waits for
  * the CPU almost all the time and runs almost never, as a compiler does after ofinet's warm-up
- * beside a busy rank. The watch must not call it quiet. Then it blocks, as a compiler with nothing
- * to compile does, and the watch must call it quiet within a few seconds.
+ * beside busy ranks: the watch must not call it quiet, and must say it worked since a reading
+ * taken before. Then it is renamed (the watch no longer sees it, however starved) and a second
+ * stand-in of normal priority blocks at once, as a compiler with nothing to compile does: the
+ * watch must call that quiet. The starved thread is left to end with the process.
  */
 struct stand_in {
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    int started;   /* 1 at SCHED_IDLE, -1 refused */
+    int started; /* 1 named and at the policy asked for, -1 refused */
+    int idle;    /* SCHED_IDLE, and spin until told to stop; else block at once */
     atomic_int spin;
     int end;
 };
@@ -132,12 +135,13 @@ struct stand_in {
 static void *stand_in_compiler(void *arg) {
     struct stand_in *s = arg;
     struct sched_param param = {0};
-    int idle = pthread_setname_np(pthread_self(), "C2 CompilerThre") == 0 && sched_setscheduler(0, SCHED_IDLE, &param) == 0;
+    int ok = pthread_setname_np(pthread_self(), "C2 CompilerThre") == 0 &&
+             (!s->idle || pthread_setschedparam(pthread_self(), SCHED_IDLE, &param) == 0);
     pthread_mutex_lock(&s->lock);
-    s->started = idle ? 1 : -1;
+    s->started = ok ? 1 : -1;
     pthread_cond_broadcast(&s->cond);
     pthread_mutex_unlock(&s->lock);
-    while (atomic_load(&s->spin)) {
+    while (s->idle && atomic_load(&s->spin)) {
     }
     pthread_mutex_lock(&s->lock);
     while (!s->end) {
@@ -145,6 +149,28 @@ static void *stand_in_compiler(void *arg) {
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
+}
+
+/* Starts a stand-in and waits until it is named; 1 when it is, 0 when refused, -1 on failure. */
+static int start_stand_in(struct stand_in *s, pthread_t *thread) {
+    if (pthread_create(thread, NULL, stand_in_compiler, s) != 0) {
+        fprintf(stderr, "jitwatch: no stand-in thread\n");
+        return -1;
+    }
+    pthread_mutex_lock(&s->lock);
+    while (s->started == 0) {
+        pthread_cond_wait(&s->cond, &s->lock);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return s->started > 0;
+}
+
+static void end_stand_in(struct stand_in *s) {
+    atomic_store(&s->spin, 0);
+    pthread_mutex_lock(&s->lock);
+    s->end = 1;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
 }
 
 static atomic_int busy_runs;
@@ -156,7 +182,7 @@ static void *busy(void *arg) {
     return NULL;
 }
 
-/* Pins this thread, and the threads it starts, to the first CPU it may run on. */
+/* Pins this thread, and the threads it starts, to the first CPU it may run on; 0 on success. */
 static int pin_to_one_cpu(void) {
     cpu_set_t allowed, one;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
@@ -185,6 +211,53 @@ static double first_quiet(double seconds) {
     return -1;
 }
 
+/* The starved phase, then the blocked one; 0 when the watch read both right, 1 when not. */
+static int watch_both(pthread_t starved_thread) {
+    long long ran0, waited0, ran, waited;
+    int runnable;
+    if (compiler_times(&ran0, &waited0, &runnable) != 0) {
+        printf("jitwatch: skipped: no schedstat for the stand-in to read\n");
+        return 0;
+    }
+    long long before = jit_compiler_ns();
+    double starved = first_quiet(2.0);
+    int worked = jit_worked_since(before);
+    if (compiler_times(&ran, &waited, &runnable) != 0) {
+        fprintf(stderr, "jitwatch: the stand-in's schedstat could not be read again\n");
+        return 1;
+    }
+    printf("jitwatch: starved for 2 s: ran %.1f ms, waited %.1f ms, runnable %d, worked: %s, quiet: %s\n",
+           (ran - ran0) / 1e6, (waited - waited0) / 1e6, runnable, worked ? "yes" : "no",
+           starved < 0 ? "never" : "yes");
+    int failed = 0;
+    if (starved >= 0 || !worked) {
+        fprintf(stderr, "jitwatch: a compiler waiting for the CPU read as quiet (after %.2f s), or as idle since a"
+                        " reading\n", starved);
+        failed = 1;
+    }
+    /* Out of the watch's sight without its having to run; then a compiler with nothing to do. */
+    if (pthread_setname_np(starved_thread, "stand-in done") != 0) {
+        fprintf(stderr, "jitwatch: the starved stand-in could not be renamed\n");
+        return 1;
+    }
+    static struct stand_in blocked = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+    pthread_t blocked_thread;
+    if (start_stand_in(&blocked, &blocked_thread) != 1) {
+        fprintf(stderr, "jitwatch: no blocked stand-in\n");
+        return 1;
+    }
+    double bound = 10.0 * time_factor();
+    double quiet = first_quiet(bound);
+    printf("jitwatch: blocked: quiet after %.2f s\n", quiet);
+    if (quiet < 0) {
+        fprintf(stderr, "jitwatch: a blocked compiler not read as quiet within %.0f s\n", bound);
+        failed = 1;
+    }
+    end_stand_in(&blocked);
+    pthread_join(blocked_thread, NULL);
+    return failed;
+}
+
 int jit_watch_check(void) {
     long long ran, waited;
     int runnable;
@@ -193,61 +266,30 @@ int jit_watch_check(void) {
         return 1;
     }
     if (pin_to_one_cpu() != 0) {
-        perror("jitwatch: sched_setaffinity");
-        return 1;
+        printf("jitwatch: skipped: this process could not be pinned to one CPU\n");
+        return 0;
     }
-    struct stand_in s = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .spin = 1};
-    pthread_t compiler, other;
+    /* Static: the starved stand-in may outlive this function, ended only with the process. */
+    static struct stand_in starved = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .idle = 1,
+                                      .spin = 1};
+    pthread_t other, starved_thread;
     atomic_store(&busy_runs, 1);
     if (pthread_create(&other, NULL, busy, NULL) != 0) {
         fprintf(stderr, "jitwatch: no busy thread\n");
         return 1;
     }
-    if (pthread_create(&compiler, NULL, stand_in_compiler, &s) != 0) {
-        fprintf(stderr, "jitwatch: no stand-in thread\n");
-        atomic_store(&busy_runs, 0);
-        pthread_join(other, NULL);
-        return 1;
-    }
-    pthread_mutex_lock(&s.lock);
-    while (s.started == 0) {
-        pthread_cond_wait(&s.cond, &s.lock);
-    }
-    pthread_mutex_unlock(&s.lock);
-    int failed = 0;
-    long long ran0 = 0, waited0 = 0;
-    if (s.started < 0) {
+    int started = start_stand_in(&starved, &starved_thread);
+    int failed = started < 0;
+    if (started == 0) {
         printf("jitwatch: skipped: SCHED_IDLE or the thread's name refused here\n");
-    } else if (compiler_times(&ran0, &waited0, &runnable) != 0) {
-        printf("jitwatch: skipped: no schedstat for the stand-in to read\n");
-    } else {
-        double starved = first_quiet(2.0);
-        compiler_times(&ran, &waited, &runnable);
-        printf("jitwatch: starved for 2 s: ran %.1f ms, waited %.1f ms, runnable %d, quiet: %s\n", (ran - ran0) / 1e6,
-               (waited - waited0) / 1e6, runnable, starved < 0 ? "never" : "yes");
-        if (starved >= 0) {
-            fprintf(stderr, "jitwatch: a compiler waiting for the CPU read as quiet after %.2f s\n", starved);
-            failed = 1;
-        }
-        /* The busy thread first: without it the stand-in gets the CPU it needs to see it may stop. */
-        atomic_store(&busy_runs, 0);
-        pthread_join(other, NULL);
-        atomic_store(&s.spin, 0);
-        double blocked = first_quiet(10.0);
-        printf("jitwatch: blocked: quiet after %.2f s\n", blocked);
-        if (blocked < 0) {
-            fprintf(stderr, "jitwatch: a blocked compiler not read as quiet within 10 s\n");
-            failed = 1;
-        }
+    } else if (started > 0) {
+        failed = watch_both(starved_thread);
     }
-    atomic_store(&s.spin, 0);
-    pthread_mutex_lock(&s.lock);
-    s.end = 1;
-    pthread_cond_broadcast(&s.cond);
-    pthread_mutex_unlock(&s.lock);
-    pthread_join(compiler, NULL);
-    if (atomic_exchange(&busy_runs, 0)) {
-        pthread_join(other, NULL);
+    atomic_store(&busy_runs, 0);
+    pthread_join(other, NULL);
+    if (started >= 0) {
+        end_stand_in(&starved);
+        pthread_detach(starved_thread);
     }
     return failed;
 }

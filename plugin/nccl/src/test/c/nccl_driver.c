@@ -408,6 +408,7 @@ int main(int argc, char **argv) {
         return run_pair(argc >= 3 && strcmp(argv[2], "--thread") == 0);
     }
     fprintf(stderr, "usage: %s layout | init | crossing | bench [latency|bandwidth|drained] [SIZE...] | pair [--thread] |"
-            " startup [--cold N] [--tail N] [--bootstrap MS] [--hold SECONDS] | tags [SCENARIO...] | train [ROUNDS] | threads | kill | versions | reload | teardown | exit | jitwatch\n", argv[0]);
+            " startup [--cold N] [--tail N] [--bootstrap MS] [--hold SECONDS] | tags [SCENARIO...] | train [ROUNDS] |"
+            " threads | kill | versions | reload | teardown | exit | jitwatch\n", argv[0]);
     return 2;
 }

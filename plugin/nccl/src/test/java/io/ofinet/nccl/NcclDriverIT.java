@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * table between two processes on tcp and shm, from the primordial thread and from a second one.
  * Every run of the driver is bounded by {@link Driver#run}, scaled by the tests' time factor
  * ({@code ofinet.test.timeFactor}); the class has no fixed bound of its own that the factor could
- * not reach. The two tests that start a Java process instead bound themselves.
+ * not reach. The test that starts a Java host instead bounds itself.
  */
 class NcclDriverIT {
     @Test
