@@ -1,6 +1,7 @@
 # Shared by the bin/ scripts: where the project is, and which JDK to use.
 # The build and the tools prefer a JDK 22+ (the FFM data path); Temurin 25 is the one on the
-# project's machines. OFINET_JAVA_HOME overrides the choice.
+# project's machines. OFINET_JAVA_HOME overrides the choice. In the distribution the launchers start
+# the runtime bundled in lib/ofinet/runtime, as NCCL's library does, before JAVA_HOME and the PATH.
 # The same file serves the source tree (the scripts build what they run) and the unpacked
 # distribution (ofinet-VERSION-linux-x86_64.tar.gz: no pom.xml, the jars in lib/java, nothing built).
 
@@ -14,7 +15,10 @@ fi
 ofinet_java_home() {
     if [ -n "${OFINET_JAVA_HOME:-}" ]; then
         echo "$OFINET_JAVA_HOME"
-    elif [ -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]; then
+    elif [ -n "$OFINET_DIST" ] && [ -x "$OFINET_ROOT/lib/ofinet/runtime/bin/java" ]; then
+        # The distribution's launchers start the runtime NCCL's library starts (INSTALL.md).
+        echo "$OFINET_ROOT/lib/ofinet/runtime"
+    elif [ -z "$OFINET_DIST" ] && [ -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]; then
         echo /usr/lib/jvm/temurin-25-jdk-amd64
     elif [ -n "${JAVA_HOME:-}" ]; then
         echo "$JAVA_HOME"

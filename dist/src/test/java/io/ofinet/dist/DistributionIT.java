@@ -297,13 +297,22 @@ class DistributionIT {
         return Run.only(dir, all, seconds, command.toArray(String[]::new));
     }
 
+    /**
+     * The launcher starts the runtime the library starts, before JAVA_HOME (here a Java 17 where one
+     * is installed, else the build's JDK) and the java on the PATH, and ofinet-perf names it.
+     */
     @Test
-    void ofinetPerfRunsAPingpongFromTheUnpackedTree(@TempDir Path dir) throws Exception {
+    void ofinetPerfRunsAPingpongFromTheUnpackedTreeOnTheBundledRuntime(@TempDir Path dir) throws Exception {
         Path csv = dir.resolve("run.csv");
-        Run perf = Run.of(dir, Map.of("OFINET_JAVA_HOME", System.getProperty("java.home")), 240,
+        Path java17 = Path.of("/usr/lib/jvm/java-17-openjdk-amd64");
+        String javaHome = Files.isRegularFile(java17.resolve("release")) ? java17.toString()
+                : System.getProperty("java.home");
+        Run perf = Run.without(dir, "OFINET_JAVA_HOME", Map.of("JAVA_HOME", javaHome), 240,
                 home.resolve("bin/ofinet-perf").toString(), "pingpong", "--provider", "tcp;ofi_rxm", "--sizes=8",
                 "--warmup", "10", "--iters", "20", "--reps", "2", "--csv", csv.toString());
         assertEquals(0, perf.exitCode(), perf.output());
+        assertTrue(perf.output().lines().anyMatch(l -> l.startsWith("# Java ") && (l.endsWith(" at " + runtime)
+                || l.endsWith(" at " + home.resolve("lib/ofinet/runtime")))), "on the bundled runtime: " + perf.output());
         assertTrue(!perf.output().contains("building"), "nothing built: " + perf.output());
         assertTrue(perf.output().contains("# time: median of 2 repetitions"), perf.output());
         List<String> rows = Files.readAllLines(csv, StandardCharsets.UTF_8);
@@ -317,8 +326,8 @@ class DistributionIT {
         Path layout = dir.resolve("tcp.json");
         Files.writeString(layout, "{\"devices\": [{\"name\": \"tcp\", \"dataRails\": [{\"provider\": \"tcp;ofi_rxm\","
                 + " \"domain\": \"lo\", \"srcAddr\": \"127.0.0.1\"}]}]}");
-        Run show = Run.of(dir, Map.of("OFINET_JAVA_HOME", System.getProperty("java.home")), 60,
-                home.resolve("bin/ofinet-layout").toString(), layout.toString());
+        Run show = Run.without(dir, "OFINET_JAVA_HOME", Map.of(), 60, home.resolve("bin/ofinet-layout").toString(),
+                layout.toString());
         assertEquals(0, show.exitCode(), show.output());
         assertTrue(show.output().contains("tcp;ofi_rxm"), show.output());
     }
@@ -335,6 +344,15 @@ class DistributionIT {
         static Run of(Path dir, Map<String, String> env, int seconds, String... command)
                 throws IOException, InterruptedException {
             return run(dir, false, env, seconds, command);
+        }
+
+        /** The command in this process's environment without the variable unset, with env added. */
+        static Run without(Path dir, String unset, Map<String, String> env, int seconds, String... command)
+                throws IOException, InterruptedException {
+            Map<String, String> all = new HashMap<>(System.getenv());
+            all.remove(unset);
+            all.putAll(env);
+            return run(dir, true, all, seconds, command);
         }
 
         /** The command in env alone. */

@@ -85,6 +85,7 @@ final class PerfBench {
                 System.out.printf(Locale.ROOT, "# ofinet-perf %s, %d ranks, layout %s, allreduce %s, sum %s; results"
                         + " checked after the timed iterations (#wrong: rank 0's count; any rank's mismatch fails the"
                         + " run)%n", options.test, n, options.layout, coll.allreduceWay(), coll.sumWay());
+                System.out.printf(Locale.ROOT, "# Java %s at %s%n", Runtime.version(), System.getProperty("java.home"));
                 System.out.printf(Locale.ROOT, "# the kernel's TCP congestion control: %s (loopback TCP moves at its"
                         + " pace: docs/PERFORMANCE.md)%n", congestionControl());
                 if (!options.test.equals("check")) {
