@@ -55,7 +55,12 @@ public final class NcclBridge {
         try {
             bootstrapped = true;
             JnaProperties.setInCreatedJvm();
+            MethodHandles.lookup().ensureInitialized(NcclTable.class);
             Linker linker = Linker.nativeLinker();
+            boolean loading = NativesAhead.resolve();
+            if (loading) {
+                loadLibfabricMeanwhile();
+            }
             logFunction = linker.downcallHandle(MemorySegment.ofAddress(log),
                     FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
             MethodHandle ending = linker.downcallHandle(MemorySegment.ofAddress(jvmEnding), FunctionDescriptor.ofVoid());
@@ -71,7 +76,6 @@ public final class NcclBridge {
                     System.err.println("ofinet: " + t);
                 }
             }, "ofinet-jvm-ending"));
-            MethodHandles.lookup().ensureInitialized(NcclTable.class);
             for (int i = 0; i < count; i++) {
                 String name = CMemory.getString(CMemory.getLong(names + 8L * i));
                 Method method = entry(NcclTable.class, name);
@@ -82,8 +86,9 @@ public final class NcclBridge {
                 MethodHandle target = MethodHandles.lookup().unreflect(method);
                 MemorySegment stub = linker.upcallStub(target, descriptor(method), Arena.global());
                 CMemory.putLong(entries + 8L * i, stub.address());
-                if (i == 0) {
+                if (!loading) {
                     loadLibfabricMeanwhile();
+                    loading = true;
                 }
             }
             try {
@@ -101,15 +106,16 @@ public final class NcclBridge {
     }
 
     /**
-     * Starts loading libfabric on a thread of its own once the first upcall stub is made, as NCCL's
-     * init needs it next. Debian's libfabric.so.1 pulls in psm's libinfinipath and psm2, whose
-     * load-time constructors measure the CPU's cycle counter against the clock for about 100 ms each,
-     * sleeping, under the dynamic loader's lock. Every {@code dlsym} of the process waits for that
-     * lock, and so does the JVM's first call of a native method it has not resolved yet, which the
-     * first stub makes: started after it, the load sleeps while the other stubs and the data path's
-     * downcalls are made (docs/NCCL.md). The plugin's init, which loads libfabric too, waits for this
-     * load through the class's initialisation, and meets its failure, if it failed, as it would have
-     * met its own (OfiLibrary keeps why).
+     * Starts loading libfabric on a thread of its own, as NCCL's init needs it next. Debian's
+     * libfabric.so.1 pulls in psm's libinfinipath and psm2, whose load-time constructors measure the
+     * CPU's cycle counter against the clock for about 100 ms each, sleeping, under the dynamic
+     * loader's lock. Every {@code dlsym} of the process waits for that lock, and so does the JVM's
+     * first call of a native method it has not resolved yet: the bridge starts the load once
+     * {@link NativesAhead} has resolved those its FFM work calls, before that work (else once its
+     * first upcall stub is made), and the downcalls, the stubs and the data path's link run while the
+     * load sleeps (docs/NCCL.md). The plugin's init, which loads libfabric too, waits for this load
+     * through the class's initialisation, and meets its failure, if it failed, as it would have met
+     * its own (OfiLibrary keeps why).
      */
     private static void loadLibfabricMeanwhile() {
         Thread.ofPlatform().daemon().name("ofinet-libfabric-load").start(() -> {
