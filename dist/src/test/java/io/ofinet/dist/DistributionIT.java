@@ -346,7 +346,7 @@ class DistributionIT {
             return run(dir, false, env, seconds, command);
         }
 
-        /** The command in this process's environment without the variable unset, with env added. */
+        /** The command in this process's environment with the variable {@code unset} removed and env added. */
         static Run without(Path dir, String unset, Map<String, String> env, int seconds, String... command)
                 throws IOException, InterruptedException {
             Map<String, String> all = new HashMap<>(System.getenv());
