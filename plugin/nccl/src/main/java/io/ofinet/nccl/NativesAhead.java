@@ -13,8 +13,9 @@ import java.util.List;
  * register or call, and making the stubs calls reflection's {@code Array.getLength} (found with
  * {@code -Xlog:jni+resolve=debug}). Those classes are initialised here by name: they are JDK
  * internals, so a JDK without one of them makes {@link #resolve} return false, and the bridge then
- * starts the load after its first stub, as it would without this class. A native that neither
- * resolves waits for the load: slower, never wrong.
+ * starts the load after its first stub, as it would without this class. A native this class does
+ * not resolve waits for the load: slower, never wrong. BridgeLoadIT fails when one does on the
+ * build's JDK (checked on Temurin 25).
  */
 final class NativesAhead {
     /**
@@ -40,7 +41,8 @@ final class NativesAhead {
             }
             java.lang.reflect.Array.getLength(new int[0]);
             return true;
-        } catch (ClassNotFoundException | LinkageError e) {
+        } catch (ClassNotFoundException | LinkageError | RuntimeException e) {
+            // Missing, or refused (a host's security manager): the load waits for the first stub.
             return false;
         }
     }

@@ -12,7 +12,7 @@ class NativesAheadTest {
      * the bridge would only start libfabric's load later (NativesAhead's javadoc).
      */
     @Test
-    void theJdksFfmClassesAreThereAndInitialised() {
+    void theJdksFfmClassesAreThere() {
         assertTrue(NativesAhead.resolve(), "every class of " + NativesAhead.CLASSES);
     }
 
