@@ -14,8 +14,8 @@ import java.util.List;
  * {@code -Xlog:jni+resolve=debug}). Those classes are initialised here by name: they are JDK
  * internals, so a JDK without one of them makes {@link #resolve} return false, and the bridge then
  * starts the load after its first stub, as it would without this class. A native this class does
- * not resolve waits for the load: slower, never wrong. BridgeLoadIT fails when one does on the
- * build's JDK (checked on Temurin 25).
+ * not resolve waits for the load: slower, never wrong. BridgeLoadIT fails when the bridge looks a
+ * native up after starting the load, on the build's JDK (checked on Temurin 25).
  */
 final class NativesAhead {
     /**

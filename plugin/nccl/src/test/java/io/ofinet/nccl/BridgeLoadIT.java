@@ -14,14 +14,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * libfabric's load beside the bridge, read from the JVM's own log of a rank's init: the load
- * starts before the first upcall stub is made, and while it holds the loader's lock the bridge's
- * thread looks no native method up ({@link NativesAhead}), so nothing of the bridge waits for it.
- * A native the bridge calls for the first time during the load, on this JDK, fails here.
+ * libfabric's load beside the bridge, read from the JVM's own log of a rank's init: the load's
+ * thread is made before the first upcall stub, and from then on the bridge's thread looks no
+ * native method up ({@link NativesAhead}), so nothing of the bridge can wait for the load's lock.
+ * A native the bridge calls for the first time after starting the load, on this JDK, fails here,
+ * whether or not that run's timing made it wait (a lookup that waited is logged only once the
+ * load has released the lock).
  */
 class BridgeLoadIT {
-    /** A line of -Xlog with the decorations tn (the monotonic clock, ns) and tid. */
-    private static final Pattern LINE = Pattern.compile("^\\[(\\d+)ns\\]\\[(\\d+)\\] (.*)$");
+    /** A line of -Xlog with the decorations tn (the monotonic clock, ns) and tid, padded to their widest. */
+    private static final Pattern LINE = Pattern.compile("^\\[(\\d+)ns *\\]\\[(\\d+) *\\] (.*)$");
 
     private record Event(long ns, long tid, String text) {
     }
@@ -40,29 +42,31 @@ class BridgeLoadIT {
         List<Event> events = Files.readAllLines(jvmLog).stream().map(LINE::matcher).filter(Matcher::matches)
                 .map(m -> new Event(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), m.group(3))).toList();
         Event bridge = first(events, "Initializing 'io/ofinet/nccl/NcclBridge'");
-        Event loadStart = created(events, "ofinet-libfabric-load");
         Event loaded = first(events, "Initializing 'io/ofinet/fabric/ofi/OfiLibrary$Loaded'");
+        assertTrue(loaded.text().contains("by thread \"ofinet-libfabric-load\""), "on the load's thread: " + loaded);
+        Event loadStart = created(events, bridge.tid(), loaded.tid());
         Event firstStub = first(events, "jdk.internal.foreign.abi.UpcallStub/");
         assertTrue(loadStart.ns() < firstStub.ns(), "the load's thread made before the first stub: " + loadStart
                 + ", " + firstStub);
-        List<Event> waited = events.stream().filter(e -> e.tid() == bridge.tid() && e.ns() > loadStart.ns()
-                && e.ns() < loaded.ns() && e.text().contains("Dynamic-linking native method")).toList();
-        assertEquals(List.of(), waited, "natives the bridge looked up while libfabric loaded (NativesAhead's list)");
+        List<Event> after = events.stream().filter(e -> e.tid() == bridge.tid() && e.ns() > loadStart.ns()
+                && e.text().contains("Dynamic-linking native method")).toList();
+        assertEquals(List.of(), after, "natives the bridge looked up after starting the load (NativesAhead's list)");
     }
 
     /**
-     * When the thread {@code name} was created, by its creator's clock: HotSpot logs a thread's
-     * creation before the thread has its name, and its end with the name and its tid, which its
-     * first line ties to the pthread id of its creation.
+     * When {@code creator} made the thread {@code tid}, by the creator's clock: HotSpot logs a
+     * creation with the new thread's pthread id (its name comes later), and the thread's first line
+     * ties its tid to that id. The creation is the creator's last of that id before the thread's
+     * first line: a pthread id is an address, which a later thread may take again.
      */
-    private static Event created(List<Event> events, String name) {
-        Matcher exit = Pattern.compile("JavaThread exiting \\(name: \"" + Pattern.quote(name) + "\", tid: (\\d+)\\)")
-                .matcher(first(events, "JavaThread exiting (name: \"" + name + "\"").text());
-        assertTrue(exit.find(), name + "'s end");
-        Matcher alive = Pattern.compile("Thread is alive \\(tid: " + exit.group(1) + ", pthread id: (\\d+)\\)")
-                .matcher(first(events, "Thread is alive (tid: " + exit.group(1) + ",").text());
-        assertTrue(alive.find(), name + "'s start");
-        return first(events, "started (pthread id: " + alive.group(1) + ",");
+    private static Event created(List<Event> events, long creator, long tid) {
+        Event alive = first(events, "Thread is alive (tid: " + tid + ",");
+        Matcher id = Pattern.compile("pthread id: (\\d+)\\)").matcher(alive.text());
+        assertTrue(id.find(), "a pthread id in " + alive);
+        String started = "started (pthread id: " + id.group(1) + ",";
+        return events.stream().filter(e -> e.tid() == creator && e.ns() <= alive.ns() && e.text().contains(started))
+                .reduce((a, b) -> b).orElseThrow(() -> new AssertionError("no creation of thread " + tid + " by "
+                        + creator + " before " + alive));
     }
 
     private static Event first(List<Event> events, String text) {
