@@ -29,10 +29,8 @@ class BridgeLoadIT {
     }
 
     @Test
-    void theLoadStartsBeforeTheFirstStubAndTheBridgeLooksNoNativeUpDuringIt(@TempDir Path dir) throws Exception {
-        Path layout = dir.resolve("tcp.json");
-        Files.writeString(layout, "{\"devices\": [{\"name\": \"tcp\", \"dataRails\": [{\"provider\": \"tcp;ofi_rxm\","
-                + " \"domain\": \"lo\", \"srcAddr\": \"127.0.0.1\"}]}]}");
+    void theLoadStartsBeforeTheFirstStubAndTheBridgeLooksNoNativeUpOnceItStarted(@TempDir Path dir) throws Exception {
+        Path layout = Driver.layout(dir, "tcp");
         Path jvmLog = dir.resolve("jvm.log");
         String tags = "class+init=info,class+load=info,jni+resolve=debug,os+thread=info";
         Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString(), "OFINET_WARM_UP", "off",
