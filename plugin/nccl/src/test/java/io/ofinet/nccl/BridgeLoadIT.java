@@ -1,8 +1,11 @@
 package io.ofinet.nccl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.ofinet.fabric.testing.NetNamespaces;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * native method up ({@link NativesAhead}), so nothing of the bridge can wait for the load's lock.
  * A native the bridge calls for the first time after starting the load, on this JDK, fails here,
  * whether or not that run's timing made it wait (a lookup that waited is logged only once the
- * load has released the lock).
+ * load has released the lock). And the load that fails: a node without libfabric.
  */
 class BridgeLoadIT {
     /** A line of -Xlog with the decorations tn (the monotonic clock, ns) and tid, padded to their widest. */
@@ -49,6 +52,27 @@ class BridgeLoadIT {
         List<Event> after = events.stream().filter(e -> e.tid() == bridge.tid() && e.ns() > loadStart.ns()
                 && e.text().contains("Dynamic-linking native method")).toList();
         assertEquals(List.of(), after, "natives the bridge looked up after starting the load (NativesAhead's list)");
+    }
+
+    /**
+     * On a node without libfabric, NCCL's init fails with ncclSystemError, the library named and how
+     * to install it, a second init the same, and nothing crashes. The library is hidden by a private
+     * mount namespace in which /dev/null is bound over it (root, as on these machines and in CI).
+     */
+    @Test
+    void withoutLibfabricInitFailsSayingHowToInstallIt(@TempDir Path dir) throws Exception {
+        Path library = Path.of("/usr/lib/x86_64-linux-gnu/libfabric.so.1");
+        assumeTrue(NetNamespaces.available() && Files.exists(library), "needs root and Debian's libfabric");
+        Path layout = Driver.layout(dir, "tcp");
+        Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString(), "OFINET_WARM_UP", "off"),
+                Duration.ofSeconds(60), List.of("unshare", "-m", "--propagation", "private", "sh", "-c",
+                        "mount --bind /dev/null " + library + " && exec \"$0\" \"$@\""), "init");
+        assertEquals(10 + 2, d.exitCode(), "the driver's exit for init's ncclSystemError: " + d.output());
+        assertTrue(d.output().contains("init: result 2,"), "ncclSystemError: " + d.output());
+        assertTrue(d.output().contains("libfabric is not available: cannot load libfabric.so.1"), d.output());
+        assertTrue(d.output().contains("install it with apt-get install libfabric1"), d.output());
+        assertTrue(d.output().contains("ok: init: a second init gives the same result"), d.output());
+        assertFalse(d.output().contains("FAILED"), d.output());
     }
 
     /**

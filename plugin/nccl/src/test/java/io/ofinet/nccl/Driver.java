@@ -31,8 +31,14 @@ record Driver(int exitCode, String output) {
      */
     static Driver run(Path dir, Map<String, String> env, Duration unscaled, String... args)
             throws IOException, InterruptedException {
+        return run(dir, env, unscaled, List.of(), args);
+    }
+
+    /** As {@link #run(Path, Map, Duration, String...)}, the driver started by the command {@code prefix}. */
+    static Driver run(Path dir, Map<String, String> env, Duration unscaled, List<String> prefix, String... args)
+            throws IOException, InterruptedException {
         Duration bound = Duration.ofMillis(TestTime.ms(unscaled.toMillis()));
-        List<String> command = new ArrayList<>();
+        List<String> command = new ArrayList<>(prefix);
         command.add(EXECUTABLE.toAbsolutePath().toString());
         command.addAll(List.of(args));
         Path log = dir.resolve("driver-" + String.join("-", args).replace("/", "_") + ".log");
