@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.ofinet.fabric.testing.ChildJvm;
 import io.ofinet.fabric.testing.NetNamespaces;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -17,14 +16,12 @@ import org.junit.jupiter.api.Test;
  * it (root, as on these machines and in CI).
  */
 class MissingLibfabricIT {
-    private static final Path LIBRARY = Path.of("/usr/lib/x86_64-linux-gnu/libfabric.so.1");
-
     @Test
     void aMissingLibraryIsReportedWithTheFix() throws Exception {
-        assumeTrue(NetNamespaces.available() && Files.exists(LIBRARY), "needs root and Debian's libfabric");
+        assumeTrue(NetNamespaces.available() && Files.exists(NetNamespaces.LIBFABRIC),
+                "needs root and Debian's libfabric");
         ChildJvm.Spec spec = new ChildJvm.Spec(AvailabilityReporter.class).bound(Duration.ofSeconds(60))
-                .prefix("unshare", "-m", "--propagation", "private", "sh", "-c",
-                        "mount --bind /dev/null " + LIBRARY + " && exec \"$0\" \"$@\"");
+                .prefix(NetNamespaces.hiding(NetNamespaces.LIBFABRIC));
         try (ChildJvm jvm = spec.start()) {
             assertEquals(0, jvm.waitFor(), jvm.output());
             String out = jvm.output();

@@ -2,6 +2,7 @@ package io.ofinet.fabric.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -71,6 +72,19 @@ public final class NetNamespaces implements AutoCloseable {
     /** The command prefix that runs a program inside a namespace. */
     public static String[] exec(String ns) {
         return new String[] {"ip", "netns", "exec", ns};
+    }
+
+    /** Debian's libfabric, which the tests of a missing libfabric hide ({@link #hiding}). */
+    public static final Path LIBFABRIC = Path.of("/usr/lib/x86_64-linux-gnu/libfabric.so.1");
+
+    /**
+     * The command prefix that runs a program in a private mount namespace in which /dev/null is bound
+     * over {@code file}: for that program alone, a library that cannot be loaded. Needs root, as
+     * {@link #available} checks.
+     */
+    public static String[] hiding(Path file) {
+        return new String[] {"unshare", "-m", "--propagation", "private", "sh", "-c",
+            "mount --bind /dev/null " + file + " && exec \"$0\" \"$@\""};
     }
 
     static String run(String... command) throws IOException, InterruptedException {
