@@ -2,6 +2,7 @@ package io.ofinet.fabric.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,6 +77,11 @@ public final class NetNamespaces implements AutoCloseable {
 
     /** Debian's libfabric, which the tests of a missing libfabric hide ({@link #hiding}). */
     public static final Path LIBFABRIC = Path.of("/usr/lib/x86_64-linux-gnu/libfabric.so.1");
+
+    /** Whether {@link #hiding} can hide {@code file}: root, as {@link #available} checks, and the file there. */
+    public static boolean canHide(Path file) {
+        return available() && Files.exists(file);
+    }
 
     /**
      * The command prefix that runs a program in a private mount namespace in which /dev/null is bound
