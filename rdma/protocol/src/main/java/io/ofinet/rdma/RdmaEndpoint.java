@@ -226,7 +226,10 @@ public final class RdmaEndpoint implements AutoCloseable {
         lock.lock();
     }
 
-    /** Whether its slow duties ran within {@code nanos} before {@code now}: someone progressed it (the watchdog asks). */
+    /**
+     * Whether its slow duties ran within {@code nanos} before {@code now}: someone progressed it (the
+     * watchdog asks, first without holding the endpoint).
+     */
     boolean progressedWithin(long now, long nanos) {
         return duties.ranWithin(now, nanos);
     }

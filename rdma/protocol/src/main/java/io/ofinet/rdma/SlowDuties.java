@@ -37,7 +37,8 @@ final class SlowDuties {
     /** The endpoint's peers, whose unused addresses the duties sweep; set by {@link #open}. */
     private Peers peers;
     private final long quarantineNanos;
-    private long nextRunNanos;
+    /** Written with the endpoint held; volatile so that the watchdog may read it without taking the endpoint. */
+    private volatile long nextRunNanos;
     /** Mailboxes of closed send communicators, kept registered a while for late control writes. */
     private final ArrayDeque<ClosedMailbox> quarantine = new ArrayDeque<>();
 
@@ -60,7 +61,10 @@ final class SlowDuties {
         this.peers = endpointPeers;
     }
 
-    /** Whether the duties ran within {@code nanos} before {@code now}: someone drives progress. */
+    /**
+     * Whether the duties ran within {@code nanos} before {@code now}: someone drives progress. May be
+     * asked without the endpoint held (the watchdog's first look).
+     */
     boolean ranWithin(long now, long nanos) {
         return now - (nextRunNanos - PERIOD_NANOS) < nanos;
     }
