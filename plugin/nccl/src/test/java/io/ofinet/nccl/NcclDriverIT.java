@@ -130,7 +130,7 @@ class NcclDriverIT {
         Driver guest = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", "-XX:+PrintFlagsFinal"), Duration.ofSeconds(60),
                 "init");
         assertFlags(guest, "UseSerialGC += true", "InitialHeapSize += 8388608", "MaxHeapSize += 1073741824",
-                "CICompilerCount += 2", "UsePerfData += false");
+                "CICompilerCount += 2", "UsePerfData += false", "AsyncDeflationInterval += 1000");
         Driver user = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", "-XX:+UseParallelGC -Xmx2g -XX:CICompilerCount=3"
                 + " -XX:+PrintFlagsFinal"), Duration.ofSeconds(60), "init");
         assertFlags(user, "UseParallelGC += true", "UseSerialGC += false", "MaxHeapSize += 2147483648",
