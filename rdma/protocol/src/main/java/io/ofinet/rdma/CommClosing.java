@@ -1,18 +1,14 @@
 package io.ofinet.rdma;
 
-import io.ofinet.mr.Registrar;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.rail.Connection;
-import io.ofinet.rdma.rail.RailSet;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Signal;
 import java.lang.System.Logger.Level;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -20,67 +16,27 @@ import java.util.function.BooleanSupplier;
  * draining its writes, a receive communicator waiting for the sender's confirmation — takes the
  * endpoint for one progress step at a time and lets it go in between, so that the other
  * communicators of the endpoint keep moving; it waits at most {@code peerTimeoutMs} for the peer,
- * and a receive communicator's as long again for the provider's answers to its cancels.
+ * and a receive communicator's as long again for the provider's answers to its cancels. The
+ * endpoint's own close, which closes them all, is {@link EndpointClosing}'s.
  */
 final class CommClosing {
     private static final System.Logger LOG = System.getLogger(CommClosing.class.getName());
 
     private final RdmaEndpoint endpoint;
     private final EndpointPools pools;
-    private final RailSet rails;
     private final CommTable comms;
     private final Handshake handshake;
     private final SlowDuties duties;
     private final long peerTimeoutNanos;
 
-    CommClosing(RdmaEndpoint endpoint, EndpointPools pools, RailSet rails, CommTable comms, Handshake handshake,
-            SlowDuties duties, long peerTimeoutMs) {
+    CommClosing(RdmaEndpoint endpoint, EndpointPools pools, CommTable comms, Handshake handshake, SlowDuties duties,
+            long peerTimeoutMs) {
         this.endpoint = endpoint;
         this.pools = pools;
-        this.rails = rails;
         this.comms = comms;
         this.handshake = handshake;
         this.duties = duties;
         this.peerTimeoutNanos = peerTimeoutMs * 1_000_000L;
-    }
-
-    /**
-     * Closes every communicator of the endpoint: the listen communicators, then the send
-     * communicators (each draining as {@link #closeSend} does), then the receive communicators
-     * (each telling its sender and waiting as {@link #closeRecv} does), so that no peer writes
-     * into this endpoint's buffers once its registrations go. All of them wait within one
-     * {@code peerTimeoutMs}.
-     *
-     * @return what failed, or null
-     */
-    RdmaException closeAll() {
-        List<ListenComm> listens;
-        List<SendComm> sends;
-        List<RecvComm> recvs;
-        endpoint.lock();
-        try {
-            listens = handshake.listens();
-            sends = comms.openSends();
-            recvs = comms.openRecvs();
-        } finally {
-            endpoint.unlock();
-        }
-        listens.forEach(this::closeListen);
-        // One bound for them all: a stopped peer holds the endpoint's close for peerTimeoutMs at
-        // most, however many communicators it has.
-        long deadline = System.nanoTime() + peerTimeoutNanos;
-        RdmaException failure = null;
-        for (SendComm comm : sends) {
-            try {
-                closeSend(comm, deadline);
-            } catch (RdmaException e) {
-                failure = Device.add(failure, e);
-            }
-        }
-        for (RecvComm comm : recvs) {
-            closeRecv(comm, deadline);
-        }
-        return failure;
     }
 
     /** Whether a close may still wait for its peer: not past its deadline, nor while the JVM ends. */
@@ -114,7 +70,8 @@ final class CommClosing {
         closeSend(comm, System.nanoTime() + peerTimeoutNanos);
     }
 
-    private void closeSend(SendComm comm, long deadline) throws RdmaException {
+    /** {@link #closeSend(SendComm)} within {@code deadline} (System.nanoTime). */
+    void closeSend(SendComm comm, long deadline) throws RdmaException {
         while (!closeSendStep(comm, deadline)) {
             Thread.yield();
         }
@@ -166,7 +123,8 @@ final class CommClosing {
         closeRecv(comm, System.nanoTime() + peerTimeoutNanos);
     }
 
-    private void closeRecv(RecvComm comm, long deadline) {
+    /** {@link #closeRecv(RecvComm)} within {@code deadline} (System.nanoTime). */
+    void closeRecv(RecvComm comm, long deadline) {
         boolean waiting;
         endpoint.lock();
         try {
@@ -280,51 +238,4 @@ final class CommClosing {
         comm.forgetPeers();
     }
 
-    /** The endpoint's close: its communicators, then (holding it) its pools and rails. */
-    void closeEndpoint(Device device) throws RdmaException {
-        endpoint.lock();
-        try {
-            if (endpoint.isClosed()) {
-                return;
-            }
-        } finally {
-            endpoint.unlock();
-        }
-        RdmaException failure = closeAll();
-        endpoint.lock();
-        try {
-            if (endpoint.isClosed()) {
-                return;
-            }
-            List<Long> mailboxes = duties.releaseAll();
-            endpoint.markClosed();
-            RdmaException resources = closeResources(device.registrar(), null);
-            mailboxes.forEach(endpoint.memory::free);
-            device.closed(endpoint);
-            failure = resources == null ? failure : Device.add(failure, resources);
-        } finally {
-            endpoint.unlock();
-        }
-        if (failure != null) {
-            throw failure;
-        }
-    }
-
-    /**
-     * The pools' registrations first, then what the application left registered for these rails,
-     * then the rails, and only then the pools' memory, which posted receives may use until their
-     * endpoint is closed. What fails is added to {@code primary} when there is one, and returned
-     * otherwise.
-     */
-    RdmaException closeResources(Registrar registrar, Exception primary) {
-        List<Exception> problems = new ArrayList<>();
-        pools.deregister(problems);
-        rails.close(registrar, problems);
-        pools.free();
-        if (primary != null) {
-            problems.forEach(primary::addSuppressed);
-            return null;
-        }
-        return problems.isEmpty() ? null : RdmaException.collected(ErrorCategory.SYSTEM, "closing an endpoint", problems);
-    }
 }

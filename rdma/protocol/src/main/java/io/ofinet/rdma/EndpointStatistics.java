@@ -1,5 +1,8 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.op.OpCounts;
+import io.ofinet.rdma.progress.ProgressEngine;
+import io.ofinet.rdma.rail.Peers;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -42,6 +45,16 @@ public record EndpointStatistics(long messagesSent, long bytesSent, long message
     /** Nothing yet. */
     public static final EndpointStatistics NONE = new EndpointStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
             0);
+
+    /** A snapshot of an endpoint's parts' counts; the caller holds the endpoint. */
+    static EndpointStatistics of(OpCounts c, ProgressEngine engine, ImmediateDispatcher immediates, Handshake handshake,
+            Peers peers, SlowDuties duties) {
+        return new EndpointStatistics(c.messagesSent(), c.bytesSent(), c.messagesReceived(), c.bytesReceived(),
+                c.writesPosted() + c.writesNoticed(), c.readsPosted(), engine.refusedPosts(), engine.condemnedPeers(),
+                engine.remoteWriteErrors(), immediates.malformed(), immediates.unknownComm(), immediates.forged(),
+                handshake.dropped, handshake.refused, immediates.lateForClosedComm(), peers.entries(),
+                duties.mailboxesKept());
+    }
 
     /** The sum of this and {@code o}, figure by figure (a device's endpoints). */
     public EndpointStatistics plus(EndpointStatistics o) {

@@ -22,8 +22,9 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * A protocol endpoint: its rails ({@link RailSet}), the progress engine over their queues and the
  * queues of its peers ({@link Peers}), its pools ({@link EndpointPools}), its communicators
- * ({@link CommTable}, {@link Handshake}, {@link CommClosing}), its step ({@link EndpointStep}) and its
- * slow duties. Listen, send and receive communicators hang off it.
+ * ({@link CommTable}, {@link Handshake}, {@link CommClosing}), its own close
+ * ({@link EndpointClosing}), its step ({@link EndpointStep}) and its slow duties. Listen, send and
+ * receive communicators hang off it.
  *
  * <p>{@link #listen}, {@link #connect} and {@link #accept} never block: connect and accept return
  * null until the handshake completes and are called again (connect with the same handle). Each
@@ -34,13 +35,13 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class RdmaEndpoint implements AutoCloseable {
     // The parts, fixed at construction: the protocol's classes use them holding the endpoint.
     final DeviceParameters params;
-    final HostMemory memory;
     final RailSet railSet;
     final EndpointPools pools;
     final CommTable comms = new CommTable();
     final Handshake handshake;
     final ImmediateDispatcher immediates;
     final CommClosing closing;
+    private final EndpointClosing endpointClosing;
     final ProgressEngine engine;
     /** The destinations of this endpoint's posts, with their queues. */
     final Peers peers;
@@ -66,13 +67,15 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.dataRails = spec.dataRails().size();
         this.controlRails = spec.controlRails().size();
         this.lock = device.domainLock() != null ? device.domainLock() : new ReentrantLock();
-        this.memory = device.memory();
+        HostMemory memory = device.memory();
         this.railSet = new RailSet(dataRails);
         this.pools = new EndpointPools(railSet, dataRails, controlRails, memory, device.registrar());
         this.handshake = new Handshake(this, dataRails, controlRails);
         this.duties = new SlowDuties(memory, pools, params.peerTimeoutMs());
         this.immediates = new ImmediateDispatcher(comms, railSet, duties, host, dataRails);
-        this.closing = new CommClosing(this, pools, railSet, comms, handshake, duties, params.peerTimeoutMs());
+        this.closing = new CommClosing(this, pools, comms, handshake, duties, params.peerTimeoutMs());
+        this.endpointClosing = new EndpointClosing(this, closing, memory, pools, railSet, comms, handshake, duties,
+                params.peerTimeoutMs());
         guarded(() -> {
             railSet.open(device.contexts(), spec.controlRails(), params.writeNotice());
             return null;
@@ -111,10 +114,10 @@ public final class RdmaEndpoint implements AutoCloseable {
         } catch (FabricException | RuntimeException e) {
             RdmaException failure = new RdmaException(ErrorCategory.SYSTEM, "opening an endpoint on device "
                     + spec.name() + ": " + e.getMessage(), e);
-            closing.closeResources(device.registrar(), failure);
+            endpointClosing.closeResources(device.registrar(), failure);
             throw failure;
         } catch (RdmaException e) {
-            closing.closeResources(device.registrar(), e);
+            endpointClosing.closeResources(device.registrar(), e);
             throw e;
         }
     }
@@ -279,12 +282,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     public EndpointStatistics statistics() {
         lock.lock();
         try {
-            OpCounts c = pools.counts;
-            return new EndpointStatistics(c.messagesSent(), c.bytesSent(), c.messagesReceived(), c.bytesReceived(),
-                    c.writesPosted() + c.writesNoticed(), c.readsPosted(), engine.refusedPosts(), engine.condemnedPeers(),
-                    engine.remoteWriteErrors(), immediates.malformed(), immediates.unknownComm(), immediates.forged(),
-                    handshake.dropped,
-                    handshake.refused, immediates.lateForClosedComm(), peers.entries(), duties.mailboxesKept());
+            return EndpointStatistics.of(pools.counts, engine, immediates, handshake, peers, duties);
         } finally {
             lock.unlock();
         }
@@ -306,13 +304,13 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     /**
-     * Closes every communicator (each close waiting for its peer as {@link CommClosing} says),
-     * then the registrations bound to this endpoint's rails, then the rails. Closing twice is
-     * harmless.
+     * Closes every communicator (each close waiting for its peer as {@link CommClosing} says), then
+     * the registrations bound to this endpoint's rails, then the rails ({@link EndpointClosing}).
+     * Closing twice is harmless.
      */
     @Override
     public void close() throws RdmaException {
-        closing.closeEndpoint(device);
+        endpointClosing.close(device);
     }
 
     /** Marks the endpoint closed; the caller holds it. */

@@ -122,7 +122,7 @@ class EagerRefusalTest extends EagerFixture {
         b.lock();
         try {
             EagerBuffer forged = b.pools.eager.acquire();
-            EagerMessageHeader.encode(b.memory, forged.address, EagerMessageHeader.KIND_EAGER,
+            EagerMessageHeader.encode(b.commParts.memory(), forged.address, EagerMessageHeader.KIND_EAGER,
                     0, 1, 8, p.recv().token() + 1);
             int word = Immediate.encode(Immediate.TYPE_DATA, 1, 0,
                     p.recv().id(), 0);
@@ -169,7 +169,7 @@ class EagerRefusalTest extends EagerFixture {
         b.lock();
         try {
             EagerBuffer buffer = b.pools.eager.acquire();
-            EagerMessageHeader.encode(b.memory, buffer.address, EagerMessageHeader.KIND_EAGER, 0, 1, 8,
+            EagerMessageHeader.encode(b.commParts.memory(), buffer.address, EagerMessageHeader.KIND_EAGER, 0, 1, 8,
                     p.recv().token());
             boolean held = b.immediates.eager(0, buffer, EagerMessageHeader.BYTES + 8, data);
             if (!held) {
