@@ -28,7 +28,8 @@ final class SlowDuties {
     static final long PERIOD_NANOS = 1_000_000L;
     /**
      * A gap between runs longer than this means the endpoint was not progressed at all (the
-     * watchdog drives an idle one every 200 ms): the time is not counted as peers' silence.
+     * watchdog steps one the application left within 0.8 s): the time is not counted as peers'
+     * silence.
      */
     static final long NOT_LISTENING_NANOS = 1_000_000_000L;
 

@@ -15,12 +15,14 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>It looks every {@link #PERIOD_MS} while it finds an endpoint that no application thread
  * drives, and less often while application threads drive them all: every {@link #DRIVEN_PERIOD_MS},
- * or an eighth of the shortest {@code peerTimeoutMs} when that is shorter. A look takes a core from
- * whatever ran there, a rank that spins on it included, and on a virtual machine a timed wake-up
- * alone costs a thread tens of microseconds of it. Its code runs too rarely for the JIT, so it runs
- * interpreted, and is kept short: a plain thread that parks between looks (not a scheduled
- * executor, whose machinery took about 0.3 ms of a core a look), the endpoints in an array, and an
- * endpoint that an application thread drives passed over without taking it
+ * or an eighth of the shortest {@code peerTimeoutMs} when that is shorter. An endpoint whose
+ * application stops then goes unstepped for at most that wait and a period more, which stays under
+ * {@link SlowDuties#NOT_LISTENING_NANOS}: the watchdog's own pace is never taken for an endpoint
+ * nobody listened on. Each look takes a core from whatever ran there, a rank that spins on it
+ * included; on a virtual machine the wake-up alone costs tens of microseconds of it, and the look's
+ * code, too rarely run to be compiled, is interpreted. So the thread is a plain one that parks
+ * between looks (a scheduled executor's machinery cost more), the endpoints are in an array, and an
+ * endpoint whose duties ran lately is passed over without taking its lock
  * (docs/measurements/2026-12-01-the-tail-what-wakes-beside-the-ranks.md).
  */
 final class Watchdog {
@@ -28,8 +30,12 @@ final class Watchdog {
     /** How often the watchdog looks while some endpoint is not driven by the application. */
     static final long PERIOD_MS = 200;
     static final long PERIOD_NANOS = PERIOD_MS * 1_000_000L;
-    /** How often it looks at most while the application drives every endpoint. */
-    static final long DRIVEN_PERIOD_MS = 1000;
+    /**
+     * How often it looks at most while the application drives every endpoint: 600 ms, so that this
+     * wait, a period, and a period's margin for the watchdog's own delays make
+     * {@link SlowDuties#NOT_LISTENING_NANOS}.
+     */
+    static final long DRIVEN_PERIOD_MS = SlowDuties.NOT_LISTENING_NANOS / 1_000_000L - 2 * PERIOD_MS;
 
     private static final RdmaEndpoint[] NONE = {};
     /** The endpoints watched: replaced, never changed, under the class's lock. */
@@ -44,7 +50,10 @@ final class Watchdog {
     private Watchdog() {
     }
 
-    /** Starts watching {@code endpoint}; the thread starts with the first. */
+    /**
+     * Starts watching {@code endpoint}; the thread starts with the first. A thread that cannot start
+     * is warned of, and tried again at the next endpoint.
+     */
     static synchronized void watch(RdmaEndpoint endpoint) {
         if (!watches(endpoint)) {
             RdmaEndpoint[] more = Arrays.copyOf(watched, watched.length + 1);
@@ -55,8 +64,14 @@ final class Watchdog {
         if (looker == null) {
             Thread thread = new Thread(Watchdog::loop, "ofinet-watchdog");
             thread.setDaemon(true);
-            looker = thread;
-            thread.start();
+            looker = thread; // before it runs: a thread that is not the looker ends
+            try {
+                thread.start();
+            } catch (OutOfMemoryError | RuntimeException e) {
+                looker = null;
+                LOG.log(Level.WARNING, "no watchdog thread for now: {0}; idle endpoints send no keepalives",
+                        e.toString());
+            }
         }
     }
 
@@ -122,24 +137,37 @@ final class Watchdog {
         Thread self = Thread.currentThread();
         long next = System.nanoTime() + PERIOD_NANOS;
         while (looker == self) {
+            Thread.interrupted(); // an interrupt would make every park return at once
             long wait = next - System.nanoTime();
             if (wait > 0) {
                 LockSupport.parkNanos(wait); // may return early: the loop checks the time again
                 continue;
             }
-            next = System.nanoTime() + (look() ? drivenPeriodNanos : PERIOD_NANOS);
+            boolean driven = false;
+            try {
+                driven = look();
+            } catch (Throwable t) {
+                // Not the endpoints' trouble (look() keeps that to them): the watchdog carries on.
+                LOG.log(Level.WARNING, "watchdog: {0}", t.toString());
+            }
+            next = System.nanoTime() + (driven ? drivenPeriodNanos : PERIOD_NANOS);
         }
     }
 
-    /** One look at every endpoint; returns whether application threads were driving them all. */
+    /** One look at every endpoint; returns whether application threads had driven them all lately. */
     private static boolean look() {
         looks++;
         boolean driven = true;
         for (RdmaEndpoint endpoint : watched) {
-            if (endpoint.progressedWithin(System.nanoTime(), PERIOD_NANOS) || !endpoint.tryLock()) {
+            if (endpoint.progressedWithin(System.nanoTime(), PERIOD_NANOS)) {
                 continue; // an application thread is driving it
             }
+            // Not driven, whether or not someone holds it (a call that blocked, or another
+            // endpoint sharing its domain's lock): the next look comes soon.
             driven = false;
+            if (!endpoint.tryLock()) {
+                continue;
+            }
             try {
                 if (!endpoint.isClosed() && !endpoint.progressedWithin(System.nanoTime(), PERIOD_NANOS)) {
                     endpoint.progressEveryRail();
