@@ -2,7 +2,8 @@ package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.RdmaException;
 import java.lang.System.Logger.Level;
-import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -21,8 +22,8 @@ import java.util.concurrent.locks.LockSupport;
  * nobody listened on. Each look takes a core from whatever ran there, a rank that spins on it
  * included; on a virtual machine the wake-up alone costs tens of microseconds of it, and the look's
  * code, too rarely run to be compiled, is interpreted. So the thread is a plain one that parks
- * between looks (a scheduled executor's machinery cost more), the endpoints are in an array, and an
- * endpoint whose duties ran lately is passed over without taking its lock
+ * between looks (a scheduled executor's machinery cost more), the endpoints are in a copy-on-write
+ * list (a look walks a snapshot array), and an endpoint whose duties ran lately is passed over without taking its lock
  * (docs/measurements/2026-12-01-the-tail-what-wakes-beside-the-ranks.md).
  */
 final class Watchdog {
@@ -37,9 +38,8 @@ final class Watchdog {
      */
     static final long DRIVEN_PERIOD_MS = SlowDuties.NOT_LISTENING_NANOS / 1_000_000L - 2 * PERIOD_MS;
 
-    private static final RdmaEndpoint[] NONE = {};
-    /** The endpoints watched: replaced, never changed, under the class's lock. */
-    private static volatile RdmaEndpoint[] watched = NONE;
+    /** The endpoints watched. */
+    private static final List<RdmaEndpoint> WATCHED = new CopyOnWriteArrayList<>();
     /** The wait after a look that found every endpoint driven, set by the endpoints watched. */
     private static volatile long drivenPeriodNanos = PERIOD_NANOS;
     /** The thread that looks, while some endpoint is watched; a thread that is no longer this one ends. */
@@ -55,11 +55,9 @@ final class Watchdog {
      * is warned of, and tried again at the next endpoint.
      */
     static synchronized void watch(RdmaEndpoint endpoint) {
-        if (!watches(endpoint)) {
-            RdmaEndpoint[] more = Arrays.copyOf(watched, watched.length + 1);
-            more[more.length - 1] = endpoint;
-            watched = more;
-            drivenPeriodNanos = drivenPeriod(more);
+        if (!WATCHED.contains(endpoint)) {
+            WATCHED.add(endpoint);
+            drivenPeriodNanos = drivenPeriod(WATCHED);
         }
         if (looker == null) {
             Thread thread = new Thread(Watchdog::loop, "ofinet-watchdog");
@@ -77,18 +75,11 @@ final class Watchdog {
 
     /** Stops watching {@code endpoint}; the thread ends with the last. */
     static synchronized void unwatch(RdmaEndpoint endpoint) {
-        RdmaEndpoint[] now = watched;
-        for (int i = 0; i < now.length; i++) {
-            if (now[i] == endpoint) {
-                RdmaEndpoint[] fewer = Arrays.copyOf(now, now.length - 1);
-                System.arraycopy(now, i + 1, fewer, i, now.length - i - 1);
-                watched = fewer;
-                drivenPeriodNanos = drivenPeriod(fewer);
-                break;
-            }
+        if (WATCHED.remove(endpoint)) {
+            drivenPeriodNanos = drivenPeriod(WATCHED);
         }
         Thread thread = looker;
-        if (watched.length == 0 && thread != null) {
+        if (WATCHED.isEmpty() && thread != null) {
             looker = null;
             LockSupport.unpark(thread);
         }
@@ -96,17 +87,12 @@ final class Watchdog {
 
     /** Whether {@code endpoint} is watched now. */
     static boolean watches(RdmaEndpoint endpoint) {
-        for (RdmaEndpoint e : watched) {
-            if (e == endpoint) {
-                return true;
-            }
-        }
-        return false;
+        return WATCHED.contains(endpoint);
     }
 
     /** How many endpoints are watched now. */
     static int watchedCount() {
-        return watched.length;
+        return WATCHED.size();
     }
 
     /** How many looks the watchdog has taken since the JVM started. */
@@ -115,7 +101,7 @@ final class Watchdog {
     }
 
     /** The wait after a look that found {@code endpoints} all driven. */
-    private static long drivenPeriod(RdmaEndpoint[] endpoints) {
+    private static long drivenPeriod(List<RdmaEndpoint> endpoints) {
         long shortest = Long.MAX_VALUE;
         for (RdmaEndpoint e : endpoints) {
             shortest = Math.min(shortest, e.spec().parameters().peerTimeoutMs());
@@ -158,7 +144,7 @@ final class Watchdog {
     private static boolean look() {
         looks++;
         boolean driven = true;
-        for (RdmaEndpoint endpoint : watched) {
+        for (RdmaEndpoint endpoint : WATCHED) {
             if (endpoint.progressedWithin(System.nanoTime(), PERIOD_NANOS)) {
                 continue; // an application thread is driving it
             }

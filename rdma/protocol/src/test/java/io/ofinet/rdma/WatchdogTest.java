@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The watchdog looks seldom while the application drives every endpoint, stands in soon after the
  * application stops (never so late that the endpoint seems not listened on), keeps a peer that
- * stopped calling alive, and its thread comes and goes with the endpoints. What it keeps alive while nobody ever calls is in {@link PeerLivenessTest}.
+ * stopped calling alive, and its thread comes and goes with the endpoints. What it keeps alive
+ * while nobody ever calls is in {@link PeerLivenessTest}.
  */
 @Timeout(120)
 class WatchdogTest extends PeerFixture {
