@@ -39,7 +39,7 @@ char *class_path_option(const char *dir);
  * user's options choose them, since HotSpot refuses two collectors or an initial heap over the
  * maximum.
  */
-#define OFINET_GUEST_OPTIONS 7
+#define OFINET_GUEST_OPTIONS 10
 int guest_options(const char **options);
 
 /*

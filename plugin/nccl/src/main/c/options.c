@@ -84,7 +84,9 @@ static int user_option(int (*matches)(const char *word, size_t len)) {
  * 8 MiB is touched that far only (ofinet's calls allocate nothing once warm); a fixed maximum keeps
  * compressed oops, which the AOT cache was made with, on a node of 128 GiB or more; two compiler
  * threads whatever the node's cores; no hsperfdata file in /tmp; the monitor deflation thread
- * awake once a second instead of four times, as each wake-up takes a core from a rank.
+ * awake once a second instead of four times, as each wake-up takes a core from a rank; the
+ * class-file API left to the interpreter: the JVM runs it to generate the FFM stubs' classes at
+ * init, and nowhere after, so compiling it only took cores and memory from init.
  */
 int guest_options(const char **options) {
     int n = 0;
@@ -99,6 +101,9 @@ int guest_options(const char **options) {
     options[n++] = "-XX:-UsePerfData";
     options[n++] = "-XX:+UnlockDiagnosticVMOptions";
     options[n++] = "-XX:AsyncDeflationInterval=1000";
+    options[n++] = "-XX:CompileCommand=quiet";
+    options[n++] = "-XX:CompileCommand=exclude,jdk.internal.classfile.*::*";
+    options[n++] = "-XX:CompileCommand=exclude,java.lang.classfile.*::*";
     return n;
 }
 

@@ -137,6 +137,26 @@ class NcclDriverIT {
                 "CICompilerCount += 3");
     }
 
+    /**
+     * The class-file API, which the JVM runs at init to generate the FFM stubs' classes, is left to
+     * the interpreter (docs/NCCL.md, "The JVM's options"), quietly; the user's CompileCommand of the
+     * same pattern with {@code false} gives it back to the compilers.
+     */
+    @Test
+    void theClassFileApiIsLeftToTheInterpreterUnlessTheUserSaysOtherwise(@TempDir Path dir) throws Exception {
+        Driver guest = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", "-XX:+PrintCompilation"), Duration.ofSeconds(60),
+                "init");
+        assertEquals(0, guest.exitCode(), guest.output());
+        assertTrue(guest.output().contains("java.lang.String::"), "compilations printed:\n" + guest.output());
+        assertFalse(guest.output().contains("jdk.internal.classfile."), guest.output());
+        assertFalse(guest.output().contains("java.lang.classfile."), guest.output());
+        assertFalse(guest.output().contains("CompileCommand"), "quiet:\n" + guest.output());
+        Driver user = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", "-XX:+PrintCompilation"
+                + " -XX:CompileCommand=exclude,jdk.internal.classfile.*::*,false"), Duration.ofSeconds(60), "init");
+        assertEquals(0, user.exitCode(), user.output());
+        assertTrue(user.output().contains("jdk.internal.classfile."), user.output());
+    }
+
     /** An init that succeeded and printed HotSpot's final flags, each of {@code flags} among them. */
     private static void assertFlags(Driver d, String... flags) {
         assertEquals(0, d.exitCode(), d.output());
