@@ -95,6 +95,21 @@ final class CommTable {
         return closedRecvTokens[id];
     }
 
+    /** Whether a send or receive communicator is still open. */
+    boolean anyOpen() {
+        for (SendComm comm : sends) {
+            if (comm != null) {
+                return true;
+            }
+        }
+        for (RecvComm comm : recvs) {
+            if (comm != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The send communicators still open. */
     List<SendComm> openSends() {
         List<SendComm> open = new ArrayList<>();

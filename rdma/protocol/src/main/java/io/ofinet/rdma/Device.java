@@ -150,7 +150,12 @@ public final class Device implements AutoCloseable {
     }
 
     /** A new protocol endpoint with all the device's rails. */
-    public synchronized RdmaEndpoint openEndpoint() throws RdmaException {
+    public RdmaEndpoint openEndpoint() throws RdmaException {
+        return openEndpoint(null);
+    }
+
+    /** A new protocol endpoint, opened for {@code owner} (or for no thread in particular: null). */
+    private synchronized RdmaEndpoint openEndpoint(Thread owner) throws RdmaException {
         if (closed) {
             throw new RdmaException(ErrorCategory.INVALID_USAGE, "device " + spec.name() + " is closed");
         }
@@ -158,7 +163,7 @@ public final class Device implements AutoCloseable {
             domainLock.lock();
         }
         try {
-            RdmaEndpoint endpoint = new RdmaEndpoint(this);
+            RdmaEndpoint endpoint = new RdmaEndpoint(this, owner);
             endpoints.add(endpoint);
             return endpoint;
         } finally {
@@ -181,14 +186,36 @@ public final class Device implements AutoCloseable {
         return sum;
     }
 
-    /** The calling thread's endpoint, opened on first use (endpoints are per thread by default). */
+    /**
+     * The calling thread's endpoint, opened on first use (endpoints are per thread by default). It
+     * closes once its thread has ended and nothing of it is in use
+     * ({@link RdmaEndpoint#closeIfAbandoned}): when a thread opens its own, or at the watchdog's
+     * next look.
+     */
     public RdmaEndpoint endpointForCurrentThread() throws RdmaException {
         RdmaEndpoint endpoint = perThread.get();
         if (endpoint == null || endpoint.isClosed()) {
-            endpoint = openEndpoint();
+            closeAbandoned();
+            endpoint = openEndpoint(Thread.currentThread());
             perThread.set(endpoint);
         }
         return endpoint;
+    }
+
+    /** Closes the endpoints their threads left behind, with nothing of them in use. */
+    void closeAbandoned() {
+        List<RdmaEndpoint> open;
+        synchronized (this) {
+            open = new ArrayList<>(endpoints);
+        }
+        for (RdmaEndpoint endpoint : open) {
+            endpoint.closeIfAbandoned();
+        }
+    }
+
+    /** How many endpoints are open on it. */
+    synchronized int openEndpoints() {
+        return endpoints.size();
     }
 
     synchronized void closed(RdmaEndpoint endpoint) {

@@ -1,5 +1,6 @@
 package io.ofinet.rdma;
 
+import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.HostMemory;
 import io.ofinet.mr.Registrar;
 import io.ofinet.rdma.error.ErrorCategory;
@@ -17,6 +18,7 @@ import java.util.List;
  * endpoint that fails to open closes of itself.
  */
 final class EndpointClosing {
+    private static final System.Logger LOG = System.getLogger(EndpointClosing.class.getName());
     private final RdmaEndpoint endpoint;
     private final CommClosing closing;
     private final HostMemory memory;
@@ -25,10 +27,11 @@ final class EndpointClosing {
     private final CommTable comms;
     private final Handshake handshake;
     private final SlowDuties duties;
+    private final EndpointUse use;
     private final long peerTimeoutNanos;
 
     EndpointClosing(RdmaEndpoint endpoint, CommClosing closing, HostMemory memory, EndpointPools pools, RailSet rails,
-            CommTable comms, Handshake handshake, SlowDuties duties, long peerTimeoutMs) {
+            CommTable comms, Handshake handshake, SlowDuties duties, EndpointUse use, long peerTimeoutMs) {
         this.endpoint = endpoint;
         this.closing = closing;
         this.memory = memory;
@@ -37,6 +40,7 @@ final class EndpointClosing {
         this.comms = comms;
         this.handshake = handshake;
         this.duties = duties;
+        this.use = use;
         this.peerTimeoutNanos = peerTimeoutMs * 1_000_000L;
     }
 
@@ -60,13 +64,57 @@ final class EndpointClosing {
             endpoint.markClosed();
             RdmaException resources = closeResources(device.registrar(), null);
             mailboxes.forEach(memory::free);
-            device.closed(endpoint);
             failure = resources == null ? failure : Device.add(failure, resources);
         } finally {
             endpoint.unlock();
         }
+        // Not holding the endpoint: the device's close holds the device, then each endpoint.
+        device.closed(endpoint);
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    /**
+     * Closes the endpoint when it was opened for a thread that has ended and nothing of it is in use
+     * ({@link EndpointUse}). Nothing can reach it then but this close: NCCL's service thread of a
+     * communicator ends with it, and would leave its endpoint open otherwise. Never waits: an
+     * endpoint someone holds is left for a later look.
+     *
+     * @return whether it closed
+     */
+    boolean closeIfAbandoned(Device device) {
+        if (!use.ownerEnded() || !endpoint.tryLock()) {
+            return false;
+        }
+        try {
+            if (endpoint.isClosed() || !use.unused(comms, handshake)) {
+                return false;
+            }
+        } finally {
+            endpoint.unlock();
+        }
+        try {
+            close(device);
+        } catch (RdmaException e) {
+            LOG.log(System.Logger.Level.WARNING, "closing the endpoint of ended thread {0}: {1}", use.ownerName(),
+                    e.getMessage());
+        }
+        return true;
+    }
+
+    /** Runs a step of opening the endpoint; when it fails, closes what is open and throws. */
+    <T> T opening(Device device, RdmaEndpoint.Step<T> step) throws RdmaException {
+        try {
+            return step.run();
+        } catch (FabricException | RuntimeException e) {
+            RdmaException failure = new RdmaException(ErrorCategory.SYSTEM, "opening an endpoint on device "
+                    + device.spec().name() + ": " + e.getMessage(), e);
+            closeResources(device.registrar(), failure);
+            throw failure;
+        } catch (RdmaException e) {
+            closeResources(device.registrar(), e);
+            throw e;
         }
     }
 

@@ -55,13 +55,16 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final int dataRails;
     private final int controlRails;
     private final ReentrantLock lock;
+    /** Its thread and the buffers registered for it: whether it is in use once its thread ended. */
+    private final EndpointUse use;
     /** Keepalives, peer checks, quarantine; the watchdog looks at when they last ran. */
     final SlowDuties duties;
     private final EndpointStep step;
     private boolean closed;
 
-    RdmaEndpoint(Device device) throws RdmaException {
+    RdmaEndpoint(Device device, Thread owner) throws RdmaException {
         this.device = device;
+        this.use = new EndpointUse(owner);
         this.spec = device.spec();
         this.params = spec.parameters();
         this.dataRails = spec.dataRails().size();
@@ -75,7 +78,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.immediates = new ImmediateDispatcher(comms, railSet, duties, host, dataRails);
         this.closing = new CommClosing(this, pools, comms, handshake, duties, params.peerTimeoutMs());
         this.endpointClosing = new EndpointClosing(this, closing, memory, pools, railSet, comms, handshake, duties,
-                params.peerTimeoutMs());
+                use, params.peerTimeoutMs());
         guarded(() -> {
             railSet.open(device.contexts(), spec.controlRails(), params.writeNotice());
             return null;
@@ -103,23 +106,13 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     /** A step of opening the endpoint, or of the setup path. */
     @FunctionalInterface
-    private interface Step<T> {
+    interface Step<T> {
         T run() throws FabricException, RdmaException;
     }
 
     /** Runs a step of opening; when it fails, closes what is open and throws. */
     private <T> T guarded(Step<T> step) throws RdmaException {
-        try {
-            return step.run();
-        } catch (FabricException | RuntimeException e) {
-            RdmaException failure = new RdmaException(ErrorCategory.SYSTEM, "opening an endpoint on device "
-                    + spec.name() + ": " + e.getMessage(), e);
-            endpointClosing.closeResources(device.registrar(), failure);
-            throw failure;
-        } catch (RdmaException e) {
-            endpointClosing.closeResources(device.registrar(), e);
-            throw e;
-        }
+        return endpointClosing.opening(device, step);
     }
 
     /**
@@ -127,13 +120,18 @@ public final class RdmaEndpoint implements AutoCloseable {
      * May come from any thread: in endpoint scope a registration is bound to this endpoint's rails.
      */
     public MrHandle registerUserBuffer(long address, long length) throws RdmaException {
-        return whileOpen(() -> pools.register(address, length, Use.USER_BUFFER));
+        return whileOpen(() -> {
+            MrHandle handle = pools.register(address, length, Use.USER_BUFFER);
+            use.registered();
+            return handle;
+        });
     }
 
     /** Releases a registration made by {@link #registerUserBuffer}; may come from any thread. */
     public void deregisterUserBuffer(MrHandle handle) throws RdmaException {
         lock.lock();
         try {
+            use.deregistered();
             EndpointPools.deregister(handle);
         } finally {
             lock.unlock();
@@ -295,6 +293,11 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     boolean isClosed() {
         return closed;
+    }
+
+    /** Closes it if its thread has ended and nothing of it is in use; never waits ({@link EndpointClosing}). */
+    boolean closeIfAbandoned() {
+        return endpointClosing.closeIfAbandoned(device);
     }
 
     void requireOpen() throws RdmaException {

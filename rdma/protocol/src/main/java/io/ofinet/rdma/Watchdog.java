@@ -12,7 +12,8 @@ import java.util.concurrent.locks.LockSupport;
  * progress within {@link #PERIOD_MS} and none holds it now, takes it for one progress step. That
  * step sends the keepalives that are due and checks its peers, so that a peer that dies is found
  * while the application only waits, or computes, or sleeps. The watchdog never waits for an
- * endpoint and does nothing while the application is driving it.
+ * endpoint and does nothing while the application is driving it. An endpoint that a thread left
+ * behind when it ended, with nothing of it in use, it closes ({@link RdmaEndpoint#closeIfAbandoned}).
  *
  * <p>It looks every {@link #PERIOD_MS} while it finds an endpoint that no application thread
  * drives, and less often while application threads drive them all: every {@link #DRIVEN_PERIOD_MS},
@@ -151,7 +152,7 @@ final class Watchdog {
             // Not driven, whether or not someone holds it (a call that blocked, or another
             // endpoint sharing its domain's lock): the next look comes soon.
             driven = false;
-            if (!endpoint.tryLock()) {
+            if (endpoint.closeIfAbandoned() || !endpoint.tryLock()) {
                 continue;
             }
             try {

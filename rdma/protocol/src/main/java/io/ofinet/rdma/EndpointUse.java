@@ -1,0 +1,43 @@
+package io.ofinet.rdma;
+
+/**
+ * What of an endpoint is in use, for the close of one that its thread left behind
+ * ({@link EndpointClosing#closeIfAbandoned}; docs/PROTOCOL.md, "Threading"): the thread it was
+ * opened for, if any, and the buffers the application registered for it and has not deregistered.
+ * The count is touched holding the endpoint; whether the thread has ended is read without it.
+ */
+final class EndpointUse {
+    /** The thread the endpoint was opened for ({@link Device#endpointForCurrentThread}), or null. */
+    private final Thread owner;
+    private int userBuffers;
+
+    EndpointUse(Thread owner) {
+        this.owner = owner;
+    }
+
+    void registered() {
+        userBuffers++;
+    }
+
+    void deregistered() {
+        userBuffers--;
+    }
+
+    /** Whether the endpoint was opened for a thread, and that thread has ended. */
+    boolean ownerEnded() {
+        return owner != null && !owner.isAlive();
+    }
+
+    /** The name of the thread the endpoint was opened for. */
+    String ownerName() {
+        return owner == null ? "(none)" : owner.getName();
+    }
+
+    /**
+     * Whether nothing of the endpoint is in use: no buffer registered for it, no listen, send or
+     * receive communicator, no connection being made. The caller holds the endpoint.
+     */
+    boolean unused(CommTable comms, Handshake handshake) {
+        return userBuffers == 0 && !comms.anyOpen() && !handshake.busy() && handshake.listens().isEmpty();
+    }
+}

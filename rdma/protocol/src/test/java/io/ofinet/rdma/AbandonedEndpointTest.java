@@ -1,0 +1,171 @@
+package io.ofinet.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.ofinet.fabric.mem.MemProvider;
+import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.fabric.testing.TestTime;
+import io.ofinet.mr.MrHandle;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A thread's endpoint closes once the thread has ended and nothing of it is in use, as NCCL's proxy
+ * thread of a destroyed communicator leaves it: when another thread opens its endpoint, or at the
+ * watchdog's next look. What is in use keeps it open: a listen, send or receive communicator, a
+ * registered buffer. A thread that lives keeps its endpoint however often its communicators come
+ * and go.
+ */
+@Timeout(120)
+class AbandonedEndpointTest {
+    private MemProvider provider;
+    private Device device;
+
+    @BeforeEach
+    void open() throws Exception {
+        provider = MemProvider.create();
+        device = Device.open(provider, Layouts.mem(1, ""));
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        device.close();
+    }
+
+    /** Runs {@code body} on a thread of its own, which has ended when this returns. */
+    private static <T> T onThread(Callable<T> body) throws Exception {
+        AtomicReference<T> result = new AtomicReference<>();
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        Thread thread = new Thread(() -> {
+            try {
+                result.set(body.call());
+            } catch (Exception e) {
+                failure.set(e);
+            }
+        }, "proxy");
+        thread.start();
+        thread.join();
+        if (failure.get() != null) {
+            throw failure.get();
+        }
+        return result.get();
+    }
+
+    /** A connection from {@code endpoint} to itself, closed again, as one communicator's life. */
+    private static void connectAndClose(RdmaEndpoint endpoint) throws Exception {
+        ListenComm listen = endpoint.listen();
+        ConnectedPair pair = ConnectionTest.establish(endpoint, endpoint, listen);
+        listen.close();
+        pair.send().close();
+        pair.recv().close();
+    }
+
+    @Test
+    void theNextThreadsEndpointClosesTheOneAThreadLeftWithNothingInUse() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            RdmaEndpoint left = onThread(() -> {
+                RdmaEndpoint endpoint = device.endpointForCurrentThread();
+                connectAndClose(endpoint);
+                return endpoint;
+            });
+            RdmaEndpoint next = onThread(device::endpointForCurrentThread);
+            assertTrue(left.isClosed(), "round " + i + ": the ended thread's endpoint is closed");
+            assertFalse(next.isClosed());
+            assertEquals(1, device.openEndpoints(), "round " + i);
+        }
+    }
+
+    @Test
+    void theWatchdogClosesItWhenNoOtherThreadComes() throws Exception {
+        RdmaEndpoint left = onThread(() -> {
+            RdmaEndpoint endpoint = device.endpointForCurrentThread();
+            connectAndClose(endpoint);
+            return endpoint;
+        });
+        long bound = TimeUnit.MILLISECONDS.toNanos(TestTime.ms(5000));
+        long start = System.nanoTime();
+        while (!left.isClosed()) {
+            assertTrue(System.nanoTime() - start < bound, "the watchdog closed it");
+            Thread.sleep(10);
+        }
+        assertEquals(0, device.openEndpoints());
+        assertFalse(Watchdog.watches(left));
+    }
+
+    @Test
+    void aListenSendOrReceiveCommunicatorOrARegisteredBufferKeepsItOpen() throws Exception {
+        RdmaEndpoint listening = onThread(() -> {
+            RdmaEndpoint endpoint = device.endpointForCurrentThread();
+            endpoint.listen();
+            return endpoint;
+        });
+        ConnectedPair[] pair = new ConnectedPair[1];
+        RdmaEndpoint connected = onThread(() -> {
+            RdmaEndpoint endpoint = device.endpointForCurrentThread();
+            pair[0] = ConnectionTest.establish(endpoint, endpoint, endpoint.listen());
+            return endpoint;
+        });
+        try (HostBuffer buffer = new HostBuffer(4096)) {
+            MrHandle[] mr = new MrHandle[1];
+            RdmaEndpoint registered = onThread(() -> {
+                RdmaEndpoint endpoint = device.endpointForCurrentThread();
+                mr[0] = endpoint.registerUserBuffer(buffer.address, buffer.size);
+                return endpoint;
+            });
+            device.closeAbandoned();
+            assertFalse(listening.isClosed(), "its listen communicator is open");
+            assertFalse(connected.isClosed(), "its communicators are open");
+            assertFalse(registered.isClosed(), "a buffer is registered for it");
+
+            for (ListenComm listen : listening.handshake.listens()) {
+                listen.close();
+            }
+            registered.deregisterUserBuffer(mr[0]);
+            device.closeAbandoned();
+            assertTrue(listening.isClosed());
+            assertTrue(registered.isClosed());
+            assertFalse(connected.isClosed());
+
+            pair[0].send().close();
+            device.closeAbandoned();
+            assertFalse(connected.isClosed(), "its receive communicator is open");
+            for (ListenComm listen : connected.handshake.listens()) {
+                listen.close();
+            }
+            pair[0].recv().close();
+            device.closeAbandoned();
+            assertTrue(connected.isClosed());
+            assertEquals(0, device.openEndpoints());
+        }
+    }
+
+    @Test
+    void aThreadThatLivesKeepsItsEndpointAsItsCommunicatorsComeAndGo() throws Exception {
+        RdmaEndpoint first = device.endpointForCurrentThread();
+        for (int i = 0; i < 20; i++) {
+            connectAndClose(device.endpointForCurrentThread());
+            onThread(() -> {
+                device.closeAbandoned();
+                return null;
+            });
+        }
+        assertSame(first, device.endpointForCurrentThread());
+        assertFalse(first.isClosed());
+    }
+
+    @Test
+    void anEndpointOpenedForNoThreadStaysOpen() throws Exception {
+        RdmaEndpoint[] endpoint = new RdmaEndpoint[1];
+        onThread(() -> endpoint[0] = device.openEndpoint());
+        device.closeAbandoned();
+        assertFalse(endpoint[0].isClosed(), "opened with openEndpoint: its owner closes it");
+    }
+}
