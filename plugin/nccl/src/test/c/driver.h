@@ -122,6 +122,8 @@ int run_startup(int argc, char **argv);
 int run_tags(int argc, char **argv);
 /* NCCL's calls in one process, then the JVM ended through System.exit (driver_train.c); argv: [ROUNDS]. */
 int run_train(int argc, char **argv);
+/* NCCL's proxy threads, one per communicator's life (driver_proxies.c). */
+int run_proxies(int argc, char **argv);
 
 #define MiB (1024u * 1024u)
 #define CANARY 64

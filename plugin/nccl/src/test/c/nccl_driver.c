@@ -17,6 +17,9 @@
  * nccl_driver train [ROUNDS]
  *                           NCCL's calls in one process over a connection to itself, ROUNDS messages
  *                           of each size, then the JVM ended through System.exit (driver_train.c)
+ * nccl_driver proxies [ROUNDS]
+ *                           NCCL's proxy thread per communicator: each round a new thread connects,
+ *                           moves a message, closes and ends; its endpoint closes (driver_proxies.c)
  * nccl_driver pair [--thread]
  *                           two processes (this one receives, a forked child sends) through the
  *                           table over the provider OFINET_LAYOUT names; with --thread each side
@@ -401,6 +404,9 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "train") == 0) {
         return run_train(argc - 2, argv + 2);
     }
+    if (argc >= 2 && strcmp(argv[1], "proxies") == 0) {
+        return run_proxies(argc - 2, argv + 2);
+    }
     if (argc >= 2 && strcmp(argv[1], "jitwatch") == 0) {
         return jit_watch_check();
     }
@@ -409,6 +415,6 @@ int main(int argc, char **argv) {
     }
     fprintf(stderr, "usage: %s layout | init | crossing | bench [latency|bandwidth|drained] [SIZE...] | pair [--thread] |"
             " startup [--cold N] [--tail N] [--bootstrap MS] [--hold SECONDS] | tags [SCENARIO...] | train [ROUNDS] |"
-            " threads | kill | versions | reload | teardown | exit | jitwatch\n", argv[0]);
+            " proxies [ROUNDS] | threads | kill | versions | reload | teardown | exit | jitwatch\n", argv[0]);
     return 2;
 }

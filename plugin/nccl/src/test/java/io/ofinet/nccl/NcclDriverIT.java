@@ -351,6 +351,22 @@ class NcclDriverIT {
         }
     }
 
+    /**
+     * NCCL's proxy thread of a communicator makes its connections and ends with it: twelve such
+     * threads in turn, each connecting, moving a verified message and closing, leave no endpoint
+     * open behind them (the process's open files do not grow), and the last one's endpoint closes
+     * without another thread coming.
+     */
+    @Test
+    void proxyThreadsThatEndLeaveNoEndpointOpen(@TempDir Path dir) throws Exception {
+        Path layout = Driver.layout(dir, "tcp");
+        Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(240), "proxies");
+        assertEquals(0, d.exitCode(), d.output());
+        assertTrue(d.output().contains("ok: proxies: open files once connected do not grow"), d.output());
+        assertTrue(d.output().contains("ok: proxies: the last thread's endpoint closed"), d.output());
+        assertTrue(d.output().contains("proxies: 16 checks passed, 0 failed"), d.output());
+    }
+
     /** A host that ends with exit() and communicators open on shm leaves no /dev/shm name behind. */
     @Test
     void exitWithCommunicatorsOpenLeavesNoShmName(@TempDir Path dir) throws Exception {
