@@ -54,15 +54,26 @@ OFINET_JAVA_ENTRIES(OFINET_JAVA_FITS)
 #undef OFINET_JAVA_FITS
 
 static pthread_once_t exit_hook_once = PTHREAD_ONCE_INIT;
-/* Set once the JVM runs its shutdown hooks (it then cleans up itself, and may be gone by exit()). */
-static atomic_int jvm_ending;
+/*
+ * Whether calls may enter Java: JAVA_ENDING once the JVM runs its shutdown hooks (it then cleans up
+ * itself, and may be gone by exit()); JAVA_FORKED in a child forked from the JVM's process, where
+ * the JVM's threads do not exist and a call into it would wait for them for ever.
+ */
+enum { JAVA_ENTERABLE, JAVA_ENDING, JAVA_FORKED };
+static atomic_int java_state;
 
 void ofinet_jvm_ending(void) {
-    atomic_store(&jvm_ending, 1);
+    int enterable = JAVA_ENTERABLE;
+    atomic_compare_exchange_strong(&java_state, &enterable, JAVA_ENDING);
 }
 
+static void forked_child(void) {
+    atomic_store(&java_state, JAVA_FORKED);
+}
+
+/* Not in a forked child: the /dev/shm names are its parent's, still in use there. */
 static void at_exit(void) {
-    if (ofinet_java.atExit != NULL && !atomic_load(&jvm_ending)) {
+    if (ofinet_java.atExit != NULL && atomic_load(&java_state) == JAVA_ENTERABLE) {
         ofinet_java.atExit(0, 0, 0, 0, 0, 0, 0);
     }
 }
@@ -71,16 +82,25 @@ static void register_exit_hook(void) {
     if (atexit(at_exit) != 0) {
         OFINET_WARN("init: cannot register the cleanup at exit; shm names may stay in /dev/shm");
     }
+    if (pthread_atfork(NULL, NULL, forked_child) != 0) {
+        OFINET_WARN("init: cannot register ofinet's handler of fork(); a forked child's calls would wait for ever");
+    }
 }
 
-static atomic_int ending_warned;
+static atomic_int gone_warned;
 
-/* Why an operation cannot enter Java: init never succeeded, or the JVM is shutting down. */
+/* Why an operation cannot enter Java: init never succeeded, the JVM is shutting down, or this is a forked child. */
 static ncclResult_t no_java(const char *operation) {
-    if (atomic_load_explicit(&jvm_ending, memory_order_relaxed)) {
+    int state = atomic_load_explicit(&java_state, memory_order_relaxed);
+    if (state != JAVA_ENTERABLE) {
         /* NCCL polls test() in a loop: said once. */
-        if (atomic_exchange(&ending_warned, 1) == 0) {
-            OFINET_WARN("%s: the JVM is shutting down; no call enters it any more", operation);
+        if (atomic_exchange(&gone_warned, 1) == 0) {
+            if (state == JAVA_FORKED) {
+                OFINET_WARN("%s: this process was forked from the one ofinet's JVM runs in, whose threads it does"
+                            " not have: fork before ofinet's first init, or exec in the child", operation);
+            } else {
+                OFINET_WARN("%s: the JVM is shutting down; no call enters it any more", operation);
+            }
         }
         return ncclSystemError;
     }
@@ -88,9 +108,9 @@ static ncclResult_t no_java(const char *operation) {
     return ncclInternalError;
 }
 
-/* Java's entry point for an operation; or an error when init has not succeeded or the JVM ends. */
+/* Java's entry point for an operation; or an error when init has not succeeded, the JVM ends, or the process forked. */
 #define JAVA_OR_FAIL(name)                                                                          \
-    if (ofinet_java.name == NULL || atomic_load_explicit(&jvm_ending, memory_order_relaxed)) {      \
+    if (ofinet_java.name == NULL || atomic_load_explicit(&java_state, memory_order_relaxed)) {      \
         return no_java(#name);                                                                      \
     }
 
@@ -128,6 +148,9 @@ ncclResult_t ofinet_init(void **ctx, uint64_t commId, ncclNetCommConfig_v12_t *c
                                 ncclDebugLogger_t logFunction, ncclProfilerCallback_t profFunction) {
     (void)profFunction;
     ofinet_set_logger(logFunction);
+    if (atomic_load_explicit(&java_state, memory_order_relaxed) == JAVA_FORKED) {
+        return no_java("init");
+    }
     char err[1024];
     ncclResult_t result = ofinet_boot(err, sizeof err);
     if (result != ncclSuccess) {
@@ -135,7 +158,7 @@ ncclResult_t ofinet_init(void **ctx, uint64_t commId, ncclNetCommConfig_v12_t *c
         return result;
     }
     pthread_once(&exit_hook_once, register_exit_hook);
-    if (atomic_load_explicit(&jvm_ending, memory_order_relaxed)) {
+    if (atomic_load_explicit(&java_state, memory_order_relaxed)) {
         return no_java("init");
     }
     int has_logger = atomic_load_explicit(&nccl_logger, memory_order_acquire) != NULL;

@@ -124,6 +124,8 @@ int run_tags(int argc, char **argv);
 int run_train(int argc, char **argv);
 /* NCCL's proxy threads, one per communicator's life (driver_proxies.c). */
 int run_proxies(int argc, char **argv);
+/* A host that forks once the library runs (driver_fork.c). */
+int run_fork(void);
 
 #define MiB (1024u * 1024u)
 #define CANARY 64

@@ -367,6 +367,31 @@ class NcclDriverIT {
         assertTrue(d.output().contains("proxies: 16 checks passed, 0 failed"), d.output());
     }
 
+    /**
+     * A host that forks once the library runs: the child's calls are refused at once with
+     * ncclSystemError (the JVM's threads stayed in the parent) and its exit() leaves the parent's
+     * /dev/shm names, so that the parent's endpoints stay reachable and it goes on moving data.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"shm", "tcp"})
+    void aForkedChildIsRefusedAndItsExitLeavesTheParentsShmNames(String provider, @TempDir Path dir)
+            throws Exception {
+        Set<String> shmBefore = ShmNames.now();
+        try {
+            Path layout = Driver.layout(dir, provider);
+            Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(120), "fork");
+            assertEquals(0, d.exitCode(), d.output());
+            assertTrue(d.output().contains("this process was forked from the one ofinet's JVM runs in"), d.output());
+            assertTrue(d.output().contains("fork: 5 checks passed, 0 failed"), d.output());
+            if (provider.equals("shm")) {
+                assertFalse(d.output().contains("parent's 0 /dev/shm names"), "shm endpoints have names:\n"
+                        + d.output());
+            }
+        } finally {
+            ShmNames.removeNewSince(shmBefore);
+        }
+    }
+
     /** A host that ends with exit() and communicators open on shm leaves no /dev/shm name behind. */
     @Test
     void exitWithCommunicatorsOpenLeavesNoShmName(@TempDir Path dir) throws Exception {
