@@ -168,6 +168,9 @@ final class SendSequencer {
                 q++; // behind an earlier send of its tag, or waiting
                 continue;
             }
+            if (q >= queue.size() || queue.at(q) != request) {
+                return; // its post failed and condemned the communicator, which emptied the queue
+            }
             queue.removeAt(q);
             gone.next(request.tag);
         }
