@@ -223,7 +223,10 @@ public final class EagerInbox {
         returnCredits(CREDIT_BATCH);
     }
 
-    /** Returns the credits due once at least {@code atLeast} are (and an operation is free). */
+    /**
+     * Returns the credits due once at least {@code atLeast} are and an operation is free; those that
+     * find none stay due, and the communicator's look at its stalls tries again.
+     */
     public void returnCredits(int atLeast) {
         if (creditsDue < Math.max(1, atLeast)) {
             return;

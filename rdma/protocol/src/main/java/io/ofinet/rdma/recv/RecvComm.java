@@ -89,13 +89,15 @@ public final class RecvComm extends Communicator<RecvRequest> {
     }
 
     /**
-     * Fails receives with a partially arrived buffer that got no further segment within the
+     * Returns the credits that fell due while no operation was free (the sender may wait for them),
+     * and fails receives with a partially arrived buffer that got no further segment within the
      * timeout. The stripes of one message are written together, so a missing one means its rail
      * stopped: on tcp the sender's write completes once the data is in its socket buffer, so the
      * sender may not know. (A receive with nothing arrived yet may just wait for an idle sender.)
      */
     @Override
     public void checkStalls(long now, long timeoutNanos) {
+        inbox.returnCredits(EagerInbox.CREDIT_BATCH);
         if (outstanding() == 0) {
             return;
         }
@@ -142,7 +144,6 @@ public final class RecvComm extends Communicator<RecvRequest> {
     public boolean taggedPosted() {
         return announcer.taggedPosted();
     }
-
 
     /**
      * Posts a grouped receive of {@code count} buffers (1..8), each registered in its handle.
