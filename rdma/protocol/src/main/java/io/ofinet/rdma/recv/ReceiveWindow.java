@@ -44,6 +44,15 @@ final class ReceiveWindow {
         return request;
     }
 
+    /**
+     * Whether {@code seq} went to one of the last {@link Limits#WINDOW} receives given numbers, and
+     * that receive has left the window (done, or failed); false for a number not given yet.
+     */
+    boolean ended(int seq) {
+        int behind = (next - seq) & ((1 << Limits.SEQ_BITS) - 1);
+        return behind >= 1 && behind <= Limits.WINDOW && window.retrieve(seq) == null;
+    }
+
     /** The posted receive whose buffer {@code index} has number {@code seq}, or null. */
     RecvRequest find(int seq, int index) {
         RecvRequest request = window.retrieve(seq);

@@ -69,11 +69,18 @@ public final class SenderArrivals {
         }
     }
 
-    /** The sender refused a send into buffer {@code index} of receive {@code seq}, for {@code reason}. */
+    /**
+     * The sender refused a send into buffer {@code index} of receive {@code seq}, for {@code reason}.
+     * A receive that ended already (another of its buffers failed it, or its stall check did) has
+     * nothing more to fail: the error is dropped.
+     */
     public void error(int seq, int index, int reason) throws RdmaException {
         comm.liveness().heard(comm.host().stepNanos());
         senderClose.counted();
         try {
+            if (window.find(seq, index) == null && window.ended(seq)) {
+                return;
+            }
             RecvRequest request = window.posted(seq, index, "an error");
             if (reason == Immediate.ERROR_SEND_FAILED) {
                 request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes into buffer "
