@@ -60,6 +60,43 @@ class GroupedReceiveFailureTest extends PeerFixture {
         assertEquals(100, sizes[0]);
     }
 
+    /**
+     * Two small sends go out before their grouped receive is posted and are held; the first does
+     * not fit its buffer, which fails the receive, and the second, held for the other buffer, is
+     * dropped with it: its eager buffer goes back and its credit is used up, and a later receive of
+     * the second tag takes the next send.
+     */
+    @Test
+    void aHeldMessageForABufferOfAReceiveThatFailedIsDroppedNotKept() throws Exception {
+        connectPair();
+        HostBuffer src = buffer(4096);
+        HostBuffer dst = buffer(4096);
+        MrHandle srcMr = registered(a, src);
+        MrHandle dstMr = registered(b, dst);
+        SendRequest big = send.isend(src.address, 200, 1, srcMr);
+        SendRequest small = send.isend(src.address + 1000, 50, 2, srcMr);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!(testOk(big, null) & testOk(small, null)) || recv.heldEagerMessages() < 2) {
+            assertTrue(System.nanoTime() < deadline, "both sends out and held within 10 s");
+            a.progress();
+            b.progress();
+        }
+        RecvRequest group = recv.irecv(2, new long[] {dst.address, dst.address + 1000}, new long[] {100, 100},
+                new int[] {1, 2}, new MrHandle[] {dstMr, dstMr});
+        failureOf(group);
+        assertEquals(0, recv.heldEagerMessages(), "nothing held for the failed receive");
+        RecvRequest next = recv.irecv(1, new long[] {dst.address + 2000}, new long[] {100}, new int[] {2},
+                new MrHandle[] {dstMr});
+        SendRequest third = send.isend(src.address + 3000, 30, 2, srcMr);
+        long[] sizes = new long[1];
+        while (!(testOk(third, null) & testOk(next, sizes))) {
+            assertTrue(System.nanoTime() < deadline, "the next send of tag 2 and its receive done");
+            a.progress();
+            b.progress();
+        }
+        assertEquals(30, sizes[0]);
+    }
+
     private static boolean testOk(Request request, long[] sizes) throws RdmaException {
         return request.test(sizes);
     }

@@ -158,13 +158,15 @@ public final class EagerInbox {
     }
 
     /**
-     * Delivers what is held for the receive just posted. A held message that breaks a rule fails
-     * the communicator (the peer broke the protocol on it), not the call that posted the receive:
-     * the receive fails with it.
+     * Delivers what is held for the receive just posted; once it has failed (a message that did not
+     * fit an earlier buffer, an announcement that failed), drops what is held for its other buffers,
+     * whose ordinals no later receive has. A held message that breaks a rule fails the communicator
+     * (the peer broke the protocol on it), not the call that posted the receive: the receive fails
+     * with it.
      */
     public void posted(RecvRequest request) {
         try {
-            for (int i = 0; i < request.buffers && heldCount > 0 && request.failure() == null; i++) {
+            for (int i = 0; i < request.buffers && heldCount > 0; i++) {
                 deliverHeld(request, i);
             }
         } catch (RdmaException e) {
@@ -182,6 +184,11 @@ public final class EagerInbox {
                 long len = heldLength[h];
                 int seq = heldSeq[h];
                 remove(h);
+                if (request.failure() != null) {
+                    eager.unhold(buffer);
+                    used();
+                    return;
+                }
                 boolean kept = false;
                 try {
                     check(buffer, len);
