@@ -250,14 +250,18 @@ final class NcclDoor {
             if (c.requests != null) {
                 c.requests.dropWaitingFlushes();
             }
-            if (type == CommEntry.SEND) {
-                plugin.closeSend(c.send);
-            } else if (type == CommEntry.RECV) {
-                plugin.closeRecv(c.recv);
-            } else {
-                plugin.closeListen(c.listen);
+            try {
+                if (type == CommEntry.SEND) {
+                    plugin.closeSend(c.send);
+                } else if (type == CommEntry.RECV) {
+                    plugin.closeRecv(c.recv);
+                } else {
+                    plugin.closeListen(c.listen);
+                }
+            } finally {
+                // A close that failed ended the communicator's requests too: what waited for them goes.
+                deregistrations.retry();
             }
-            deregistrations.retry();
             return SUCCESS;
         } catch (Throwable t) {
             return failed(operation, t);

@@ -243,6 +243,19 @@ class NcclDoorTest {
     }
 
     @Test
+    void memoryInUseIsDeregisteredAlsoWhenTheCloseOfItsCommunicatorFails() throws Exception {
+        doThrow(new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle is used by 1 outstanding request"))
+                .doNothing().when(plugin).deregMr(send, mr);
+        doThrow(new NetException(NetResult.REMOTE_ERROR, "closeSend: the peer did not answer")).when(plugin)
+                .closeSend(send);
+        assertEquals(0, door.deregMr(sendComm, mhandle));
+        assertEquals(1, door.live()[3]);
+        assertEquals(6, door.close(sendComm, CommEntry.SEND), "ncclRemoteError");
+        assertEquals(0, door.live()[3], "the failed close ended the requests, and the memory was released");
+        verify(plugin, times(2)).deregMr(send, mr);
+    }
+
+    @Test
     void aClosedCommunicatorStillDeregistersAndClosesAreChecked() throws Exception {
         assertEquals(0, door.close(sendComm, CommEntry.SEND));
         assertEquals(0, door.deregMr(sendComm, mhandle), "NCCL may deregister through the closed communicator");
