@@ -122,6 +122,13 @@ int run_startup(int argc, char **argv);
 int run_tags(int argc, char **argv);
 /* NCCL's calls in one process, then the JVM ended through System.exit (driver_train.c); argv: [ROUNDS]. */
 int run_train(int argc, char **argv);
+/* A process's connection to itself (driver_self.c): the table with a context (NULL, with a failed check, when init fails). */
+ncclNet_v12_t *table_and_context(void **ctx);
+/* Connects send to listen's handle and accepts recv, within WAIT_SECONDS; whether both are connected. */
+int connect_self(ncclNet_v12_t *net, void *ctx, void *handle, void *listen, void **send, void **recv);
+/* One message of size bytes from out over send into in (capacity bytes) over recv, both tested to done; whether it arrived intact. */
+int self_message(ncclNet_v12_t *net, void *send, void *recv, void *smr, void *rmr, const unsigned char *out,
+                 unsigned char *in, size_t size, size_t capacity, int tag);
 /* NCCL's proxy threads, one per communicator's life (driver_proxies.c). */
 int run_proxies(int argc, char **argv);
 /* A host that forks once the library runs (driver_fork.c). */

@@ -48,30 +48,15 @@ static void child(ncclNet_v12_t *net) {
 }
 
 /* A connection of the parent to itself on listen's handle, and one verified message over it. */
-static int connect_and_move(ncclNet_v12_t *net, void *ctx, const unsigned char *handle, void *listen) {
+static int connect_and_move(ncclNet_v12_t *net, void *ctx, unsigned char *handle, void *listen) {
     static unsigned char out[FORK_BYTES], in[FORK_BYTES];
-    void *send = NULL, *recv = NULL, *smr = NULL, *rmr = NULL, *sreq = NULL, *rreq = NULL, *data = in;
-    size_t capacity = FORK_BYTES;
-    int tag = 7, got = -1, ok = 0;
-    double deadline = now_seconds() + WAIT_SECONDS;
-    while ((send == NULL || recv == NULL) && now_seconds() < deadline) {
-        if ((send == NULL && net->connect(ctx, 0, (void *)handle, &send, NULL) != ncclSuccess) ||
-            (recv == NULL && net->accept(listen, &recv, NULL) != ncclSuccess)) {
-            break;
-        }
-    }
-    if (send != NULL && recv != NULL && net->regMr(send, out, FORK_BYTES, NCCL_PTR_HOST, &smr) == ncclSuccess &&
+    void *send = NULL, *recv = NULL, *smr = NULL, *rmr = NULL;
+    int ok = 0;
+    if (connect_self(net, ctx, handle, listen, &send, &recv) &&
+        net->regMr(send, out, FORK_BYTES, NCCL_PTR_HOST, &smr) == ncclSuccess &&
         net->regMr(recv, in, FORK_BYTES, NCCL_PTR_HOST, &rmr) == ncclSuccess) {
         fill_pattern(out, FORK_BYTES, 7);
-        while (rreq == NULL && now_seconds() < deadline &&
-               net->irecv(recv, 1, &data, &capacity, &tag, &rmr, NULL, &rreq) == ncclSuccess) {
-        }
-        while (sreq == NULL && now_seconds() < deadline &&
-               net->isend(send, out, FORK_BYTES, tag, smr, NULL, &sreq) == ncclSuccess) {
-        }
-        ok = sreq != NULL && rreq != NULL && await_request(net, sreq, NULL, WAIT_SECONDS) == ncclSuccess &&
-             await_request(net, rreq, &got, WAIT_SECONDS) == ncclSuccess && got == FORK_BYTES &&
-             has_pattern(in, FORK_BYTES, 7);
+        ok = self_message(net, send, recv, smr, rmr, out, in, FORK_BYTES, FORK_BYTES, 7);
     }
     ok &= smr == NULL || net->deregMr(send, smr) == ncclSuccess;
     ok &= rmr == NULL || net->deregMr(recv, rmr) == ncclSuccess;
@@ -82,12 +67,11 @@ static int connect_and_move(ncclNet_v12_t *net, void *ctx, const unsigned char *
 
 int run_fork(void) {
     driver_side = "fork";
-    ncclNet_v12_t *net = load_table();
     void *ctx = NULL, *listen = NULL;
     unsigned char handle[NCCL_NET_HANDLE_MAXSIZE];
-    if (net == NULL || net->init(&ctx, 1, comm_config(), driver_logger, NULL) != ncclSuccess ||
-        net->listen(ctx, 0, handle, &listen) != ncclSuccess) {
-        check(0, "init and listen");
+    ncclNet_v12_t *net = table_and_context(&ctx);
+    if (net == NULL || net->listen(ctx, 0, handle, &listen) != ncclSuccess) {
+        check(0, "listen");
         return 1;
     }
     int names = shm_names(getpid());

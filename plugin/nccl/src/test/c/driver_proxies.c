@@ -44,27 +44,6 @@ static int open_files(void) {
     return n - 1; /* the listing's own */
 }
 
-/* One message of PROXY_BYTES from send to recv, each request tested to done; whether it arrived intact. */
-static int one_message(struct proxy *p, void *send, void *recv, void *smr, void *rmr, unsigned char *out,
-                       unsigned char *in) {
-    ncclNet_v12_t *net = p->net;
-    void *sreq = NULL, *rreq = NULL, *data = in;
-    size_t capacity = PROXY_BYTES;
-    int tag = p->round, got = -1;
-    double deadline = now_seconds() + WAIT_SECONDS;
-    fill_pattern(out, PROXY_BYTES, (unsigned)p->round);
-    memset(in, EMPTY_BYTE, PROXY_BYTES);
-    while (rreq == NULL && now_seconds() < deadline &&
-           net->irecv(recv, 1, &data, &capacity, &tag, &rmr, NULL, &rreq) == ncclSuccess) {
-    }
-    while (sreq == NULL && now_seconds() < deadline &&
-           net->isend(send, out, PROXY_BYTES, tag, smr, NULL, &sreq) == ncclSuccess) {
-    }
-    return sreq != NULL && rreq != NULL && await_request(net, sreq, NULL, WAIT_SECONDS) == ncclSuccess &&
-           await_request(net, rreq, &got, WAIT_SECONDS) == ncclSuccess && got == PROXY_BYTES &&
-           has_pattern(in, PROXY_BYTES, (unsigned)p->round);
-}
-
 /* A proxy thread's life: a connection to itself, one message, the closes. */
 static void *proxy_round(void *arg) {
     struct proxy *p = arg;
@@ -77,17 +56,13 @@ static void *proxy_round(void *arg) {
     if (net->listen(p->ctx, 0, handle, &listen) != ncclSuccess) {
         return NULL;
     }
-    double deadline = now_seconds() + WAIT_SECONDS;
-    while ((send == NULL || recv == NULL) && now_seconds() < deadline) {
-        if ((send == NULL && net->connect(p->ctx, 0, handle, &send, NULL) != ncclSuccess) ||
-            (recv == NULL && net->accept(listen, &recv, NULL) != ncclSuccess)) {
-            break;
-        }
-    }
-    if (send != NULL && recv != NULL && net->regMr(send, out, PROXY_BYTES, NCCL_PTR_HOST, &smr) == ncclSuccess &&
+    if (connect_self(net, p->ctx, handle, listen, &send, &recv) &&
+        net->regMr(send, out, PROXY_BYTES, NCCL_PTR_HOST, &smr) == ncclSuccess &&
         net->regMr(recv, in, PROXY_BYTES, NCCL_PTR_HOST, &rmr) == ncclSuccess) {
         p->files = open_files();
-        p->ok = one_message(p, send, recv, smr, rmr, out, in);
+        fill_pattern(out, PROXY_BYTES, (unsigned)p->round);
+        memset(in, EMPTY_BYTE, PROXY_BYTES);
+        p->ok = self_message(net, send, recv, smr, rmr, out, in, PROXY_BYTES, PROXY_BYTES, p->round);
     }
     p->ok &= smr == NULL || net->deregMr(send, smr) == ncclSuccess;
     p->ok &= rmr == NULL || net->deregMr(recv, rmr) == ncclSuccess;
@@ -104,10 +79,9 @@ int run_proxies(int argc, char **argv) {
         fprintf(stderr, "proxies: ROUNDS must be 3 or more, not %s\n", argv[0]);
         return 2;
     }
-    ncclNet_v12_t *net = load_table();
     void *ctx = NULL;
-    if (net == NULL || net->init(&ctx, 1, comm_config(), driver_logger, NULL) != ncclSuccess) {
-        check(0, "init");
+    ncclNet_v12_t *net = table_and_context(&ctx);
+    if (net == NULL) {
         return 1;
     }
     int first = -1, last = -1;

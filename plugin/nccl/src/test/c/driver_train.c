@@ -27,31 +27,6 @@
 
 typedef jint(JNICALL *created_vms_fn)(JavaVM **, jsize, jsize *);
 
-/* One message of size bytes from send to recv, both tested to done; 0 when it arrived intact. */
-static int one_message(ncclNet_v12_t *net, void *send, void *recv, void *smr, void *rmr, unsigned char *out,
-                       unsigned char *in, size_t size, int tag) {
-    void *sreq = NULL, *rreq = NULL;
-    void *data = in;
-    size_t capacity = TRAIN_BYTES;
-    int rtag = tag, got = -1;
-    double deadline = now_seconds() + WAIT_SECONDS;
-    while (rreq == NULL && now_seconds() < deadline) {
-        if (net->irecv(recv, 1, &data, &capacity, &rtag, &rmr, NULL, &rreq) != ncclSuccess) {
-            return -1;
-        }
-    }
-    while (sreq == NULL && now_seconds() < deadline) {
-        if (net->isend(send, out, size, tag, smr, NULL, &sreq) != ncclSuccess) {
-            return -1;
-        }
-    }
-    if (sreq == NULL || rreq == NULL || await_request(net, sreq, NULL, WAIT_SECONDS) != ncclSuccess ||
-        await_request(net, rreq, &got, WAIT_SECONDS) != ncclSuccess || got != (int)size) {
-        return -1;
-    }
-    return memcmp(out, in, size) == 0 ? 0 : -1;
-}
-
 /* Ends the JVM the library created through System.exit(code); returns only when it cannot. */
 static void exit_through_java(int code) {
     created_vms_fn created = (created_vms_fn)dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs");
@@ -81,10 +56,9 @@ int run_train(int argc, char **argv) {
         fprintf(stderr, "train: ROUNDS must be a positive number, not %s\n", argv[0]);
         return 2;
     }
-    ncclNet_v12_t *net = load_table();
     void *ctx = NULL;
-    if (net == NULL || net->init(&ctx, 1, comm_config(), driver_logger, NULL) != ncclSuccess) {
-        check(0, "init");
+    ncclNet_v12_t *net = table_and_context(&ctx);
+    if (net == NULL) {
         return 1;
     }
     int ndev = 0;
@@ -98,14 +72,7 @@ int run_train(int argc, char **argv) {
         check(0, "listen");
         return 1;
     }
-    double deadline = now_seconds() + WAIT_SECONDS;
-    while ((send == NULL || recv == NULL) && now_seconds() < deadline) {
-        if ((send == NULL && net->connect(ctx, 0, handle, &send, NULL) != ncclSuccess) ||
-            (recv == NULL && net->accept(listen, &recv, NULL) != ncclSuccess)) {
-            break;
-        }
-    }
-    check(send != NULL && recv != NULL, "connect and accept to itself");
+    check(connect_self(net, ctx, handle, listen, &send, &recv), "connect and accept to itself");
     if (send == NULL || recv == NULL || net->regMr(send, out, TRAIN_BYTES, NCCL_PTR_HOST, &smr) != ncclSuccess ||
         net->regMr(recv, in, TRAIN_BYTES, NCCL_PTR_HOST, &rmr) != ncclSuccess) {
         check(0, "regMr");
@@ -116,7 +83,7 @@ int run_train(int argc, char **argv) {
         fill_pattern(out, sizes[s], (unsigned)s);
         int failed = 0;
         for (int i = 0; i < rounds && !failed; i++) {
-            failed = one_message(net, send, recv, smr, rmr, out, in, sizes[s], (int)s) != 0;
+            failed = !self_message(net, send, recv, smr, rmr, out, in, sizes[s], TRAIN_BYTES, (int)s);
         }
         check(!failed, "%d messages of %zu bytes, each tested to done and intact", rounds, sizes[s]);
     }
