@@ -45,12 +45,11 @@ final class ReceiveWindow {
     }
 
     /**
-     * Whether {@code seq} went to one of the last {@link Limits#WINDOW} receives given numbers, and
-     * that receive has left the window (done, or failed); false for a number not given yet.
+     * Whether {@code seq} went to a receive that has left the window (done, or failed), as the
+     * window knows it: in the window and completed, or behind it; false for a number not given yet.
      */
     boolean ended(int seq) {
-        int behind = (next - seq) & ((1 << Limits.SEQ_BITS) - 1);
-        return behind >= 1 && behind <= Limits.WINDOW && window.retrieve(seq) == null;
+        return window.status(seq) == MessageWindow.Status.COMPLETED;
     }
 
     /** The posted receive whose buffer {@code index} has number {@code seq}, or null. */
