@@ -18,6 +18,7 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.rail.RailSet;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -38,7 +39,8 @@ public final class Device implements AutoCloseable {
     private final List<DomainContext> contexts = new ArrayList<>();
     private final Registrar registrar;
     private final HostMemory memory;
-    private final List<RdmaEndpoint> endpoints = new ArrayList<>();
+    /** Copy on write: an endpoint's close, the watchdog's included, removes it without the device's monitor. */
+    private final List<RdmaEndpoint> endpoints = new CopyOnWriteArrayList<>();
     private final ThreadLocal<RdmaEndpoint> perThread = new ThreadLocal<>();
     /** Held by every endpoint's calls when some domain is not FI_THREAD_SAFE; null otherwise. */
     private ReentrantLock domainLock;
@@ -175,12 +177,8 @@ public final class Device implements AutoCloseable {
 
     /** The statistics of its open endpoints, summed (an endpoint's figures go when it closes). */
     public EndpointStatistics statistics() {
-        List<RdmaEndpoint> open;
-        synchronized (this) {
-            open = new ArrayList<>(endpoints);
-        }
         EndpointStatistics sum = EndpointStatistics.NONE;
-        for (RdmaEndpoint endpoint : open) {
+        for (RdmaEndpoint endpoint : endpoints) {
             sum = sum.plus(endpoint.statistics());
         }
         return sum;
@@ -204,21 +202,17 @@ public final class Device implements AutoCloseable {
 
     /** Closes the endpoints their threads left behind, with nothing of them in use. */
     void closeAbandoned() {
-        List<RdmaEndpoint> open;
-        synchronized (this) {
-            open = new ArrayList<>(endpoints);
-        }
-        for (RdmaEndpoint endpoint : open) {
+        for (RdmaEndpoint endpoint : endpoints) {
             endpoint.closeIfAbandoned();
         }
     }
 
     /** How many endpoints are open on it. */
-    synchronized int openEndpoints() {
+    int openEndpoints() {
         return endpoints.size();
     }
 
-    synchronized void closed(RdmaEndpoint endpoint) {
+    void closed(RdmaEndpoint endpoint) {
         endpoints.remove(endpoint);
     }
 
@@ -229,7 +223,7 @@ public final class Device implements AutoCloseable {
         }
         closed = true;
         RdmaException failure = null;
-        for (RdmaEndpoint endpoint : new ArrayList<>(endpoints)) {
+        for (RdmaEndpoint endpoint : endpoints) {
             try {
                 endpoint.close();
             } catch (RdmaException e) {

@@ -68,7 +68,7 @@ final class EndpointClosing {
         } finally {
             endpoint.unlock();
         }
-        // Not holding the endpoint: the device's close holds the device, then each endpoint.
+        // Not holding the endpoint, nor waiting for the device: its close holds it while it closes each endpoint.
         device.closed(endpoint);
         if (failure != null) {
             throw failure;
