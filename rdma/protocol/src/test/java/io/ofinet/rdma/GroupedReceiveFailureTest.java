@@ -1,8 +1,11 @@
 package io.ofinet.rdma;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.testing.HostBuffer;
@@ -13,11 +16,15 @@ import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A grouped receive fails once: an error the sender sends for another of its buffers after that
- * (a second send that does not fit, a second stalled write) finds it ended and is dropped, and the
- * communicator's other receives go on.
+ * (a second send that does not fit, a second stalled write) is taken or dropped, and the
+ * communicator's other receives go on. An announced receive that failed is reported only once the
+ * sender can no longer write into any of its buffers: each has its data or its refusal, or the
+ * sender has closed.
  */
 @Timeout(60)
 class GroupedReceiveFailureTest extends PeerFixture {
@@ -95,6 +102,140 @@ class GroupedReceiveFailureTest extends PeerFixture {
             b.progress();
         }
         assertEquals(30, sizes[0]);
+    }
+
+    /**
+     * The first of two announced buffers is refused (the sender's send does not fit it): the
+     * receive's failure waits for the send into the second, which is written, and is told only
+     * then. Before, the application learnt of the failure while the sender could still write into
+     * the second buffer, which it may have reused.
+     */
+    @Test
+    void aFailedReceiveIsToldOnlyOnceItsOtherBufferCanNoLongerBeWritten() throws Exception {
+        connectPair();
+        HostBuffer src = buffer(2 * SIZE).pattern(7);
+        HostBuffer dst = buffer(2 * SIZE).fill((byte) 0);
+        MrHandle srcMr = registered(a, src);
+        MrHandle dstMr = registered(b, dst);
+        RecvRequest group = recv.irecv(2, new long[] {dst.address, dst.address + SIZE}, new long[] {SIZE, SIZE},
+                new int[] {1, 2}, new MrHandle[] {dstMr, dstMr});
+        SendRequest tooLarge = send.isend(src.address, 2 * SIZE, 1, srcMr);
+        drive(() -> group.failure() != null, "the refusal reaches the receive");
+        failureOf(tooLarge);
+        for (int i = 0; i < 200; i++) {
+            a.progress();
+            assertFalse(group.test(null), "the failure is held while the sender may write into buffer 1");
+        }
+        assertTrue(group.holdingFailure());
+        SendRequest second = send.isend(src.address + SIZE, SIZE, 2, srcMr);
+        drive(() -> second.test(null), "the second send is written");
+        RdmaException failure = failureOf(group);
+        assertTrue(failure.getMessage().contains("did not fit"), failure.getMessage());
+        assertArrayEquals(src.bytes(SIZE, (int) SIZE), dst.bytes(SIZE, (int) SIZE),
+                "buffer 1 was written before the failure was told");
+        assertNull(recv.liveness().dead(), "the receive communicator is not condemned");
+        RecvRequest next = recv.irecv(1, new long[] {dst.address}, new long[] {SIZE}, new int[] {2},
+                new MrHandle[] {dstMr});
+        SendRequest third = send.isend(src.address, SIZE, 2, srcMr);
+        drive(() -> testOk(third, null) & testOk(next, null), "the next send of tag 2 and its receive");
+    }
+
+    /**
+     * A held message that does not fit the first buffer of an announced receive fails it at its
+     * post (the receiver refuses it); the failure waits for the second buffer's send all the same.
+     */
+    @Test
+    void aReceiveThatRefusedAHeldMessageHoldsItsFailureForItsAnnouncedBuffer() throws Exception {
+        connectPair();
+        HostBuffer src = buffer(SIZE).pattern(3);
+        HostBuffer dst = buffer(2 * SIZE);
+        MrHandle srcMr = registered(a, src);
+        MrHandle dstMr = registered(b, dst);
+        SendRequest eager = send.isend(src.address, 200, 1, srcMr);
+        drive(() -> testOk(eager, null) && recv.heldEagerMessages() == 1, "the eager send held at the receiver");
+        RecvRequest group = recv.irecv(2, new long[] {dst.address, dst.address + SIZE}, new long[] {100, SIZE},
+                new int[] {1, 2}, new MrHandle[] {dstMr, dstMr});
+        assertNotNull(group);
+        assertNotNull(group.failure(), "the held message failed the receive at its post");
+        assertTrue(group.holdingFailure(), "its second buffer was announced");
+        for (int i = 0; i < 200; i++) {
+            a.progress();
+            assertFalse(group.test(null), "the failure is held while the sender may write into buffer 1");
+        }
+        SendRequest second = send.isend(src.address, SIZE, 2, srcMr);
+        drive(() -> second.test(null), "the second send is written");
+        assertTrue(failureOf(group).getMessage().contains("did not fit"));
+        assertArrayEquals(src.bytes(0, (int) SIZE), dst.bytes(SIZE, (int) SIZE));
+    }
+
+    /** The sender's close ends the wait of a held failure: nothing more can be written. */
+    @Test
+    void theSendersCloseEndsAHeldFailure() throws Exception {
+        connectPair();
+        HostBuffer src = buffer(2 * SIZE);
+        HostBuffer dst = buffer(2 * SIZE);
+        MrHandle srcMr = registered(a, src);
+        MrHandle dstMr = registered(b, dst);
+        RecvRequest group = recv.irecv(2, new long[] {dst.address, dst.address + SIZE}, new long[] {SIZE, SIZE},
+                new int[] {1, 2}, new MrHandle[] {dstMr, dstMr});
+        SendRequest tooLarge = send.isend(src.address, 2 * SIZE, 1, srcMr);
+        failureOf(tooLarge);
+        drive(group::holdingFailure, "the receive holds its failure");
+        send.close();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        RdmaException failure = assertThrows(RdmaException.class, () -> {
+            while (!group.test(null)) {
+                assertTrue(System.nanoTime() < deadline, "the failure told within 10 s of the sender's close");
+                a.progress();
+            }
+        });
+        assertTrue(failure.getMessage().contains("did not fit"), failure.getMessage());
+    }
+
+    /**
+     * A message that lands in a buffer of a receive holding its failure, written or tagged, is an
+     * arrival like any other, counted for the sender's close: once the sender has closed, a later
+     * receive it never served fails.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aSendIntoAHeldReceiveCountsForTheSendersClose(boolean tagged) throws Exception {
+        members = FAST + ", \"minStripeSize\": 4096, \"eagerMaxSize\": 4096"
+                + (tagged ? ", \"writeNotice\": \"tagged\"" : "");
+        connectPair();
+        HostBuffer src = buffer(4 * 8192);
+        HostBuffer dst = buffer(3 * 8192);
+        MrHandle srcMr = registered(a, src);
+        MrHandle dstMr = registered(b, dst);
+        RecvRequest group = recv.irecv(2, new long[] {dst.address, dst.address + 8192}, new long[] {8192, 8192},
+                new int[] {1, 2}, new MrHandle[] {dstMr, dstMr});
+        SendRequest tooLarge = send.isend(src.address, 2 * 8192, 1, srcMr);
+        failureOf(tooLarge);
+        drive(group::holdingFailure, "the receive holds its failure");
+        assertEquals(tagged, group.tagged(1), "buffer 1 takes a tagged message");
+        SendRequest second = send.isend(src.address + 2 * 8192, 8192, 2, srcMr);
+        drive(() -> second.test(null), "the second send");
+        assertTrue(failureOf(group).getMessage().contains("did not fit"));
+        RecvRequest unserved = recv.irecv(1, new long[] {dst.address + 2 * 8192}, new long[] {8192}, new int[] {3},
+                new MrHandle[] {dstMr});
+        send.close();
+        RdmaException failure = assertThrows(RdmaException.class,
+                () -> drive(() -> unserved.test(null), "the unserved receive's failure"));
+        assertTrue(failure.getMessage().contains("sender closed"), failure.getMessage());
+    }
+
+    private interface Done {
+        boolean get() throws RdmaException;
+    }
+
+    /** Drives both endpoints until {@code done}, for at most 10 s. */
+    private void drive(Done done, String what) throws RdmaException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!done.get()) {
+            assertTrue(System.nanoTime() < deadline, what + " within 10 s");
+            a.progress();
+            b.progress();
+        }
     }
 
     private static boolean testOk(Request request, long[] sizes) throws RdmaException {

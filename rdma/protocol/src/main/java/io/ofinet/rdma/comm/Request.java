@@ -163,6 +163,6 @@ public abstract class Request {
 
     /** Whether it completed without failure (its operations may still be in flight). */
     public boolean succeeded() {
-        return done;
+        return done && failure == null;
     }
 }

@@ -72,7 +72,8 @@ public final class EagerInbox {
     /**
      * Message {@code seq} (an eager message, request to send or head) arrived in {@code buffer}
      * ({@code len} bytes): delivered to the posted buffer with its tag and ordinal, held until that
-     * is posted, or dropped when its receive has failed.
+     * is posted, or dropped when its receive has failed (unless it holds its failure for its buffers,
+     * {@link RecvRequest#fail}: it then takes it).
      *
      * @return whether the buffer is held
      */
@@ -82,7 +83,7 @@ public final class EagerInbox {
         int ordinal = header.ordinal();
         RecvRequest request = comm.buffers().with(tag, ordinal);
         if (request != null) {
-            if (request.failure() != null) {
+            if (request.failure() != null && !request.holdingFailure()) {
                 used(); // its receive failed, and it with it
                 return false;
             }
@@ -135,7 +136,7 @@ public final class EagerInbox {
         request.matched |= 1 << i;
         long size = header.size();
         if (size > request.capacity[i]) {
-            refuse(request, seq, "irecv: the sender's message of " + size + " bytes did not fit receive buffer " + i
+            refuse(request, i, seq, "irecv: the sender's message of " + size + " bytes did not fit receive buffer " + i
                     + " of " + request.capacity[i] + " bytes (tag " + request.tag[i] + "); nothing was written");
             return false;
         }
@@ -184,7 +185,7 @@ public final class EagerInbox {
                 long len = heldLength[h];
                 int seq = heldSeq[h];
                 remove(h);
-                if (request.failure() != null) {
+                if (request.failure() != null && !request.holdingFailure()) {
                     eager.unhold(buffer);
                     used();
                     return;
@@ -213,9 +214,10 @@ public final class EagerInbox {
         held[heldCount] = null;
     }
 
-    /** The receive fails: message {@code seq} did not fit its buffer; the sender is told. */
-    private void refuse(RecvRequest request, int seq, String why) {
+    /** The receive fails: message {@code seq} did not fit its buffer {@code i}; the sender is told. */
+    private void refuse(RecvRequest request, int i, int seq, String why) {
         used();
+        request.settled(i);
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
         RmaOp op = pool.acquire();
         if (op != null) {

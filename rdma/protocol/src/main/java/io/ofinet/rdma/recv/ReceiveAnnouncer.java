@@ -157,16 +157,16 @@ final class ReceiveAnnouncer {
     }
 
     /**
-     * Announces the receives of {@code requests} in use, not announced yet and not finished (small
-     * ones, announced once the sender runs ahead of them). One that cannot be announced now (no
-     * control buffer or operation free) leaves the rest {@link #owed}. A failure to reserve what an
-     * announcement takes condemns the peer through {@code liveness}.
+     * Announces the receives of {@code requests} in use, not announced yet, not finished and not
+     * failed (small ones, announced once the sender runs ahead of them). One that cannot be announced
+     * now (no control buffer or operation free) leaves the rest {@link #owed}. A failure to reserve
+     * what an announcement takes condemns the peer through {@code liveness}.
      */
     void announceUnannounced(RequestPool<RecvRequest> requests, PeerLiveness liveness) {
         owed = false;
         for (int r = 0; r < requests.created(); r++) {
             RecvRequest request = requests.at(r);
-            if (request.inUse() && !request.announced && !request.finished()) {
+            if (request.inUse() && !request.announced && !request.finished() && request.failure() == null) {
                 try {
                     if (!reserve(0)) {
                         owed = true;

@@ -133,8 +133,8 @@ public final class RecvComm extends Communicator<RecvRequest> {
     public boolean cancelTagged() {
         for (int i = 0; i < requests.created(); i++) {
             RecvRequest request = requests.at(i);
-            if (request.inUse() && request.taggedPending()) {
-                request.cancelTagged();
+            if (request.inUse() && request.tagged.pending()) {
+                request.tagged.cancel();
             }
         }
         return taggedPosted();

@@ -1,13 +1,10 @@
 package io.ofinet.rdma.recv;
 
-import io.ofinet.rdma.comm.CommHost;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.comm.RequestPool;
-import io.ofinet.rdma.comm.Timeline;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
-import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.wire.Limits;
 
 /**
@@ -44,112 +41,45 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     int matched;
     /** When the latest segment of a still partial buffer arrived (0 when none is partial). */
     long partialSinceNanos;
-    /** Buffers announced to take one tagged message (a bit each), and their receives while posted. */
-    int taggedBuffers;
-    private final RmaOp[] taggedReceives = new RmaOp[Limits.MAX_RECVS];
-    /** Hears of the tagged receives, each one of the request's operations. */
-    public final RmaOp.Owner taggedOwner = new RmaOp.Owner() {
-        @Override
-        public void opDone(RmaOp op) {
-            taggedLanded(op, null);
-        }
-
-        @Override
-        public void opFailed(RmaOp op, RdmaException cause) {
-            taggedLanded(op, cause);
-        }
-
-        @Override
-        public int generation() {
-            return RecvRequest.this.generation();
-        }
-    };
+    /**
+     * Its buffers' tagged receives, each one of the request's operations: cancelled, the request
+     * waits for their completions, which take the receives out of the provider.
+     */
+    final TaggedReceives tagged;
+    /** Hears of the tagged receives. */
+    public final RmaOp.Owner taggedOwner;
+    /**
+     * Buffers the sender sends no more into (a bit each): filled, refused, taken by an eager message,
+     * or their tagged receive ended. A receive that failed, announced with a buffer not among them,
+     * holds its failure until it is ({@link #fail}).
+     */
+    private int settled;
+    /** Whether it failed and holds the failure until the sender sends no more into its buffers. */
+    private boolean holding;
+    /** Whether something arrived that only an announcement's reader sends: its announcement reached the sender. */
+    private boolean reached;
 
     public RecvRequest(RecvComm comm, RequestPool<RecvRequest> home) {
         super(comm, home);
         this.comm = comm;
+        this.tagged = new TaggedReceives(this, comm);
+        this.taggedOwner = tagged;
     }
 
     /** Buffer {@code i} takes one tagged message, into the receive {@code op} (posted next). */
     public void taggedPosted(int i, RmaOp op) {
-        taggedBuffers |= 1 << i;
-        taggedReceives[i] = op;
+        tagged.posted(i, op);
         awaitOneMore();
     }
 
     /** Whether buffer {@code i} takes a tagged message (its receive posted, or landed already). */
     public boolean tagged(int i) {
-        return (taggedBuffers & (1 << i)) != 0;
+        return tagged.has(i);
     }
 
-    /** Whether a tagged receive of this request is still posted. */
-    public boolean taggedPending() {
-        for (int i = 0; i < buffers; i++) {
-            if (taggedReceives[i] != null) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * A tagged receive completed or failed: one operation less. Its bytes count unless the
-     * request failed already; a failure of its own fails the request, unless it was cancelled.
-     */
-    private void taggedLanded(RmaOp op, RdmaException cause) {
-        int i = op.index;
-        taggedReceives[i] = null;
+    /** One of its tagged receives ended: one operation less. */
+    void taggedEnded() {
         operationEnded();
-        if (failure() != null) {
-            return;
-        }
-        if (cause == null) {
-            taggedArrived(i, op.received, op.rail);
-        } else if (!op.cancelled()) {
-            fail(new RdmaException(ErrorCategory.REMOTE, "irecv: the message into buffer " + i + " failed: "
-                    + cause.getMessage(), cause));
-        }
-    }
-
-    /**
-     * Buffer {@code i}'s tagged message of {@code bytes} bytes arrived on data rail {@code rail}:
-     * the buffer's one segment, if it came from the sender's address there (where the provider
-     * names sources right; the tag carried the communicator's token).
-     */
-    private void taggedArrived(int i, long bytes, int rail) {
-        if (Timeline.ON) {
-            Timeline.record(Timeline.RECV_LANDED, tag[i], ordinal[i]);
-        }
-        CommHost host = comm.host();
-        comm.liveness().heard(host.stepNanos());
-        long source = host.arrivalSource();
-        if (source != ProgressEngine.SOURCE_UNTOLD && source != comm.connection().dataPeer(rail)) {
-            comm.forgedArrival();
-            fail(new RdmaException(ErrorCategory.REMOTE, "irecv: buffer " + i + " took a message from an address"
-                    + " other than the sender's on data rail " + rail));
-            return;
-        }
-        comm.senderClose().counted();
-        try {
-            segment(i, 1, bytes);
-            comm.progressed(this);
-        } catch (RdmaException e) {
-            fail(e);
-        } finally {
-            comm.senderClose().afterArrival();
-        }
-    }
-
-    /**
-     * Cancels the tagged receives still posted (their buffers take nothing more); the request
-     * waits for their completions, which take the receives out of the provider.
-     */
-    public void cancelTagged() {
-        for (int i = 0; i < buffers; i++) {
-            if (taggedReceives[i] != null) {
-                taggedReceives[i].cancel();
-            }
-        }
     }
 
     /** The buffer with {@code bufferTag} and {@code bufferOrdinal} (modulo 2^16), or -1. */
@@ -167,19 +97,74 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         return (long) tag[0] << 32 | ordinal[0] & 0xFFFFFFFFL;
     }
 
-    /** Fails it: its tagged receives are cancelled, and its numbers leave the window. */
+    /**
+     * Fails it. A receive that was announced holds its failure while the sender may still send into
+     * one of its other buffers: until each has its data, its refusal or an eager message (or the
+     * receive is abandoned), it stays in the window and takes what arrives, its tagged receives
+     * posted, so that the application, once told, may reuse every buffer (docs/PROTOCOL.md, "A
+     * failed receive holds its failure"). Otherwise its tagged receives are cancelled, and its
+     * numbers leave the window.
+     */
     @Override
     public void fail(RdmaException cause) {
+        boolean first = failure() == null;
         super.fail(cause);
-        cancelTagged();
-        comm.failed(this);
+        if (first && announced && unsettled() != 0) {
+            holding = true;
+            awaitOneMore();
+        } else if (!holding) {
+            tagged.cancel();
+            comm.failed(this);
+        }
     }
 
-    /** Fails it at once: its tagged receives are cancelled, and their completions are not waited for. */
+    /** Fails it at once: its tagged receives are cancelled, and nothing in flight is waited for. */
     @Override
     public void abandon(RdmaException cause) {
         super.abandon(cause);
-        java.util.Arrays.fill(taggedReceives, null);
+        holding = false;
+        tagged.cancel();
+        tagged.forget();
+        comm.failed(this);
+    }
+
+    /** The buffers the sender may still send into. */
+    private int unsettled() {
+        return (1 << buffers) - 1 & ~settled;
+    }
+
+    /**
+     * The sender sends no more into buffer {@code i}: its tagged receive, if still posted, is
+     * cancelled, and a failure held for it may go.
+     */
+    void settled(int i) {
+        tagged.cancel(i);
+        settled |= 1 << i;
+        if (unsettled() == 0) {
+            endHold();
+        }
+    }
+
+    /** A failure held ends: it is reported at the next {@code test}, and its numbers leave the window. */
+    private void endHold() {
+        if (holding) {
+            holding = false;
+            operationEnded();
+            comm.failed(this);
+        }
+    }
+
+    /**
+     * A written segment, a tagged message or an error for one of its buffers arrived: the sender
+     * read its announcement, even where the announcement's write reports an error.
+     */
+    void reachedSender() {
+        reached = true;
+    }
+
+    /** Whether it failed and holds its failure for a buffer the sender may still send into. */
+    public boolean holdingFailure() {
+        return holding;
     }
 
     public void start(int sequence, int count, boolean afterClose) {
@@ -192,8 +177,10 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         this.eagerFilled = 0;
         this.matched = 0;
         this.announced = false;
-        this.taggedBuffers = 0;
-        java.util.Arrays.fill(taggedReceives, null);
+        this.settled = 0;
+        this.holding = false;
+        this.reached = false;
+        tagged.reset();
         begin(0);
         for (int i = 0; i < count; i++) {
             received[i] = 0;
@@ -215,7 +202,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
      * contradicting segment is neither counted nor charged.
      */
     String contradiction(int i, long bytes) {
-        if ((taggedBuffers & (1 << i)) != 0) {
+        if (tagged.has(i)) {
             return FOR_A_TAGGED_BUFFER;
         }
         return bytes > capacity[i] - received[i] ? BEYOND_ITS_BUFFER : null;
@@ -259,6 +246,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         }
         if (++segmentsArrived[i] == segmentsExpected[i]) {
             bufferDone();
+            settled(i);
             partialSinceNanos = partialBuffers() ? System.nanoTime() : 0;
         } else {
             partialSinceNanos = System.nanoTime();
@@ -267,14 +255,13 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
 
     /** Buffer {@code i} took an eager message of {@code bytes} bytes, copied in already. */
     public void eagerFilled(int i, long bytes) {
-        if (taggedReceives[i] != null) {
-            // A small send matched by tag before the announcement reached the sender.
-            taggedReceives[i].cancel();
-        }
+        // A small send matched by tag before the announcement reached the sender.
+        tagged.cancel(i);
         taken |= 1 << i;
         eagerFilled |= 1 << i;
         received[i] = bytes;
         bufferDone();
+        settled(i);
     }
 
     /** Whether a buffer has some of its segments but not all (or a head, and the writes not yet). */
@@ -324,6 +311,11 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
 
     @Override
     public void opFailed(RmaOp op, RdmaException cause) {
+        if (!reached) {
+            // As far as this side knows, the sender was not told of its buffers: nothing to hold for.
+            announced = false;
+            endHold();
+        }
         operationFailed(new RdmaException(ErrorCategory.REMOTE, "receive " + seq
                 + ": the announcement did not reach the sender: " + cause.getMessage(), cause));
     }

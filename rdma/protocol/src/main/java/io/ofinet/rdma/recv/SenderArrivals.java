@@ -43,6 +43,7 @@ public final class SenderArrivals {
         try {
             // Looked up once above; only a receive not posted is asked for again, for its failure.
             RecvRequest request = posted != null ? posted : window.posted(seq, index, "a segment");
+            request.reachedSender();
             request.segment(index, segments, bytes);
             comm.progressed(request);
         } finally {
@@ -70,9 +71,9 @@ public final class SenderArrivals {
     }
 
     /**
-     * The sender refused a send into buffer {@code index} of receive {@code seq}, for {@code reason}.
-     * A receive that ended already (another of its buffers failed it, or its stall check did) has
-     * nothing more to fail: the error is dropped.
+     * The sender refused a send into buffer {@code index} of receive {@code seq}, for {@code reason}:
+     * it sends nothing more there. A receive that ended already (another of its buffers failed it,
+     * or its stall check did) has nothing more to fail: the error is dropped.
      */
     public void error(int seq, int index, int reason) throws RdmaException {
         comm.liveness().heard(comm.host().stepNanos());
@@ -82,6 +83,8 @@ public final class SenderArrivals {
                 return;
             }
             RecvRequest request = window.posted(seq, index, "an error");
+            request.reachedSender();
+            request.settled(index);
             if (reason == Immediate.ERROR_SEND_FAILED) {
                 request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes into buffer "
                         + index + " did not complete in time; a data rail may be down"));
