@@ -125,14 +125,18 @@ final class CommClosing {
 
     /** {@link #closeRecv(RecvComm)} within {@code deadline} (System.nanoTime). */
     void closeRecv(RecvComm comm, long deadline) {
-        boolean waiting;
+        int[] told = new int[1];
         endpoint.lock();
         try {
-            waiting = tellSenderClosing(comm);
+            told[0] = tellSenderClosing(comm);
         } finally {
             endpoint.unlock();
         }
-        if (waiting) {
+        if (told[0] == NO_OPERATION) {
+            // Every operation is in flight: one ends as progress goes on, within the deadline.
+            progressWhile(() -> (told[0] = tellSenderClosing(comm)) == NO_OPERATION, deadline);
+        }
+        if (told[0] == TOLD_WITH_RECEIVES) {
             progressWhile(() -> !comm.isClosed() && !comm.senderWritesEnded() && comm.liveness().dead() == null,
                     deadline);
         }
@@ -195,28 +199,37 @@ final class CommClosing {
         }
     }
 
+    /** {@link #tellSenderClosing}: the sender was not told, as there is nothing to tell or no peer to tell. */
+    private static final int NOT_TOLD = 0;
+    /** {@link #tellSenderClosing}: the sender was told, and receives were outstanding. */
+    private static final int TOLD_WITH_RECEIVES = 1;
+    /** {@link #tellSenderClosing}: the sender was told, with no receive outstanding. */
+    private static final int TOLD = 2;
+    /** {@link #tellSenderClosing}: no operation was free to tell the sender; try again. */
+    private static final int NO_OPERATION = 3;
+
     /**
      * Tells the sender of an open receive communicator that it closes (the caller holds the
-     * endpoint); returns whether receives were outstanding, whose end the close then awaits. The
-     * sender hears of every close. With nothing outstanding, every announcement of this side was
-     * written before it (a receive ends after its own), so the signal is this side's last word and
-     * frees the sender's mailbox; where announcements go over several control rails the signal may
-     * overtake one, and the sender waits.
+     * endpoint), and returns how it went: with receives outstanding the close then awaits their
+     * end. The sender hears of every close. With nothing outstanding, every announcement of this
+     * side was written before it (a receive ends after its own), so the signal is this side's last
+     * word and frees the sender's mailbox; where announcements go over several control rails the
+     * signal may overtake one, and the sender waits.
      */
-    private boolean tellSenderClosing(RecvComm comm) {
+    private int tellSenderClosing(RecvComm comm) {
         if (comm.isClosed() || !comm.connectedAndOpen() || comm.liveness().dead() != null || endpoint.isClosed()) {
-            return false;
+            return NOT_TOLD;
         }
         RmaOp op = pools.ops.acquire();
         if (op == null) {
-            return false;
+            return NO_OPERATION;
         }
         boolean outstanding = comm.outstanding() > 0;
         Connection sender = comm.connection();
         int last = !outstanding && endpoint.controlRails() == 1 ? Signal.CLOSING_FINAL : 0;
         sender.sendImmediate(op, "close signal", Immediate.signal(Signal.RECEIVER_CLOSING, sender.peerCommId(), last),
                 comm.liveness());
-        return outstanding;
+        return outstanding ? TOLD_WITH_RECEIVES : TOLD;
     }
 
     /**

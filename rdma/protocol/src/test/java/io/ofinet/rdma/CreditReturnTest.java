@@ -1,11 +1,16 @@
 package io.ofinet.rdma;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.Request;
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendRequest;
@@ -15,10 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The receiver returns the sender's eager credits in batches, each in a signal that needs one of
- * its operations. Credits that fell due while no operation was free go back later, at the
- * receiver's next look at its communicator's stalls: else a sender that had spent them all waited
- * for good, and its receiver, holding too few messages to announce its receives, with it.
+ * Signals to the sender that fell due while none of the receiver's operations was free go out once
+ * one is. Credits, returned in batches, go back at the receiver's next look at its communicator's
+ * stalls: else a sender that had spent them all waited for good, and its receiver, holding too few
+ * messages to announce its receives, with it. A refusal goes out before them: else the send it
+ * refuses waited for good. The close signal waits for an operation within the close's time: else
+ * the sender learnt of the close only when it gave the receiver up as silent.
  */
 @Timeout(60)
 class CreditReturnTest extends PeerFixture {
@@ -31,15 +38,7 @@ class CreditReturnTest extends PeerFixture {
         HostBuffer dst = buffer();
         MrHandle srcMr = registered(a, src);
         MrHandle dstMr = registered(b, dst);
-        List<RmaOp> taken = new ArrayList<>();
-        b.lock();
-        try {
-            for (RmaOp op = b.pools.ops.acquire(); op != null; op = b.pools.ops.acquire()) {
-                taken.add(op);
-            }
-        } finally {
-            b.unlock();
-        }
+        List<RmaOp> taken = takeAll();
         // Every credit used while the receiver has no operation free: the returns fall due, and wait.
         for (int i = 0; i < 64; i++) {
             RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {100}, new int[] {5},
@@ -49,16 +48,99 @@ class CreditReturnTest extends PeerFixture {
             assertNotNull(s);
             complete(r, s);
         }
+        giveBack(taken);
+        RecvRequest last = recv.irecv(1, new long[] {dst.address}, new long[] {100}, new int[] {5},
+                new MrHandle[] {dstMr});
+        SendRequest s = send.isend(src.address, 10, 5, srcMr);
+        complete(last, s);
+    }
+
+    /**
+     * A request to send into a receive of small buffers, which sends no announcement, arrives while
+     * the receiver has no operation free: the receive fails at once, and the sender's send, waiting
+     * for an answer, fails once an operation is.
+     */
+    @Test
+    void aRefusalDueWhileNoOperationWasFreeGoesOutOnceOneIs() throws Exception {
+        members = "\"peerTimeoutMs\": 5000, \"rtsDelayUs\": 0";
+        connectPair();
+        HostBuffer src = buffer(64 * 1024);
+        HostBuffer dst = buffer();
+        MrHandle srcMr = registered(a, src);
+        MrHandle dstMr = registered(b, dst);
+        List<RmaOp> taken = takeAll();
+        RecvRequest small = recv.irecv(1, new long[] {dst.address}, new long[] {100}, new int[] {5},
+                new MrHandle[] {dstMr});
+        SendRequest large = send.isend(src.address, 64 * 1024, 5, srcMr);
+        RdmaException received = assertThrows(RdmaException.class, () -> complete(small, large));
+        assertTrue(received.getMessage().contains("did not fit"), received.getMessage());
+        for (int i = 0; i < 100; i++) {
+            a.progress();
+            b.progress();
+            assertFalse(large.test(null), "the send is answered only once the refusal goes out");
+        }
+        giveBack(taken);
+        RdmaException sent = assertThrows(RdmaException.class, () -> complete(large, large));
+        assertEquals(ErrorCategory.INVALID_USAGE, sent.category(), sent.getMessage());
+        RecvRequest next = recv.irecv(1, new long[] {dst.address}, new long[] {100}, new int[] {5},
+                new MrHandle[] {dstMr});
+        SendRequest fits = send.isend(src.address, 10, 5, srcMr);
+        complete(next, fits);
+    }
+
+    /**
+     * A receive communicator closes with a receive outstanding while none of its operations is free:
+     * the close waits for one to tell the sender, whose queued send then fails for the close, not
+     * for the receiver's silence after peerTimeoutMs.
+     */
+    @Test
+    void theCloseSignalWaitsForAnOperation() throws Exception {
+        members = "\"peerTimeoutMs\": 5000";
+        connectPair();
+        HostBuffer src = buffer(64 * 1024);
+        HostBuffer dst = buffer();
+        MrHandle srcMr = registered(a, src);
+        MrHandle dstMr = registered(b, dst);
+        assertNotNull(recv.irecv(1, new long[] {dst.address}, new long[] {100}, new int[] {5},
+                new MrHandle[] {dstMr}));
+        SendRequest waiting = send.isend(src.address, 64 * 1024, 6, srcMr);
+        List<RmaOp> taken = takeAll();
+        Thread closer = new Thread(recv::close, "closeRecv");
+        closer.start();
+        Thread.sleep(200);
+        giveBack(taken);
+        long start = System.nanoTime();
+        RdmaException failure = assertThrows(RdmaException.class, () -> {
+            while (!waiting.test(null)) {
+                assertTrue(System.nanoTime() - start < 10_000_000_000L, "the send failed within 10 s");
+            }
+        });
+        closer.join(10_000);
+        assertFalse(closer.isAlive(), "closeRecv returned");
+        assertTrue(failure.getMessage().contains("receiver closed"), failure.getMessage());
+    }
+
+    /** Takes every operation of b's, so that none is free. */
+    private List<RmaOp> takeAll() {
+        List<RmaOp> taken = new ArrayList<>();
+        b.lock();
+        try {
+            for (RmaOp op = b.pools.ops.acquire(); op != null; op = b.pools.ops.acquire()) {
+                taken.add(op);
+            }
+        } finally {
+            b.unlock();
+        }
+        return taken;
+    }
+
+    private void giveBack(List<RmaOp> taken) {
         b.lock();
         try {
             taken.forEach(b.pools.ops::release);
         } finally {
             b.unlock();
         }
-        RecvRequest last = recv.irecv(1, new long[] {dst.address}, new long[] {100}, new int[] {5},
-                new MrHandle[] {dstMr});
-        SendRequest s = send.isend(src.address, 10, 5, srcMr);
-        complete(last, s);
     }
 
     /** Drives both endpoints until both requests are done, within 10 s. */

@@ -42,6 +42,13 @@ public final class EagerInbox {
     private final EagerBuffer[] held = new EagerBuffer[Limits.CREDITS];
     private int heldCount;
     private int creditsDue;
+    /**
+     * Refusals that found no operation free, by message number, oldest first: sent before any
+     * credit goes back, so that the sender, out of credits meanwhile, has at most {@link
+     * Limits#CREDITS} messages here to refuse.
+     */
+    private final int[] refusalsOwed = new int[Limits.CREDITS];
+    private int refusalsOwedCount;
 
     public EagerInbox(RecvComm comm, CommParts parts) {
         this.comm = comm;
@@ -214,16 +221,47 @@ public final class EagerInbox {
         held[heldCount] = null;
     }
 
-    /** The receive fails: message {@code seq} did not fit its buffer {@code i}; the sender is told. */
-    private void refuse(RecvRequest request, int i, int seq, String why) {
-        used();
+    /**
+     * The receive fails: message {@code seq} did not fit its buffer {@code i}; the sender is told,
+     * now or, when no operation is free, at the next return of credits or look at stalls. Its credit
+     * falls due after the refusal has gone or is owed, so that no credit goes back before it.
+     */
+    private void refuse(RecvRequest request, int i, int seq, String why) throws RdmaException {
         request.settled(i);
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
-        RmaOp op = pool.acquire();
-        if (op != null) {
-            comm.connection().sendImmediate(op, "refusal to the sender", Immediate.signal(
-                    Signal.TRUNCATED_TO_SENDER, comm.connection().peerCommId(), seq), RmaOp.NO_OWNER);
+        if (refusalsOwedCount > 0 || !sendRefusal(seq)) {
+            if (refusalsOwedCount == refusalsOwed.length) {
+                throw new RdmaException(ErrorCategory.REMOTE, "message " + seq + " refused beyond the sender's "
+                        + Limits.CREDITS + " credits");
+            }
+            refusalsOwed[refusalsOwedCount++] = seq;
+            sendOwedRefusals();
         }
+        used();
+    }
+
+    /** Tells the sender that message {@code seq} was refused; false when no operation is free. */
+    private boolean sendRefusal(int seq) {
+        RmaOp op = pool.acquire();
+        if (op == null) {
+            return false;
+        }
+        comm.connection().sendImmediate(op, "refusal to the sender", Immediate.signal(
+                Signal.TRUNCATED_TO_SENDER, comm.connection().peerCommId(), seq), RmaOp.NO_OWNER);
+        return true;
+    }
+
+    /** Sends the refusals owed, oldest first, as far as operations are free; returns whether none is left. */
+    private boolean sendOwedRefusals() {
+        int sent = 0;
+        while (sent < refusalsOwedCount && sendRefusal(refusalsOwed[sent])) {
+            sent++;
+        }
+        if (sent > 0) {
+            System.arraycopy(refusalsOwed, sent, refusalsOwed, 0, refusalsOwedCount - sent);
+            refusalsOwedCount -= sent;
+        }
+        return refusalsOwedCount == 0;
     }
 
     /** An eager message or request to send was used up (or dropped): its credit is due back. */
@@ -233,10 +271,13 @@ public final class EagerInbox {
     }
 
     /**
-     * Returns the credits due once at least {@code atLeast} are and an operation is free; those that
-     * find none stay due, and the communicator's look at its stalls tries again.
+     * Returns the credits due once at least {@code atLeast} are and an operation is free, after the
+     * refusals owed; what finds none stays due, and the communicator's look at its stalls tries again.
      */
     public void returnCredits(int atLeast) {
+        if (refusalsOwedCount > 0 && !sendOwedRefusals()) {
+            return;
+        }
         if (creditsDue < Math.max(1, atLeast)) {
             return;
         }
