@@ -29,15 +29,14 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class CreditReturnTest extends PeerFixture {
+    private HostBuffer src;
+    private HostBuffer dst;
+    private MrHandle srcMr;
+    private MrHandle dstMr;
 
     @Test
     void creditsDueWhileNoOperationWasFreeGoBackOnceOneIs() throws Exception {
-        members = "\"peerTimeoutMs\": 2000";
-        connectPair();
-        HostBuffer src = buffer();
-        HostBuffer dst = buffer();
-        MrHandle srcMr = registered(a, src);
-        MrHandle dstMr = registered(b, dst);
+        open("\"peerTimeoutMs\": 2000");
         List<RmaOp> taken = takeAll();
         // Every credit used while the receiver has no operation free: the returns fall due, and wait.
         for (int i = 0; i < 64; i++) {
@@ -49,8 +48,7 @@ class CreditReturnTest extends PeerFixture {
             complete(r, s);
         }
         giveBack(taken);
-        RecvRequest last = recv.irecv(1, new long[] {dst.address}, new long[] {100}, new int[] {5},
-                new MrHandle[] {dstMr});
+        RecvRequest last = smallReceive();
         SendRequest s = send.isend(src.address, 10, 5, srcMr);
         complete(last, s);
     }
@@ -62,15 +60,9 @@ class CreditReturnTest extends PeerFixture {
      */
     @Test
     void aRefusalDueWhileNoOperationWasFreeGoesOutOnceOneIs() throws Exception {
-        members = "\"peerTimeoutMs\": 5000, \"rtsDelayUs\": 0";
-        connectPair();
-        HostBuffer src = buffer(64 * 1024);
-        HostBuffer dst = buffer();
-        MrHandle srcMr = registered(a, src);
-        MrHandle dstMr = registered(b, dst);
+        open("\"peerTimeoutMs\": 5000, \"rtsDelayUs\": 0");
         List<RmaOp> taken = takeAll();
-        RecvRequest small = recv.irecv(1, new long[] {dst.address}, new long[] {100}, new int[] {5},
-                new MrHandle[] {dstMr});
+        RecvRequest small = smallReceive();
         SendRequest large = send.isend(src.address, 64 * 1024, 5, srcMr);
         RdmaException received = assertThrows(RdmaException.class, () -> complete(small, large));
         assertTrue(received.getMessage().contains("did not fit"), received.getMessage());
@@ -82,8 +74,7 @@ class CreditReturnTest extends PeerFixture {
         giveBack(taken);
         RdmaException sent = assertThrows(RdmaException.class, () -> complete(large, large));
         assertEquals(ErrorCategory.INVALID_USAGE, sent.category(), sent.getMessage());
-        RecvRequest next = recv.irecv(1, new long[] {dst.address}, new long[] {100}, new int[] {5},
-                new MrHandle[] {dstMr});
+        RecvRequest next = smallReceive();
         SendRequest fits = send.isend(src.address, 10, 5, srcMr);
         complete(next, fits);
     }
@@ -95,14 +86,8 @@ class CreditReturnTest extends PeerFixture {
      */
     @Test
     void theCloseSignalWaitsForAnOperation() throws Exception {
-        members = "\"peerTimeoutMs\": 5000";
-        connectPair();
-        HostBuffer src = buffer(64 * 1024);
-        HostBuffer dst = buffer();
-        MrHandle srcMr = registered(a, src);
-        MrHandle dstMr = registered(b, dst);
-        assertNotNull(recv.irecv(1, new long[] {dst.address}, new long[] {100}, new int[] {5},
-                new MrHandle[] {dstMr}));
+        open("\"peerTimeoutMs\": 5000");
+        assertNotNull(smallReceive());
         SendRequest waiting = send.isend(src.address, 64 * 1024, 6, srcMr);
         List<RmaOp> taken = takeAll();
         Thread closer = new Thread(recv::close, "closeRecv");
@@ -118,6 +103,21 @@ class CreditReturnTest extends PeerFixture {
         closer.join(10_000);
         assertFalse(closer.isAlive(), "closeRecv returned");
         assertTrue(failure.getMessage().contains("receiver closed"), failure.getMessage());
+    }
+
+    /** Connects a pair with {@code layoutMembers}, and registers a 64 KiB source and a 4 KiB destination. */
+    private void open(String layoutMembers) throws Exception {
+        members = layoutMembers;
+        connectPair();
+        src = buffer(64 * 1024);
+        dst = buffer();
+        srcMr = registered(a, src);
+        dstMr = registered(b, dst);
+    }
+
+    /** A receive of 100 bytes, tag 5, into {@code dst}: small enough to send no announcement. */
+    private RecvRequest smallReceive() throws RdmaException {
+        return recv.irecv(1, new long[] {dst.address}, new long[] {100}, new int[] {5}, new MrHandle[] {dstMr});
     }
 
     /** Takes every operation of b's, so that none is free. */
