@@ -90,7 +90,7 @@ public final class EagerInbox {
         int ordinal = header.ordinal();
         RecvRequest request = comm.buffers().with(tag, ordinal);
         if (request != null) {
-            if (request.failure() != null && !request.holdingFailure()) {
+            if (request.dropsArrivals()) {
                 used(); // its receive failed, and it with it
                 return false;
             }
@@ -192,7 +192,7 @@ public final class EagerInbox {
                 long len = heldLength[h];
                 int seq = heldSeq[h];
                 remove(h);
-                if (request.failure() != null && !request.holdingFailure()) {
+                if (request.dropsArrivals()) {
                     eager.unhold(buffer);
                     used();
                     return;

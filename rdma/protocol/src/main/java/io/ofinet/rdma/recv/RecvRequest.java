@@ -167,6 +167,11 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         return holding;
     }
 
+    /** Whether what arrives for its buffers is dropped: it failed, and holds its failure for none. */
+    boolean dropsArrivals() {
+        return failure() != null && !holding;
+    }
+
     public void start(int sequence, int count, boolean afterClose) {
         this.seq = sequence;
         this.postedAfterClose = afterClose;
