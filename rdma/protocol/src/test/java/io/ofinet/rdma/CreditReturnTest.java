@@ -48,9 +48,7 @@ class CreditReturnTest extends PeerFixture {
             complete(r, s);
         }
         giveBack(taken);
-        RecvRequest last = smallReceive();
-        SendRequest s = send.isend(src.address, 10, 5, srcMr);
-        complete(last, s);
+        smallTransfer();
     }
 
     /**
@@ -74,9 +72,7 @@ class CreditReturnTest extends PeerFixture {
         giveBack(taken);
         RdmaException sent = assertThrows(RdmaException.class, () -> complete(large, large));
         assertEquals(ErrorCategory.INVALID_USAGE, sent.category(), sent.getMessage());
-        RecvRequest next = smallReceive();
-        SendRequest fits = send.isend(src.address, 10, 5, srcMr);
-        complete(next, fits);
+        smallTransfer();
     }
 
     /**
@@ -118,6 +114,13 @@ class CreditReturnTest extends PeerFixture {
     /** A receive of 100 bytes, tag 5, into {@code dst}: small enough to send no announcement. */
     private RecvRequest smallReceive() throws RdmaException {
         return recv.irecv(1, new long[] {dst.address}, new long[] {100}, new int[] {5}, new MrHandle[] {dstMr});
+    }
+
+    /** Ten bytes sent into a {@link #smallReceive}, both done. */
+    private void smallTransfer() throws Exception {
+        RecvRequest r = smallReceive();
+        SendRequest s = send.isend(src.address, 10, 5, srcMr);
+        complete(r, s);
     }
 
     /** Takes every operation of b's, so that none is free. */

@@ -39,8 +39,7 @@ class GroupedReceiveFailureTest extends PeerFixture {
         MrHandle dstMr = registered(b, dst);
         RecvRequest other = recv.irecv(1, new long[] {dst.address + 3 * SIZE}, new long[] {SIZE}, new int[] {9},
                 new MrHandle[] {dstMr});
-        RecvRequest group = recv.irecv(2, new long[] {dst.address, dst.address + SIZE}, new long[] {SIZE, SIZE},
-                new int[] {1, 2}, new MrHandle[] {dstMr, dstMr});
+        RecvRequest group = groupOfTwo(dst, dstMr);
         SendRequest tooLarge1 = send.isend(src.address, 2 * SIZE, 1, srcMr);
         SendRequest tooLarge2 = send.isend(src.address, 2 * SIZE, 2, srcMr);
         assertNotNull(other);
@@ -117,8 +116,7 @@ class GroupedReceiveFailureTest extends PeerFixture {
         HostBuffer dst = buffer(2 * SIZE).fill((byte) 0);
         MrHandle srcMr = registered(a, src);
         MrHandle dstMr = registered(b, dst);
-        RecvRequest group = recv.irecv(2, new long[] {dst.address, dst.address + SIZE}, new long[] {SIZE, SIZE},
-                new int[] {1, 2}, new MrHandle[] {dstMr, dstMr});
+        RecvRequest group = groupOfTwo(dst, dstMr);
         SendRequest tooLarge = send.isend(src.address, 2 * SIZE, 1, srcMr);
         drive(() -> group.failure() != null, "the refusal reaches the receive");
         failureOf(tooLarge);
@@ -176,8 +174,7 @@ class GroupedReceiveFailureTest extends PeerFixture {
         HostBuffer dst = buffer(2 * SIZE);
         MrHandle srcMr = registered(a, src);
         MrHandle dstMr = registered(b, dst);
-        RecvRequest group = recv.irecv(2, new long[] {dst.address, dst.address + SIZE}, new long[] {SIZE, SIZE},
-                new int[] {1, 2}, new MrHandle[] {dstMr, dstMr});
+        RecvRequest group = groupOfTwo(dst, dstMr);
         SendRequest tooLarge = send.isend(src.address, 2 * SIZE, 1, srcMr);
         failureOf(tooLarge);
         drive(group::holdingFailure, "the receive holds its failure");
@@ -222,6 +219,12 @@ class GroupedReceiveFailureTest extends PeerFixture {
         RdmaException failure = assertThrows(RdmaException.class,
                 () -> drive(() -> unserved.test(null), "the unserved receive's failure"));
         assertTrue(failure.getMessage().contains("sender closed"), failure.getMessage());
+    }
+
+    /** Posts a receive of two {@link #SIZE} buffers at the start of {@code dst}, tags 1 and 2. */
+    private RecvRequest groupOfTwo(HostBuffer dst, MrHandle dstMr) throws RdmaException {
+        return recv.irecv(2, new long[] {dst.address, dst.address + SIZE}, new long[] {SIZE, SIZE}, new int[] {1, 2},
+                new MrHandle[] {dstMr, dstMr});
     }
 
     private interface Done {
