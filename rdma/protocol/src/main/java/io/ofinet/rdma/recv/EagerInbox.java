@@ -94,7 +94,7 @@ public final class EagerInbox {
                 used(); // its receive failed, and it with it
                 return false;
             }
-            return deliverChecked(request, request.buffer(tag, ordinal), seq, buffer, len);
+            return deliverChecked(request, PostedBuffers.buffer(request, tag, ordinal), seq, buffer, len);
         }
         if (comm.buffers().passed(tag, ordinal)) {
             used(); // its receive ended (it failed): what comes for it is dropped

@@ -3,6 +3,7 @@ package io.ofinet.rdma.recv;
 import io.ofinet.rdma.comm.RequestPool;
 import io.ofinet.rdma.comm.Timeline;
 import io.ofinet.rdma.seq.TagCounts;
+import io.ofinet.rdma.wire.Limits;
 
 /**
  * A receive communicator's buffers by tag and ordinal (docs/PROTOCOL.md, "Matching by tag"): each
@@ -35,11 +36,21 @@ final class PostedBuffers {
     RecvRequest with(int tag, int ordinal) {
         for (int r = 0; r < requests.created(); r++) {
             RecvRequest request = requests.at(r);
-            if (request.inUse() && request.buffer(tag, ordinal) >= 0) {
+            if (request.inUse() && buffer(request, tag, ordinal) >= 0) {
                 return request;
             }
         }
         return null;
+    }
+
+    /** The buffer of {@code request} with {@code tag} and {@code ordinal} (modulo 2^16), or -1. */
+    static int buffer(RecvRequest request, int tag, int ordinal) {
+        for (int i = 0; i < request.buffers; i++) {
+            if (request.tag[i] == tag && (request.ordinal[i] & Limits.ORDINAL_MASK) == ordinal) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** Whether a buffer with {@code tag} and {@code ordinal} (modulo 2^16) was posted already. */

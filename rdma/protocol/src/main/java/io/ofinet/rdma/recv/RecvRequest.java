@@ -41,10 +41,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     int matched;
     /** When the latest segment of a still partial buffer arrived (0 when none is partial). */
     long partialSinceNanos;
-    /**
-     * Its buffers' tagged receives, each one of the request's operations: cancelled, the request
-     * waits for their completions, which take the receives out of the provider.
-     */
+    /** Its buffers' tagged receives, each one of its operations until it ends (cancelled ones too). */
     final TaggedReceives tagged;
     /** Hears of the tagged receives. */
     public final RmaOp.Owner taggedOwner;
@@ -80,16 +77,6 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     /** One of its tagged receives ended: one operation less. */
     void taggedEnded() {
         operationEnded();
-    }
-
-    /** The buffer with {@code bufferTag} and {@code bufferOrdinal} (modulo 2^16), or -1. */
-    int buffer(int bufferTag, int bufferOrdinal) {
-        for (int i = 0; i < buffers; i++) {
-            if (tag[i] == bufferTag && (ordinal[i] & Limits.ORDINAL_MASK) == bufferOrdinal) {
-                return i;
-            }
-        }
-        return -1;
     }
 
     @Override
@@ -195,24 +182,6 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         }
     }
 
-    /** Why a segment is not the sender's: its buffer was announced to take one tagged message. */
-    public static final String FOR_A_TAGGED_BUFFER = "whose buffer takes one tagged message instead";
-    /** Why a segment is not the sender's: it is longer than what its buffer has left. */
-    public static final String BEYOND_ITS_BUFFER = "longer than what its buffer has left";
-
-    /**
-     * Why a written segment or write notice of {@code bytes} for buffer {@code i} contradicts what
-     * this side announced of that buffer, so that no sender that keeps the protocol sent it
-     * (docs/PROTOCOL.md, "What a peer can forge"); null when it does not. Changes nothing: a
-     * contradicting segment is neither counted nor charged.
-     */
-    String contradiction(int i, long bytes) {
-        if (tagged.has(i)) {
-            return FOR_A_TAGGED_BUFFER;
-        }
-        return bytes > capacity[i] - received[i] ? BEYOND_ITS_BUFFER : null;
-    }
-
     /** A written segment of buffer {@code i}: {@code bytes} long, one of {@code segments}. */
     public void segment(int i, int segments, long bytes) throws RdmaException {
         if ((eagerFilled & (1 << i)) != 0) {
@@ -252,7 +221,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         if (++segmentsArrived[i] == segmentsExpected[i]) {
             bufferDone();
             settled(i);
-            partialSinceNanos = partialBuffers() ? System.nanoTime() : 0;
+            partialSinceNanos = partialBuffers() != 0 ? System.nanoTime() : 0;
         } else {
             partialSinceNanos = System.nanoTime();
         }
@@ -269,14 +238,15 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         settled(i);
     }
 
-    /** Whether a buffer has some of its segments but not all (or a head, and the writes not yet). */
-    public boolean partialBuffers() {
+    /** The buffers with some of their segments but not all, or a head and not yet its writes (a bit each). */
+    int partialBuffers() {
+        int partial = 0;
         for (int i = 0; i < buffers; i++) {
             if (segmentsArrived[i] > 0 && segmentsArrived[i] != segmentsExpected[i]) {
-                return true;
+                partial |= 1 << i;
             }
         }
-        return false;
+        return partial;
     }
 
     /** Bytes received over all buffers. */

@@ -13,6 +13,11 @@ import io.ofinet.rdma.wire.Immediate;
  * endpoint held.
  */
 public final class SenderArrivals {
+    /** Why a segment is not the sender's: its buffer was announced to take one tagged message. */
+    private static final String FOR_A_TAGGED_BUFFER = "whose buffer takes one tagged message instead";
+    /** Why a segment is not the sender's: it is longer than what its buffer has left. */
+    private static final String BEYOND_ITS_BUFFER = "longer than what its buffer has left";
+
     private final RecvComm comm;
     private final ReceiveWindow window;
     private final EagerInbox inbox;
@@ -30,11 +35,11 @@ public final class SenderArrivals {
      * segments}, arrived written or announced by its notice.
      *
      * @return null; or, when it contradicts what this side announced of its buffer, why: it is then
-     *     not from the sender ({@link RecvRequest#contradiction}), neither counted nor charged
+     *     not from the sender ({@link #contradiction}), neither counted nor charged
      */
     public String segment(int seq, int index, int segments, long bytes) throws RdmaException {
         RecvRequest posted = window.find(seq, index);
-        String contradiction = posted == null ? null : posted.contradiction(index, bytes);
+        String contradiction = posted == null ? null : contradiction(posted, index, bytes);
         if (contradiction != null) {
             return contradiction;
         }
@@ -50,6 +55,19 @@ public final class SenderArrivals {
             senderClose.afterArrival();
         }
         return null;
+    }
+
+    /**
+     * Why a written segment or write notice of {@code bytes} for buffer {@code i} of {@code request}
+     * contradicts what this side announced of that buffer, so that no sender that keeps the protocol
+     * sent it (docs/PROTOCOL.md, "What a peer can forge"); null when it does not. Changes nothing: a
+     * contradicting segment is neither counted nor charged.
+     */
+    private static String contradiction(RecvRequest request, int i, long bytes) {
+        if (request.tagged.has(i)) {
+            return FOR_A_TAGGED_BUFFER;
+        }
+        return bytes > request.capacity[i] - request.received[i] ? BEYOND_ITS_BUFFER : null;
     }
 
     /**
