@@ -23,12 +23,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A grouped receive fails once: an error the sender sends for another of its buffers after that
  * (a second send that does not fit, a second stalled write) is taken or dropped, and the
  * communicator's other receives go on. An announced receive that failed is reported only once the
- * sender can no longer write into any of its buffers: each has its data or its refusal, or the
- * sender has closed.
+ * sender can no longer write into any of its buffers: each has its data, its refusal or a stall, or
+ * the sender has closed, or a stall's hold got nothing within the timeout.
  */
 @Timeout(60)
 class GroupedReceiveFailureTest extends PeerFixture {
     private static final long SIZE = 64 * 1024;
+    /** Heads on (a send of {@link #SIZE} before its receive sends one), requests to send after 1 ms. */
+    private static final String HEADS = "\"peerTimeoutMs\": 5000, \"eagerHead\": \"on\", \"eagerHeadMinSize\": 16384,"
+            + " \"rtsDelayUs\": 1000, \"writeNotice\": \"message\"";
 
     @Test
     void twoSendsThatDoNotFitOneGroupedReceiveFailItAloneAndTheOthersGoOn() throws Exception {
@@ -219,6 +222,159 @@ class GroupedReceiveFailureTest extends PeerFixture {
         RdmaException failure = assertThrows(RdmaException.class,
                 () -> drive(() -> unserved.test(null), "the unserved receive's failure"));
         assertTrue(failure.getMessage().contains("sender closed"), failure.getMessage());
+    }
+
+    /**
+     * The sender gives up on its send into buffer 0 (its writes did not complete in time) and says
+     * so: the receive fails, and holds the failure while the sender may still send into buffer 1,
+     * as it does, its tagged receive still posted. Before, the receive was abandoned: its failure
+     * told at once and buffer 1's tagged receive cancelled, so the sender's message stayed in the
+     * provider's queue of unexpected messages, uncounted for the sender's close.
+     */
+    @Test
+    void aSendThatStalledFailsItsReceiveWhichHoldsTheFailureForItsOtherBuffers() throws Exception {
+        members = "\"peerTimeoutMs\": 5000, \"minStripeSize\": 4096, \"eagerMaxSize\": 4096,"
+                + " \"writeNotice\": \"tagged\"";
+        connectPair();
+        HostBuffer src = buffer(2 * 8192).pattern(5);
+        HostBuffer dst = buffer(3 * 8192).fill((byte) 0);
+        MrHandle srcMr = registered(a, src);
+        MrHandle dstMr = registered(b, dst);
+        RecvRequest group = recv.irecv(2, new long[] {dst.address, dst.address + 8192}, new long[] {8192, 8192},
+                new int[] {1, 2}, new MrHandle[] {dstMr, dstMr});
+        assertTrue(group.tagged(0) && group.tagged(1), "both buffers take a tagged message");
+        SendRequest stalled;
+        holdBoth();
+        try {
+            stalled = send.isend(src.address, 8192, 1, srcMr);
+            a.progress();
+            send.checkStalls(System.nanoTime() + 60_000_000_000L, 1_000_000);
+        } finally {
+            releaseBoth();
+        }
+        assertNotNull(stalled.failure(), "the sender's stall check failed its send");
+        drive(() -> group.failure() != null, "the sender's error");
+        for (int i = 0; i < 200; i++) {
+            a.progress();
+            assertFalse(group.test(null), "the failure is held while the sender may send into buffer 1");
+        }
+        SendRequest second = send.isend(src.address + 8192, 8192, 2, srcMr);
+        drive(() -> second.test(null), "the second send");
+        assertTrue(failureOf(group).getMessage().contains("did not complete in time"));
+        assertArrayEquals(src.bytes(8192, 8192), dst.bytes(8192, 8192), "buffer 1 took the second send");
+        RecvRequest unserved = recv.irecv(1, new long[] {dst.address + 2 * 8192}, new long[] {8192}, new int[] {3},
+                new MrHandle[] {dstMr});
+        send.close();
+        RdmaException failure = assertThrows(RdmaException.class,
+                () -> drive(() -> unserved.test(null), "the unserved receive's failure"));
+        assertTrue(failure.getMessage().contains("sender closed"), failure.getMessage());
+    }
+
+    /**
+     * The receiver's own stall check: buffer 0 has its head and nothing more within the timeout (the
+     * sender has not run since). The receive fails and holds the failure while the sender may still
+     * send into buffer 1; the rest of buffer 0 and buffer 1's send both land before it is told.
+     */
+    @Test
+    void aBufferThatStalledFailsItsReceiveWhichHoldsTheFailureForItsOtherBuffers() throws Exception {
+        members = HEADS;
+        connectPair();
+        HostBuffer src = buffer(2 * SIZE).pattern(9);
+        HostBuffer dst = buffer(2 * SIZE).fill((byte) 0);
+        MrHandle srcMr = registered(a, src);
+        MrHandle dstMr = registered(b, dst);
+        SendRequest first = send.isend(src.address, SIZE, 1, srcMr);
+        drive(() -> recv.heldEagerMessages() == 1, "the first send's head held at the receiver");
+        RecvRequest group = postAndStall(dst, dstMr);
+        assertTrue(group.holdingFailure(), "buffer 0 stalled, and the sender may still send into buffer 1");
+        assertTrue(group.failure().getMessage().contains("got part of"), group.failure().getMessage());
+        assertFalse(group.test(null), "the failure is held");
+        SendRequest second = send.isend(src.address + SIZE, SIZE, 2, srcMr);
+        RdmaException failure = assertThrows(RdmaException.class, () -> drive(() -> group.test(null), "the failure"));
+        assertTrue(failure.getMessage().contains("got part of"), failure.getMessage());
+        assertArrayEquals(src.bytes(SIZE, (int) SIZE), dst.bytes(SIZE, (int) SIZE), "buffer 1 written before");
+        drive(() -> first.test(null) & second.test(null), "both sends");
+        assertArrayEquals(src.bytes(0, (int) SIZE), dst.bytes(0, (int) SIZE), "the rest of buffer 0 landed");
+    }
+
+    /**
+     * A receive holds its failure (buffer 1 refused the send whose request to send was held for it)
+     * for buffer 0, which has its head and nothing more: its stall ends the hold, and the failure is
+     * told.
+     */
+    @Test
+    void aStallOfTheLastBufferHeldForEndsTheHold() throws Exception {
+        members = HEADS;
+        connectPair();
+        HostBuffer src = buffer(3 * SIZE);
+        HostBuffer dst = buffer(2 * SIZE);
+        MrHandle srcMr = registered(a, src);
+        MrHandle dstMr = registered(b, dst);
+        SendRequest first = send.isend(src.address, SIZE, 1, srcMr);
+        drive(() -> recv.heldEagerMessages() == 1, "the first send's head held at the receiver");
+        send.isend(src.address + SIZE, 2 * SIZE, 2, srcMr);
+        drive(() -> recv.heldEagerMessages() == 2, "the second send's request to send held at the receiver");
+        RecvRequest group = postAndStall(dst, dstMr);
+        assertTrue(group.failure().getMessage().contains("did not fit"), "buffer 1 refused its send");
+        assertFalse(group.holdingFailure(), "buffer 0's stall ended the hold");
+        assertTrue(failureOf(group).getMessage().contains("did not fit"));
+        drive(() -> first.test(null), "the first send, its rest written into the receive that failed");
+    }
+
+    /**
+     * A stall's hold in which nothing arrives within the timeout ends: the sends into the other
+     * buffers stalled too, unseen, and the receive is reported.
+     */
+    @Test
+    void aStallsHoldInWhichNothingArrivesWithinTheTimeoutEnds() throws Exception {
+        members = HEADS;
+        connectPair();
+        HostBuffer src = buffer(SIZE);
+        HostBuffer dst = buffer(2 * SIZE);
+        MrHandle srcMr = registered(a, src);
+        MrHandle dstMr = registered(b, dst);
+        send.isend(src.address, SIZE, 1, srcMr);
+        drive(() -> recv.heldEagerMessages() == 1, "the send's head held at the receiver");
+        RecvRequest group = postAndStall(dst, dstMr);
+        assertTrue(group.holdingFailure(), "buffer 0 stalled, and the sender may still send into buffer 1");
+        holdBoth();
+        try {
+            recv.checkStalls(System.nanoTime() + 120_000_000_000L, 1_000_000);
+            assertFalse(group.holdingFailure(), "the next look ended the hold");
+            assertTrue(failureOf(group).getMessage().contains("got part of"));
+        } finally {
+            releaseBoth();
+        }
+    }
+
+    /**
+     * Posts a receive of two {@link #SIZE} buffers, lets the receiver take what waits for it and looks
+     * at its stalls a minute on: both endpoints held meanwhile, so that not even the watchdog drives
+     * the sender, which would write the rest of a send whose head arrived.
+     */
+    private RecvRequest postAndStall(HostBuffer dst, MrHandle dstMr) throws Exception {
+        holdBoth();
+        try {
+            RecvRequest group = groupOfTwo(dst, dstMr);
+            for (int i = 0; i < 10; i++) {
+                b.progress();
+            }
+            recv.checkStalls(System.nanoTime() + 60_000_000_000L, 1_000_000);
+            return group;
+        } finally {
+            releaseBoth();
+        }
+    }
+
+    /** Takes both endpoints from the watchdog, which steps an endpoint left alone for a while. */
+    private void holdBoth() {
+        a.lock();
+        b.lock();
+    }
+
+    private void releaseBoth() {
+        b.unlock();
+        a.unlock();
     }
 
     /** Posts a receive of two {@link #SIZE} buffers at the start of {@code dst}, tags 1 and 2. */

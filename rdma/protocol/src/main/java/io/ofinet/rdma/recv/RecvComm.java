@@ -90,10 +90,10 @@ public final class RecvComm extends Communicator<RecvRequest> {
 
     /**
      * Returns the credits that fell due while no operation was free (the sender may wait for them),
-     * and fails receives with a partially arrived buffer that got no further segment within the
-     * timeout. The stripes of one message are written together, so a missing one means its rail
-     * stopped: on tcp the sender's write completes once the data is in its socket buffer, so the
-     * sender may not know. (A receive with nothing arrived yet may just wait for an idle sender.)
+     * and times receives out ({@link RecvRequest#timedOut}): a partial buffer, or a stall's hold,
+     * that got nothing within the timeout (one with nothing yet may wait for an idle sender). Stripes
+     * of one message are written together, so a missing one means its rail stopped: on tcp the
+     * sender's write completes once its data is in the socket buffer, so the sender may not know.
      */
     @Override
     public void checkStalls(long now, long timeoutNanos) {
@@ -106,7 +106,7 @@ public final class RecvComm extends Communicator<RecvRequest> {
             RecvRequest request = requests.at(i);
             if (request.inUse() && !request.finished() && request.partialSinceNanos != 0
                     && now - request.partialSinceNanos > timeoutNanos) {
-                request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: receive " + request.seq + " got part of"
+                request.timedOut(new RdmaException(ErrorCategory.REMOTE, "irecv: receive " + request.seq + " got part of"
                         + " a message and nothing more within " + timeoutNanos / 1_000_000 + " ms (peerTimeoutMs);"
                         + " a data rail may be down"));
             }

@@ -39,7 +39,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     int eagerFilled;
     /** Buffers a message matched by tag took (a bit each): an eager message, a request to send or a head. */
     int matched;
-    /** When the latest segment of a still partial buffer arrived (0 when none is partial). */
+    /** When the latest segment of a still partial buffer, or of a stall's hold, arrived (0 when none). */
     long partialSinceNanos;
     /** Its buffers' tagged receives, each one of its operations until it ends (cancelled ones too). */
     final TaggedReceives tagged;
@@ -55,6 +55,8 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     private boolean holding;
     /** Whether something arrived that only an announcement's reader sends: its announcement reached the sender. */
     private boolean reached;
+    /** Whether it holds a failure a stall began: timed, as a partial buffer is, until the hold ends. */
+    private boolean stallHeld;
 
     public RecvRequest(RecvComm comm, RequestPool<RecvRequest> home) {
         super(comm, home);
@@ -86,8 +88,8 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
 
     /**
      * Fails it. A receive that was announced holds its failure while the sender may still send into
-     * one of its other buffers: until each has its data, its refusal or an eager message (or the
-     * receive is abandoned), it stays in the window and takes what arrives, its tagged receives
+     * one of its other buffers: until each has its data, its refusal, an eager message or a stall (or
+     * the receive is abandoned), it stays in the window and takes what arrives, its tagged receives
      * posted, so that the application, once told, may reuse every buffer (docs/PROTOCOL.md, "A
      * failed receive holds its failure"). Otherwise its tagged receives are cancelled, and its
      * numbers leave the window.
@@ -105,7 +107,36 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         }
     }
 
-    /** Fails it at once: its tagged receives are cancelled, and nothing in flight is waited for. */
+    /**
+     * The writes into {@code stalledBuffers} (a bit each) did not complete in time: it fails, and
+     * holds the failure for its other buffers ({@link #fail}) while they keep receiving, timed as a
+     * partial buffer is ({@link #timedOut}).
+     */
+    void stalled(int stalledBuffers, RdmaException cause) {
+        for (int i = 0; i < buffers; i++) {
+            if ((stalledBuffers & 1 << i) != 0) {
+                settled(i);
+            }
+        }
+        fail(cause);
+        stallHeld |= holding;
+        partialSinceNanos = holding ? System.nanoTime() : 0;
+    }
+
+    /**
+     * Nothing arrived within the timeout: its partial buffers stall; or, with none, the hold a stall
+     * began ends (the sends into its other buffers stalled too, unseen), and it is abandoned.
+     */
+    void timedOut(RdmaException cause) {
+        int partial = partialBuffers() & unsettled();
+        if (partial != 0) {
+            stalled(partial, cause);
+        } else {
+            abandon(failure() != null ? failure() : cause);
+        }
+    }
+
+    /** Fails it at once (the sender is gone): its tagged receives are cancelled, nothing in flight waited for. */
     @Override
     public void abandon(RdmaException cause) {
         super.abandon(cause);
@@ -172,6 +203,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         this.settled = 0;
         this.holding = false;
         this.reached = false;
+        this.stallHeld = false;
         tagged.reset();
         begin(0);
         for (int i = 0; i < count; i++) {
@@ -221,7 +253,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         if (++segmentsArrived[i] == segmentsExpected[i]) {
             bufferDone();
             settled(i);
-            partialSinceNanos = partialBuffers() != 0 ? System.nanoTime() : 0;
+            partialSinceNanos = partialBuffers() != 0 || stallHeld ? System.nanoTime() : 0;
         } else {
             partialSinceNanos = System.nanoTime();
         }

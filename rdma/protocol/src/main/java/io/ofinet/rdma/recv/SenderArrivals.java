@@ -102,11 +102,11 @@ public final class SenderArrivals {
             }
             RecvRequest request = window.posted(seq, index, "an error");
             request.reachedSender();
-            request.settled(index);
             if (reason == Immediate.ERROR_SEND_FAILED) {
-                request.abandon(new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes into buffer "
-                        + index + " did not complete in time; a data rail may be down"));
+                request.stalled(1 << index, new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes"
+                        + " into buffer " + index + " did not complete in time; a data rail may be down"));
             } else {
+                request.settled(index);
                 request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, "irecv: the sender's message did not fit"
                         + " receive buffer " + index + " of " + request.capacity[index] + " bytes (tag "
                         + request.tag[index] + "); nothing was written"));
