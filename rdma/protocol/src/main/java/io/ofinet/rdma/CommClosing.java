@@ -9,6 +9,8 @@ import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Signal;
 import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -44,7 +46,13 @@ final class CommClosing {
         return System.nanoTime() < deadline && !Shutdown.inProgress();
     }
 
+    /**
+     * Closes a listen communicator: the senders of the connections {@code accept} never returned
+     * hear that nothing will be received. Where no operation is free to tell one, the close drives
+     * progress until one is, within {@code peerTimeoutMs}.
+     */
     void closeListen(ListenComm listen) {
+        List<RecvComm> untold = new ArrayList<>();
         endpoint.lock();
         try {
             if (listen.closed) {
@@ -52,12 +60,23 @@ final class CommClosing {
             }
             listen.closed = true;
             handshake.forget(listen);
-            for (RecvComm comm : listen.ready) {
-                dropUnaccepted(comm);
-            }
+            untold.addAll(listen.ready);
             listen.ready.clear();
+            untold.removeIf(this::toldAndDiscarded);
         } finally {
             endpoint.unlock();
+        }
+        if (!untold.isEmpty()) {
+            progressWhile(() -> {
+                untold.removeIf(this::toldAndDiscarded);
+                return !untold.isEmpty();
+            }, System.nanoTime() + peerTimeoutNanos);
+            endpoint.lock();
+            try {
+                untold.forEach(this::discard);
+            } finally {
+                endpoint.unlock();
+            }
         }
     }
 
@@ -234,11 +253,25 @@ final class CommClosing {
 
     /**
      * A connection the application never accepted, of a listen communicator that closed: its sender
-     * hears at once that nothing will be received, and it is forgotten. The caller holds the endpoint.
+     * hears that nothing will be received, where an operation is free, and it is forgotten. The
+     * caller holds the endpoint.
      */
     void dropUnaccepted(RecvComm comm) {
-        tellSenderClosing(comm);
+        if (!toldAndDiscarded(comm)) {
+            discard(comm);
+        }
+    }
+
+    /**
+     * Tells the sender of an unaccepted connection that nothing will be received, and forgets the
+     * connection; false, keeping it, when no operation is free to tell the sender.
+     */
+    private boolean toldAndDiscarded(RecvComm comm) {
+        if (tellSenderClosing(comm) == NO_OPERATION) {
+            return false;
+        }
         discard(comm);
+        return true;
     }
 
     /** Forgets a receive communicator: its id is free again and progress no longer walks it. */

@@ -14,7 +14,6 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendRequest;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,7 +36,7 @@ class CreditReturnTest extends PeerFixture {
     @Test
     void creditsDueWhileNoOperationWasFreeGoBackOnceOneIs() throws Exception {
         open("\"peerTimeoutMs\": 2000");
-        List<RmaOp> taken = takeAll();
+        List<RmaOp> taken = takeAllOps(b);
         // Every credit used while the receiver has no operation free: the returns fall due, and wait.
         for (int i = 0; i < 64; i++) {
             RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {100}, new int[] {5},
@@ -47,7 +46,7 @@ class CreditReturnTest extends PeerFixture {
             assertNotNull(s);
             complete(r, s);
         }
-        giveBack(taken);
+        giveBack(b, taken);
         smallTransfer();
     }
 
@@ -59,7 +58,7 @@ class CreditReturnTest extends PeerFixture {
     @Test
     void aRefusalDueWhileNoOperationWasFreeGoesOutOnceOneIs() throws Exception {
         open("\"peerTimeoutMs\": 5000, \"rtsDelayUs\": 0");
-        List<RmaOp> taken = takeAll();
+        List<RmaOp> taken = takeAllOps(b);
         RecvRequest small = smallReceive();
         SendRequest large = send.isend(src.address, 64 * 1024, 5, srcMr);
         RdmaException received = assertThrows(RdmaException.class, () -> complete(small, large));
@@ -69,7 +68,7 @@ class CreditReturnTest extends PeerFixture {
             b.progress();
             assertFalse(large.test(null), "the send is answered only once the refusal goes out");
         }
-        giveBack(taken);
+        giveBack(b, taken);
         RdmaException sent = assertThrows(RdmaException.class, () -> complete(large, large));
         assertEquals(ErrorCategory.INVALID_USAGE, sent.category(), sent.getMessage());
         smallTransfer();
@@ -85,11 +84,11 @@ class CreditReturnTest extends PeerFixture {
         open("\"peerTimeoutMs\": 5000");
         assertNotNull(smallReceive());
         SendRequest waiting = send.isend(src.address, 64 * 1024, 6, srcMr);
-        List<RmaOp> taken = takeAll();
+        List<RmaOp> taken = takeAllOps(b);
         Thread closer = new Thread(recv::close, "closeRecv");
         closer.start();
         Thread.sleep(200);
-        giveBack(taken);
+        giveBack(b, taken);
         long start = System.nanoTime();
         RdmaException failure = assertThrows(RdmaException.class, () -> {
             while (!waiting.test(null)) {
@@ -121,29 +120,6 @@ class CreditReturnTest extends PeerFixture {
         RecvRequest r = smallReceive();
         SendRequest s = send.isend(src.address, 10, 5, srcMr);
         complete(r, s);
-    }
-
-    /** Takes every operation of b's, so that none is free. */
-    private List<RmaOp> takeAll() {
-        List<RmaOp> taken = new ArrayList<>();
-        b.lock();
-        try {
-            for (RmaOp op = b.pools.ops.acquire(); op != null; op = b.pools.ops.acquire()) {
-                taken.add(op);
-            }
-        } finally {
-            b.unlock();
-        }
-        return taken;
-    }
-
-    private void giveBack(List<RmaOp> taken) {
-        b.lock();
-        try {
-            taken.forEach(b.pools.ops::release);
-        } finally {
-            b.unlock();
-        }
     }
 
     /** Drives both endpoints until both requests are done, within 10 s. */

@@ -8,6 +8,7 @@ import io.ofinet.mr.MrHandle;
 import io.ofinet.mr.Use;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendComm;
@@ -88,6 +89,30 @@ abstract class PeerFixture {
         ConnectedPair comms = ConnectionTest.establish(a, b, b.listen());
         send = comms.send();
         recv = comms.recv();
+    }
+
+    /** Takes every operation of {@code endpoint}'s, so that none is free. */
+    static List<RmaOp> takeAllOps(RdmaEndpoint endpoint) {
+        List<RmaOp> taken = new ArrayList<>();
+        endpoint.lock();
+        try {
+            for (RmaOp op = endpoint.pools.ops.acquire(); op != null; op = endpoint.pools.ops.acquire()) {
+                taken.add(op);
+            }
+        } finally {
+            endpoint.unlock();
+        }
+        return taken;
+    }
+
+    /** Gives back the operations {@link #takeAllOps} took. */
+    static void giveBack(RdmaEndpoint endpoint, List<RmaOp> taken) {
+        endpoint.lock();
+        try {
+            taken.forEach(endpoint.pools.ops::release);
+        } finally {
+            endpoint.unlock();
+        }
     }
 
     /** Tests {@code request} until it fails, and returns the failure. */

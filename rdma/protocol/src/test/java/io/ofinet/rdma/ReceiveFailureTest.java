@@ -1,6 +1,7 @@
 package io.ofinet.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,10 +11,12 @@ import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.send.SendRequest;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -112,6 +115,32 @@ class ReceiveFailureTest extends PeerFixture {
             b.progress();
         }
         listen.close(); // accept() was never called: the connection waited in the listener
+        assertTheReceiverClosed(connected);
+    }
+
+    /**
+     * The listener closes while none of the receiving endpoint's operations is free: the close waits
+     * for one to tell the sender of the connection it never accepted, whose send then fails for the
+     * close, not for the receiver's silence after peerTimeoutMs.
+     */
+    @Test
+    void aConnectionNeverAcceptedHearsOfTheListenersCloseOnceAnOperationIsFree() throws Exception {
+        members = "\"peerTimeoutMs\": 5000";
+        ListenComm listen = listener();
+        SendComm connected = null;
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (connected == null) {
+            assertTrue(System.nanoTime() < deadline, "no connection");
+            connected = a.connect(listen.handle());
+            b.progress();
+        }
+        List<RmaOp> taken = takeAllOps(b);
+        Thread closer = new Thread(listen::close, "closeListen");
+        closer.start();
+        Thread.sleep(200);
+        giveBack(b, taken);
+        closer.join(10_000);
+        assertFalse(closer.isAlive(), "the close returned");
         assertTheReceiverClosed(connected);
     }
 
