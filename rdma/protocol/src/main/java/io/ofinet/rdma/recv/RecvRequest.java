@@ -55,7 +55,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     private boolean holding;
     /** Whether something arrived that only an announcement's reader sends: its announcement reached the sender. */
     private boolean reached;
-    /** Whether it holds a failure a stall began: timed, as a partial buffer is, until the hold ends. */
+    /** Whether it holds a failure a stall began: timed, as a partial buffer is, from its last arrival. */
     private boolean stallHeld;
 
     public RecvRequest(RecvComm comm, RequestPool<RecvRequest> home) {
@@ -160,11 +160,14 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         settled |= 1 << i;
         if (unsettled() == 0) {
             endHold();
+        } else if (stallHeld) {
+            partialSinceNanos = System.nanoTime();
         }
     }
 
     /** A failure held ends: it is reported at the next {@code test}, and its numbers leave the window. */
     private void endHold() {
+        stallHeld = false;
         if (holding) {
             holding = false;
             operationEnded();
@@ -172,10 +175,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         }
     }
 
-    /**
-     * A written segment, a tagged message or an error for one of its buffers arrived: the sender
-     * read its announcement, even where the announcement's write reports an error.
-     */
+    /** A segment, tagged message or error for one of its buffers arrived: the sender read its announcement. */
     void reachedSender() {
         reached = true;
     }

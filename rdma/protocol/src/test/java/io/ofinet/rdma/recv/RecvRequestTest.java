@@ -42,4 +42,31 @@ class RecvRequestTest {
         assertEquals("receive 0 buffer 0: the peer reports 16192 bytes for a 10000-byte buffer",
                 assertThrows(RdmaException.class, () -> r.head(0, 8192)).getMessage());
     }
+
+    /**
+     * A stall's hold is timed from the receive's last arrival: a buffer of its that settles (here an
+     * eager message filling it) restarts the timer as a segment does, so that a sender still sending
+     * into the receive's buffers does not find it abandoned (docs/PROTOCOL.md, "A failed receive
+     * holds its failure").
+     */
+    @Test
+    void aStallsHoldIsTimedFromTheLastBufferThatSettled() throws Exception {
+        RecvRequest r = new RecvRequest(null, null);
+        r.start(0, 3, false);
+        r.announced = true;
+        for (int i = 0; i < 3; i++) {
+            r.capacity[i] = 100_000;
+        }
+        r.head(0, 8192);
+        r.timedOut(new RdmaException(ErrorCategory.REMOTE, "buffer 0 stalled"));
+        assertTrue(r.holdingFailure(), "buffers 1 and 2 may still take their sends");
+        long stalledAt = r.partialSinceNanos;
+        assertTrue(stalledAt != 0, "the hold is timed");
+        while (System.nanoTime() == stalledAt) {
+            Thread.onSpinWait();
+        }
+        r.eagerFilled(1, 50);
+        assertTrue(r.holdingFailure(), "buffer 2 may still take its send");
+        assertTrue(r.partialSinceNanos > stalledAt, "buffer 1's eager message restarted the timer");
+    }
 }
