@@ -52,6 +52,11 @@ final class CommClosing {
      * progress until one is, within {@code peerTimeoutMs}.
      */
     void closeListen(ListenComm listen) {
+        closeListen(listen, System.nanoTime() + peerTimeoutNanos);
+    }
+
+    /** {@link #closeListen(ListenComm)} within {@code deadline} (System.nanoTime). */
+    void closeListen(ListenComm listen, long deadline) {
         List<RecvComm> untold = new ArrayList<>();
         endpoint.lock();
         try {
@@ -70,7 +75,7 @@ final class CommClosing {
             progressWhile(() -> {
                 untold.removeIf(this::toldAndDiscarded);
                 return !untold.isEmpty();
-            }, System.nanoTime() + peerTimeoutNanos);
+            }, deadline);
             endpoint.lock();
             try {
                 untold.forEach(this::discard);

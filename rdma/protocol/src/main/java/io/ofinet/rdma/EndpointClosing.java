@@ -157,10 +157,12 @@ final class EndpointClosing {
         } finally {
             endpoint.unlock();
         }
-        listens.forEach(closing::closeListen);
         // One bound for them all: a stopped peer holds the endpoint's close for peerTimeoutMs at
         // most, however many communicators it has.
         long deadline = System.nanoTime() + peerTimeoutNanos;
+        for (ListenComm listen : listens) {
+            closing.closeListen(listen, deadline);
+        }
         RdmaException failure = null;
         for (SendComm comm : sends) {
             try {

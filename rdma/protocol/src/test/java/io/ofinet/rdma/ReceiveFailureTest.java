@@ -107,13 +107,7 @@ class ReceiveFailureTest extends PeerFixture {
     @Test
     void aConnectionNeverAcceptedHearsAtOnceThatTheListenerClosed() throws Exception {
         ListenComm listen = listener();
-        SendComm connected = null;
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (connected == null) {
-            assertTrue(System.nanoTime() < deadline, "no connection");
-            connected = a.connect(listen.handle());
-            b.progress();
-        }
+        SendComm connected = connectUnaccepted(listen);
         listen.close(); // accept() was never called: the connection waited in the listener
         assertTheReceiverClosed(connected);
     }
@@ -127,17 +121,16 @@ class ReceiveFailureTest extends PeerFixture {
     void aConnectionNeverAcceptedHearsOfTheListenersCloseOnceAnOperationIsFree() throws Exception {
         members = "\"peerTimeoutMs\": 5000";
         ListenComm listen = listener();
-        SendComm connected = null;
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (connected == null) {
-            assertTrue(System.nanoTime() < deadline, "no connection");
-            connected = a.connect(listen.handle());
-            b.progress();
-        }
+        SendComm connected = connectUnaccepted(listen);
         List<RmaOp> taken = takeAllOps(b);
         Thread closer = new Thread(listen::close, "closeListen");
         closer.start();
-        Thread.sleep(200);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!closedUnderLock(listen)) {
+            assertTrue(System.nanoTime() < deadline, "the close began within 10 s");
+            Thread.sleep(1);
+        }
+        Thread.sleep(100);
         giveBack(b, taken);
         closer.join(10_000);
         assertFalse(closer.isAlive(), "the close returned");
@@ -162,6 +155,28 @@ class ReceiveFailureTest extends PeerFixture {
             connected = a.connect(listen.handle());
         }
         assertTheReceiverClosed(connected);
+    }
+
+    /** Whether {@code listen}'s close began: its first try to tell the senders, with no operation free. */
+    private boolean closedUnderLock(ListenComm listen) {
+        b.lock();
+        try {
+            return listen.closed;
+        } finally {
+            b.unlock();
+        }
+    }
+
+    /** Connects a's send communicator to {@code listen}, whose connection {@code accept} never returns. */
+    private SendComm connectUnaccepted(ListenComm listen) throws Exception {
+        SendComm connected = null;
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (connected == null) {
+            assertTrue(System.nanoTime() < deadline, "no connection");
+            connected = a.connect(listen.handle());
+            b.progress();
+        }
+        return connected;
     }
 
     /**
