@@ -216,12 +216,7 @@ class GroupedReceiveFailureTest extends PeerFixture {
         SendRequest second = send.isend(src.address + 2 * 8192, 8192, 2, srcMr);
         drive(() -> second.test(null), "the second send");
         assertTrue(failureOf(group).getMessage().contains("did not fit"));
-        RecvRequest unserved = recv.irecv(1, new long[] {dst.address + 2 * 8192}, new long[] {8192}, new int[] {3},
-                new MrHandle[] {dstMr});
-        send.close();
-        RdmaException failure = assertThrows(RdmaException.class,
-                () -> drive(() -> unserved.test(null), "the unserved receive's failure"));
-        assertTrue(failure.getMessage().contains("sender closed"), failure.getMessage());
+        assertAReceiveTheSenderNeverServesFailsAtItsClose(dst.address + 2 * 8192, dstMr);
     }
 
     /**
@@ -262,12 +257,7 @@ class GroupedReceiveFailureTest extends PeerFixture {
         drive(() -> second.test(null), "the second send");
         assertTrue(failureOf(group).getMessage().contains("did not complete in time"));
         assertArrayEquals(src.bytes(8192, 8192), dst.bytes(8192, 8192), "buffer 1 took the second send");
-        RecvRequest unserved = recv.irecv(1, new long[] {dst.address + 2 * 8192}, new long[] {8192}, new int[] {3},
-                new MrHandle[] {dstMr});
-        send.close();
-        RdmaException failure = assertThrows(RdmaException.class,
-                () -> drive(() -> unserved.test(null), "the unserved receive's failure"));
-        assertTrue(failure.getMessage().contains("sender closed"), failure.getMessage());
+        assertAReceiveTheSenderNeverServesFailsAtItsClose(dst.address + 2 * 8192, dstMr);
     }
 
     /**
@@ -345,6 +335,20 @@ class GroupedReceiveFailureTest extends PeerFixture {
         } finally {
             releaseBoth();
         }
+    }
+
+    /**
+     * Posts a receive of 8 KiB at {@code address}, which the sender never serves, and closes the
+     * sender: the receive fails for the close once all the sender counted has arrived, not for the
+     * sender's silence after peerTimeoutMs.
+     */
+    private void assertAReceiveTheSenderNeverServesFailsAtItsClose(long address, MrHandle mr) throws Exception {
+        RecvRequest unserved = recv.irecv(1, new long[] {address}, new long[] {8192}, new int[] {3},
+                new MrHandle[] {mr});
+        send.close();
+        RdmaException failure = assertThrows(RdmaException.class,
+                () -> drive(() -> unserved.test(null), "the unserved receive's failure"));
+        assertTrue(failure.getMessage().contains("sender closed"), failure.getMessage());
     }
 
     /**
