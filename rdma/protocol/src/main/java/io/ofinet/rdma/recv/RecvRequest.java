@@ -136,7 +136,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         }
     }
 
-    /** Fails it at once (the sender is gone): its tagged receives are cancelled, nothing in flight waited for. */
+    /** Fails it at once (its sender gone, or a stall's hold timed out): its tagged receives cancelled. */
     @Override
     public void abandon(RdmaException cause) {
         super.abandon(cause);
