@@ -312,6 +312,45 @@ class GroupedReceiveFailureTest extends PeerFixture {
     }
 
     /**
+     * A stall's hold that ended (buffer 1 refused by the sender, its tagged receive cancelled) times
+     * nothing more: the receive waits for the provider's answer to the cancel, however late, and is
+     * not abandoned by the next look at stalls.
+     */
+    @Test
+    void aStallsHoldThatEndedWaitsForItsCancelsUntimed() throws Exception {
+        members = "\"peerTimeoutMs\": 5000, \"minStripeSize\": 4096, \"eagerMaxSize\": 4096,"
+                + " \"writeNotice\": \"tagged\"";
+        connectPair();
+        HostBuffer src = buffer(4 * 8192);
+        HostBuffer dst = buffer(2 * 8192);
+        MrHandle srcMr = registered(a, src);
+        MrHandle dstMr = registered(b, dst);
+        RecvRequest group = recv.irecv(2, new long[] {dst.address, dst.address + 8192}, new long[] {8192, 8192},
+                new int[] {1, 2}, new MrHandle[] {dstMr, dstMr});
+        holdBoth();
+        try {
+            send.isend(src.address, 8192, 1, srcMr);
+            a.progress();
+            send.checkStalls(System.nanoTime() + 60_000_000_000L, 1_000_000);
+        } finally {
+            releaseBoth();
+        }
+        drive(group::holdingFailure, "buffer 0's stall");
+        provider.faults().holdCancels(b.railSet.dataEndpoint(0), 1, 2_000_000_000L);
+        SendRequest tooLarge = send.isend(src.address + 8192, 2 * 8192, 2, srcMr);
+        failureOf(tooLarge);
+        drive(() -> !group.holdingFailure(), "buffer 1's refusal, which ends the hold");
+        holdBoth();
+        try {
+            recv.checkStalls(System.nanoTime() + 60_000_000_000L, 1_000_000);
+            assertFalse(group.test(null), "the cancel of buffer 1's tagged receive is not answered yet");
+        } finally {
+            releaseBoth();
+        }
+        assertTrue(failureOf(group).getMessage().contains("did not complete in time"));
+    }
+
+    /**
      * A stall's hold in which nothing arrives within the timeout ends: the sends into the other
      * buffers stalled too, unseen, and the receive is reported.
      */

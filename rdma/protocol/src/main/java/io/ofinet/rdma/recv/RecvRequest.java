@@ -39,7 +39,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     int eagerFilled;
     /** Buffers a message matched by tag took (a bit each): an eager message, a request to send or a head. */
     int matched;
-    /** When the latest segment of a still partial buffer, or of a stall's hold, arrived (0 when none). */
+    /** When a partial buffer's latest segment came, or a stall's hold last received or settled (0: none). */
     long partialSinceNanos;
     /** Its buffers' tagged receives, each one of its operations until it ends (cancelled ones too). */
     final TaggedReceives tagged;
@@ -87,12 +87,10 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     }
 
     /**
-     * Fails it. A receive that was announced holds its failure while the sender may still send into
-     * one of its other buffers: until each has its data, its refusal, an eager message or a stall (or
-     * the receive is abandoned), it stays in the window and takes what arrives, its tagged receives
-     * posted, so that the application, once told, may reuse every buffer (docs/PROTOCOL.md, "A
-     * failed receive holds its failure"). Otherwise its tagged receives are cancelled, and its
-     * numbers leave the window.
+     * Fails it. An announced receive holds its failure while the sender may still send into one of
+     * its other buffers: until each has its data, refusal, eager message or stall (or it is
+     * abandoned), it stays in the window and takes what arrives, its tagged receives posted
+     * (docs/PROTOCOL.md, "A failed receive holds its failure"); else they are cancelled.
      */
     @Override
     public void fail(RdmaException cause) {
@@ -157,10 +155,11 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
      */
     void settled(int i) {
         tagged.cancel(i);
+        boolean first = (settled & 1 << i) == 0;
         settled |= 1 << i;
         if (unsettled() == 0) {
             endHold();
-        } else if (stallHeld) {
+        } else if (stallHeld && first) {
             partialSinceNanos = System.nanoTime();
         }
     }
@@ -168,6 +167,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
     /** A failure held ends: it is reported at the next {@code test}, and its numbers leave the window. */
     private void endHold() {
         stallHeld = false;
+        partialSinceNanos = 0; // a buffer still partial settled: nothing more is timed
         if (holding) {
             holding = false;
             operationEnded();
@@ -253,7 +253,7 @@ public final class RecvRequest extends Request implements RmaOp.Owner {
         if (++segmentsArrived[i] == segmentsExpected[i]) {
             bufferDone();
             settled(i);
-            partialSinceNanos = partialBuffers() != 0 || stallHeld ? System.nanoTime() : 0;
+            partialSinceNanos = (partialBuffers() & unsettled()) != 0 || stallHeld ? System.nanoTime() : 0;
         } else {
             partialSinceNanos = System.nanoTime();
         }
