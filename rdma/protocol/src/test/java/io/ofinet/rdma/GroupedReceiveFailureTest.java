@@ -29,6 +29,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Timeout(60)
 class GroupedReceiveFailureTest extends PeerFixture {
     private static final long SIZE = 64 * 1024;
+    /** Buffers above 4 KiB take one tagged message. */
+    private static final String TAGGED = "\"peerTimeoutMs\": 5000, \"minStripeSize\": 4096, \"eagerMaxSize\": 4096,"
+            + " \"writeNotice\": \"tagged\"";
     /** Heads on (a send of {@link #SIZE} before its receive sends one), requests to send after 1 ms. */
     private static final String HEADS = "\"peerTimeoutMs\": 5000, \"eagerHead\": \"on\", \"eagerHeadMinSize\": 16384,"
             + " \"rtsDelayUs\": 1000, \"writeNotice\": \"message\"";
@@ -207,8 +210,7 @@ class GroupedReceiveFailureTest extends PeerFixture {
         HostBuffer dst = buffer(3 * 8192);
         MrHandle srcMr = registered(a, src);
         MrHandle dstMr = registered(b, dst);
-        RecvRequest group = recv.irecv(2, new long[] {dst.address, dst.address + 8192}, new long[] {8192, 8192},
-                new int[] {1, 2}, new MrHandle[] {dstMr, dstMr});
+        RecvRequest group = groupOf8KiB(dst, dstMr);
         SendRequest tooLarge = send.isend(src.address, 2 * 8192, 1, srcMr);
         failureOf(tooLarge);
         drive(group::holdingFailure, "the receive holds its failure");
@@ -228,26 +230,15 @@ class GroupedReceiveFailureTest extends PeerFixture {
      */
     @Test
     void aSendThatStalledFailsItsReceiveWhichHoldsTheFailureForItsOtherBuffers() throws Exception {
-        members = "\"peerTimeoutMs\": 5000, \"minStripeSize\": 4096, \"eagerMaxSize\": 4096,"
-                + " \"writeNotice\": \"tagged\"";
+        members = TAGGED;
         connectPair();
         HostBuffer src = buffer(2 * 8192).pattern(5);
         HostBuffer dst = buffer(3 * 8192).fill((byte) 0);
         MrHandle srcMr = registered(a, src);
         MrHandle dstMr = registered(b, dst);
-        RecvRequest group = recv.irecv(2, new long[] {dst.address, dst.address + 8192}, new long[] {8192, 8192},
-                new int[] {1, 2}, new MrHandle[] {dstMr, dstMr});
+        RecvRequest group = groupOf8KiB(dst, dstMr);
         assertTrue(group.tagged(0) && group.tagged(1), "both buffers take a tagged message");
-        SendRequest stalled;
-        holdBoth();
-        try {
-            stalled = send.isend(src.address, 8192, 1, srcMr);
-            a.progress();
-            send.checkStalls(System.nanoTime() + 60_000_000_000L, 1_000_000);
-        } finally {
-            releaseBoth();
-        }
-        assertNotNull(stalled.failure(), "the sender's stall check failed its send");
+        stallAtTheSender(src.address, srcMr);
         drive(() -> group.failure() != null, "the sender's error");
         for (int i = 0; i < 200; i++) {
             a.progress();
@@ -318,23 +309,14 @@ class GroupedReceiveFailureTest extends PeerFixture {
      */
     @Test
     void aStallsHoldThatEndedWaitsForItsCancelsUntimed() throws Exception {
-        members = "\"peerTimeoutMs\": 5000, \"minStripeSize\": 4096, \"eagerMaxSize\": 4096,"
-                + " \"writeNotice\": \"tagged\"";
+        members = TAGGED;
         connectPair();
         HostBuffer src = buffer(4 * 8192);
         HostBuffer dst = buffer(2 * 8192);
         MrHandle srcMr = registered(a, src);
         MrHandle dstMr = registered(b, dst);
-        RecvRequest group = recv.irecv(2, new long[] {dst.address, dst.address + 8192}, new long[] {8192, 8192},
-                new int[] {1, 2}, new MrHandle[] {dstMr, dstMr});
-        holdBoth();
-        try {
-            send.isend(src.address, 8192, 1, srcMr);
-            a.progress();
-            send.checkStalls(System.nanoTime() + 60_000_000_000L, 1_000_000);
-        } finally {
-            releaseBoth();
-        }
+        RecvRequest group = groupOf8KiB(dst, dstMr);
+        stallAtTheSender(src.address, srcMr);
         drive(group::holdingFailure, "buffer 0's stall");
         provider.faults().holdCancels(b.railSet.dataEndpoint(0), 1, 2_000_000_000L);
         SendRequest tooLarge = send.isend(src.address + 8192, 2 * 8192, 2, srcMr);
@@ -407,6 +389,30 @@ class GroupedReceiveFailureTest extends PeerFixture {
         } finally {
             releaseBoth();
         }
+    }
+
+    /** Posts a receive of two 8 KiB buffers at the start of {@code dst}, tags 1 and 2. */
+    private RecvRequest groupOf8KiB(HostBuffer dst, MrHandle dstMr) throws RdmaException {
+        return recv.irecv(2, new long[] {dst.address, dst.address + 8192}, new long[] {8192, 8192},
+                new int[] {1, 2}, new MrHandle[] {dstMr, dstMr});
+    }
+
+    /**
+     * Sends 8 KiB of tag 1 from {@code address} and runs the sender's stall check a minute on, before
+     * the receiver could take the send: the send fails for its stall, and the sender tells the
+     * receiver. Both endpoints are held meanwhile, so that not even the watchdog delivers the send.
+     */
+    private void stallAtTheSender(long address, MrHandle mr) throws Exception {
+        SendRequest stalled;
+        holdBoth();
+        try {
+            stalled = send.isend(address, 8192, 1, mr);
+            a.progress();
+            send.checkStalls(System.nanoTime() + 60_000_000_000L, 1_000_000);
+        } finally {
+            releaseBoth();
+        }
+        assertNotNull(stalled.failure(), "the sender's stall check failed its send");
     }
 
     /** Takes both endpoints from the watchdog, which steps an endpoint left alone for a while. */
