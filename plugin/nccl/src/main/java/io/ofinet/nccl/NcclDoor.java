@@ -6,6 +6,7 @@ import io.ofinet.plugin.DeviceProperties;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.NetPlugin;
 import io.ofinet.plugin.ofi.NcclResults;
+import io.ofinet.rdma.Device;
 import io.ofinet.rdma.comm.Timeline;
 import java.util.Arrays;
 
@@ -283,6 +284,7 @@ final class NcclDoor {
         try {
             endWarmUp();
             Timeline.writeOut();
+            Device.processEnding();
             OfiProvider.processEnding();
             return SUCCESS;
         } catch (Throwable t) {

@@ -53,6 +53,15 @@ public final class Device implements AutoCloseable {
     }
 
     /**
+     * The process is ending without the JVM's shutdown (a C host's {@code exit()}): as the JVM's own
+     * hook does ({@link Shutdown}), closes stop waiting for peers, and this waits a little for a look
+     * of the watchdog's in progress, which looks no more.
+     */
+    public static void processEnding() {
+        Shutdown.begin();
+    }
+
+    /**
      * Opens every data rail of the device: the provider's offer for its domain (and source
      * address), its fabric and domain, and its registration scope. A failure closes what was
      * opened and names the rail.

@@ -7,9 +7,17 @@ package io.ofinet.rdma;
  * nothing itself: closing at exit is where libfabric 1.17's rxm crashed on writes with immediate
  * data cut short (docs/PROTOCOL.md, "Write notices"), and a process that ends takes its resources
  * with it (the names of its shm endpoints in {@code /dev/shm} are removed by shm's own SIGTERM and
- * SIGINT handlers, and by the binding's hook at any end; docs/FABRIC.md).
+ * SIGINT handlers, and by the binding's hook at any end; docs/FABRIC.md). It waits, up to
+ * {@link #WATCHDOG_WAIT_MS}, for a look of the watchdog's in progress to end, so that no provider
+ * call of ofinet's own is cut short by the end ({@link Watchdog}).
  */
 final class Shutdown {
+    private static final System.Logger LOG = System.getLogger(Shutdown.class.getName());
+    /**
+     * How long the JVM's end waits for the watchdog's look: a look's provider calls take
+     * microseconds; one that takes longer is stuck, and the end does not wait for it.
+     */
+    static final long WATCHDOG_WAIT_MS = 2000;
     private static volatile boolean ending;
     private static boolean hooked;
 
@@ -26,10 +34,26 @@ final class Shutdown {
         if (!hooked) {
             hooked = true;
             try {
-                Runtime.getRuntime().addShutdownHook(new Thread(() -> ending = true, "ofinet-shutdown"));
+                Runtime.getRuntime().addShutdownHook(new Thread(Shutdown::begin, "ofinet-shutdown"));
             } catch (IllegalStateException alreadyEnding) {
                 ending = true;
             }
+        }
+    }
+
+    /**
+     * The JVM or the process is ending: from now on closes do not wait for peers and the watchdog
+     * looks no more. Run by the hook, and by {@link Device#processEnding}.
+     */
+    static void begin() {
+        ending = true;
+        try {
+            if (!Watchdog.awaitNoLook(WATCHDOG_WAIT_MS * 1_000_000L)) {
+                LOG.log(System.Logger.Level.WARNING, "the JVM ends inside a look of the watchdog's, in a provider"
+                        + " call that has not returned for {0} ms", WATCHDOG_WAIT_MS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -4,7 +4,9 @@ import io.ofinet.rdma.error.RdmaException;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Keeps an endpoint's slow duties going while the application leaves it alone: one daemon thread
@@ -26,6 +28,11 @@ import java.util.concurrent.locks.LockSupport;
  * between looks (a scheduled executor's machinery cost more), the endpoints are in a copy-on-write
  * list (a look walks a snapshot array), and an endpoint whose duties ran lately is passed over without taking its lock
  * (docs/measurements/2026-12-01-the-tail-what-wakes-beside-the-ranks.md).
+ *
+ * <p>Once the JVM is ending ({@link Shutdown}) the watchdog looks no more, and the JVM's end waits
+ * for a look in progress ({@link #awaitNoLook}): a process that ends inside a provider call leaves
+ * behind what the call held, on shm a spinlock in shared memory that its peers then spin on for
+ * good (docs/FABRIC.md).
  */
 final class Watchdog {
     private static final System.Logger LOG = System.getLogger(Watchdog.class.getName());
@@ -47,6 +54,8 @@ final class Watchdog {
     private static volatile Thread looker;
     /** Looks so far (written by the looking thread only). */
     private static volatile long looks;
+    /** Held through each look, and by an ending JVM's wait for it. */
+    private static final ReentrantLock LOOKING = new ReentrantLock();
 
     private Watchdog() {
     }
@@ -131,14 +140,32 @@ final class Watchdog {
                 continue;
             }
             boolean driven = false;
+            LOOKING.lock();
             try {
+                if (Shutdown.inProgress()) {
+                    return;
+                }
                 driven = look();
             } catch (Throwable t) {
                 // Not the endpoints' trouble (look() keeps that to them): the watchdog carries on.
                 LOG.log(Level.WARNING, "watchdog: {0}", t.toString());
+            } finally {
+                LOOKING.unlock();
             }
             next = System.nanoTime() + (driven ? drivenPeriodNanos : PERIOD_NANOS);
         }
+    }
+
+    /**
+     * Waits up to {@code nanos} for a look in progress to end; called once the JVM is ending, after
+     * which no look begins. Returns whether none was in progress by then.
+     */
+    static boolean awaitNoLook(long nanos) throws InterruptedException {
+        if (!LOOKING.tryLock(nanos, TimeUnit.NANOSECONDS)) {
+            return false;
+        }
+        LOOKING.unlock();
+        return true;
     }
 
     /** One look at every endpoint; returns whether application threads had driven them all lately. */

@@ -22,6 +22,8 @@ final class MemEndpoint implements Endpoint {
     final MemFault failPosts = new MemFault();
     final MemFault failCompletions = new MemFault();
     final MemHeldCancels heldCancels = new MemHeldCancels();
+    /** Run by the endpoint's next progress, inside the provider ({@link MemFaults#atNextProgress}); then null. */
+    Runnable atNextProgress;
     private boolean enabled;
     private boolean dead;
     private boolean closed;
@@ -270,6 +272,11 @@ final class MemEndpoint implements Endpoint {
     void progress() {
         if (dead || closed || !enabled) {
             return;
+        }
+        Runnable fault = atNextProgress;
+        if (fault != null) {
+            atNextProgress = null;
+            fault.run();
         }
         heldCancels.release(this);
         delivery.deliver();

@@ -82,6 +82,17 @@ public final class MemFaults {
     }
 
     /**
+     * The endpoint's next progress (a read of its completion queue, on whichever thread) first runs
+     * {@code what}, inside the provider and holding its lock: a provider call that takes as long as
+     * {@code what} does, for tests of what waits for a call in progress.
+     */
+    public void atNextProgress(Endpoint endpoint, Runnable what) {
+        synchronized (network) {
+            ((MemEndpoint) endpoint).atNextProgress = what;
+        }
+    }
+
+    /**
      * The endpoint vanishes, as a peer whose process died: what was on its way to it completes
      * in error at the initiators, later operations to it fail with {@code FI_EHOSTUNREACH}, and
      * it neither delivers nor completes anything more.
