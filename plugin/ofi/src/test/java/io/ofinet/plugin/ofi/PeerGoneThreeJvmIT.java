@@ -50,12 +50,15 @@ import org.junit.jupiter.params.provider.CsvSource;
  * after leaf1 went is examined ({@link ShmSpinEvidence}), and the row is skipped, its reason and
  * the evidence printed, only when a shm region lock is held and a hub thread spins on it inside
  * libfabric; any other hang fails. Skips are counted in {@link SkipLedger}: more than one shm
- * killed row in five skipped fails.
+ * killed row in five skipped fails. A leaf2 still running {@link #LEAF2_AFTER_HUB} after the hub
+ * ended fails the row, with its stacks and the shm region locks it sees held.
  */
 @Timeout(600)
 class PeerGoneThreeJvmIT {
     /** How long the hub may run after leaf1 went: its own 8 s ({@link TrioPeer#AFTER_NANOS}), its close, a margin. */
     static final Duration HUB_AFTER_GONE = Duration.ofMillis(TestTime.ms(60_000));
+    /** How long leaf2 may run after the hub ended: it sees the hub's stop within 50 ms of a step. */
+    static final Duration LEAF2_AFTER_HUB = Duration.ofMillis(TestTime.ms(30_000));
     private static final SkipLedger SKIPS = new SkipLedger(Path.of("target", "shm-region-lock-skips.txt"));
 
     @ParameterizedTest(name = "{0}, leaf1 {1}, hub {2}, process check {3}: {5}")
@@ -135,6 +138,13 @@ class PeerGoneThreeJvmIT {
                 SKIPS.ran(provider + ", leaf1 " + how + ", hub " + mode + ", " + maxBytes);
             }
             int hubStatus = hub.waitFor();
+            long hubEnded = System.nanoTime();
+            while (leaf2.isAlive() && System.nanoTime() - hubEnded < LEAF2_AFTER_HUB.toNanos()) {
+                Thread.sleep(50);
+            }
+            if (leaf2.isAlive()) {
+                return outlived(provider, how, hub, leaf1, leaf2);
+            }
             int leaf2Status = leaf2.waitFor();
             String outputs = "hub:\n" + hub.output() + "\nleaf1:\n" + leaf1.output() + "\nleaf2:\n" + leaf2.output();
             System.out.println(provider + ", leaf1 " + how + ", hub " + mode + ", process check " + check + ":\n"
@@ -183,6 +193,21 @@ class PeerGoneThreeJvmIT {
         }
         return "the hub still ran " + HUB_AFTER_GONE.toSeconds() + " s after leaf1 went, with no evidence of shm's"
                 + " region-lock hazard: an ofinet hang\n" + seen + "\n" + outputs;
+    }
+
+    /**
+     * leaf2 still runs {@link #LEAF2_AFTER_HUB} after the hub ended: a failure, with what leaf2 shows
+     * (its stacks, and any shm region lock held). On shm a leaf2 spinning on a region lock the ended
+     * hub left held would mean the hub ended inside a provider call: a JVM's end waits for the
+     * watchdog's calls, and the hub's main thread makes none when it exits.
+     */
+    private static String outlived(String provider, String how, ChildJvm hub, ChildJvm leaf1, ChildJvm leaf2)
+            throws Exception {
+        ShmSpinEvidence.Finding finding = ShmSpinEvidence.examine(leaf2.pid(), hub.pid());
+        String seen = finding.summary() + "\n" + finding.details();
+        return "leaf2 still ran " + LEAF2_AFTER_HUB.toSeconds() + " s after the hub ended (" + provider + ", leaf1 "
+                + how + ")\n" + seen + "\nhub:\n" + hub.output() + "\nleaf1:\n" + leaf1.output() + "\nleaf2:\n"
+                + leaf2.output();
     }
 
     private static void signal(String signal, String pid) throws Exception {
