@@ -43,10 +43,6 @@ void ofinet_log_from_java(int level, const char *message) {
     ofinet_log(level, "ofinet", 0, "%s", message);
 }
 
-/*
- * A host that ends with exit() runs no JVM shutdown hook (nothing destroys the JVM): ofinet's
- * cleanup that needs no peer — the /dev/shm names of its shm endpoints — runs from here instead.
- */
 /* Every entry's list fits the one type every entry has. */
 #define OFINET_JAVA_FITS(name, arguments)                                                             \
     _Static_assert(OFINET_ARITY_##name <= OFINET_ENTRY_ARGS, #name " lists more arguments than ofinet_entry takes");
@@ -71,7 +67,12 @@ static void forked_child(void) {
     atomic_store(&java_state, JAVA_FORKED);
 }
 
-/* Not in a forked child: the /dev/shm names are its parent's, still in use there. */
+/*
+ * A host that ends with exit() runs no JVM shutdown hook (nothing destroys the JVM): ofinet's
+ * cleanup that needs no peer runs from here instead (the warm-up and the watchdog stopped, their
+ * provider calls in progress waited for, the /dev/shm names of its shm endpoints removed). Not in
+ * a forked child: the /dev/shm names are its parent's, still in use there.
+ */
 static void at_exit(void) {
     if (ofinet_java.atExit != NULL && atomic_load(&java_state) == JAVA_ENTERABLE) {
         ofinet_java.atExit(0, 0, 0, 0, 0, 0, 0);

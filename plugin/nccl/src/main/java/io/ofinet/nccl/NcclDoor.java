@@ -279,16 +279,26 @@ final class NcclDoor {
         warmUp.endAtExit();
     }
 
-    /** The host process is exiting without the JVM's shutdown: what needs no peer is cleaned. */
+    /**
+     * The host process is exiting without the JVM's shutdown: what needs no peer is cleaned. Each
+     * step runs whatever became of the one before; the first failure is reported.
+     */
     int atExit() {
-        try {
-            endWarmUp();
-            Timeline.writeOut();
-            Device.processEnding();
-            OfiProvider.processEnding();
-            return SUCCESS;
-        } catch (Throwable t) {
-            return failed("exit", t);
+        Throwable first = null;
+        Runnable[] steps = {() -> {
+            try {
+                endWarmUp();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, Timeline::writeOut, Device::processEnding, OfiProvider::processEnding};
+        for (Runnable step : steps) {
+            try {
+                step.run();
+            } catch (Throwable t) {
+                first = first == null ? t : first;
+            }
         }
+        return first == null ? SUCCESS : failed("exit", first);
     }
 }

@@ -54,8 +54,9 @@ public final class Device implements AutoCloseable {
 
     /**
      * The process is ending without the JVM's shutdown (a C host's {@code exit()}): as the JVM's own
-     * hook does ({@link Shutdown}), closes stop waiting for peers, and this waits a little for a look
-     * of the watchdog's in progress, which looks no more.
+     * hook does ({@link Shutdown}), closes stop waiting for peers and the watchdog stops, and this
+     * waits up to {@link Shutdown#WATCHDOG_EXIT_WAIT_MS} for its look in progress. For a process
+     * that is ending only: nothing undoes it, and idle endpoints then send no keepalives.
      */
     public static void processEnding() {
         Shutdown.begin();

@@ -7,17 +7,17 @@ package io.ofinet.rdma;
  * nothing itself: closing at exit is where libfabric 1.17's rxm crashed on writes with immediate
  * data cut short (docs/PROTOCOL.md, "Write notices"), and a process that ends takes its resources
  * with it (the names of its shm endpoints in {@code /dev/shm} are removed by shm's own SIGTERM and
- * SIGINT handlers, and by the binding's hook at any end; docs/FABRIC.md). It waits, up to
- * {@link #WATCHDOG_WAIT_MS}, for a look of the watchdog's in progress to end, so that no provider
- * call of ofinet's own is cut short by the end ({@link Watchdog}).
+ * SIGINT handlers, and by the binding's hook at any end; docs/FABRIC.md). It stops the watchdog
+ * and waits, up to {@link #WATCHDOG_EXIT_WAIT_MS}, for a look of its in progress to end, so that
+ * the end does not cut the look's provider call short ({@link Watchdog}).
  */
 final class Shutdown {
     private static final System.Logger LOG = System.getLogger(Shutdown.class.getName());
     /**
-     * How long the JVM's end waits for the watchdog's look: a look's provider calls take
-     * microseconds; one that takes longer is stuck, and the end does not wait for it.
+     * How long the end waits for the watchdog's look: a look is normally short; one that takes
+     * longer is stuck (spinning on a dead peer's lock, say), and the end does not wait for it.
      */
-    static final long WATCHDOG_WAIT_MS = 2000;
+    static final long WATCHDOG_EXIT_WAIT_MS = 2000;
     private static volatile boolean ending;
     private static boolean hooked;
 
@@ -43,16 +43,30 @@ final class Shutdown {
 
     /**
      * The JVM or the process is ending: from now on closes do not wait for peers and the watchdog
-     * looks no more. Run by the hook, and by {@link Device#processEnding}.
+     * looks no more. Run by the hook, and by {@link Device#processEnding}. An interrupt does not cut
+     * the wait short; it is kept for the caller.
      */
     static void begin() {
         ending = true;
-        try {
-            if (!Watchdog.awaitNoLook(WATCHDOG_WAIT_MS * 1_000_000L)) {
-                LOG.log(System.Logger.Level.WARNING, "the JVM ends inside a look of the watchdog's, in a provider"
-                        + " call that has not returned for {0} ms", WATCHDOG_WAIT_MS);
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + WATCHDOG_EXIT_WAIT_MS * 1_000_000L;
+        boolean ended = false;
+        while (!ended) {
+            try {
+                ended = Watchdog.awaitNoLook(Math.max(0, deadline - System.nanoTime()));
+                if (!ended) {
+                    // Said on stderr too: the JVM's logging may have been reset by its own hook.
+                    String message = "ofinet: the process ends while a look of the watchdog's has not ended after "
+                            + WATCHDOG_EXIT_WAIT_MS + " ms";
+                    LOG.log(System.Logger.Level.WARNING, message);
+                    System.err.println(message);
+                    break;
+                }
+            } catch (InterruptedException e) {
+                interrupted = true;
             }
-        } catch (InterruptedException e) {
+        }
+        if (interrupted) {
             Thread.currentThread().interrupt();
         }
     }

@@ -69,7 +69,7 @@ final class Watchdog {
             WATCHED.add(endpoint);
             drivenPeriodNanos = drivenPeriod(WATCHED);
         }
-        if (looker == null) {
+        if (looker == null && !Shutdown.inProgress()) {
             Thread thread = new Thread(Watchdog::loop, "ofinet-watchdog");
             thread.setDaemon(true);
             looker = thread; // before it runs: a thread that is not the looker ends
@@ -143,6 +143,7 @@ final class Watchdog {
             LOOKING.lock();
             try {
                 if (Shutdown.inProgress()) {
+                    ended(self);
                     return;
                 }
                 driven = look();
@@ -156,11 +157,24 @@ final class Watchdog {
         }
     }
 
+    /** The looking thread {@code self} ends for good (the JVM ends): no other starts. */
+    private static synchronized void ended(Thread self) {
+        if (looker == self) {
+            looker = null;
+        }
+    }
+
     /**
      * Waits up to {@code nanos} for a look in progress to end; called once the JVM is ending, after
-     * which no look begins. Returns whether none was in progress by then.
+     * which no look begins, and no endpoint is looked at beyond the one in hand. Returns whether
+     * none was in progress by then. The look's own thread (one that ends the process from inside
+     * it) holds the lock already and does not wait for itself. Never called holding the class's
+     * monitor: a look takes it ({@link #unwatch}, through an endpoint's close).
      */
     static boolean awaitNoLook(long nanos) throws InterruptedException {
+        if (LOOKING.isHeldByCurrentThread()) {
+            return true;
+        }
         if (!LOOKING.tryLock(nanos, TimeUnit.NANOSECONDS)) {
             return false;
         }
@@ -173,6 +187,9 @@ final class Watchdog {
         looks++;
         boolean driven = true;
         for (RdmaEndpoint endpoint : WATCHED) {
+            if (Shutdown.inProgress()) {
+                break; // the end waits for this look: no call more
+            }
             if (endpoint.progressedWithin(System.nanoTime(), PERIOD_NANOS)) {
                 continue; // an application thread is driving it
             }

@@ -1,6 +1,7 @@
 package io.ofinet.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.mem.MemProvider;
@@ -8,42 +9,61 @@ import io.ofinet.fabric.testing.ChildJvm;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A process that ends while the watchdog is inside a provider call on its endpoint ends only once
- * that call has returned. A process that ends in the middle of a call leaves behind whatever the
- * call held: on shm a spinlock in the shared memory that every peer sending to the process, or
- * receiving from it, then spins on for good (docs/FABRIC.md). The application's own threads are
- * its business; the watchdog's are ofinet's. The child's one endpoint is left undriven, so the
- * watchdog steps it; the step's provider call takes 500 ms, and as soon as the call has begun the
- * child ends: through {@code System.exit}, the JVM's shutdown, or as a C host's {@code exit()} ends
- * with the JVM inside it, running no JVM shutdown hook (the library's exit handler calls
- * {@link Device#processEnding}, then the process is gone: here {@code Runtime.halt}).
+ * that call has returned, or {@link Shutdown#WATCHDOG_EXIT_WAIT_MS} later. A process that ends in
+ * the middle of a call leaves behind whatever the call held: on shm a spinlock in the shared memory
+ * that every peer sending to the process, or receiving from it, then spins on for good
+ * (docs/FABRIC.md). The application's own threads are its business; the watchdog's are ofinet's.
+ *
+ * <p>The child's one endpoint is left undriven, so the watchdog steps it; the step's provider call
+ * begins, and the child ends: through {@code System.exit}, the JVM's shutdown, or as a C host's
+ * {@code exit()} ends with the JVM inside it, running no JVM shutdown hook (the library's exit
+ * handler calls {@link Device#processEnding}, then the process is gone: here {@code Runtime.halt}).
+ * The call returns 300 ms after the end began, so the process outlives it only if the end waited;
+ * one that never returns in time (30 s) does not hold the end up beyond the wait's bound.
  */
 @Timeout(120)
 class ExitDuringWatchdogStepIT {
-    static final String BEGUN = "exiting while the watchdog's step is inside the provider";
+    static final String BEGUN = "ending while the provider call of a step is in progress, on ";
     static final String RETURNED = "the provider call of the watchdog's step returned";
+    static final String HALTING = "processEnding returned; halting";
 
     @ParameterizedTest
     @ValueSource(strings = {"exit", "halt"})
     void theProcessEndsAfterTheWatchdogsProviderCallReturns(String how) throws Exception {
+        String output = run(how);
+        int begun = output.indexOf(BEGUN + "ofinet-watchdog");
+        assertTrue(begun >= 0, "the watchdog stepped the undriven endpoint: " + output);
+        int returned = output.indexOf(RETURNED, begun);
+        assertTrue(returned > 0, "the end waited for the watchdog's provider call to return: " + output);
+        if (how.equals("halt")) {
+            assertTrue(output.indexOf(HALTING, begun) > returned, "processEnding returned after the call: " + output);
+        }
+    }
+
+    @Test
+    void aProviderCallThatDoesNotReturnHoldsTheEndOnlyForTheWaitsBound() throws Exception {
+        String output = run("stuck");
+        assertTrue(output.contains(BEGUN + "ofinet-watchdog"), "the watchdog stepped the undriven endpoint: " + output);
+        assertFalse(output.contains(RETURNED), "the end waited for a call of 30 s: " + output);
+    }
+
+    private static String run(String how) throws Exception {
         try (ChildJvm child = new ChildJvm.Spec(Exiting.class).args(how).bound(Duration.ofSeconds(60)).start()) {
             assertEquals(0, child.waitFor(), child.output());
-            String output = child.output();
-            int begun = output.indexOf(BEGUN);
-            assertTrue(begun >= 0, "the watchdog stepped the undriven endpoint: " + output);
-            assertTrue(output.indexOf(RETURNED, begun) > 0,
-                    "the exit waited for the watchdog's provider call to return: " + output);
+            return child.output();
         }
     }
 
     /**
-     * {@code Exiting exit|halt}: opens an endpoint on the in-memory provider, leaves it to the
-     * watchdog and ends inside its step.
+     * {@code Exiting exit|halt|stuck}: opens an endpoint on the in-memory provider, leaves it to the
+     * watchdog and ends inside its step's provider call.
      */
     public static final class Exiting {
         private Exiting() {
@@ -54,10 +74,17 @@ class ExitDuringWatchdogStepIT {
             Device device = Device.open(provider, Layouts.mem(1, PeerFixture.FAST));
             RdmaEndpoint endpoint = device.openEndpoint();
             CountDownLatch begun = new CountDownLatch(1);
+            String[] thread = new String[1];
+            boolean stuck = args[0].equals("stuck");
             provider.faults().atNextProgress(endpoint.railSet.dataEndpoint(0), () -> {
+                thread[0] = Thread.currentThread().getName();
                 begun.countDown();
                 try {
-                    Thread.sleep(500);
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    while (!stuck && !Shutdown.inProgress() && System.nanoTime() < deadline) {
+                        Thread.sleep(1);
+                    }
+                    Thread.sleep(stuck ? 30_000 : 300);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -67,9 +94,10 @@ class ExitDuringWatchdogStepIT {
                 System.out.println("the watchdog never stepped the endpoint");
                 System.exit(2);
             }
-            System.out.println(BEGUN);
+            System.out.println(BEGUN + thread[0]);
             if (args[0].equals("halt")) {
                 Device.processEnding();
+                System.out.println(HALTING);
                 Runtime.getRuntime().halt(0);
             }
             System.exit(0);

@@ -83,8 +83,9 @@ public final class MemFaults {
 
     /**
      * The endpoint's next progress (a read of its completion queue, on whichever thread) first runs
-     * {@code what}, inside the provider and holding its lock: a provider call that takes as long as
-     * {@code what} does, for tests of what waits for a call in progress.
+     * {@code what}, inside the provider and holding the whole in-memory network's lock (every other
+     * call on the network waits): a provider call that takes as long as {@code what} does, for tests
+     * of what waits for a call in progress.
      */
     public void atNextProgress(Endpoint endpoint, Runnable what) {
         synchronized (network) {
