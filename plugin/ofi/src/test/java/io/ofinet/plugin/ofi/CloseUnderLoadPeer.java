@@ -31,9 +31,9 @@ import java.util.stream.Stream;
  * flight and both peers still writing. After each close it counts what it holds: file descriptors,
  * its entries in {@code /dev/shm}, libfabric objects and native bytes. It prints every close's
  * duration and fails if a close took longer than {@link #CLOSE_BOUND_NANOS}, if anything was left
- * open after a close, or if it holds more descriptors at the end than before the plugin was first
- * opened, and still does {@link #SETTLE_NANOS} later (some thread of the JVM may hold one for a
- * moment; a leak stays), naming what the extra ones refer to.
+ * open after a close, or if at the end it holds a descriptor it did not hold before the plugin was
+ * first opened, and still does {@link #SETTLE_NANOS} later (some thread of the JVM may hold one for
+ * a moment; a leak stays), naming what the extra ones refer to.
  */
 public final class CloseUnderLoadPeer {
     static final int MESSAGE = 8 << 20;
@@ -172,18 +172,16 @@ public final class CloseUnderLoadPeer {
             }
         }
         // A leak stays; a descriptor some thread of the JVM holds for a moment goes.
-        List<String> after = openFiles();
-        for (long settle = System.nanoTime() + SETTLE_NANOS; after.size() > fdsBefore.size()
-                && System.nanoTime() - settle < 0; after = openFiles()) {
+        List<String> extra = besides(openFiles(), fdsBefore);
+        for (long deadline = System.nanoTime() + SETTLE_NANOS; !extra.isEmpty()
+                && System.nanoTime() - deadline < 0; extra = besides(openFiles(), fdsBefore)) {
             Thread.sleep(100);
         }
         System.out.println("victim: " + rounds + " closes under load; longest " + longestClose / 1_000_000
-                + " ms; file descriptors " + fdsBefore.size() + " before the plugin was opened, " + after.size()
-                + " after it closed");
-        if (after.size() > fdsBefore.size()) {
+                + " ms; file descriptors " + fdsBefore.size() + " before the plugin was opened, "
+                + (extra.isEmpty() ? "none besides them" : extra) + " after it closed");
+        if (!extra.isEmpty()) {
             ok = false;
-            List<String> extra = new ArrayList<>(after);
-            fdsBefore.forEach(extra::remove);
             System.out.println("FAILED: file descriptors leaked: " + extra);
         }
         System.out.println(ok ? "victim: all checks passed" : "FAILED: a close was slow or left something open");
@@ -223,6 +221,13 @@ public final class CloseUnderLoadPeer {
             }
         }
         return targets;
+    }
+
+    /** What {@code now} holds besides {@code before}, each as many times as it is open more. */
+    private static List<String> besides(List<String> now, List<String> before) {
+        List<String> extra = new ArrayList<>(now);
+        before.forEach(extra::remove);
+        return extra;
     }
 
     private static long fds() throws IOException {

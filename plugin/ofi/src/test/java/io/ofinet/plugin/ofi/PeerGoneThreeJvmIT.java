@@ -143,7 +143,7 @@ class PeerGoneThreeJvmIT {
                 Thread.sleep(50);
             }
             if (leaf2.isAlive()) {
-                return outlived(provider, how, hub, leaf1, leaf2);
+                throw new AssertionError(outlived(provider, how, hub, leaf1, leaf2)); // not tried again
             }
             int leaf2Status = leaf2.waitFor();
             String outputs = "hub:\n" + hub.output() + "\nleaf1:\n" + leaf1.output() + "\nleaf2:\n" + leaf2.output();
@@ -175,7 +175,7 @@ class PeerGoneThreeJvmIT {
         String row = provider + ", leaf1 " + how;
         String outputs = "hub:\n" + hub.output() + "\nleaf1:\n" + leaf1.output() + "\nleaf2:\n" + leaf2.output();
         ShmSpinEvidence.Finding finding = provider.equals("shm")
-                ? ShmSpinEvidence.examine(hub.pid(), leaf1.pid()) : null;
+                ? ShmSpinEvidence.examine(hub.pid(), leaf1.pid(), "the killed leaf1") : null;
         String seen = finding == null ? "" : finding.summary() + "\n" + finding.details();
         if (how.equals("killed-holding-lock")) {
             // The hazard made on purpose: its evidence must be recognized, or the skips above are not to be trusted.
@@ -196,14 +196,15 @@ class PeerGoneThreeJvmIT {
     }
 
     /**
-     * leaf2 still runs {@link #LEAF2_AFTER_HUB} after the hub ended: a failure, with what leaf2 shows
-     * (its stacks, and any shm region lock held). On shm a leaf2 spinning on a region lock the ended
-     * hub left held would mean the hub ended inside a provider call: a JVM's end waits for the
-     * watchdog's calls, and the hub's main thread makes none when it exits.
+     * leaf2 still runs {@link #LEAF2_AFTER_HUB} after the hub ended: what leaf2 shows (its stacks, and
+     * the shm region locks it sees held), for the failure, which a stopped row does not try again.
+     * On shm a leaf2 spinning on a region lock the ended hub left held would mean the hub ended
+     * inside a provider call: a JVM's end waits up to 2 s for the watchdog's, and the hub's main
+     * thread calls ofinet no more once it exits.
      */
     private static String outlived(String provider, String how, ChildJvm hub, ChildJvm leaf1, ChildJvm leaf2)
             throws Exception {
-        ShmSpinEvidence.Finding finding = ShmSpinEvidence.examine(leaf2.pid(), hub.pid());
+        ShmSpinEvidence.Finding finding = ShmSpinEvidence.examine(leaf2.pid(), hub.pid(), "the ended hub");
         String seen = finding.summary() + "\n" + finding.details();
         return "leaf2 still ran " + LEAF2_AFTER_HUB.toSeconds() + " s after the hub ended (" + provider + ", leaf1 "
                 + how + ")\n" + seen + "\nhub:\n" + hub.output() + "\nleaf1:\n" + leaf1.output() + "\nleaf2:\n"

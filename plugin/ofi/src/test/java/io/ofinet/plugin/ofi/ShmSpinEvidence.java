@@ -3,6 +3,8 @@ package io.ofinet.plugin.ofi;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,8 +23,8 @@ import java.util.concurrent.TimeUnit;
  *   <li>the lock word of a shm region the JVM maps is held, and still held a second later: the
  *       region of the killed process (killed inside its own progress) or the JVM's own (killed
  *       inside a send to it). A region starts with libfabric's {@code struct smr_region}: its
- *       version at offset 0 (4, {@code SMR_VERSION}), its owner's pid at offset 4 and its
- *       {@code pthread_spinlock_t} at offset 24 (1.17's {@code include/ofi_shm.h}). glibc's x86
+ *       version in the byte at offset 0 (4, {@code SMR_VERSION}), its owner's pid at offset 4 and
+ *       its {@code pthread_spinlock_t} at offset 24 (1.17's {@code include/ofi_shm.h}). glibc's x86
  *       spinlock is 1 when free and 0 (below 0 with waiters) when held;
  *   <li>a thread of the JVM is on a CPU (state R in {@code /proc/PID/task/TID/stat}) with
  *       {@code pthread_spin_lock} on top of its native stack ({@code jhsdb jstack --mixed}, the
@@ -48,11 +50,11 @@ final class ShmSpinEvidence {
     private ShmSpinEvidence() {
     }
 
-    /** Looks at JVM {@code pid}, which hangs after process {@code killed} was killed. */
-    static Finding examine(long pid, long killed) throws IOException, InterruptedException {
-        List<String> held = heldRegions(pid, killed);
+    /** Looks at JVM {@code pid}, which hangs after process {@code gone} ({@code goneName}) ended. */
+    static Finding examine(long pid, long gone, String goneName) throws IOException, InterruptedException {
+        List<String> held = heldRegions(pid, gone, goneName);
         Thread.sleep(1000);
-        List<String> stillHeld = heldRegions(pid, killed);
+        List<String> stillHeld = heldRegions(pid, gone, goneName);
         stillHeld.retainAll(held);
         String mixed = run(pid, Path.of(System.getProperty("java.home"), "bin", "jhsdb").toString(), "jstack",
                 "--mixed", "--pid");
@@ -65,32 +67,39 @@ final class ShmSpinEvidence {
         return new Finding(!stillHeld.isEmpty() && !spinning.isEmpty(), summary, stacks);
     }
 
-    /** The shm regions {@code pid} maps whose lock word is held, each named with its owner. */
-    static List<String> heldRegions(long pid, long killed) throws IOException {
-        Set<String> files = new LinkedHashSet<>();
-        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/maps"))) {
-            int at = line.indexOf("/dev/shm/");
-            if (at >= 0) {
-                files.add(line.substring(at).replace(" (deleted)", ""));
-            }
-        }
+    /**
+     * The shm regions {@code pid} maps whose lock word is held, each named with its owner. Read
+     * through the process's memory ({@code /proc/PID/mem}, at each mapping of a region's start), so
+     * that a region whose name its ended owner removed is seen too.
+     */
+    static List<String> heldRegions(long pid, long gone, String goneName) throws IOException {
         List<String> held = new ArrayList<>();
-        for (String file : files) {
-            try (RandomAccessFile region = new RandomAccessFile(file, "r")) {
-                if (region.length() < LOCK_OFFSET + 4 || region.read() != VERSION) {
+        Set<String> seen = new LinkedHashSet<>();
+        try (RandomAccessFile memory = new RandomAccessFile("/proc/" + pid + "/mem", "r")) {
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/maps"))) {
+                int at = line.indexOf("/dev/shm/");
+                String[] fields = line.trim().split("\\s+");
+                if (at < 0 || fields.length < 3 || Long.parseLong(fields[2], 16) != 0) {
+                    continue; // not a shm mapping, or not of a file's start
+                }
+                String file = line.substring(at).replace(" (deleted)", "");
+                long start = Long.parseUnsignedLong(fields[0].substring(0, fields[0].indexOf('-')), 16);
+                byte[] head = new byte[LOCK_OFFSET + 4];
+                try {
+                    memory.seek(start);
+                    memory.readFully(head);
+                } catch (IOException e) {
+                    LOG.log(Level.DEBUG, "{0}: {1}", file, e.toString());
                     continue;
                 }
-                region.seek(PID_OFFSET);
-                int owner = Integer.reverseBytes(region.readInt());
-                region.seek(LOCK_OFFSET);
-                int lock = Integer.reverseBytes(region.readInt());
-                if (lock <= 0) {
-                    String whose = owner == killed ? "the killed process's " + owner
+                ByteBuffer b = ByteBuffer.wrap(head).order(ByteOrder.LITTLE_ENDIAN);
+                int owner = b.getInt(PID_OFFSET);
+                int lock = b.getInt(LOCK_OFFSET);
+                if (head[0] == VERSION && lock <= 0 && seen.add(file)) { // the version is a byte
+                    String whose = owner == gone ? goneName + "'s " + owner
                             : owner == pid ? "its own" : "process " + owner + "'s";
                     held.add(file + " (" + whose + " region, lock word " + lock + ")");
                 }
-            } catch (IOException e) {
-                LOG.log(Level.DEBUG, "{0}: {1}", file, e.toString());
             }
         }
         return held;
