@@ -43,18 +43,21 @@ class AbandonedEndpointTest {
     /** Runs {@code body} on a thread of its own, which has ended when this returns. */
     private static <T> T onThread(Callable<T> body) throws Exception {
         AtomicReference<T> result = new AtomicReference<>();
-        AtomicReference<Exception> failure = new AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread thread = new Thread(() -> {
             try {
                 result.set(body.call());
-            } catch (Exception e) {
-                failure.set(e);
+            } catch (Throwable t) {
+                failure.set(t);
             }
         }, "proxy");
         thread.start();
         thread.join();
+        if (failure.get() instanceof Exception e) {
+            throw e;
+        }
         if (failure.get() != null) {
-            throw failure.get();
+            throw (Error) failure.get();
         }
         return result.get();
     }
@@ -76,10 +79,15 @@ class AbandonedEndpointTest {
                 connectAndClose(endpoint);
                 return endpoint;
             });
-            RdmaEndpoint next = onThread(device::endpointForCurrentThread);
-            assertTrue(left.isClosed(), "round " + i + ": the ended thread's endpoint is closed");
-            assertFalse(next.isClosed());
-            assertEquals(1, device.openEndpoints(), "round " + i);
+            int round = i;
+            onThread(() -> {
+                RdmaEndpoint next = device.endpointForCurrentThread();
+                // Checked while this thread lives: once it ends, its endpoint is the watchdog's to close too.
+                assertTrue(left.isClosed(), "round " + round + ": the ended thread's endpoint is closed");
+                assertFalse(next.isClosed());
+                assertEquals(1, device.openEndpoints(), "round " + round);
+                return next;
+            });
         }
     }
 

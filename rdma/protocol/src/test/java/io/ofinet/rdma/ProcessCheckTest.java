@@ -44,9 +44,11 @@ class ProcessCheckTest {
         } finally {
             sleeper.destroyForcibly();
         }
-        Process quick = new ProcessBuilder("sleep", "0.5").start();
+        // Ends when its input does: after its identity was read, however late the test thread runs.
+        Process quick = new ProcessBuilder("sh", "-c", "read line").start();
         ProcessIdentity id = identity(quick.pid());
-        quick.waitFor();
+        quick.getOutputStream().close();
+        assertTrue(quick.waitFor(10, TimeUnit.SECONDS));
         assertTrue(ProcessCheck.ended(id) != null, "exited");
     }
 

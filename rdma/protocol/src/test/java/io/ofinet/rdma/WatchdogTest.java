@@ -58,7 +58,9 @@ class WatchdogTest extends PeerFixture {
         long looksBefore = Watchdog.looks();
         drive(2000);
         long looks = Watchdog.looks() - looksBefore;
-        assertTrue(looks <= 4, looks + " looks in 2 s while driven: expected one every 0.6 s");
+        // One every 0.6 s makes 3 or 4; one every 0.2 s (the pace while an endpoint is idle) 10. A
+        // look that caught the driving thread between two calls on a loaded machine may add one.
+        assertTrue(looks <= 6, looks + " looks in 2 s while driven: expected one every 0.6 s");
 
         long stopped = System.nanoTime();
         long bound = TimeUnit.MILLISECONDS.toNanos(Watchdog.DRIVEN_PERIOD_MS + Watchdog.PERIOD_MS + TestTime.ms(500));

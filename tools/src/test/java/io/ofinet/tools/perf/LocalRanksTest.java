@@ -143,7 +143,13 @@ class LocalRanksTest {
     void whenRankZeroFailsBeforeWaitingTheOthersLogsArePrintedAndTheDirectoryRemoved() throws Exception {
         Path ranksDir = Files.createDirectory(dir.resolve("run"));
         LocalRanks ranks = LocalRanks.start(2, ranksDir, shell(Map.of(1, "echo 'rank 1: the peer refused'")));
-        Thread.sleep(300); // rank 0 fails here, never reaching await
+        // Rank 0 fails here, never reaching await, once rank 1 has said its line (however late it ran).
+        Path log1 = ranksDir.resolve("rank1.log");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!(Files.exists(log1) && Files.readString(log1).contains("the peer refused"))
+                && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
         ranks.close();
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("rank 1: the peer refused"), out.toString());
         LocalRanks.deleteDirectory(ranksDir);

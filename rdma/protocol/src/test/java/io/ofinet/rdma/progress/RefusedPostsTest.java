@@ -10,6 +10,7 @@ import static org.mockito.Mockito.when;
 import io.ofinet.fabric.CompletionBatch;
 import io.ofinet.fabric.CompletionQueue;
 import io.ofinet.fabric.Endpoint;
+import io.ofinet.fabric.testing.TestTime;
 import io.ofinet.rdma.error.ErrorCategory;
 import java.util.ArrayList;
 import java.util.List;
@@ -200,9 +201,13 @@ class RefusedPostsTest {
 
     @Test
     void anAcceptedPostRestartsTheRefusalClock() throws Exception {
-        long bound = 50_000_000L;
+        long bound = TestTime.nanos(1000);
         ProgressEngine engine = engine(bound);
-        // A peer that accepts one post in three: slow, never silent, never condemned.
+        // A peer that accepts one post in three: slow, never silent, never condemned. The steps are
+        // a fortieth of the bound apart, so the 40 ops' refusals last three bounds in all, and the
+        // time from one accepted post to the next a thirteenth of one (a stall of a machine under
+        // load would have to last most of a second to be taken for a silent peer).
+        long stepMillis = bound / 40 / 1_000_000L;
         List<ScriptedOp> ops = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
             ScriptedOp op = new ScriptedOp("op" + i, log, Endpoint.AGAIN, Endpoint.AGAIN, Endpoint.POSTED);
@@ -211,11 +216,13 @@ class RefusedPostsTest {
             engine.submit(op, peer);
         }
         long deadline = System.nanoTime() + 20 * bound;
+        long start = System.nanoTime();
         while (engine.pending() > 0 && System.nanoTime() < deadline) {
             engine.progress();
-            Thread.sleep(1);
+            Thread.sleep(stepMillis);
         }
         assertEquals(0, engine.pending());
+        assertTrue(System.nanoTime() - start > bound, "the refusals lasted longer than the bound in all");
         assertEquals(null, peer.condemned());
     }
 
