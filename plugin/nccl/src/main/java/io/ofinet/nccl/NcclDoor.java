@@ -285,19 +285,28 @@ final class NcclDoor {
      */
     int atExit() {
         Throwable first = null;
-        Runnable[] steps = {() -> {
-            try {
-                endWarmUp();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, Timeline::writeOut, Device::processEnding, OfiProvider::processEnding};
+        boolean interrupted = false;
+        try {
+            endWarmUp();
+        } catch (InterruptedException e) {
+            interrupted = true; // kept for the caller once every step ran: a file write would not survive it
+        } catch (Throwable t) {
+            first = t;
+        }
+        Runnable[] steps = {Timeline::writeOut, Device::processEnding, OfiProvider::processEnding};
         for (Runnable step : steps) {
             try {
                 step.run();
             } catch (Throwable t) {
-                first = first == null ? t : first;
+                if (first == null) {
+                    first = t;
+                } else {
+                    first.addSuppressed(t);
+                }
             }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         return first == null ? SUCCESS : failed("exit", first);
     }

@@ -167,9 +167,11 @@ final class Watchdog {
     /**
      * Waits up to {@code nanos} for a look in progress to end; called once the JVM is ending, after
      * which no look begins, and no endpoint is looked at beyond the one in hand. Returns whether
-     * none was in progress by then. The look's own thread (one that ends the process from inside
-     * it) holds the lock already and does not wait for itself. Never called holding the class's
-     * monitor: a look takes it ({@link #unwatch}, through an endpoint's close).
+     * none was in progress by then. Called on the look's own thread (a C host's {@code exit()} from
+     * inside a provider call of the look), it holds the lock already and does not wait for itself;
+     * a {@code System.exit} from inside a look runs the hook on another thread, which waits the
+     * bound out. Never called holding the class's monitor: a look takes it ({@link #unwatch},
+     * through an endpoint's close).
      */
     static boolean awaitNoLook(long nanos) throws InterruptedException {
         if (LOOKING.isHeldByCurrentThread()) {

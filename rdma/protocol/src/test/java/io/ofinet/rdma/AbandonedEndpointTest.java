@@ -82,7 +82,13 @@ class AbandonedEndpointTest {
             int round = i;
             onThread(() -> {
                 RdmaEndpoint next = device.endpointForCurrentThread();
-                // Checked while this thread lives: once it ends, its endpoint is the watchdog's to close too.
+                // Checked while this thread lives: once it ends, its endpoint is the watchdog's to close
+                // too. The watchdog may hold the left endpoint at that moment (a look, or its own close
+                // of it), and the new endpoint's close of it then passes it by: a second at most.
+                long deadline = System.nanoTime() + TestTime.nanos(1000);
+                while (!(left.isClosed() && device.openEndpoints() == 1) && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
                 assertTrue(left.isClosed(), "round " + round + ": the ended thread's endpoint is closed");
                 assertFalse(next.isClosed());
                 assertEquals(1, device.openEndpoints(), "round " + round);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.ChildJvm;
+import io.ofinet.fabric.testing.TestTime;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -25,14 +26,17 @@ import org.junit.jupiter.params.provider.ValueSource;
  * begins, and the child ends: through {@code System.exit}, the JVM's shutdown, or as a C host's
  * {@code exit()} ends with the JVM inside it, running no JVM shutdown hook (the library's exit
  * handler calls {@link Device#processEnding}, then the process is gone: here {@code Runtime.halt}).
- * The call returns 300 ms after the end began, so the process outlives it only if the end waited;
- * one that never returns in time (30 s) does not hold the end up beyond the wait's bound.
+ * The call returns a second after the end began, so the process outlives it only if the end
+ * waited (or took a second to end by itself); one that never returns in time (30 s) holds the end
+ * up for the wait's bound only, and is warned of.
  */
 @Timeout(120)
 class ExitDuringWatchdogStepIT {
     static final String BEGUN = "ending while the provider call of a step is in progress, on ";
     static final String RETURNED = "the provider call of the watchdog's step returned";
     static final String HALTING = "processEnding returned; halting";
+    static final String BEGUN_AT = "begun at ";
+    static final String WARNING = "has not ended after " + Shutdown.WATCHDOG_EXIT_WAIT_MS + " ms";
 
     @ParameterizedTest
     @ValueSource(strings = {"exit", "halt"})
@@ -45,13 +49,19 @@ class ExitDuringWatchdogStepIT {
         if (how.equals("halt")) {
             assertTrue(output.indexOf(HALTING, begun) > returned, "processEnding returned after the call: " + output);
         }
+        assertFalse(output.contains(WARNING), "no warning of a look that did not end: " + output);
     }
 
     @Test
     void aProviderCallThatDoesNotReturnHoldsTheEndOnlyForTheWaitsBound() throws Exception {
         String output = run("stuck");
+        long ended = System.currentTimeMillis();
         assertTrue(output.contains(BEGUN + "ofinet-watchdog"), "the watchdog stepped the undriven endpoint: " + output);
         assertFalse(output.contains(RETURNED), "the end waited for a call of 30 s: " + output);
+        assertTrue(output.contains(WARNING), "the end warned of the look that did not end: " + output);
+        int at = output.indexOf(BEGUN_AT) + BEGUN_AT.length();
+        long begun = Long.parseLong(output.substring(at, output.indexOf('\n', at)).strip());
+        assertTrue(ended - begun < TestTime.ms(10_000), "the end took " + (ended - begun) + " ms: " + output);
     }
 
     private static String run(String how) throws Exception {
@@ -84,7 +94,7 @@ class ExitDuringWatchdogStepIT {
                     while (!stuck && !Shutdown.inProgress() && System.nanoTime() < deadline) {
                         Thread.sleep(1);
                     }
-                    Thread.sleep(stuck ? 30_000 : 300);
+                    Thread.sleep(stuck ? 30_000 : 1000);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -95,6 +105,7 @@ class ExitDuringWatchdogStepIT {
                 System.exit(2);
             }
             System.out.println(BEGUN + thread[0]);
+            System.out.println(BEGUN_AT + System.currentTimeMillis());
             if (args[0].equals("halt")) {
                 Device.processEnding();
                 System.out.println(HALTING);

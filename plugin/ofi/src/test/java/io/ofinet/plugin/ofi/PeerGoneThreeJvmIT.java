@@ -175,7 +175,7 @@ class PeerGoneThreeJvmIT {
         String row = provider + ", leaf1 " + how;
         String outputs = "hub:\n" + hub.output() + "\nleaf1:\n" + leaf1.output() + "\nleaf2:\n" + leaf2.output();
         ShmSpinEvidence.Finding finding = provider.equals("shm")
-                ? ShmSpinEvidence.examine(hub.pid(), leaf1.pid(), "the killed leaf1") : null;
+                ? ShmSpinEvidence.examine(hub.pid(), leaf1.pid(), "leaf1 (" + how + ")") : null;
         String seen = finding == null ? "" : finding.summary() + "\n" + finding.details();
         if (how.equals("killed-holding-lock")) {
             // The hazard made on purpose: its evidence must be recognized, or the skips above are not to be trusted.

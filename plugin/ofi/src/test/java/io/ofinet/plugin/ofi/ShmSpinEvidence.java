@@ -9,14 +9,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Whether a JVM that hangs is spinning on a libfabric 1.17 shm region lock that a killed process
- * left held (docs/FABRIC.md, "A shm peer killed inside a send or its own progress"), told from
+ * Whether a JVM that hangs is spinning on a libfabric 1.17 shm region lock that a killed (or
+ * ended) process left held (docs/FABRIC.md, "A shm peer killed inside a send or its own progress"), told from
  * anything else by what the process shows, not by trying again:
  *
  * <ol>
@@ -50,12 +50,24 @@ final class ShmSpinEvidence {
     private ShmSpinEvidence() {
     }
 
-    /** Looks at JVM {@code pid}, which hangs after process {@code gone} ({@code goneName}) ended. */
-    static Finding examine(long pid, long gone, String goneName) throws IOException, InterruptedException {
-        List<String> held = heldRegions(pid, gone, goneName);
+    /**
+     * Looks at JVM {@code pid}, which hangs after process {@code gone} ({@code goneName}) ended or
+     * stopped. What cannot be read (the process ended meanwhile, say) is the finding, not a throw.
+     */
+    static Finding examine(long pid, long gone, String goneName) throws InterruptedException {
+        try {
+            return look(pid, gone, goneName);
+        } catch (IOException | RuntimeException e) {
+            return new Finding(false, "the evidence could not be read: " + e, "");
+        }
+    }
+
+    private static Finding look(long pid, long gone, String goneName) throws IOException, InterruptedException {
+        Map<String, String> held = heldRegions(pid, gone, goneName);
         Thread.sleep(1000);
-        List<String> stillHeld = heldRegions(pid, gone, goneName);
-        stillHeld.retainAll(held);
+        Map<String, String> later = heldRegions(pid, gone, goneName);
+        later.keySet().retainAll(held.keySet()); // the same regions, whatever their lock word's waiters
+        List<String> stillHeld = new ArrayList<>(later.values());
         String mixed = run(pid, Path.of(System.getProperty("java.home"), "bin", "jhsdb").toString(), "jstack",
                 "--mixed", "--pid");
         String java = run(pid, Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
@@ -68,13 +80,13 @@ final class ShmSpinEvidence {
     }
 
     /**
-     * The shm regions {@code pid} maps whose lock word is held, each named with its owner. Read
-     * through the process's memory ({@code /proc/PID/mem}, at each mapping of a region's start), so
-     * that a region whose name its ended owner removed is seen too.
+     * The shm regions {@code pid} maps whose lock word is held, by region (its file's device and
+     * inode, and name), each described with its owner. Read through the process's memory
+     * ({@code /proc/PID/mem}, at each mapping of a region's start), so that a region whose name its
+     * ended owner removed is seen too.
      */
-    static List<String> heldRegions(long pid, long gone, String goneName) throws IOException {
-        List<String> held = new ArrayList<>();
-        Set<String> seen = new LinkedHashSet<>();
+    static Map<String, String> heldRegions(long pid, long gone, String goneName) throws IOException {
+        Map<String, String> held = new LinkedHashMap<>();
         try (RandomAccessFile memory = new RandomAccessFile("/proc/" + pid + "/mem", "r")) {
             for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/maps"))) {
                 int at = line.indexOf("/dev/shm/");
@@ -95,10 +107,11 @@ final class ShmSpinEvidence {
                 ByteBuffer b = ByteBuffer.wrap(head).order(ByteOrder.LITTLE_ENDIAN);
                 int owner = b.getInt(PID_OFFSET);
                 int lock = b.getInt(LOCK_OFFSET);
-                if (head[0] == VERSION && lock <= 0 && seen.add(file)) { // the version is a byte
+                String region = fields[3] + " " + fields[4] + " " + file;
+                if (head[0] == VERSION && lock <= 0 && !held.containsKey(region)) { // the version is a byte
                     String whose = owner == gone ? goneName + "'s " + owner
                             : owner == pid ? "its own" : "process " + owner + "'s";
-                    held.add(file + " (" + whose + " region, lock word " + lock + ")");
+                    held.put(region, file + " (" + whose + " region, lock word " + lock + ")");
                 }
             }
         }

@@ -204,9 +204,10 @@ class RefusedPostsTest {
         long bound = TestTime.nanos(1000);
         ProgressEngine engine = engine(bound);
         // A peer that accepts one post in three: slow, never silent, never condemned. The steps are
-        // a fortieth of the bound apart, so the 40 ops' refusals last three bounds in all, and the
-        // time from one accepted post to the next a thirteenth of one (a stall of a machine under
-        // load would have to last most of a second to be taken for a silent peer).
+        // a fortieth of the bound apart (an op's accepted post and the next op's first refusal share
+        // one), so the 40 ops' refusals last about two bounds in all, and accepted posts come a
+        // twentieth of a bound apart (a stall of a machine under load would have to last most of a
+        // second to be taken for a silent peer).
         long stepMillis = bound / 40 / 1_000_000L;
         List<ScriptedOp> ops = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
