@@ -275,7 +275,7 @@ final class NcclDoor {
     }
 
     /** The process is ending: see {@link WarmUpControl#endAtExit}. */
-    void endWarmUp() throws InterruptedException {
+    void endWarmUp() {
         warmUp.endAtExit();
     }
 
@@ -285,15 +285,9 @@ final class NcclDoor {
      */
     int atExit() {
         Throwable first = null;
-        boolean interrupted = false;
-        try {
-            endWarmUp();
-        } catch (InterruptedException e) {
-            interrupted = true; // kept for the caller once every step ran: a file write would not survive it
-        } catch (Throwable t) {
-            first = t;
-        }
-        Runnable[] steps = {Timeline::writeOut, Device::processEnding, OfiProvider::processEnding};
+        // An interrupt is kept for the caller once every step ran: a file write would not survive it.
+        boolean interrupted = Thread.interrupted();
+        Runnable[] steps = {this::endWarmUp, Timeline::writeOut, Device::processEnding, OfiProvider::processEnding};
         for (Runnable step : steps) {
             try {
                 step.run();
@@ -304,6 +298,7 @@ final class NcclDoor {
                     first.addSuppressed(t);
                 }
             }
+            interrupted |= Thread.interrupted();
         }
         if (interrupted) {
             Thread.currentThread().interrupt();

@@ -45,15 +45,31 @@ final class WarmUpControl {
 
     /**
      * The process is ending: a warm-up still running stops and closes its device, waited for at most
-     * {@link #EXIT_WAIT_MS}, before libfabric's exit-time teardown can run under it.
+     * {@link #EXIT_WAIT_MS}, before libfabric's exit-time teardown can run under it, and before the
+     * process ends inside one of its provider calls (docs/FABRIC.md, "Ending inside a call"). An
+     * interrupt does not cut the wait short; it is kept for the caller.
      */
-    void endAtExit() throws InterruptedException {
+    void endAtExit() {
         WarmUp w = current;
-        if (w != null) {
-            w.stop(EXIT);
-            if (!w.awaitEnd(EXIT_WAIT_MS)) {
-                log.info("exit: the warm-up had not ended after " + EXIT_WAIT_MS + " ms");
+        if (w == null) {
+            return;
+        }
+        w.stop(EXIT);
+        long deadline = System.nanoTime() + EXIT_WAIT_MS * 1_000_000L;
+        boolean interrupted = false;
+        boolean ended = false;
+        while (!ended && deadline - System.nanoTime() > 0) {
+            try {
+                ended = w.awaitEnd(Math.max(1, (deadline - System.nanoTime()) / 1_000_000L));
+            } catch (InterruptedException e) {
+                interrupted = true;
             }
+        }
+        if (!ended) {
+            log.info("exit: the warm-up had not ended after " + EXIT_WAIT_MS + " ms");
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -6,12 +6,40 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** What OFINET_WARM_UP asks for, and which device the warm-up makes for NCCL's first device. */
 class WarmUpTest {
     private final RecordingLog log = new RecordingLog();
     private final List<String> warnings = log.warnings;
+
+    /**
+     * The exit's wait for a warm-up inside a call (here its device's opening, 500 ms) outlasts an
+     * interrupt of the exiting thread, which it keeps: a process that ends inside a provider call
+     * can leave a shm lock held for its peers (docs/FABRIC.md).
+     */
+    @Test
+    void theExitWaitsForAWarmUpInsideACallThroughAnInterrupt() throws Exception {
+        CountDownLatch opening = new CountDownLatch(1);
+        WarmUp w = new WarmUp(log, () -> {
+            opening.countDown();
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+            while (System.nanoTime() < end) {
+                Thread.onSpinWait(); // a provider call, deaf to interrupts
+            }
+            throw new IllegalStateException("no device here");
+        }, 10);
+        WarmUpControl control = new WarmUpControl((nccls, l) -> w, log);
+        control.start(null);
+        assertTrue(opening.await(30, TimeUnit.SECONDS), "the warm-up began opening its device");
+        Thread.currentThread().interrupt();
+        control.endAtExit();
+        assertTrue(Thread.interrupted(), "the interrupt was kept");
+        assertTrue(w.awaitEnd(0), "the warm-up had ended when the exit's wait returned: " + log.infos);
+        assertTrue(log.infos.stream().anyMatch(l -> l.contains("no device here")), log.infos.toString());
+    }
 
     @Test
     void offOrZeroMakesNoWarmUp() {
