@@ -1,6 +1,7 @@
 package io.ofinet.nccl;
 
 import io.ofinet.plugin.NetPlugin;
+import io.ofinet.rdma.BoundedWait;
 
 /**
  * A door's warm-up ({@link WarmUp}): made and started at the door's first init, stopped at NCCL's
@@ -55,21 +56,11 @@ final class WarmUpControl {
             return;
         }
         w.stop(EXIT);
-        long deadline = System.nanoTime() + EXIT_WAIT_MS * 1_000_000L;
-        boolean interrupted = false;
-        boolean ended = false;
-        while (!ended && deadline - System.nanoTime() > 0) {
-            try {
-                ended = w.awaitEnd(Math.max(1, (deadline - System.nanoTime()) / 1_000_000L));
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
+        // Thread.join's zero waits for ever: the last moment waits a millisecond instead.
+        boolean ended = BoundedWait.throughInterrupts(EXIT_WAIT_MS * 1_000_000L,
+                nanos -> w.awaitEnd(Math.max(1, nanos / 1_000_000L)));
         if (!ended) {
             log.info("exit: the warm-up had not ended after " + EXIT_WAIT_MS + " ms");
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
         }
     }
 }

@@ -48,26 +48,12 @@ final class Shutdown {
      */
     static void begin() {
         ending = true;
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + WATCHDOG_EXIT_WAIT_MS * 1_000_000L;
-        boolean ended = false;
-        while (!ended) {
-            try {
-                ended = Watchdog.awaitNoLook(Math.max(0, deadline - System.nanoTime()));
-                if (!ended) {
-                    // Said on stderr too: the JVM's logging may have been reset by its own hook.
-                    String message = "ofinet: the process ends while a look of the watchdog's has not ended after "
-                            + WATCHDOG_EXIT_WAIT_MS + " ms";
-                    LOG.log(System.Logger.Level.WARNING, message);
-                    System.err.println(message);
-                    break;
-                }
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        if (!BoundedWait.throughInterrupts(WATCHDOG_EXIT_WAIT_MS * 1_000_000L, Watchdog::awaitNoLook)) {
+            // Said on stderr too: the JVM's logging may have been reset by its own hook.
+            String message = "ofinet: the process ends while a look of the watchdog's has not ended after "
+                    + WATCHDOG_EXIT_WAIT_MS + " ms";
+            LOG.log(System.Logger.Level.WARNING, message);
+            System.err.println(message);
         }
     }
 }
