@@ -163,7 +163,7 @@ public final class CloseUnderLoadPeer {
             longestClose = Math.max(longestClose, took);
             exchange.publish("victim." + round + ".closed", "1");
             String left = leftovers();
-            long fds = fds();
+            int fds = openFiles().size();
             System.out.println("victim: round " + round + ": " + steps + " steps" + (thrown == null ? ""
                     : ", a test threw (" + thrown + ")") + "; close took " + took / 1_000_000 + " ms; " + fds
                     + " fds" + (left.isEmpty() ? "" : "; LEFT OPEN: " + left));
@@ -228,12 +228,6 @@ public final class CloseUnderLoadPeer {
         List<String> extra = new ArrayList<>(now);
         before.forEach(extra::remove);
         return extra;
-    }
-
-    private static long fds() throws IOException {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
-            return fds.count();
-        }
     }
 
     /** A live peer: in each round, serves the victim's new incarnation, streaming until it closes. */
