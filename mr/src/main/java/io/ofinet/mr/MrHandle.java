@@ -32,6 +32,14 @@ public final class MrHandle implements AutoCloseable {
         return length;
     }
 
+    /**
+     * Whether {@code [address, address + size)} lies inside this buffer: an empty range always does,
+     * a negative size never, and a range whose end wraps past the largest address does not.
+     */
+    public boolean covers(long address, long size) {
+        return size == 0 || size > 0 && address >= this.address && address - this.address <= length - size;
+    }
+
     /** Whether it shares a cached, page-rounded registration. */
     public boolean cached() {
         return cached;

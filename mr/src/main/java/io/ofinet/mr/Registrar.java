@@ -53,6 +53,10 @@ public final class Registrar {
         if (length < 0) {
             throw new IllegalArgumentException("negative length " + length);
         }
+        if (address < 0 || length > Long.MAX_VALUE - address) {
+            throw new IllegalArgumentException("[0x" + Long.toHexString(address) + ", +" + length
+                    + ") is not a range of user-space addresses");
+        }
         if (use != Use.USER_BUFFER || !cacheEnabled) {
             return new MrHandle(this, rails, track(RegistrationSet.register(rails, address, length, use), rails),
                     address, length, false);

@@ -84,6 +84,9 @@ final class PluginChecks {
 
     /** The protocol's handles of buffers 0..n-1, in the communicator's scratch array. */
     MrHandle[] mrs(OfiHandles.Recv recv, int n, Handles.MrHandle[] mhandles, String operation) throws NetException {
+        if (mhandles == null) {
+            throw new NetException(NetResult.INVALID_ARGUMENT, operation + ": no array of memory handles");
+        }
         if (mhandles.length < n) {
             throw new NetException(NetResult.INVALID_ARGUMENT, operation + ": " + n + " buffers, but "
                     + mhandles.length + " memory handles");

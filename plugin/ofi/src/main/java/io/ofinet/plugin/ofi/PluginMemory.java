@@ -24,6 +24,10 @@ final class PluginMemory {
             throw new NetException(NetResult.INVALID_ARGUMENT, "regMr: no buffer at 0x" + Long.toHexString(address)
                     + " of " + size + " bytes");
         }
+        if (address < 0 || size > Long.MAX_VALUE - address) {
+            throw new NetException(NetResult.INVALID_ARGUMENT, "regMr: [0x" + Long.toHexString(address) + ", +"
+                    + size + ") is not a range of user-space addresses");
+        }
         try {
             return new OfiHandles.Mr(owner, c.endpoint.registerUserBuffer(address, size), c.endpoint);
         } catch (RdmaException e) {

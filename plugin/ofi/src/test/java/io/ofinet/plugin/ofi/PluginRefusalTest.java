@@ -15,6 +15,7 @@ import io.ofinet.plugin.NetResult;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * What the NetPlugin API refuses, and that a refusal loses nothing: misuse answered as invalid usage
@@ -92,6 +93,53 @@ class PluginRefusalTest extends PluginFixture {
                 assertThrows(NetException.class, () -> b.closeListen(listen)).getMessage());
         OfiNetPlugin fresh = new OfiNetPlugin(MemProvider::create, PluginFixture::layout);
         assertEquals(NetResult.INVALID_USAGE, assertThrows(NetException.class, fresh::devices).result());
+    }
+
+    @Test
+    void rangesThatWrapOrLeaveTheirRegistrationAndMissingArraysAreInvalidArgumentsThatLoseNothing()
+            throws Exception {
+        connectPair();
+        HostBuffer src = buffer(4096).pattern(6);
+        HostBuffer dst = buffer(4096).fill((byte) 0x5A);
+        Handles.MrHandle srcMr = a.regMr(send, src.address, src.size, MemoryType.HOST);
+        Handles.MrHandle dstMr = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
+        Handles.MrHandle[] dstMrs = {dstMr};
+        long[] at = {dst.address};
+        int[] tags = {7};
+
+        invalid(() -> b.irecv(recv, 1, at, new long[] {Long.MAX_VALUE}, tags, dstMrs),
+                "irecv: buffer 0 [0x" + Long.toHexString(dst.address) + ", +" + Long.MAX_VALUE
+                        + ") is not inside its registration");
+        invalid(() -> a.isend(send, Long.MAX_VALUE - 16, 64, 7, srcMr),
+                "isend: [0x7fffffffffffffef, +64) is not inside its registration");
+        invalid(() -> a.regMr(send, src.address, Long.MAX_VALUE, MemoryType.HOST),
+                "regMr: [0x" + Long.toHexString(src.address) + ", +" + Long.MAX_VALUE
+                        + ") is not a range of user-space addresses");
+        invalid(() -> a.regMr(send, -4096, 64, MemoryType.HOST),
+                "regMr: [0xfffffffffffff000, +64) is not a range of user-space addresses");
+        invalid(() -> b.iflush(recv, 1, new long[] {dst.address + 4000}, new long[] {4096}, dstMrs),
+                "iflush: buffer 0 [0x" + Long.toHexString(dst.address + 4000) + ", +4096) is not inside its"
+                        + " registration");
+        invalid(() -> b.irecv(recv, 1, null, new long[] {64}, tags, dstMrs), "irecv: no array of addresses");
+        invalid(() -> b.irecv(recv, 1, at, null, tags, dstMrs), "irecv: no array of sizes");
+        invalid(() -> b.irecv(recv, 1, at, new long[] {64}, null, dstMrs), "irecv: no array of tags");
+        invalid(() -> b.irecv(recv, 1, at, new long[] {64}, tags, null), "irecv: no array of memory handles");
+        invalid(() -> b.iflush(recv, 1, at, null, dstMrs), "iflush: no array of sizes");
+        invalid(() -> b.iflush(recv, 1, null, new long[] {64}, dstMrs), "iflush: no array of addresses");
+
+        // Nothing was posted or kept: the pair moves data, and both registrations go.
+        Handles.Request r = b.irecv(recv, 1, at, new long[] {4096}, tags, dstMrs);
+        Handles.Request s = a.isend(send, src.address, 4096, 7, srcMr);
+        assertEquals(4096, both(s, r, new long[1]));
+        assertArrayEquals(src.bytes(0, 4096), dst.bytes(0, 4096));
+        a.deregMr(send, srcMr);
+        b.deregMr(recv, dstMr);
+    }
+
+    private static void invalid(Executable call, String message) {
+        NetException e = assertThrows(NetException.class, call);
+        assertEquals(NetResult.INVALID_ARGUMENT, e.result(), e.getMessage());
+        assertEquals(message, e.getMessage());
     }
 
     @Test

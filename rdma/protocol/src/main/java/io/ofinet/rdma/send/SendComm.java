@@ -166,7 +166,7 @@ public final class SendComm extends Communicator<SendRequest> {
         if (size < 0 || size > 0xffffffffL) {
             throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "isend: size " + size + " outside 0..2^32-1");
         }
-        if (size > 0 && (mr == null || address < mr.address() || address + size > mr.address() + mr.length())) {
+        if (size > 0 && (mr == null || !mr.covers(address, size))) {
             throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "isend: [0x" + Long.toHexString(address) + ", +"
                     + size + ") is not inside its registration");
         }
