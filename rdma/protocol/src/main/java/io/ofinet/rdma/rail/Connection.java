@@ -60,7 +60,8 @@ public final class Connection {
      *
      * @param checkProcess whether to watch the peer's process where it is on this host
      * @param control0 control rail 0's address handle when the caller inserted it already (to
-     *     answer the message), or {@link #NOT_INSERTED}
+     *     answer the message), or {@link #NOT_INSERTED}; on failure that use stays the caller's
+     * @throws FabricException when an address cannot be inserted; the uses taken here have ended
      */
     public static Connection inserted(Peers peers, ProgressEngine engine, boolean checkProcess, int peerCommId,
             HandshakeMessage m, long control0) throws FabricException {
@@ -81,8 +82,8 @@ public final class Connection {
             for (int r = 0; r < data; r++) {
                 peers.release(r, dataPeers[r]);
             }
-            for (int c = 0; c < control; c++) {
-                peers.release(dataRails + c, controlPeers[c]);
+            for (int c = control0 == NOT_INSERTED ? 0 : 1; c < control; c++) {
+                peers.release(dataRails + c, controlPeers[c]); // not the caller's: it releases that itself
             }
             throw e;
         }
