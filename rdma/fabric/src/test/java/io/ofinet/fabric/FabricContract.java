@@ -11,6 +11,8 @@ import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.fabric.testing.Peer.Completion;
 import io.ofinet.fabric.testing.Progress;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -282,6 +284,27 @@ public abstract class FabricContract extends TaggedMessageContract {
     @Test
     void readingNoCompletionsReadsNone() throws Exception {
         assertEquals(0, a.cq.read(new CompletionBatch(4), 0));
+    }
+
+    /** A peer's name cut short, or empty, is refused by what is wrong with it, before the provider reads it. */
+    @Test
+    void aNameThatIsNotOfTheProvidersFormatIsRefusedBeforeItIsRead() throws Exception {
+        AddressVector av = domain.openAddressVector(4);
+        try {
+            byte[] name = b.endpoint.name();
+            for (byte[] wrong : List.of(new byte[0], Arrays.copyOf(name, 3))) {
+                FabricException e = assertThrows(FabricException.class, () -> av.requireWellFormed(wrong));
+                assertEquals(FiErrno.FI_EINVAL, e.errno(), e.getMessage());
+                FabricException inserting = assertThrows(FabricException.class, () -> av.insert(wrong));
+                assertEquals(e.getMessage(), inserting.getMessage());
+                assertTrue(e.getMessage().contains(wrong.length == 0 ? "an empty address" : "3 bytes"),
+                        e.getMessage());
+            }
+            av.requireWellFormed(name);
+            assertEquals(name.length, av.lookup(av.insert(name)).length, "its own kind of name goes in");
+        } finally {
+            av.close();
+        }
     }
 
     @Test

@@ -98,6 +98,12 @@ final class Connector {
                     + dataRails + " data and " + controlRails + " control rails, the listener "
                     + handle.dataRails() + " and " + handle.controlRails());
         }
+        try {
+            parts.peers().requireWellFormed(dataRails, handle.address());
+        } catch (FabricException e) {
+            throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "connect: the handle's listener address is not"
+                    + " one of this endpoint's control rail: " + e.getMessage(), e);
+        }
         int id = at.comms().newSendId();
         int slotBytes = Announcement.maxBytes(dataRails);
         long mailbox = 0;

@@ -14,6 +14,7 @@ import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.ListenHandle;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -231,6 +232,24 @@ class ConnectionTest {
                 + " and 1 control rails, the connector 2 and 2", refused.getMessage());
         // The listener still serves well-formed peers.
         establish(device(1, "").openEndpoint(), one, listen);
+    }
+
+    @Test
+    void aHandleWhoseAddressIsNotOfTheProvidersFormatIsAnInvalidArgumentAndTakesNothing() throws Exception {
+        provider = MemProvider.create();
+        RdmaEndpoint a = device(1, "").openEndpoint();
+        RdmaEndpoint b = device(1, "").openEndpoint();
+        ListenComm listen = b.listen();
+        ListenHandle real = ListenHandle.decode(listen.handle());
+        byte[] cut = new ListenHandle(1, 1, real.listenId(), Arrays.copyOf(real.address(), 3)).encode();
+        int entries = a.commParts.peers().entries();
+        RdmaException e = assertThrows(RdmaException.class, () -> a.connect(cut));
+        assertEquals(ErrorCategory.INVALID_ARGUMENT, e.category(), e.getMessage());
+        assertEquals("connect: the handle's listener address is not one of this endpoint's control rail:"
+                + " fi_av_insert (provider mem) failed: FI_EINVAL (an in-memory address of 3 bytes; they have 8)",
+                e.getMessage());
+        assertEquals(entries, a.commParts.peers().entries(), "no address inserted");
+        establish(a, b, listen);
     }
 
     @Test

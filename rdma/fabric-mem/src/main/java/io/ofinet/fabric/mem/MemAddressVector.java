@@ -26,13 +26,19 @@ final class MemAddressVector implements AddressVector {
     }
 
     @Override
+    public void requireWellFormed(byte[] address) throws FabricException {
+        if (address.length != 8) {
+            throw new FabricException("fi_av_insert (provider mem)", FiErrno.FI_EINVAL,
+                    address.length == 0 ? "an empty address" : "an in-memory address of " + address.length
+                            + " bytes; they have 8");
+        }
+    }
+
+    @Override
     public long insert(byte[] address) throws FabricException {
         synchronized (domain.network) {
             requireOpen("fi_av_insert");
-            if (address.length != 8) {
-                throw new FabricException("fi_av_insert (provider mem)", FiErrno.FI_EINVAL,
-                        "an in-memory address is 8 bytes, got " + address.length);
-            }
+            requireWellFormed(address);
             int max = domain.network.config.avEntriesMax();
             if (max > 0 && counted >= max) {
                 throw new FabricException("fi_av_insert (provider " + domain.info().provider() + ")", FiErrno.FI_ENOMEM,

@@ -3,6 +3,7 @@ package io.ofinet.fabric.ofi;
 import com.sun.jna.Function;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
+import io.ofinet.fabric.AddressFormat;
 import io.ofinet.fabric.AddressVector;
 import io.ofinet.fabric.FabricException;
 import io.ofinet.fabric.FiErrno;
@@ -12,6 +13,8 @@ import java.lang.ref.Reference;
 
 /** A libfabric address vector. */
 final class OfiAddressVector implements AddressVector {
+    /** At least this many bytes are handed to {@code fi_av_insert}, the name's and zeros: a handle's limit. */
+    private static final int MIN_SCRATCH = 128;
     private final OfiDomain domain;
     private final long av;
     private final ResourceTracker users = new ResourceTracker();
@@ -50,8 +53,20 @@ final class OfiAddressVector implements AddressVector {
     }
 
     @Override
+    public void requireWellFormed(byte[] address) throws FabricException {
+        String wrong = AddressFormat.malformed(domain.info().addressFormat(), address);
+        if (wrong != null) {
+            throw new FabricException("fi_av_insert (provider " + domain.provider() + ", not called)",
+                    FiErrno.FI_EINVAL, wrong);
+        }
+    }
+
+    @Override
     public synchronized long insert(byte[] address) throws FabricException {
-        Memory addr = Ops.scratch(Math.max(1, address.length));
+        requireWellFormed(address);
+        // Zeros past the name: a string ends there, and a format this binding does not check reads
+        // zeros rather than what follows a short name.
+        Memory addr = Ops.scratch(Math.max(MIN_SCRATCH, address.length + 1L));
         addr.write(0, address, 0, address.length);
         Memory out = Ops.scratch(8);
         int rc;

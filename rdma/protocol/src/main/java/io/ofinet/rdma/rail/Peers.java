@@ -122,6 +122,7 @@ public final class Peers {
         AddressKey key = new AddressKey(address.clone());
         Entry entry = entriesByAddress.get(rail).get(key);
         if (entry == null) {
+            requireWellFormed(rail, address); // not to be taken for a full vector below
             long fiAddr;
             try {
                 fiAddr = avs.get(rail).insert(address);
@@ -138,6 +139,11 @@ public final class Peers {
             entry.process = process;
         }
         return entry.fiAddr;
+    }
+
+    /** Refuses a name that is not one of engine rail {@code rail}'s address format ({@link AddressVector#requireWellFormed}). */
+    public void requireWellFormed(int rail, byte[] address) throws FabricException {
+        avs.get(rail).requireWellFormed(address);
     }
 
     /** One use of {@code fiAddr} on engine rail {@code rail} ended; the last one retires the entry. */
