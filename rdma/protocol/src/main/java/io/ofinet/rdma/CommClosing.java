@@ -94,15 +94,23 @@ final class CommClosing {
         closeSend(comm, System.nanoTime() + peerTimeoutNanos);
     }
 
-    /** {@link #closeSend(SendComm)} within {@code deadline} (System.nanoTime). */
+    /**
+     * {@link #closeSend(SendComm)} within {@code deadline} (System.nanoTime). A progress step that
+     * fails (the endpoint's completion queue, not the communicator) ends the wait: the communicator
+     * closes all the same, the receiver untold, and the failure is thrown after.
+     */
     void closeSend(SendComm comm, long deadline) throws RdmaException {
-        while (!closeSendStep(comm, deadline)) {
+        RdmaException[] failed = new RdmaException[1];
+        while (!closeSendStep(comm, deadline, failed)) {
             Thread.yield();
+        }
+        if (failed[0] != null) {
+            throw failed[0];
         }
     }
 
     /** One step of {@link #closeSend}; true when the communicator is closed. */
-    private boolean closeSendStep(SendComm comm, long deadline) throws RdmaException {
+    private boolean closeSendStep(SendComm comm, long deadline, RdmaException[] failed) {
         endpoint.lock();
         try {
             if (comm.isClosed()) {
@@ -111,12 +119,14 @@ final class CommClosing {
             comm.failQueued(new RdmaException(ErrorCategory.INVALID_USAGE, "the send communicator was closed"));
             boolean live = !endpoint.isClosed() && comm.connectedAndOpen() && comm.liveness().dead() == null;
             if (live && comm.operationsInFlight() && mayWait(deadline)) {
-                endpoint.progressEveryRail();
-                return false;
+                if (progressed(failed)) {
+                    return false;
+                }
+                live = false; // no progress: nothing more drains, and no signal would go
             }
             if (live) {
                 comm.sendClosedSignal();
-                endpoint.progressEveryRail();
+                progressed(failed);
             }
             comm.markClosed();
             comms.remove(comm);
@@ -133,6 +143,17 @@ final class CommClosing {
             return true;
         } finally {
             endpoint.unlock();
+        }
+    }
+
+    /** One progress step of every rail; false, the failure kept in {@code failed}, when it failed. */
+    private boolean progressed(RdmaException[] failed) {
+        try {
+            endpoint.progressEveryRail();
+            return true;
+        } catch (RdmaException e) {
+            failed[0] = e;
+            return false;
         }
     }
 

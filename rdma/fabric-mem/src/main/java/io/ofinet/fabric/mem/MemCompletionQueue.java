@@ -45,10 +45,16 @@ final class MemCompletionQueue implements CompletionQueue {
     }
 
     @Override
-    public int read(CompletionBatch out, int max) {
+    public int read(CompletionBatch out, int max) throws FabricException {
         synchronized (domain.network) {
             requireOpen();
             domain.network.record("fi_cq_read");
+            for (MemEndpoint ep : endpoints) {
+                if (ep.failReads > 0) {
+                    ep.failReads--;
+                    throw new FabricException("fi_cq_read (provider mem)", ep.failReadsErrno, "an injected fault");
+                }
+            }
             for (MemEndpoint ep : endpoints) {
                 ep.progress();
             }

@@ -71,6 +71,18 @@ public final class MemFaults {
     }
 
     /**
+     * The next {@code count} reads of {@code endpoint}'s completion queue fail with {@code errno},
+     * taking nothing off it: the provider's answer when the queue itself is broken.
+     */
+    public void failNextQueueReads(Endpoint endpoint, int count, int errno) {
+        synchronized (network) {
+            MemEndpoint ep = (MemEndpoint) endpoint;
+            ep.failReads = count;
+            ep.failReadsErrno = errno;
+        }
+    }
+
+    /**
      * The next {@code count} cancels on {@code endpoint} are answered {@code holdNanos} after they
      * were asked, at the endpoint's first progress from then: as a provider answers the cancel of a
      * receive whose message it is still taking in. The receive takes nothing more meanwhile.
