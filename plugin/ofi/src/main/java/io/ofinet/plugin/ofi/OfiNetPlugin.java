@@ -257,7 +257,12 @@ public final class OfiNetPlugin implements NetPlugin {
             }
             return done;
         } catch (RdmaException e) {
-            r.comm.release(r);
+            if (!r.inner.inUse()) {
+                r.comm.release(r); // its own failure: it has ended
+            }
+            // Else the endpoint's progress failed under it: it is still outstanding, and so is its
+            // memory, which its operations in flight may still use, until it ends or its
+            // communicator closes.
             throw Errors.toNetException("test", e);
         }
     }

@@ -73,6 +73,27 @@ class AdapterMockTest {
     }
 
     @Test
+    void aProgressFailureUnderAnUnfinishedRequestLeavesItAndItsMemoryInUse() throws Exception {
+        OfiHandles.Mr mr = new OfiHandles.Mr(plugin.opening(), mock(MrHandle.class), endpoint);
+        SendRequest writing = mock(SendRequest.class);
+        when(inner.isend(anyLong(), anyLong(), anyInt(), any())).thenReturn(writing);
+        when(writing.test(any())).thenThrow(new RdmaException(ErrorCategory.SYSTEM,
+                "reading the completion queue of rail 0: fi_cq_read failed")).thenReturn(true);
+        when(writing.inUse()).thenReturn(true); // the protocol did not end it: its writes are in flight
+        Handles.Request request = plugin.isend(comm, 0x1000, 64, 1, mr);
+        NetException e = assertThrows(NetException.class, () -> plugin.test(request, null));
+        assertEquals(NetResult.SYSTEM_ERROR, e.result());
+        assertEquals(1, comm.outstanding(), "still outstanding");
+        assertEquals("deregMr: the memory handle is used by 1 outstanding request; nothing was deregistered"
+                + " (test them to completion or close their communicator first)",
+                assertThrows(NetException.class, () -> plugin.deregMr(comm, mr)).getMessage());
+        assertEquals(true, plugin.test(request, null), "tested again, it ends");
+        assertEquals(0, comm.outstanding());
+        plugin.deregMr(comm, mr);
+        verify(endpoint).deregisterUserBuffer(mr.inner);
+    }
+
+    @Test
     void memoryStaysInUseUntilTheCloseOfItsCommunicatorHasReturned() throws Exception {
         OfiHandles.Mr mr = new OfiHandles.Mr(plugin.opening(), mock(MrHandle.class), endpoint);
         when(inner.isend(anyLong(), anyLong(), anyInt(), any())).thenReturn(mock(SendRequest.class));

@@ -23,7 +23,9 @@ public abstract class Request {
      * Whether it is done, after one step of progress (none when it was done already); when it is, receives write each buffer's
      * received size into {@code sizes} (when not null), and the request returns to its pool.
      *
-     * @throws RdmaException the operation's failure; the request is then finished too
+     * @throws RdmaException the operation's failure, the request then finished too; or a failure of
+     *     the endpoint's progress step before the request finished, which leaves it outstanding
+     *     ({@link #inUse})
      */
     public final boolean test(long[] sizes) throws RdmaException {
         CommHost host = comm.host();
