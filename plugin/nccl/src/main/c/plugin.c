@@ -152,13 +152,18 @@ ncclResult_t ofinet_init(void **ctx, uint64_t commId, ncclNetCommConfig_v12_t *c
     if (atomic_load_explicit(&java_state, memory_order_relaxed) == JAVA_FORKED) {
         return no_java("init");
     }
+    /*
+     * Before the JVM's start: a child forked during it (which holds the start's lock) or after it
+     * is told so at once, where it would otherwise wait for that lock, or for the JVM's threads,
+     * for ever.
+     */
+    pthread_once(&exit_hook_once, register_exit_hook);
     char err[1024];
     ncclResult_t result = ofinet_boot(err, sizeof err);
     if (result != ncclSuccess) {
         OFINET_WARN("init: the JVM could not be started: %s", err);
         return result;
     }
-    pthread_once(&exit_hook_once, register_exit_hook);
     if (atomic_load_explicit(&java_state, memory_order_relaxed)) {
         return no_java("init");
     }

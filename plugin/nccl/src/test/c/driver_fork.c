@@ -1,12 +1,15 @@
 /*
- * nccl_driver fork: a host that forks once the library runs. The parent inits and listens; the
- * child it forks calls devices() and init(), each refused with ncclSystemError at once (the JVM's
- * threads stayed in the parent), and ends with exit(), which runs the library's cleanup at exit.
- * The parent's /dev/shm names are all still there (on shm; on tcp it has none), and the parent
- * connects to its listen communicator and moves a verified message.
+ * nccl_driver fork: a host that forks while the library starts and once it runs. First the parent
+ * forks while another of its threads is inside the first init, creating the JVM (libjvm.so mapped,
+ * init not returned); then it listens and forks again. Each child calls devices() and init(), each
+ * refused with ncclSystemError at once (the JVM's threads, and the lock its start holds, stayed in
+ * the parent), and ends with exit(), which runs the library's cleanup at exit. The parent's
+ * /dev/shm names are all still there (on shm; on tcp it has none), and the parent connects to its
+ * listen communicator and moves a verified message.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +50,74 @@ static void child(ncclNet_v12_t *net) {
     exit(refused ? 0 : 1);
 }
 
+/* Forks a child that runs child(net); whether it exited 0 (a child that hangs is ended by its alarm). */
+static int child_refused(ncclNet_v12_t *net, const char *when) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        child(net);
+    }
+    int status = -1;
+    int waited = pid > 0 && waitpid(pid, &status, 0) == pid;
+    check(waited && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+          "a child forked %s: its calls refused at once, and its exit() ran (status 0x%x)", when, (unsigned)status);
+    return waited && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Whether libjvm.so is mapped into this process: the first init has begun to create the JVM. */
+static int jvm_mapped(void) {
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (maps == NULL) {
+        return 0;
+    }
+    char line[4096];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, maps) != NULL) {
+        found = strstr(line, "/libjvm.so") != NULL;
+    }
+    fclose(maps);
+    return found;
+}
+
+struct first_init {
+    ncclNet_v12_t *net;
+    void *ctx;
+    ncclResult_t result;
+    volatile int returned;
+};
+
+static void *first_init(void *arg) {
+    struct first_init *f = arg;
+    f->result = f->net->init(&f->ctx, 1, comm_config(), driver_logger, NULL);
+    f->returned = 1;
+    return NULL;
+}
+
+/*
+ * The first init on a thread of its own, and a fork once the JVM's library is mapped and before
+ * init has returned; the init's context, NULL when it failed.
+ */
+static void *init_across_a_fork(ncclNet_v12_t *net) {
+    struct first_init f = {.net = net, .ctx = NULL, .result = ncclInternalError, .returned = 0};
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, first_init, &f) != 0) {
+        check(0, "the first init's thread started");
+        return NULL;
+    }
+    double deadline = now_seconds() + WAIT_SECONDS * time_factor();
+    while (!f.returned && !jvm_mapped() && now_seconds() < deadline) {
+        usleep(200);
+    }
+    int during = !f.returned && jvm_mapped();
+    check(during, "libjvm.so mapped before the first init returned");
+    if (during) {
+        child_refused(net, "while the first init creates the JVM");
+    }
+    pthread_join(thread, NULL);
+    check(f.result == ncclSuccess, "the first init, with a child forked during it, succeeded");
+    return f.result == ncclSuccess ? f.ctx : NULL;
+}
+
 /* A connection of the parent to itself on listen's handle, and one verified message over it. */
 static int connect_and_move(ncclNet_v12_t *net, void *ctx, unsigned char *handle, void *listen) {
     static unsigned char out[FORK_BYTES], in[FORK_BYTES];
@@ -69,21 +140,14 @@ int run_fork(void) {
     driver_side = "fork";
     void *ctx = NULL, *listen = NULL;
     unsigned char handle[NCCL_NET_HANDLE_MAXSIZE];
-    ncclNet_v12_t *net = table_and_context(&ctx);
-    if (net == NULL || net->listen(ctx, 0, handle, &listen) != ncclSuccess) {
+    ncclNet_v12_t *net = load_table();
+    ctx = net == NULL ? NULL : init_across_a_fork(net);
+    if (ctx == NULL || net->listen(ctx, 0, handle, &listen) != ncclSuccess) {
         check(0, "listen");
         return 1;
     }
     int names = shm_names(getpid());
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        child(net);
-    }
-    int status = -1;
-    int waited = pid > 0 && waitpid(pid, &status, 0) == pid;
-    check(waited && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-          "the forked child's calls refused at once, and its exit() ran (status 0x%x)", (unsigned)status);
+    child_refused(net, "once the library runs");
     check(names >= 0 && shm_names(getpid()) == names, "the parent's %d /dev/shm names are there after the child's"
           " exit", names);
     check(connect_and_move(net, ctx, handle, listen), "the parent connects to itself and moves %d verified bytes",
