@@ -51,12 +51,13 @@ final class Registrations {
             if (!door.isComm(comm)) {
                 throw new DoorException(NcclDoor.INTERNAL, "deregMr: " + Failures.describe(comm, "communicator"));
             }
-            CommEntry.Registration r = table.get(mhandle);
+            // Taken out of the table in one step, so that of two threads deregistering one handle only
+            // one deregisters it; and tried once, whatever its result: a plugin that failed to
+            // deregister has given the handle up.
+            CommEntry.Registration r = table.remove(mhandle);
             if (r == null) {
                 throw new DoorException(NcclDoor.INTERNAL, "deregMr: " + Failures.describe(mhandle, "memory handle"));
             }
-            // Tried once, whatever its result: a plugin that failed to deregister has given the handle up.
-            table.remove(mhandle);
             deregistrations.deregister(r);
             return NcclDoor.SUCCESS;
         } catch (Throwable t) {

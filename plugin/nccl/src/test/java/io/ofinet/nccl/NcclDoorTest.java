@@ -22,7 +22,9 @@ import io.ofinet.plugin.NetResult;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -264,6 +266,51 @@ class NcclDoorTest {
         assertEquals(3, door.close(recvComm, CommEntry.SEND), "closeSend of a receive communicator");
         assertEquals(0, door.close(recvComm, CommEntry.RECV));
         assertEquals(1, door.live()[0], "only the listen communicator is left");
+    }
+
+    /**
+     * Two threads deregistering one handle at once: one succeeds, the other finds no handle, and the
+     * plugin deregisters it once (two that both looked it up before either removed it deregistered
+     * it twice, and the second's "deregistered already" was taken for memory in use).
+     */
+    @Test
+    void twoThreadsDeregisteringOneHandleDeregisterItOnce() throws Exception {
+        int rounds = 20_000;
+        long[] handles = new long[rounds];
+        for (int i = 0; i < rounds; i++) {
+            assertEquals(0, door.regMr(sendComm, 0x1000, 64, 1, at(32)));
+            handles[i] = get(32);
+        }
+        CyclicBarrier start = new CyclicBarrier(2);
+        int[][] results = new int[2][rounds];
+        Thread[] threads = new Thread[2];
+        for (int t = 0; t < 2; t++) {
+            int me = t;
+            threads[t] = new Thread(() -> {
+                try {
+                    for (int i = 0; i < rounds; i++) {
+                        start.await();
+                        results[me][i] = door.deregMr(sendComm, handles[i]);
+                    }
+                } catch (Exception e) {
+                    results[me][0] = -1;
+                }
+            });
+            threads[t].start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        int twice = 0;
+        for (int i = 0; i < rounds; i++) {
+            int[] pair = {results[0][i], results[1][i]};
+            Arrays.sort(pair);
+            twice += pair[0] == 0 && pair[1] == 0 ? 1 : 0;
+            assertTrue(pair[0] == 0 && (pair[1] == 0 || pair[1] == 3), "round " + i + ": " + Arrays.toString(pair));
+        }
+        assertEquals(0, twice, "rounds in which both deregistered one handle");
+        verify(plugin, times(rounds)).deregMr(send, mr);
+        assertEquals(0, door.live()[3], "nothing waits to be deregistered");
     }
 
     @Test
