@@ -291,6 +291,7 @@ public final class OfiNetPlugin implements NetPlugin {
     @Override
     public void close() throws NetException {
         opening = new Opening(this);
+        connections.forgetPendingConnects();
         devices.close();
     }
 }

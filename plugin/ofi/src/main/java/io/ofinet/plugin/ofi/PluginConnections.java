@@ -10,6 +10,9 @@ import io.ofinet.rdma.RdmaEndpoint;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The communicators' lives for {@link OfiNetPlugin}: listen, connect and accept on the calling
@@ -21,6 +24,12 @@ final class PluginConnections {
     private final OfiNetPlugin plugin;
     private final PluginDevices devices;
     private final PluginChecks checks;
+    /** Connects that returned "call again", and the endpoint each goes on on. */
+    private final Map<PendingConnect, RdmaEndpoint> pendingConnects = new ConcurrentHashMap<>();
+
+    /** A connect under way: its device and its handle's bytes. */
+    private record PendingConnect(int dev, ByteBuffer handle) {
+    }
 
     PluginConnections(OfiNetPlugin plugin, PluginDevices devices, PluginChecks checks) {
         this.plugin = plugin;
@@ -44,18 +53,37 @@ final class PluginConnections {
         }
     }
 
+    /**
+     * Connects on the calling thread's endpoint; a connect called again with the same handle goes on
+     * where it began, on whichever thread it is called again (the API's "call again" names no
+     * thread): begun again on another thread's endpoint, it would make a second connection, and
+     * accept would return the first, which nobody uses.
+     */
     Handles.SendComm connect(int dev, byte[] handle) throws NetException {
         if (handle == null || handle.length > NetPlugin.HANDLE_MAX_BYTES) {
             throw new NetException(NetResult.INVALID_ARGUMENT, "connect: a handle of at most "
                     + NetPlugin.HANDLE_MAX_BYTES + " bytes is required");
         }
-        RdmaEndpoint endpoint = endpoint(devices.device(dev));
+        PendingConnect key = new PendingConnect(dev, ByteBuffer.wrap(handle.clone()));
+        RdmaEndpoint begun = pendingConnects.get(key);
+        RdmaEndpoint endpoint = begun != null ? begun : endpoint(devices.device(dev));
         try {
             SendComm comm = endpoint.connect(handle);
-            return comm == null ? null : new OfiHandles.Send(plugin.opening(), comm, endpoint);
+            if (comm == null) {
+                pendingConnects.put(key, endpoint);
+                return null;
+            }
+            pendingConnects.remove(key, endpoint);
+            return new OfiHandles.Send(plugin.opening(), comm, endpoint);
         } catch (RdmaException e) {
+            pendingConnects.remove(key, endpoint);
             throw Errors.toNetException("connect", e);
         }
+    }
+
+    /** The plugin closes its devices: connects under way end with them. */
+    void forgetPendingConnects() {
+        pendingConnects.clear();
     }
 
     Handles.RecvComm accept(Handles.ListenComm listenComm) throws NetException {

@@ -3,10 +3,12 @@ package io.ofinet.plugin.ofi;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.plugin.ConnectConfig;
 import io.ofinet.plugin.DeviceProperties;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.MemoryType;
@@ -191,6 +193,51 @@ class PluginApiTest extends PluginFixture {
             b.deregMr(recv, dstMr);
         }
         b.closeListen(listen);
+    }
+
+    /**
+     * "Call again with the same handle" from another thread: the connect goes on where it began, so
+     * that accept returns the connection the caller gets, and no second one waits behind it.
+     */
+    @Test
+    void aConnectCalledAgainFromAnotherThreadGoesOnWhereItBegan() throws Exception {
+        Handles.ListenComm listen = b.listen(0);
+        byte[] handle = listen.handle();
+        assertNull(a.connect(0, handle, ConnectConfig.DEFAULT), "nothing accepted yet: call again");
+        Handles.SendComm[] send = new Handles.SendComm[1];
+        Throwable[] thrown = new Throwable[1];
+        Thread again = new Thread(() -> {
+            try {
+                for (int i = 0; i < 1_000_000 && send[0] == null; i++) {
+                    send[0] = a.connect(0, handle, ConnectConfig.DEFAULT);
+                }
+            } catch (Throwable t) {
+                thrown[0] = t;
+            }
+        });
+        again.start();
+        Handles.RecvComm recv = null;
+        for (int i = 0; i < 1_000_000 && recv == null && thrown[0] == null; i++) {
+            recv = b.accept(listen);
+        }
+        again.join();
+        assertNull(thrown[0], () -> "the connect called again threw: " + thrown[0]);
+        assertNotNull(send[0], "connected");
+        assertNotNull(recv, "accepted");
+        HostBuffer src = buffer(256).pattern(8);
+        HostBuffer dst = buffer(256);
+        Handles.MrHandle srcMr = a.regMr(send[0], src.address, src.size, MemoryType.HOST);
+        Handles.MrHandle dstMr = b.regMr(recv, dst.address, dst.size, MemoryType.HOST);
+        Handles.Request r = b.irecv(recv, 1, new long[] {dst.address}, new long[] {256}, new int[] {5},
+                new Handles.MrHandle[] {dstMr});
+        Handles.Request s = a.isend(send[0], src.address, 256, 5, srcMr);
+        assertEquals(256, both(s, r, new long[1]), "the connection the caller got is the one accepted");
+        assertArrayEquals(src.bytes(0, 256), dst.bytes(0, 256));
+        // A second connection begun on the main thread's endpoint would complete as the watchdog
+        // steps that endpoint, left idle (every 200 ms): none comes.
+        for (long end = System.nanoTime() + 1_500_000_000L; System.nanoTime() - end < 0; Thread.sleep(10)) {
+            assertNull(b.accept(listen), "no second connection waits to be accepted");
+        }
     }
 
     @Test
