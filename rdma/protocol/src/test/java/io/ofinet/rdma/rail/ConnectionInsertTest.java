@@ -33,12 +33,22 @@ class ConnectionInsertTest {
                 List.of(new byte[] {9}), control, ProcessIdentity.NONE, 77, 0, 0);
     }
 
+    /** Peers whose engine rail r inserts as handles[r] (0: not asked), and whose next rail refuses. */
+    private static Peers peersRefusingRail(long... handles) throws Exception {
+        Peers peers = mock(Peers.class);
+        for (int rail = 0; rail < handles.length; rail++) {
+            if (handles[rail] != 0) {
+                when(peers.insert(eq(rail), any(), any())).thenReturn(handles[rail]);
+            }
+        }
+        when(peers.insert(eq(handles.length), any(), any())).thenThrow(new FabricException("fi_av_insert",
+                FiErrno.FI_EINVAL, "a malformed address"));
+        return peers;
+    }
+
     @Test
     void aFailedSecondControlRailReleasesWhatItInsertedAndLeavesTheCallersAddress() throws Exception {
-        Peers peers = mock(Peers.class);
-        when(peers.insert(eq(0), any(), any())).thenReturn(DATA0);
-        when(peers.insert(eq(2), any(), any())).thenThrow(new FabricException("fi_av_insert", FiErrno.FI_EINVAL,
-                "a malformed address"));
+        Peers peers = peersRefusingRail(DATA0, 0);
         assertThrows(FabricException.class, () -> Connection.inserted(peers, null, false, 3, connect(2),
                 CONTROL0_BY_CALLER));
         verify(peers).release(0, DATA0);
@@ -47,11 +57,7 @@ class ConnectionInsertTest {
 
     @Test
     void withoutTheCallersAddressAFailedSecondControlRailReleasesTheFirst() throws Exception {
-        Peers peers = mock(Peers.class);
-        when(peers.insert(eq(0), any(), any())).thenReturn(DATA0);
-        when(peers.insert(eq(1), any(), any())).thenReturn(CONTROL0_BY_CALLER + 100);
-        when(peers.insert(eq(2), any(), any())).thenThrow(new FabricException("fi_av_insert", FiErrno.FI_EINVAL,
-                "a malformed address"));
+        Peers peers = peersRefusingRail(DATA0, CONTROL0_BY_CALLER + 100);
         assertThrows(FabricException.class, () -> Connection.inserted(peers, null, false, 3, connect(2),
                 Connection.NOT_INSERTED));
         verify(peers).release(0, DATA0);
@@ -60,11 +66,7 @@ class ConnectionInsertTest {
 
     @Test
     void aFailedThirdControlRailReleasesTheSecondButNotTheCallers() throws Exception {
-        Peers peers = mock(Peers.class);
-        when(peers.insert(eq(0), any(), any())).thenReturn(DATA0);
-        when(peers.insert(eq(2), any(), any())).thenReturn(CONTROL1);
-        when(peers.insert(eq(3), any(), any())).thenThrow(new FabricException("fi_av_insert", FiErrno.FI_EINVAL,
-                "a malformed address"));
+        Peers peers = peersRefusingRail(DATA0, 0, CONTROL1);
         assertThrows(FabricException.class, () -> Connection.inserted(peers, null, false, 3, connect(3),
                 CONTROL0_BY_CALLER));
         verify(peers).release(0, DATA0);
