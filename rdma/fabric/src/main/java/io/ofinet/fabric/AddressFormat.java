@@ -6,7 +6,9 @@ import java.nio.ByteOrder;
  * What an endpoint name of a provider's address format must look like before it goes to
  * {@code fi_av_insert}, which reads as many bytes as the format says, not as many as it is given:
  * a name a peer sent short would be read past its end. Names come from peers (handshakes) and from
- * connect handles, so a wrong one is refused here, by what is wrong with it.
+ * connect handles, so a wrong one is refused here, by what is wrong with it. A socket address may
+ * be longer than its structure (a provider may give its names room to spare); what follows is not
+ * read.
  */
 public final class AddressFormat {
     /** {@code sizeof(struct sockaddr_in)}. */
@@ -40,7 +42,7 @@ public final class AddressFormat {
 
     private static String sockaddr(byte[] address, int family, String format) {
         int bytes = family == AF_INET ? SOCKADDR_IN_BYTES : SOCKADDR_IN6_BYTES;
-        if (address.length != bytes) {
+        if (address.length < bytes) {
             return "an " + format + " address of " + address.length + " bytes; a sockaddr_in"
                     + (family == AF_INET ? "" : "6") + " has " + bytes;
         }

@@ -7,7 +7,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
 
-/** Which names each address format takes: its own length and family, a string that does not start with its end. */
+/**
+ * Which names each address format takes: at least its structure's length, of its family; a string
+ * that does not start with its end.
+ */
 class AddressFormatTest {
     private static byte[] sockaddr(int family, int bytes) {
         return ByteBuffer.allocate(bytes).order(ByteOrder.nativeOrder()).putShort((short) family).array();
@@ -21,7 +24,8 @@ class AddressFormatTest {
         assertNull(AddressFormat.malformed(Fi.SOCKADDR, sockaddr(10, 28)));
         assertEquals("an FI_SOCKADDR_IN address of 3 bytes; a sockaddr_in has 16",
                 AddressFormat.malformed(Fi.SOCKADDR_IN, new byte[] {2, 0, 1}));
-        assertEquals("an FI_SOCKADDR_IN address of 28 bytes; a sockaddr_in has 16",
+        assertNull(AddressFormat.malformed(Fi.SOCKADDR_IN, sockaddr(2, 28)), "room to spare");
+        assertEquals("an FI_SOCKADDR_IN address of family 10, not AF_INET (2)",
                 AddressFormat.malformed(Fi.SOCKADDR_IN, sockaddr(10, 28)));
         assertEquals("an FI_SOCKADDR_IN address of family 10, not AF_INET (2)",
                 AddressFormat.malformed(Fi.SOCKADDR_IN, sockaddr(10, 16)));
@@ -29,8 +33,8 @@ class AddressFormatTest {
                 AddressFormat.malformed(Fi.SOCKADDR_IN6, sockaddr(10, 16)));
         assertEquals("an FI_SOCKADDR_IN6 address of family 2, not AF_INET6 (10)",
                 AddressFormat.malformed(Fi.SOCKADDR_IN6, sockaddr(2, 28)));
-        assertEquals("an FI_SOCKADDR address of 28 bytes; a sockaddr_in has 16",
-                AddressFormat.malformed(Fi.SOCKADDR, sockaddr(2, 28)));
+        assertEquals("an FI_SOCKADDR address of 16 bytes; a sockaddr_in6 has 28",
+                AddressFormat.malformed(Fi.SOCKADDR, sockaddr(10, 16)));
         assertEquals("an FI_SOCKADDR address of 1 bytes; a sockaddr_in has 16",
                 AddressFormat.malformed(Fi.SOCKADDR, new byte[] {2}));
     }
