@@ -1,7 +1,7 @@
 /*
  * nccl_driver fork: a host that forks while the library starts and once it runs. First the parent
- * forks while another of its threads is inside the first init, creating the JVM (libjvm.so mapped,
- * init not returned); then it listens and forks again. Each child calls devices() and init(), each
+ * forks while another of its threads is inside the first init, starting the JVM (held there by the
+ * logger, which the start calls); then it listens and forks again. Each child calls devices() and init(), each
  * refused with ncclSystemError at once (the JVM's threads, and the lock its start holds, stayed in
  * the parent), and ends with exit(), which runs the library's cleanup at exit. The parent's
  * /dev/shm names are all still there (on shm; on tcp it has none), and the parent connects to its
@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,55 +65,76 @@ static int child_refused(ncclNet_v12_t *net, const char *when) {
     return waited && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-/* Whether libjvm.so is mapped into this process: the first init has begun to create the JVM. */
-static int jvm_mapped(void) {
-    FILE *maps = fopen("/proc/self/maps", "r");
-    if (maps == NULL) {
-        return 0;
+/*
+ * The JVM's start, seen through the logger: the start logs "created a Java ..." on its own thread
+ * while the first init holds the lock of the start. The logger then waits until the main thread
+ * has forked, so that the child is forked inside the start, whatever the machine's load.
+ */
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t start_changed = PTHREAD_COND_INITIALIZER;
+enum { START_BEFORE, START_LOGGING, START_FORKED };
+static int start_state = START_BEFORE;
+
+static void set_start_state(int state) {
+    pthread_mutex_lock(&start_lock);
+    start_state = state;
+    pthread_cond_broadcast(&start_changed);
+    pthread_mutex_unlock(&start_lock);
+}
+
+static void start_logger(int level, unsigned long flags, const char *file, int line, const char *fmt, ...) {
+    char text[2048];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    driver_logger(level, flags, file, line, "%s", text);
+    if (strncmp(text, "created a Java ", 15) == 0) {
+        pthread_mutex_lock(&start_lock);
+        start_state = START_LOGGING;
+        pthread_cond_broadcast(&start_changed);
+        while (start_state == START_LOGGING) {
+            pthread_cond_wait(&start_changed, &start_lock);
+        }
+        pthread_mutex_unlock(&start_lock);
     }
-    char line[4096];
-    int found = 0;
-    while (!found && fgets(line, sizeof line, maps) != NULL) {
-        found = strstr(line, "/libjvm.so") != NULL;
-    }
-    fclose(maps);
-    return found;
 }
 
 struct first_init {
     ncclNet_v12_t *net;
     void *ctx;
     ncclResult_t result;
-    volatile int returned;
 };
 
 static void *first_init(void *arg) {
     struct first_init *f = arg;
-    f->result = f->net->init(&f->ctx, 1, comm_config(), driver_logger, NULL);
-    f->returned = 1;
+    f->result = f->net->init(&f->ctx, 1, comm_config(), start_logger, NULL);
+    set_start_state(START_FORKED); /* a start that never logged its line lets the main thread go on */
     return NULL;
 }
 
 /*
- * The first init on a thread of its own, and a fork once the JVM's library is mapped and before
- * init has returned; the init's context, NULL when it failed.
+ * The first init on a thread of its own, and a fork while the JVM's start holds its lock; the
+ * init's context, NULL when it failed.
  */
 static void *init_across_a_fork(ncclNet_v12_t *net) {
-    struct first_init f = {.net = net, .ctx = NULL, .result = ncclInternalError, .returned = 0};
+    struct first_init f = {.net = net, .ctx = NULL, .result = ncclInternalError};
     pthread_t thread;
     if (pthread_create(&thread, NULL, first_init, &f) != 0) {
         check(0, "the first init's thread started");
         return NULL;
     }
-    double deadline = now_seconds() + WAIT_SECONDS * time_factor();
-    while (!f.returned && !jvm_mapped() && now_seconds() < deadline) {
-        usleep(200);
+    pthread_mutex_lock(&start_lock);
+    while (start_state == START_BEFORE) {
+        pthread_cond_wait(&start_changed, &start_lock);
     }
-    int during = !f.returned && jvm_mapped();
-    check(during, "libjvm.so mapped before the first init returned");
+    int during = start_state == START_LOGGING;
+    pthread_mutex_unlock(&start_lock);
+    check(during, "the first init's start of the JVM logged its line, holding the start's lock");
     if (during) {
-        child_refused(net, "while the first init creates the JVM");
+        child_refused(net, "while the first init starts the JVM");
     }
+    set_start_state(START_FORKED);
     pthread_join(thread, NULL);
     check(f.result == ncclSuccess, "the first init, with a child forked during it, succeeded");
     return f.result == ncclSuccess ? f.ctx : NULL;
