@@ -160,7 +160,9 @@ final class Requests {
             return NcclDoor.SUCCESS;
         } catch (Throwable t) {
             if (slot >= 0 && t instanceof NetException) {
-                c.requests.remove(slot); // the plugin reported the request failed: it is gone
+                // NCCL tests a request that failed no more: its slot goes. One the plugin keeps (its
+                // endpoint's progress failed under it) ends at its communicator's close.
+                c.requests.remove(slot);
                 deregistrations.retry();
             }
             // Anything else is a bug of the plugin's, whose request may live on: the slot stays,

@@ -96,8 +96,8 @@ final class CommClosing {
 
     /**
      * {@link #closeSend(SendComm)} within {@code deadline} (System.nanoTime). A progress step that
-     * fails (the endpoint's completion queue, not the communicator) ends the wait: the communicator
-     * closes all the same, the receiver untold, and the failure is thrown after.
+     * fails (the endpoint's completion queue, not the communicator) ends the wait as the deadline
+     * does: the communicator closes all the same, the receiver told, and the failure is thrown after.
      */
     void closeSend(SendComm comm, long deadline) throws RdmaException {
         RdmaException[] failed = new RdmaException[1];
@@ -118,12 +118,11 @@ final class CommClosing {
             }
             comm.failQueued(new RdmaException(ErrorCategory.INVALID_USAGE, "the send communicator was closed"));
             boolean live = !endpoint.isClosed() && comm.connectedAndOpen() && comm.liveness().dead() == null;
-            if (live && comm.operationsInFlight() && mayWait(deadline)) {
-                if (progressed(failed)) {
-                    return false;
-                }
-                live = false; // no progress: nothing more drains, and no signal would go
+            if (live && comm.operationsInFlight() && mayWait(deadline) && progressed(failed)) {
+                return false;
             }
+            // Drained, out of time, or a progress step failed: the close goes on without waiting,
+            // and the receiver is told.
             if (live) {
                 comm.sendClosedSignal();
                 progressed(failed);
@@ -146,13 +145,15 @@ final class CommClosing {
         }
     }
 
-    /** One progress step of every rail; false, the failure kept in {@code failed}, when it failed. */
+    /** One progress step of every rail; false when it failed, the first failure kept in {@code failed}. */
     private boolean progressed(RdmaException[] failed) {
         try {
             endpoint.progressEveryRail();
             return true;
         } catch (RdmaException e) {
-            failed[0] = e;
+            if (failed[0] == null) {
+                failed[0] = e;
+            }
             return false;
         }
     }

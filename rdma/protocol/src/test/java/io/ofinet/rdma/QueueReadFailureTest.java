@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * An endpoint whose completion queue cannot be read: the failure is the endpoint's, not a
  * request's, so a send still in flight stays outstanding; and a close that meets it still closes
- * its communicator, then says why it could not drain. The endpoint goes on once its queue reads.
+ * its communicator and tells the receiver, then says why it could not drain. The endpoint goes on
+ * once its queue reads.
  */
 @Timeout(60)
 class QueueReadFailureTest extends PeerFixture {
@@ -28,13 +29,21 @@ class QueueReadFailureTest extends PeerFixture {
 
     @Test
     void aSendInFlightStaysOutstandingAndItsCloseClosesThenSaysWhy() throws Exception {
+        // Long enough that a stall of this thread does not condemn either side: the receiver learns
+        // of the close from its signal, not from the sender's silence.
+        members = "\"peerTimeoutMs\": 5000";
         connectPair();
         HostBuffer src = buffer(BYTES).pattern(3);
         HostBuffer dst = buffer(BYTES);
         MrHandle srcMr = registered(a, src);
+        MrHandle dstMr = registered(b, dst);
         RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {BYTES}, new int[] {1},
-                new MrHandle[] {registered(b, dst)});
-        assertFalse(r.test(null), "announced; its data comes as b progresses, which it does not now");
+                new MrHandle[] {dstMr});
+        assertFalse(r.test(null), "announced");
+        // b takes nothing more until the end, not even when the watchdog steps it: a's writes stay
+        // in flight.
+        Endpoint bData = b.railSet.dataEndpoint(0);
+        provider.faults().failNextQueueReads(bData, Integer.MAX_VALUE, FiErrno.FI_EIO);
         SendRequest s = send.isend(src.address, BYTES, 1, srcMr);
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (!send.operationsInFlight() && System.nanoTime() < deadline) {
@@ -55,6 +64,28 @@ class QueueReadFailureTest extends PeerFixture {
         assertNull(a.comms.send(send.id()), "and gone from its endpoint's table");
 
         provider.faults().failNextQueueReads(data, 0, 0);
-        ConnectionTest.establish(a, b, b.listen()); // the endpoint goes on
+        provider.faults().failNextQueueReads(bData, 0, 0);
+        // The receiver was told: its receive ends, with the data or with the sender's close.
+        boolean ended = false;
+        for (long end = System.nanoTime() + 10_000_000_000L; !ended && System.nanoTime() - end < 0; ) {
+            try {
+                ended = r.test(null);
+            } catch (RdmaException closed) {
+                ended = true;
+            }
+        }
+        assertTrue(ended, "the receive ended");
+        RdmaException told = assertThrows(RdmaException.class, () -> {
+            long until = System.nanoTime() + 10_000_000_000L;
+            RecvRequest next = null;
+            while ((next == null || !next.test(null)) && System.nanoTime() - until < 0) {
+                if (next == null) {
+                    next = recv.irecv(1, new long[] {dst.address}, new long[] {BYTES}, new int[] {2},
+                            new MrHandle[] {dstMr});
+                }
+            }
+        }, "a receive after the close learns of it");
+        assertTrue(told.getMessage().contains("the sender closed the connection"), told.getMessage());
+        ConnectionTest.establish(a, b, b.listen()); // the endpoints go on
     }
 }

@@ -5,6 +5,8 @@ import io.ofinet.rdma.error.RdmaException;
 /**
  * An outstanding send, receive or flush. {@link #test} reports whether it is done; once it has
  * said so, or thrown its failure, the request goes back to its pool and must not be used again.
+ * A failure of the endpoint's progress that {@code test} throws before the request has finished
+ * leaves it outstanding ({@link #inUse}).
  */
 public abstract class Request {
     /** The pool it returns to once reported (null: made outside a pool, by a test). */
