@@ -42,6 +42,14 @@ public final class Registrar {
     }
 
     /**
+     * Whether {@code [address, address + length)} is a range of user-space addresses: it does not
+     * start above 2^63 nor wrap past it ({@code length} at least 0).
+     */
+    public static boolean userRange(long address, long length) {
+        return address >= 0 && length <= Long.MAX_VALUE - address;
+    }
+
+    /**
      * Registers {@code [address, address + length)} for {@code use} on the rails of one endpoint.
      *
      * @throws MrException naming the rail and the call that failed; nothing stays registered
@@ -53,7 +61,7 @@ public final class Registrar {
         if (length < 0) {
             throw new IllegalArgumentException("negative length " + length);
         }
-        if (address < 0 || length > Long.MAX_VALUE - address) {
+        if (!userRange(address, length)) {
             throw new IllegalArgumentException("[0x" + Long.toHexString(address) + ", +" + length
                     + ") is not a range of user-space addresses");
         }

@@ -1,5 +1,6 @@
 package io.ofinet.plugin.ofi;
 
+import io.ofinet.mr.Registrar;
 import io.ofinet.plugin.MemoryType;
 import io.ofinet.plugin.NetException;
 import io.ofinet.plugin.NetResult;
@@ -24,7 +25,7 @@ final class PluginMemory {
             throw new NetException(NetResult.INVALID_ARGUMENT, "regMr: no buffer at 0x" + Long.toHexString(address)
                     + " of " + size + " bytes");
         }
-        if (address < 0 || size > Long.MAX_VALUE - address) {
+        if (!Registrar.userRange(address, size)) {
             throw new NetException(NetResult.INVALID_ARGUMENT, "regMr: [0x" + Long.toHexString(address) + ", +"
                     + size + ") is not a range of user-space addresses");
         }
