@@ -186,11 +186,20 @@ final class Connector {
         at.comms().connected(comm);
     }
 
+    /**
+     * A REJECT: the connect it names fails. One for a communicator that is not connecting (connected
+     * already, closed, unknown) is dropped: a late or forged REJECT must not stop a connection that
+     * works, as it carries no token.
+     */
     void onReject(HandshakeMessage m) {
         SendComm comm = at.comms().send(m.connectorCommId());
-        if (comm != null && !comm.isClosed()) {
-            comm.connecting().failed(new RdmaException(ErrorCategory.REMOTE,
-                    "connect: the listener refused the connection: " + m.reason()));
+        if (comm == null || comm.connection() != null || comm.isClosed()) {
+            handshake.dropped++;
+            LOG.log(Level.WARNING, "dropping a REJECT for send communicator {0}, which is not connecting",
+                    m.connectorCommId());
+            return;
         }
+        comm.connecting().failed(new RdmaException(ErrorCategory.REMOTE,
+                "connect: the listener refused the connection: " + m.reason()));
     }
 }
