@@ -273,6 +273,8 @@ public final class EagerInbox {
     /**
      * Returns the credits due once at least {@code atLeast} are and an operation is free, after the
      * refusals owed; what finds none stays due, and the communicator's look at its stalls tries again.
+     * One signal carries at most {@link Limits#CREDITS}, all an honest sender can have used: more are
+     * due only from a sender that ignores its credits, and go in further signals.
      */
     public void returnCredits(int atLeast) {
         if (refusalsOwedCount > 0 && !sendOwedRefusals()) {
@@ -285,9 +287,10 @@ public final class EagerInbox {
         if (op == null) {
             return;
         }
+        int credits = Math.min(creditsDue, Limits.CREDITS);
         comm.connection().sendImmediate(op, "credits to the sender", Immediate.signal(
-                Signal.CREDITS_TO_SENDER, comm.connection().peerCommId(), creditsDue), RmaOp.NO_OWNER);
-        creditsDue = 0;
+                Signal.CREDITS_TO_SENDER, comm.connection().peerCommId(), credits), RmaOp.NO_OWNER);
+        creditsDue -= credits;
     }
 
     /** The communicator closed: the held buffers are posted again. */
