@@ -50,9 +50,8 @@ final class MemCompletionQueue implements CompletionQueue {
             requireOpen();
             domain.network.record("fi_cq_read");
             for (MemEndpoint ep : endpoints) {
-                if (ep.failReads > 0) {
-                    ep.failReads--;
-                    throw new FabricException("fi_cq_read (provider mem)", ep.failReadsErrno, "an injected fault");
+                if (ep.failReads.take(null)) {
+                    throw new FabricException("fi_cq_read (provider mem)", ep.failReads.errno(), "injected failure");
                 }
             }
             for (MemEndpoint ep : endpoints) {

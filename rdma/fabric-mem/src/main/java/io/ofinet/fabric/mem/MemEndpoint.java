@@ -24,9 +24,8 @@ final class MemEndpoint implements Endpoint {
     final MemHeldCancels heldCancels = new MemHeldCancels();
     /** Run by the endpoint's next progress, inside the provider ({@link MemFaults#atNextProgress}); then null. */
     Runnable atNextProgress;
-    /** Reads of its completion queue that fail ({@link MemFaults#failNextQueueReads}), and with what. */
-    int failReads;
-    int failReadsErrno;
+    /** Reads of its completion queue that fail ({@link MemFaults#failNextQueueReads}). */
+    final MemFault failReads = new MemFault();
     private boolean enabled;
     private boolean dead;
     private boolean closed;

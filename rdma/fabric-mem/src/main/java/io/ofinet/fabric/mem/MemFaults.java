@@ -76,9 +76,7 @@ public final class MemFaults {
      */
     public void failNextQueueReads(Endpoint endpoint, int count, int errno) {
         synchronized (network) {
-            MemEndpoint ep = (MemEndpoint) endpoint;
-            ep.failReads = count;
-            ep.failReadsErrno = errno;
+            ((MemEndpoint) endpoint).failReads.arm(Ops.ANY, count, errno);
         }
     }
 
