@@ -6,7 +6,8 @@
  *   reload     the receiver dlcloses and dlopens the library and inits again, three rounds, while
  *              the sender stays up; every round moves verified data
  *   teardown   deregMr of every handle, then close, as NCCL tears down: after every request ended,
- *              with requests outstanding, and after the peer died
+ *              with requests outstanding, with a send coming into a receive whose memory was
+ *              deregistered and freed, and after the peer died
  *   exit       both sides exit(0) with communicators open on shm: no /dev/shm name stays
  */
 #define _GNU_SOURCE
@@ -296,8 +297,57 @@ static void *outstanding(struct side *s, void *comm, void *mr, size_t offset, in
 }
 
 /*
+ * (d) NCCL aborts: the receiver deregisters the memory of a receive still outstanding, then frees
+ * it (here: fills it with FREED_BYTE), and closes only after that; the sender sends into the
+ * receive meanwhile, and its send ends either way within SEND_SECONDS. Nothing may land in the
+ * memory once deregMr has returned.
+ */
+#define FREED_BYTE 0xF5
+#define SEND_SECONDS 10.0
+static void deregistered_memory_stays_untouched(struct side *s, void *comm, void *mr) {
+    int tag = 40;
+    void *req = NULL;
+    if (!s->sender) {
+        memset(data_of(s), EMPTY_BYTE, MiB);
+        req = outstanding(s, comm, mr, 0, tag);
+    }
+    check(s->sender || req != NULL, "(d) a receive outstanding");
+    rendezvous(s, "(d) posted");
+    if (!s->sender) {
+        check(v12->deregMr(comm, mr) == ncclSuccess, "(d) deregMr of the receive's memory succeeds");
+        memset(data_of(s), FREED_BYTE, MiB);
+    }
+    rendezvous(s, "(d) deregistered");
+    if (s->sender) {
+        fill_pattern(data_of(s), MiB, 40u);
+        int done = 0;
+        ncclResult_t r = v12->isend(comm, data_of(s), MiB, tag, mr, NULL, &req);
+        double deadline = now_seconds() + SEND_SECONDS;
+        while (r == ncclSuccess && !done && now_seconds() < deadline) {
+            r = req == NULL ? v12->isend(comm, data_of(s), MiB, tag, mr, NULL, &req) : v12->test(req, &done, NULL);
+        }
+        printf("%s: (d) the send into the deregistered receive: result %d, done %d\n", driver_side, r, done);
+    }
+    rendezvous(s, "(d) sent");
+    if (s->sender) {
+        check(v12->deregMr(comm, mr) == ncclSuccess, "(d) the sender's deregMr");
+    }
+    check((s->sender ? v12->closeSend(comm) : v12->closeRecv(comm)) == ncclSuccess, "(d) then close");
+    if (!s->sender) {
+        size_t changed = 0;
+        for (size_t i = 0; i < MiB; i++) {
+            changed += data_of(s)[i] != FREED_BYTE;
+        }
+        check(changed == 0, "(d) nothing written into the memory after its deregMr, until and through the close"
+              " (%zu bytes changed)", changed);
+    }
+    check(canaries_intact(data_of(s), 8 * MiB), "(d) canaries intact");
+}
+
+/*
  * NCCL's teardown: deregMr of every handle, then close. (a) every request ended; (b) requests
- * outstanding on both sides; (c) the peer died (the sender's process ends at once).
+ * outstanding on both sides; (d) a send coming into a receive whose memory was deregistered; (c) the
+ * peer died (the sender's process ends at once).
  */
 static void *teardown_side(void *arg) {
     struct side *s = arg;
@@ -329,6 +379,10 @@ static void *teardown_side(void *arg) {
     check(v12->deregMr(comm, mr) == ncclSuccess, "(b) deregMr with requests outstanding succeeds");
     check((s->sender ? v12->closeSend(comm) : v12->closeRecv(comm)) == ncclSuccess, "(b) then close");
     check(canaries_intact(data_of(s), 8 * MiB), "(b) canaries intact");
+
+    comm = connect_comm(s, handle);
+    mr = reg(s, comm);
+    deregistered_memory_stays_untouched(s, comm, mr);
 
     comm = connect_comm(s, handle);
     mr = reg(s, comm);

@@ -2,6 +2,9 @@ package io.ofinet.nccl;
 
 import io.ofinet.plugin.ConnectConfig;
 import io.ofinet.plugin.Handles;
+import io.ofinet.plugin.NetException;
+import io.ofinet.plugin.NetPlugin;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** What the door keeps for a communicator C holds: the plugin's handle, its requests and scratch arrays. */
 final class CommEntry {
@@ -23,6 +26,8 @@ final class CommEntry {
     final int[] tags = new int[MAX_RECVS];
     final Handles.MrHandle[] mrs = new Handles.MrHandle[MAX_RECVS];
     final long[] received = new long[MAX_RECVS];
+    /** Set by the one close of the plugin's communicator: NCCL's, or a deregMr's (see {@link #closeIn}). */
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private CommEntry(int type, Handles.ListenComm listen, Handles.SendComm send, Handles.RecvComm recv,
             long handle) {
@@ -51,6 +56,29 @@ final class CommEntry {
         return type == SEND ? send : recv;
     }
 
+    /**
+     * Closes the plugin's communicator, once: false, doing nothing, when it was closed already. Its
+     * flushes the door keeps unposted are dropped first. Closed by NCCL's close, or earlier by a
+     * deregMr of memory its requests still use (NCCL aborting), after which NCCL's close finds it
+     * closed. The close may throw; the communicator is closed all the same.
+     */
+    boolean closeIn(NetPlugin plugin) throws NetException {
+        if (!closed.compareAndSet(false, true)) {
+            return false;
+        }
+        if (requests != null) {
+            requests.dropWaitingFlushes();
+        }
+        if (type == SEND) {
+            plugin.closeSend(send);
+        } else if (type == RECV) {
+            plugin.closeRecv(recv);
+        } else {
+            plugin.closeListen(listen);
+        }
+        return true;
+    }
+
     static String name(int type) {
         return type == LISTEN ? "listen communicator" : type == SEND ? "send communicator" : "receive communicator";
     }
@@ -60,16 +88,25 @@ final class CommEntry {
     }
 
     /**
-     * A registration, with the communicator it was made for (deregMr goes through it) and that
-     * communicator's requests, whose flushes waiting to be posted use it without the plugin knowing.
+     * A registration, with the entry of the communicator it was made for: deregMr goes through that
+     * communicator, and its flushes waiting to be posted use the memory without the plugin knowing.
      */
-    record Registration(Handles.MrHandle mr, Handles.Comm comm, RequestSlots requests) {
-        /**
-         * Whether a flush the door keeps, not yet posted, uses it. The slots belong to the thread that
-         * drives their communicator, and a deregistration may be tried from another: a read that meets
-         * them changing answers "held", and the deregistration is tried again later.
-         */
+    record Registration(Handles.MrHandle mr, CommEntry owner) {
+        Handles.Comm comm() {
+            return owner.comm();
+        }
+
+        /** Whether a flush the door keeps, not yet posted, uses the memory. */
         boolean heldByDoor() {
+            return heldBy(owner.requests, mr);
+        }
+
+        /**
+         * Whether a flush {@code requests} keeps unposted uses {@code mr}. The slots belong to the
+         * thread that drives their communicator, and a deregistration may be tried from another: a read
+         * that meets them changing answers "held", and the deregistration is tried again later.
+         */
+        static boolean heldBy(RequestSlots requests, Handles.MrHandle mr) {
             try {
                 return requests != null && requests.flushWaitsWith(mr);
             } catch (RuntimeException changing) {

@@ -7,14 +7,17 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Deregistrations NCCL asked for while requests still used the memory. NCCL deregisters every
- * handle before it closes the communicators, also when it aborts with requests outstanding, and
- * fails its teardown if deregMr fails; the Java API refuses such a deregistration, and the door
- * refuses it itself while a flush it keeps unposted uses the memory. At the C door it
- * succeeds: the registration leaves the door's table at once, and the plugin releases it when the
- * requests using it have ended or their communicator closed — tried again after each completed or
- * failed request and after each close. Nothing is written into the memory after closeRecv returns:
- * the close ends the requests first.
+ * Deregistrations NCCL asks for while requests still use the memory. NCCL deregisters every handle
+ * before it closes the communicators, also when it aborts with requests outstanding; it frees the
+ * memory in between, and fails its teardown if deregMr fails. The Java API refuses such a
+ * deregistration, and the door refuses it itself while a flush it keeps unposted uses the memory.
+ * At the C door it succeeds: the registration leaves the door's table at once, and the
+ * communicator the memory was registered for closes there and then, ending its requests as a close
+ * does (the sender confirms it writes no more, tagged receives are cancelled, sends drain), so that
+ * nothing is written into or read from the memory once deregMr returns; NCCL's close of it then
+ * succeeds at once. Where the memory is still in use after that (requests of another
+ * communicator, a post under way on another thread), the plugin releases it once they have ended
+ * — tried again after each completed or failed request and after each close.
  */
 final class Deregistrations {
     private final NetPlugin plugin;
@@ -28,24 +31,58 @@ final class Deregistrations {
         this.log = log;
     }
 
-    /** Deregisters {@code r} now, or once its requests have ended; throws what is not "in use". */
+    /**
+     * Deregisters {@code r} now, closing its communicator first where its requests use the memory,
+     * or once the requests still using it have ended; throws what is not "in use".
+     */
     void deregister(CommEntry.Registration r) throws NetException {
-        if (!r.heldByDoor()) {
-            try {
-                plugin.deregMr(r.comm(), r.mr());
-                return;
-            } catch (NetException e) {
-                if (e.result() != NetResult.INVALID_USAGE) {
-                    throw e;
-                }
-            }
+        if (deregisteredNow(r)) {
+            return;
+        }
+        if (closedForIt(r.owner()) && deregisteredNow(r)) {
+            return;
         }
         synchronized (this) {
             pending.add(r);
             count = pending.size();
         }
-        log.info("deregMr: the memory is still used by outstanding requests; it is released once they end or"
-                + " their communicator closes");
+        log.info("deregMr: the memory is still used by outstanding requests; it is released once they end");
+    }
+
+    /** Deregisters {@code r} unless something uses the memory; throws what is not "in use". */
+    private boolean deregisteredNow(CommEntry.Registration r) throws NetException {
+        if (r.heldByDoor()) {
+            return false;
+        }
+        try {
+            plugin.deregMr(r.comm(), r.mr());
+            return true;
+        } catch (NetException e) {
+            if (e.result() != NetResult.INVALID_USAGE) {
+                throw e;
+            }
+            return false;
+        }
+    }
+
+    /**
+     * Closes {@code owner}, whose requests use memory NCCL deregisters (NCCL aborts); false where it
+     * was closed already. A close that fails has ended the requests too: it is logged, and the
+     * deregistration goes on.
+     */
+    private boolean closedForIt(CommEntry owner) {
+        String name = CommEntry.name(owner.type);
+        try {
+            if (!owner.closeIn(plugin)) {
+                return false;
+            }
+            log.info("deregMr: the memory is used by outstanding requests of its " + name + ", as when NCCL aborts:"
+                    + " the " + name + " was closed first, ending them; NCCL's close of it will find it closed");
+        } catch (Throwable t) {
+            String why = t instanceof NetException ? t.getMessage() : "unexpected " + t;
+            log.warn("deregMr: closing the " + name + " whose requests used the memory: " + why);
+        }
+        return true;
     }
 
     /** Deregistrations still waiting for their requests. */
@@ -63,16 +100,9 @@ final class Deregistrations {
         }
         synchronized (this) {
             for (int i = pending.size() - 1; i >= 0; i--) {
-                CommEntry.Registration r = pending.get(i);
-                if (r.heldByDoor()) {
-                    continue;
-                }
                 try {
-                    plugin.deregMr(r.comm(), r.mr());
-                    pending.remove(i);
-                } catch (NetException e) {
-                    if (e.result() != NetResult.INVALID_USAGE) {
-                        drop(i, e);
+                    if (deregisteredNow(pending.get(i))) {
+                        pending.remove(i);
                     }
                 } catch (Throwable t) {
                     drop(i, t);

@@ -248,17 +248,9 @@ final class NcclDoor {
                 c = comm(comm, type, operation);
                 comms.remove(comm);
             }
-            if (c.requests != null) {
-                c.requests.dropWaitingFlushes();
-            }
             try {
-                if (type == CommEntry.SEND) {
-                    plugin.closeSend(c.send);
-                } else if (type == CommEntry.RECV) {
-                    plugin.closeRecv(c.recv);
-                } else {
-                    plugin.closeListen(c.listen);
-                }
+                // Closed already where a deregMr of memory its requests used closed it (an abort).
+                c.closeIn(plugin);
             } finally {
                 // A close that failed ended the communicator's requests too: what waited for them goes.
                 deregistrations.retry();

@@ -24,7 +24,7 @@ final class Registrations {
             CommEntry c = door.dataComm(comm, "regMr");
             Failures.out(mhandleOut, "regMr", "mhandle");
             Handles.MrHandle mr = plugin.regMr(c.comm(), data, size, memoryType(type));
-            CMemory.putLong(mhandleOut, table.add(new CommEntry.Registration(mr, c.comm(), c.requests)));
+            CMemory.putLong(mhandleOut, table.add(new CommEntry.Registration(mr, c)));
             return NcclDoor.SUCCESS;
         } catch (Throwable t) {
             return door.failed("regMr", t);

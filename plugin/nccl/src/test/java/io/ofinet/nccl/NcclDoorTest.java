@@ -165,8 +165,7 @@ class NcclDoorTest {
     }
 
     @Test
-    void memoryAFlushWaitingToBePostedUsesIsDeregisteredOnlyOnceTheFlushIsPostedOrItsCommunicatorClosed()
-            throws Exception {
+    void memoryAFlushWaitingToBePostedUsesClosesItsCommunicatorBeforeItIsDeregistered() throws Exception {
         assertEquals(0, door.regMr(recvComm, 0x2000, 512, 1, at(192)));
         long received = get(192);
         MemorySegment args = arena.allocate(64);
@@ -174,29 +173,19 @@ class NcclDoorTest {
         args.set(ValueLayout.JAVA_INT, 8, 512);
         args.set(ValueLayout.JAVA_LONG, 16, received);
         long a = args.address();
-        when(plugin.iflush(eq(recv), eq(1), any(), any(), any())).thenReturn(null, request);
-        assertEquals(0, door.iflush(recvComm, 1, a, a + 8, a + 16, at(64)));
-        long flush = get(64);
-        assertEquals(0, door.deregMr(recvComm, received));
-        verify(plugin, times(0)).deregMr(any(), any());
-        assertEquals(1, door.live()[3], "the flush the door keeps still uses the memory");
-        assertEquals(0, door.test(flush, at(72), 0), "posts the flush");
-        verify(plugin).iflush(eq(recv), eq(1), any(), any(), eq(new Handles.MrHandle[] {mr, null, null, null, null,
-            null, null, null}));
-        when(plugin.test(eq(request), any())).thenReturn(true);
-        assertEquals(0, door.test(flush, at(72), 0));
-        assertEquals(0, door.live()[3], "the flush ended: the memory was released");
-        verify(plugin).deregMr(recv, mr);
-
-        assertEquals(0, door.regMr(recvComm, 0x4000, 64, 1, at(200)));
-        args.set(ValueLayout.JAVA_LONG, 16, get(200));
         when(plugin.iflush(eq(recv), eq(1), any(), any(), any())).thenReturn(null);
         assertEquals(0, door.iflush(recvComm, 1, a, a + 8, a + 16, at(64)));
-        assertEquals(0, door.deregMr(recvComm, get(200)));
-        assertEquals(1, door.live()[3]);
-        assertEquals(0, door.close(recvComm, CommEntry.RECV));
-        assertEquals(0, door.live()[3], "the close dropped the flush that was never posted");
-        verify(plugin, times(2)).deregMr(recv, mr);
+        long flush = get(64);
+        org.mockito.InOrder order = org.mockito.Mockito.inOrder(plugin);
+        assertEquals(0, door.deregMr(recvComm, received), "NCCL aborts: the flush it keeps uses the memory");
+        order.verify(plugin).closeRecv(recv);
+        order.verify(plugin).deregMr(recv, mr);
+        assertEquals(0, door.live()[3], "released at once, the communicator closed first");
+        assertEquals(3, door.test(flush, at(72), 0), "the close dropped the flush that was never posted");
+        verify(plugin, times(1)).iflush(any(), anyInt(), any(), any(), any());
+        assertEquals(0, door.close(recvComm, CommEntry.RECV), "NCCL's close finds it closed");
+        verify(plugin, times(1)).closeRecv(recv);
+        assertEquals(3, door.close(recvComm, CommEntry.RECV), "and only once");
     }
 
     @Test
@@ -232,16 +221,27 @@ class NcclDoorTest {
         assertTrue(warnings.get(0).contains("maxP2pBytes"), warnings.toString());
     }
 
+    /**
+     * NCCL aborts: it deregisters memory that requests still use, frees it, then closes. The
+     * communicator closes at the deregMr, which ends its requests, so that nothing touches the memory
+     * once deregMr has returned; NCCL's own close then succeeds without a second close.
+     */
     @Test
-    void memoryInUseIsDeregisteredOnceItsRequestsEndAsNcclTearsDown() throws Exception {
+    void memoryInUseClosesItsCommunicatorBeforeItIsDeregisteredAsNcclAborts() throws Exception {
         doThrow(new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle is used by 1 outstanding request"))
                 .doNothing().when(plugin).deregMr(send, mr);
+        org.mockito.InOrder order = org.mockito.Mockito.inOrder(plugin);
         assertEquals(0, door.deregMr(sendComm, mhandle), "NCCL deregisters before it closes: it must succeed");
-        assertEquals(1, door.live()[3], "released once the requests using it end");
+        order.verify(plugin).deregMr(send, mr);
+        order.verify(plugin).closeSend(send);
+        order.verify(plugin).deregMr(send, mr);
+        assertEquals(0, door.live()[3], "released before deregMr returned");
         assertEquals(3, door.deregMr(sendComm, mhandle), "the handle is gone from the table at once");
         assertEquals(0, door.close(sendComm, CommEntry.SEND));
-        assertEquals(0, door.live()[3], "the close ended the requests, and the memory was released");
-        verify(plugin, times(2)).deregMr(send, mr);
+        verify(plugin, times(1)).closeSend(send);
+        assertEquals(3, door.close(sendComm, CommEntry.SEND), "closing twice");
+        assertTrue(log.infos.stream().anyMatch(m -> m.contains("the send communicator was closed first")),
+                log.infos.toString());
     }
 
     @Test
@@ -250,11 +250,26 @@ class NcclDoorTest {
                 .doNothing().when(plugin).deregMr(send, mr);
         doThrow(new NetException(NetResult.REMOTE_ERROR, "closeSend: the peer did not answer")).when(plugin)
                 .closeSend(send);
-        assertEquals(0, door.deregMr(sendComm, mhandle));
-        assertEquals(1, door.live()[3]);
-        assertEquals(6, door.close(sendComm, CommEntry.SEND), "ncclRemoteError");
-        assertEquals(0, door.live()[3], "the failed close ended the requests, and the memory was released");
+        assertEquals(0, door.deregMr(sendComm, mhandle), "the failed close ended the requests");
+        assertEquals(0, door.live()[3], "and the memory was released");
         verify(plugin, times(2)).deregMr(send, mr);
+        assertEquals(List.of("deregMr: closing the send communicator whose requests used the memory: closeSend: the"
+                + " peer did not answer"), warnings);
+        assertEquals(0, door.close(sendComm, CommEntry.SEND), "closed already; its failure was logged");
+        verify(plugin, times(1)).closeSend(send);
+    }
+
+    @Test
+    void memoryStillInUseOnceItsCommunicatorClosedIsReleasedWhenTheRequestsUsingItEnd() throws Exception {
+        NetException inUse = new NetException(NetResult.INVALID_USAGE,
+                "deregMr: the memory handle is used by 1 outstanding request");
+        doThrow(inUse).doThrow(inUse).doNothing().when(plugin).deregMr(send, mr);
+        assertEquals(0, door.deregMr(sendComm, mhandle));
+        assertEquals(1, door.live()[3], "requests of another communicator, say, still use it");
+        assertEquals(0, door.close(recvComm, CommEntry.RECV), "a close tries it again");
+        assertEquals(0, door.live()[3]);
+        verify(plugin, times(3)).deregMr(send, mr);
+        verify(plugin, times(1)).closeSend(send);
     }
 
     @Test
@@ -334,9 +349,9 @@ class NcclDoorTest {
 
     @Test
     void aDeferredDeregistrationThatThrowsChangesNoOperationsResult() throws Exception {
-        doThrow(new NetException(NetResult.INVALID_USAGE,
-                "deregMr: the memory handle is used by 1 outstanding request"))
-                .doThrow(new IllegalStateException("bug")).when(plugin).deregMr(send, mr);
+        NetException inUse = new NetException(NetResult.INVALID_USAGE,
+                "deregMr: the memory handle is used by 1 outstanding request");
+        doThrow(inUse).doThrow(inUse).doThrow(new IllegalStateException("bug")).when(plugin).deregMr(send, mr);
         assertEquals(0, door.regMr(sendComm, 0x2000, 64, 1, at(200)));
         long other = get(200);
         assertEquals(0, door.deregMr(sendComm, mhandle));

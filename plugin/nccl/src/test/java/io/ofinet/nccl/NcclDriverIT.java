@@ -329,7 +329,8 @@ class NcclDriverIT {
 
     /**
      * NCCL's lifecycle: the v10, v9 and v11 tables; a reload, three rounds; teardown in NCCL's order
-     * after all ended, with requests outstanding, and after the peer died (its process exits); four
+     * after all ended, with requests outstanding, with a send coming into a receive whose memory was
+     * deregistered and freed (none of it may land), and after the peer died (its process exits); four
      * communicators connected on one thread and driven from four others, twice; a peer killed with
      * SIGKILL while another keeps sending (tcp only: on shm a peer killed inside a send blocks other
      * senders to its process in libfabric 1.17, docs/FABRIC.md).

@@ -105,8 +105,8 @@ class RequestSlotsTest {
         Handles.MrHandle mr = new Handles.MrHandle() {
         };
         org.mockito.Mockito.when(changing.flushWaitsWith(mr)).thenThrow(new ArrayIndexOutOfBoundsException(8));
-        assertTrue(new CommEntry.Registration(mr, null, changing).heldByDoor(), "tried again later");
-        assertTrue(!new CommEntry.Registration(mr, null, new RequestSlots(comm(1, 1))).heldByDoor());
-        assertTrue(!new CommEntry.Registration(mr, null, null).heldByDoor());
+        assertTrue(CommEntry.Registration.heldBy(changing, mr), "tried again later");
+        assertTrue(!CommEntry.Registration.heldBy(new RequestSlots(comm(1, 1)), mr));
+        assertTrue(!CommEntry.Registration.heldBy(null, mr));
     }
 }
