@@ -156,12 +156,11 @@ final class Connector {
         }
     }
 
+    /** An ACCEPT: the connect it answers ({@link #answered}) is connected to the acceptor's rails. */
     void onAccept(HandshakeMessage m) throws FabricException {
         CommParts parts = at.commParts();
-        SendComm comm = at.comms().send(m.connectorCommId());
-        if (comm == null || comm.connection() != null || comm.isClosed()) {
-            handshake.dropped++;
-            LOG.log(Level.WARNING, "dropping an ACCEPT for unknown send communicator {0}", m.connectorCommId());
+        SendComm comm = answered(m);
+        if (comm == null) {
             return;
         }
         if (m.dataRails() != dataRails || m.controlRails() != controlRails) {
@@ -187,16 +186,29 @@ final class Connector {
     }
 
     /**
-     * A REJECT: the connect it names fails. One for a communicator that is not connecting (connected
-     * already, closed, unknown) is dropped: a late or forged REJECT must not stop a connection that
-     * works, as it carries no token.
+     * The connecting send communicator ACCEPT or REJECT {@code m} answers; null, the message dropped
+     * and counted, when the communicator it names is not connecting (connected already, closed,
+     * unknown) or the message answers another CONNECT than this communicator's (its token differs):
+     * a late answer to an earlier connect under the same id, or a forged one, must neither attach a
+     * connection to another peer nor stop one.
      */
-    void onReject(HandshakeMessage m) {
+    private SendComm answered(HandshakeMessage m) {
         SendComm comm = at.comms().send(m.connectorCommId());
-        if (comm == null || comm.connection() != null || comm.isClosed()) {
-            handshake.dropped++;
-            LOG.log(Level.WARNING, "dropping a REJECT for send communicator {0}, which is not connecting",
-                    m.connectorCommId());
+        String why = comm == null || comm.connection() != null || comm.isClosed() ? "which is not connecting"
+                : m.inReplyTo() != comm.token() ? "that answers another connect (the token it echoes differs)" : null;
+        if (why == null) {
+            return comm;
+        }
+        handshake.dropped++;
+        LOG.log(Level.WARNING, "dropping a handshake {0} for send communicator {1}, {2}", m.type(),
+                m.connectorCommId(), why);
+        return null;
+    }
+
+    /** A REJECT: the connect it answers fails ({@link #answered}). */
+    void onReject(HandshakeMessage m) {
+        SendComm comm = answered(m);
+        if (comm == null) {
             return;
         }
         comm.connecting().failed(new RdmaException(ErrorCategory.REMOTE,

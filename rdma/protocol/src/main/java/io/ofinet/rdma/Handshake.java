@@ -202,7 +202,8 @@ final class Handshake {
         CommParts parts = at.commParts();
         refused++;
         LOG.log(Level.WARNING, "refusing a connection: {0}", reason);
-        send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), reason), reply,
+        send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), m.token(), reason),
+                reply,
                 () -> parts.peers().release(dataRails, reply), cause -> parts.peers().release(dataRails, reply));
     }
 
@@ -243,7 +244,7 @@ final class Handshake {
         listen.handshaking++;
         send(HandshakeMessage.accept(dataRails, controlRails, m.listenId(), m.connectorCommId(), id,
                 parts.rails().names(0, dataRails), parts.rails().names(dataRails, controlRails), ProcessCheck.SELF,
-                comm.token(), eagerMaxSize(), writesNoticedAbove()),
+                comm.token(), m.token(), eagerMaxSize(), writesNoticedAbove()),
                 reply, () -> {
                     accepting.remove(comm);
                     listen.handshaking--;

@@ -2,19 +2,26 @@ package io.ofinet.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
+import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.recv.RecvRequest;
+import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.send.SendRequest;
 import io.ofinet.rdma.wire.HandshakeMessage;
+import io.ofinet.rdma.wire.Limits;
+import io.ofinet.rdma.wire.ProcessIdentity;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Handshake messages that come after their connection was made (late, or forged: a REJECT carries
- * no token) are dropped and counted; the connection they name goes on.
+ * Handshake answers that are not for the connect under way (late, or forged) are dropped and
+ * counted; the connection they name goes on.
  */
 @Timeout(60)
 class StrayHandshakeTest extends PeerFixture {
@@ -23,16 +30,8 @@ class StrayHandshakeTest extends PeerFixture {
     void aRejectForAConnectedCommunicatorIsDroppedAndTheConnectionGoesOn() throws Exception {
         members = "\"peerTimeoutMs\": 5000";
         connectPair();
-        byte[] reject = HandshakeMessage.reject(1, 1, 0, send.id(), "a stray refusal").encode();
-        HostBuffer message = buffer(reject.length);
-        a.commParts.memory().write(message.address, reject, 0, reject.length);
         long dropped = a.handshake.dropped;
-        a.lock();
-        try {
-            a.handshake.onMessage(message.address, reject.length);
-        } finally {
-            a.unlock();
-        }
+        deliver(a, HandshakeMessage.reject(1, 1, 0, send.id(), send.token(), "a stray refusal"));
         assertEquals(dropped + 1, a.handshake.dropped, "dropped and counted");
         assertTrue(send.connected(), "still connected");
 
@@ -44,5 +43,60 @@ class StrayHandshakeTest extends PeerFixture {
         Await.done(r, null, "the message after the stray REJECT", a);
         Await.done(s, null, "its send", b);
         assertArrayEquals(src.bytes(0, 8192), dst.bytes(0, 8192));
+    }
+
+    /**
+     * While a connect waits for its answer, an ACCEPT naming its communicator id with another token
+     * (a late answer to an earlier connect under that id, or forged: here with a third endpoint's
+     * addresses) and such a REJECT are dropped and counted; the listener's own ACCEPT connects it.
+     */
+    @Test
+    void anAnswerToAnotherConnectIsDroppedAndTheConnectGoesOn() throws Exception {
+        members = "\"peerTimeoutMs\": 5000";
+        provider = io.ofinet.fabric.mem.MemProvider.create();
+        a = endpoint();
+        b = endpoint();
+        RdmaEndpoint third = endpoint();
+        ListenComm listen = b.listen();
+        assertNull(a.connect(listen.handle()), "b has not answered: it has not run");
+        SendComm connecting = null;
+        for (int id = 0; id < Limits.MAX_COMMS && connecting == null; id++) {
+            connecting = a.comms.send(id);
+        }
+        assertNotNull(connecting);
+        int other = connecting.token() + 1;
+        long dropped = a.handshake.dropped;
+        deliver(a, HandshakeMessage.accept(1, 1, listen.id(), connecting.id(), 0,
+                third.commParts.rails().names(0, 1), third.commParts.rails().names(1, 1), ProcessIdentity.NONE, 7,
+                other, a.handshake.eagerMaxSize(), a.handshake.writesNoticedAbove()));
+        deliver(a, HandshakeMessage.reject(1, 1, listen.id(), connecting.id(), other, "a forged refusal"));
+        assertEquals(dropped + 2, a.handshake.dropped, "both dropped and counted");
+        assertNull(connecting.connection(), "still connecting");
+
+        ConnectedPair pair = ConnectionTest.establish(a, b, listen);
+        assertSame(connecting, pair.send(), "the connect that was under way");
+        send = pair.send();
+        recv = pair.recv();
+        HostBuffer src = buffer(8192).pattern(6);
+        HostBuffer dst = buffer(8192);
+        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {8192}, new int[] {2},
+                new MrHandle[] {registered(b, dst)});
+        SendRequest s = send.isend(src.address, 8192, 2, registered(a, src));
+        Await.done(r, null, "the message to the listener that answered", b);
+        Await.done(s, null, "its send", a);
+        assertArrayEquals(src.bytes(0, 8192), dst.bytes(0, 8192));
+    }
+
+    /** Hands {@code endpoint} handshake message {@code m} as if it had arrived on its first control rail. */
+    private void deliver(RdmaEndpoint endpoint, HandshakeMessage m) {
+        byte[] bytes = m.encode();
+        HostBuffer message = buffer(bytes.length);
+        endpoint.commParts.memory().write(message.address, bytes, 0, bytes.length);
+        endpoint.lock();
+        try {
+            endpoint.handshake.onMessage(message.address, bytes.length);
+        } finally {
+            endpoint.unlock();
+        }
     }
 }

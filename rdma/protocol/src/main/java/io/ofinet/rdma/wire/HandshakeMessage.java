@@ -14,10 +14,11 @@ import java.util.Objects;
  * data and control rail endpoint of their side.
  *
  * <pre>
- *  0 u32 magic 0x4E49464F ("OFIN")  4 u8 version (6)  5 u8 type (1 CONNECT, 2 ACCEPT, 3 REJECT)
+ *  0 u32 magic 0x4E49464F ("OFIN")  4 u8 version (7)  5 u8 type (1 CONNECT, 2 ACCEPT, 3 REJECT)
  *  6 u8 data rails (1..16)          7 u8 control rails (1..16)
  *  8 u32 listen id                 12 u32 connector's comm id       16 u32 acceptor's comm id
- * 20 u32 mailbox slots (CONNECT)   24 u64 mailbox address           32 u32 mailbox slot bytes
+ * 20 u32 mailbox slots (CONNECT); in reply to: the token of the CONNECT answered (ACCEPT, REJECT)
+ * 24 u64 mailbox address           32 u32 mailbox slot bytes
  * 36 u32 token: the upper half of the CQ data of every signal, error and announcement to this side
  * 40 u64 host identity (0: unknown) 48 u32 pid                      52 u32 eager max size (0: off)
  * 56 u64 process start, clock ticks since boot
@@ -30,12 +31,15 @@ import java.util.Objects;
  *
  * <p>{@code writesNoticedAbove} lets the listener tell a written data segment its connector could
  * not have sent (docs/PROTOCOL.md, "What a peer can forge"): both sides must write alike, so it
- * refuses a connector that does not.
+ * refuses a connector that does not. {@code inReplyTo} ties an ACCEPT or a REJECT to the CONNECT it
+ * answers: the connector takes one only with its own communicator's token, which only the listener
+ * its CONNECT reached has seen, so that a late answer to an earlier connect under the same
+ * communicator id, or a forged one, is dropped.
  */
 public record HandshakeMessage(Type type, int dataRails, int controlRails, int listenId, int connectorCommId,
         int acceptorCommId, long mailboxAddress, int mailboxSlots, int mailboxSlotBytes, long[] mailboxKeys,
-        List<byte[]> dataAddresses, List<byte[]> controlAddresses, ProcessIdentity process, int token, int eagerMaxSize,
-        long writesNoticedAbove, String reason) {
+        List<byte[]> dataAddresses, List<byte[]> controlAddresses, ProcessIdentity process, int token, int inReplyTo,
+        int eagerMaxSize, long writesNoticedAbove, String reason) {
 
     /** The message kinds. */
     public enum Type {
@@ -49,7 +53,7 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
     }
 
     static final int MAGIC = 0x4E49464F;
-    static final int VERSION = 6;
+    static final int VERSION = 7;
     static final int HEADER = 72;
     static final int MAX_REASON = 512;
 
@@ -71,29 +75,31 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
             List<byte[]> controlAddresses, ProcessIdentity process, int token, int eagerMaxSize,
             long writesNoticedAbove) {
         return new HandshakeMessage(Type.CONNECT, dataRails, controlRails, listenId, connectorCommId, 0,
-                mailboxAddress, slots, slotBytes, mailboxKeys, dataAddresses, controlAddresses, process, token,
+                mailboxAddress, slots, slotBytes, mailboxKeys, dataAddresses, controlAddresses, process, token, 0,
                 eagerMaxSize, writesNoticedAbove, "");
     }
 
+    /** An ACCEPT of the CONNECT whose token was {@code inReplyTo}. */
     public static HandshakeMessage accept(int dataRails, int controlRails, int listenId, int connectorCommId,
             int acceptorCommId, List<byte[]> dataAddresses, List<byte[]> controlAddresses, ProcessIdentity process,
-            int token, int eagerMaxSize, long writesNoticedAbove) {
+            int token, int inReplyTo, int eagerMaxSize, long writesNoticedAbove) {
         return new HandshakeMessage(Type.ACCEPT, dataRails, controlRails, listenId, connectorCommId,
                 acceptorCommId, 0, 0, 0, new long[controlRails], dataAddresses, controlAddresses, process, token,
-                eagerMaxSize, writesNoticedAbove, "");
+                inReplyTo, eagerMaxSize, writesNoticedAbove, "");
     }
 
+    /** A REJECT of the CONNECT whose token was {@code inReplyTo}. */
     public static HandshakeMessage reject(int dataRails, int controlRails, int listenId, int connectorCommId,
-            String reason) {
+            int inReplyTo, String reason) {
         return new HandshakeMessage(Type.REJECT, dataRails, controlRails, listenId, connectorCommId, 0, 0, 0, 0,
-                null, null, null, null, 0, 0, 0, reason);
+                null, null, null, null, 0, inReplyTo, 0, 0, reason);
     }
 
     /** Encodes into {@code out}, returning the length. */
     public int encode(byte[] out) {
         WireWriter w = new WireWriter(out);
         w.i32(MAGIC).u8(VERSION).u8(type.code).u8(dataRails).u8(controlRails).i32(listenId).i32(connectorCommId)
-                .i32(acceptorCommId).i32(mailboxSlots).i64(mailboxAddress).i32(mailboxSlotBytes).i32(token).i64(process.host()).i32(process.pid()).i32(eagerMaxSize)
+                .i32(acceptorCommId).i32(type == Type.CONNECT ? mailboxSlots : inReplyTo).i64(mailboxAddress).i32(mailboxSlotBytes).i32(token).i64(process.host()).i32(process.pid()).i32(eagerMaxSize)
                 .i64(process.startTicks()).i64(writesNoticedAbove);
         if (type == Type.REJECT) {
             byte[] text = reason.getBytes(StandardCharsets.UTF_8);
@@ -132,7 +138,9 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
         int listenId = r.i32("listen id");
         int connector = r.range(r.i32("connector comm id"), 0, Limits.MAX_COMMS - 1, "connector comm id");
         int acceptor = r.range(r.i32("acceptor comm id"), 0, Limits.MAX_COMMS - 1, "acceptor comm id");
-        int slots = r.range(r.i32("mailbox slots"), 0, Limits.WINDOW, "mailbox slots");
+        int slotsOrReply = r.i32(type == Type.CONNECT ? "mailbox slots" : "in reply to");
+        int slots = type == Type.CONNECT ? r.range(slotsOrReply, 0, Limits.WINDOW, "mailbox slots") : 0;
+        int inReplyTo = type == Type.CONNECT ? 0 : slotsOrReply;
         long mailbox = r.i64("mailbox address");
         int slotBytes = r.range(r.i32("mailbox slot bytes"), 0, Announcement.maxBytes(Limits.MAX_DATA_RAILS),
                 "mailbox slot bytes");
@@ -148,7 +156,7 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
         if (type == Type.REJECT) {
             int n = r.range(r.u16("reason length"), 0, MAX_REASON, "reason length");
             String reason = new String(r.bytes(n, "reason"), StandardCharsets.UTF_8);
-            return reject(data, control, listenId, connector, reason);
+            return reject(data, control, listenId, connector, inReplyTo, reason);
         }
         if (type == Type.CONNECT && (slots != Limits.WINDOW || slotBytes < Announcement.maxBytes(data))) {
             throw r.fail("mailbox of " + slots + " slots of " + slotBytes + " bytes cannot hold a window of "
@@ -161,8 +169,8 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
         List<byte[]> dataAddresses = addresses(r, data, "data rail address");
         List<byte[]> controlAddresses = addresses(r, control, "control rail address");
         return new HandshakeMessage(type, data, control, listenId, connector, acceptor, mailbox, slots, slotBytes,
-                keys, dataAddresses, controlAddresses, new ProcessIdentity(host, pid, start), token, eager, noticedAbove,
-                "");
+                keys, dataAddresses, controlAddresses, new ProcessIdentity(host, pid, start), token, inReplyTo, eager,
+                noticedAbove, "");
     }
 
     private static List<byte[]> addresses(WireReader r, int count, String field) throws RdmaException {

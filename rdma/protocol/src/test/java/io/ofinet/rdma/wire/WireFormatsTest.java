@@ -72,22 +72,25 @@ class WireFormatsTest {
     @Test
     void handshakeMessagesArePinnedAndRoundTrip() throws RdmaException {
         byte[] encoded = connect().encode();
-        assertEquals("4f46494e" + "06" + "01" + "02" + "02" + "07000000" + "2c010000" + "00000000" + "00010000"
+        assertEquals("4f46494e" + "07" + "01" + "02" + "02" + "07000000" + "2c010000" + "00000000" + "00010000"
                 + "0010000000000000" + "48010000" + "3412ed5e" + "0807060504030201" + "e1100000" + "00200000"
                 + "6300000000000000" + "0010000000000000" + "1100000000000000" + "2200000000000000"
                 + "0101" + "020202" + "0103" + "0104", HEX.formatHex(encoded));
         assertEquals(connect(), HandshakeMessage.decode(encoded, encoded.length));
         HandshakeMessage accept = HandshakeMessage.accept(2, 2, 7, 300, 12, List.of(new byte[] {9}, new byte[] {9}),
-                List.of(new byte[] {8}, new byte[] {8}), ProcessIdentity.NONE, -7, 0, -1);
+                List.of(new byte[] {8}, new byte[] {8}), ProcessIdentity.NONE, -7, 0x5eed1234, 0, -1);
         assertEquals(accept, HandshakeMessage.decode(accept.encode(), accept.encode().length));
         assertEquals(-7, HandshakeMessage.decode(accept.encode(), accept.encode().length).token());
+        assertEquals("3412ed5e", HEX.formatHex(accept.encode(), 20, 24), "in reply to, where a CONNECT has its slots");
+        assertEquals(0x5eed1234, HandshakeMessage.decode(accept.encode(), accept.encode().length).inReplyTo());
         assertEquals(0x5eed1234, HandshakeMessage.decode(encoded, encoded.length).token());
         assertEquals(8192, HandshakeMessage.decode(encoded, encoded.length).eagerMaxSize());
         assertEquals(4096, HandshakeMessage.decode(encoded, encoded.length).writesNoticedAbove());
         assertEquals(-1, HandshakeMessage.decode(accept.encode(), accept.encode().length).writesNoticedAbove());
-        HandshakeMessage reject = HandshakeMessage.reject(1, 1, 7, 300, "rail counts differ");
+        HandshakeMessage reject = HandshakeMessage.reject(1, 1, 7, 300, -3, "rail counts differ");
         HandshakeMessage back = HandshakeMessage.decode(reject.encode(), reject.encode().length);
         assertEquals("rail counts differ", back.reason());
+        assertEquals(-3, back.inReplyTo());
         assertEquals(HandshakeMessage.Type.REJECT, back.type());
         assertEquals(3816, HandshakeMessage.MAX_BYTES, "fits a 4 KiB control buffer");
         fuzz(encoded, HandshakeMessage::decode, ErrorCategory.REMOTE);
