@@ -217,8 +217,13 @@ class DataTransferTest extends TwoHostFixture {
         assertArrayEquals(src.bytes(64, 64), dst.bytes(0, 64));
     }
 
+    /**
+     * A write that fails at the sender with the peer alive (here FI_EIO, nothing delivered) fails the
+     * send with libfabric's error, and the receive it was for hears of it at once: keepalives would
+     * otherwise keep it waiting for data that never comes.
+     */
     @Test
-    void anInjectedCompletionErrorFailsTheSendWithTheLibfabricError() throws Exception {
+    void anInjectedCompletionErrorFailsTheSendWithTheLibfabricErrorAndItsReceive() throws Exception {
         connect(MemProvider.builder().domains(1).build(), 1, "\"eagerMaxSize\": 0");
         HostBuffer src = buffer(64);
         HostBuffer dst = buffer(64);
@@ -233,7 +238,9 @@ class DataTransferTest extends TwoHostFixture {
         SendRequest s = send.isend(src.address, 64, 1, register(a, deviceA, src));
         RdmaException e = assertThrows(RdmaException.class, () -> await(s, null));
         assertTrue(e.getMessage().contains("write on data rail 0 failed: FI_EIO"), e.getMessage());
-        assertNotNull(r);
+        RdmaException received = assertThrows(RdmaException.class, () -> await(r, null));
+        assertTrue(received.getMessage().contains("the sender's writes into buffer 0 did not complete"),
+                received.getMessage());
     }
 
     @Test

@@ -104,7 +104,8 @@ public final class SenderArrivals {
             request.reachedSender();
             if (reason == Immediate.ERROR_SEND_FAILED) {
                 request.stalled(1 << index, new RdmaException(ErrorCategory.REMOTE, "irecv: the sender's writes"
-                        + " into buffer " + index + " did not complete in time; a data rail may be down"));
+                        + " into buffer " + index + " did not complete (they failed, or stalled past peerTimeoutMs);"
+                        + " a data rail may be down"));
             } else {
                 request.settled(index);
                 request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, "irecv: the sender's message did not fit"

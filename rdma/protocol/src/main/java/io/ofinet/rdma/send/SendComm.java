@@ -147,6 +147,16 @@ public final class SendComm extends Communicator<SendRequest> {
     }
 
     /**
+     * A write or the tagged message of {@code request} failed here, the first of its failures: the
+     * receiver hears that nothing more comes into its buffer, rather than waiting for it.
+     */
+    void writeFailed(SendRequest request) {
+        if (connectedAndOpen() && liveness.dead() == null) {
+            writes.sendFailed(request);
+        }
+    }
+
+    /**
      * Fails every send posted and not yet returned by test, those already done too: once the peer is
      * condemned, no request of the communicator reports success (a later send can finish before an
      * earlier one, which would then fail while the later one succeeded).

@@ -136,7 +136,11 @@ public final class SendRequest extends Request implements RmaOp.Owner {
 
     @Override
     public void opFailed(RmaOp op, RdmaException cause) {
+        boolean first = failure() == null;
         operationFailed(new RdmaException(ErrorCategory.REMOTE, "send of " + size + " bytes (tag " + tag + "): "
                 + cause.getMessage(), cause));
+        if (first && state == State.MOVING) {
+            comm.writeFailed(this);
+        }
     }
 }

@@ -77,7 +77,7 @@ final class SendWrites {
         return true;
     }
 
-    /** Tells the receiver that a send's writes did not complete in time, if an operation is free. */
+    /** Tells the receiver that a send's writes did not complete (failed, or stalled), if an operation is free. */
     public void sendFailed(SendRequest request) {
         RmaOp op = pool.acquire();
         if (op != null) {

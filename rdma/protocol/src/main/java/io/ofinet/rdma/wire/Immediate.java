@@ -38,7 +38,7 @@ public final class Immediate {
      * messages met buffers by tag and ordinal, handshake version 4). One arriving breaks the protocol.
      */
     public static final int ERROR_RETIRED = 2;
-    /** Error reason: the sender's writes did not complete in time (a data rail may be down). */
+    /** Error reason: the sender's writes did not complete: they failed, or stalled past peerTimeoutMs. */
     public static final int ERROR_SEND_FAILED = 3;
 
     private Immediate() {
