@@ -25,6 +25,8 @@ const char *last_warning(void);
 int saw_init_line(void);
 /* The JVM's live threads, as the latest finalize logged them; -1 before. */
 int live_jvm_threads(void);
+/* Forgets the last readings of the two above (-1 until finalize logs them again). */
+void forget_java_readings(void);
 /* The bytes Java allocated on this thread, as the latest finalize on it logged them; -1 before. */
 long long java_allocated_on_this_thread(void);
 /* The library's line on what its start cost ("init: ofinet started in ..."), and Java's on the plugin's init; "" before. */

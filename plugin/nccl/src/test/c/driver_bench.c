@@ -227,9 +227,10 @@ static int by_value(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* What Java allocated on this thread, through a spare context's finalize. */
+/* What Java allocated on this thread, through a spare context's finalize; -1 if it did not say. */
 static long long allocated(struct peer *p) {
     void *spare = NULL;
+    forget_java_readings();
     if (p->net->init(&spare, 77, comm_config(), driver_logger, NULL) != ncclSuccess ||
         p->net->finalize(spare) != ncclSuccess) {
         return -1;
@@ -456,7 +457,7 @@ static int bench(int rank, int sock, enum mode mode, size_t *sizes, int nsizes) 
             long long before = allocated(&p);
             int iters = pingpong_for(&p, sizes[0], 20000, ALLOCATION_SECONDS);
             long long after = allocated(&p);
-            double measured = before < 0 ? 1e9 : (double)(after - before) / ((double)iters * calls_per_iter);
+            double measured = before < 0 || after < 0 ? 1e9 : (double)(after - before) / ((double)iters * calls_per_iter);
             printf("%s: Java allocated at most %.3f bytes per call through the table in steady state (%lld bytes"
                    " over %d iterations, a reading included)\n", driver_side, measured, after - before, iters);
             per_call = measured < per_call ? measured : per_call;

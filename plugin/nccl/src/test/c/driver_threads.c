@@ -94,11 +94,12 @@ static void *threads_side(void *arg) {
         }
         /* A spare context's finalize logs the JVM's live threads. */
         void *spare = NULL;
+        forget_java_readings();
         check(s->net->init(&spare, 99, NULL, driver_logger, NULL) == ncclSuccess &&
                   s->net->finalize(spare) == ncclSuccess, "round %d: a spare context's init and finalize", round);
         threads_after[round] = live_jvm_threads();
     }
-    check(threads_after[0] > 0 && threads_after[ROUNDS - 1] <= threads_after[0] + 1,
+    check(threads_after[0] > 0 && threads_after[ROUNDS - 1] > 0 && threads_after[ROUNDS - 1] <= threads_after[0] + 1,
           "threads that ended left no JVM thread behind: %d live after round 0, %d after round %d", threads_after[0],
           threads_after[ROUNDS - 1], ROUNDS - 1);
     rendezvous(s, "threads done");

@@ -66,6 +66,11 @@ long long java_allocated_on_this_thread(void) {
     return thread_allocated;
 }
 
+void forget_java_readings(void) {
+    thread_allocated = -1;
+    __atomic_store_n(&jvm_threads, -1, __ATOMIC_RELEASE);
+}
+
 int live_jvm_threads(void) {
     return __atomic_load_n(&jvm_threads, __ATOMIC_ACQUIRE);
 }

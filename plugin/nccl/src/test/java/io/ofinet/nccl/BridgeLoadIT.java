@@ -49,6 +49,10 @@ class BridgeLoadIT {
         Event firstStub = first(events, "jdk.internal.foreign.abi.UpcallStub/");
         assertTrue(loadStart.ns() < firstStub.ns(), "the load's thread made before the first stub: " + loadStart
                 + ", " + firstStub);
+        List<Event> before = events.stream().filter(e -> e.tid() == bridge.tid() && e.ns() < loadStart.ns()
+                && e.text().contains("Dynamic-linking native method")).toList();
+        assertTrue(!before.isEmpty(), "the log names the natives the bridge's thread looks up (NativesAhead's,"
+                + " before the load): without them the check below could not fail");
         List<Event> after = events.stream().filter(e -> e.tid() == bridge.tid() && e.ns() > loadStart.ns()
                 && e.text().contains("Dynamic-linking native method")).toList();
         assertEquals(List.of(), after, "natives the bridge looked up after starting the load (NativesAhead's list)");

@@ -325,6 +325,7 @@ class ConnectionTest {
         RdmaEndpoint hostile = device(1, "").openEndpoint();
         ListenComm listen = b.listen();
         // More oversized messages than b keeps receives posted: each fails one with FI_ETRUNC.
+        long malformed = b.statistics().droppedMalformed();
         io.ofinet.fabric.Endpoint raw = hostile.railSet.controlEndpoint(0);
         long target = hostile.railSet.av(1).insert(b.railSet.controlEndpoint(0).name());
         try (io.ofinet.fabric.testing.HostBuffer big = new io.ofinet.fabric.testing.HostBuffer(2 * ControlRailBuffer.BYTES)) {
@@ -336,11 +337,13 @@ class ConnectionTest {
                 }
                 b.progress();
             }
-            for (int i = 0; i < 100; i++) {
+            for (long end = System.nanoTime() + 10_000_000_000L; b.statistics().droppedMalformed() < malformed + 100
+                    && System.nanoTime() < end; ) {
                 b.progress();
             }
             mr.close();
         }
+        assertEquals(malformed + 100, b.statistics().droppedMalformed(), "each truncated and dropped");
         establish(a, b, listen);
     }
 

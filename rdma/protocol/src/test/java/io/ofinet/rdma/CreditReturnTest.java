@@ -87,7 +87,12 @@ class CreditReturnTest extends PeerFixture {
         List<RmaOp> taken = takeAllOps(b);
         Thread closer = new Thread(recv::close, "closeRecv");
         closer.start();
-        Thread.sleep(200);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!waitingInProgress(closer)) {
+            assertTrue(System.nanoTime() < deadline, "the close waits for an operation within 10 s");
+            Thread.sleep(1);
+        }
+        assertFalse(waiting.test(null), "the sender not told yet");
         giveBack(b, taken);
         long start = System.nanoTime();
         RdmaException failure = assertThrows(RdmaException.class, () -> {
@@ -98,6 +103,16 @@ class CreditReturnTest extends PeerFixture {
         closer.join(10_000);
         assertFalse(closer.isAlive(), "closeRecv returned");
         assertTrue(failure.getMessage().contains("receiver closed"), failure.getMessage());
+    }
+
+    /** Whether {@code closer} is in the close's wait, which drives progress until an operation is free. */
+    private static boolean waitingInProgress(Thread closer) {
+        for (StackTraceElement frame : closer.getStackTrace()) {
+            if (frame.getClassName().equals(CommClosing.class.getName()) && frame.getMethodName().equals("progressWhile")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Connects a pair with {@code layoutMembers}, and registers a 64 KiB source and a 4 KiB destination. */

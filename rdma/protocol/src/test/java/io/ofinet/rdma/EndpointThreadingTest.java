@@ -168,7 +168,8 @@ class EndpointThreadingTest {
     private static void churn(RdmaEndpoint a, RdmaEndpoint b, ListenComm listen, List<Thread> workers)
             throws Exception {
         try (HostBuffer scratch = new HostBuffer(1 << 16)) {
-            while (workers.stream().anyMatch(Thread::isAlive)) {
+            // At least one round, however soon the workers end.
+            do {
                 for (int i = 0; i < 10; i++) {
                     a.deregisterUserBuffer(a.registerUserBuffer(scratch.address + 64L * i, 4096 + 512L * i));
                     b.deregisterUserBuffer(b.registerUserBuffer(scratch.address + 64L * i, 8192));
@@ -176,7 +177,7 @@ class EndpointThreadingTest {
                 ConnectedPair pair = ConnectionTest.establish(a, b, listen);
                 pair.recv().close();
                 pair.send().close();
-            }
+            } while (workers.stream().anyMatch(Thread::isAlive));
         }
     }
 }

@@ -117,9 +117,11 @@ class PostOrderTest {
                 link.b.progress();
                 List<String> next = link.provider.stopRecordingCalls();
                 assertEquals("fi_recv", next.get(0), "the next step posts the buffer first: " + next);
-                while (!sent.test(null) && System.nanoTime() < deadline) {
+                boolean sentDone;
+                while (!(sentDone = sent.test(null)) && System.nanoTime() < deadline) {
                     Thread.onSpinWait();
                 }
+                assertTrue(sentDone, "message " + message + " sent");
             }
         }
     }
@@ -162,9 +164,11 @@ class PostOrderTest {
             List<String> iflushCalls = provider.stopRecordingCalls();
             assertEquals("fi_read", iflushCalls.get(0), "iflush's read first: " + iflushCalls);
             assertFalse(iflushCalls.contains("fi_cq_read"), "iflush reads no queue: " + iflushCalls);
-            while (!flushed.test(null) && System.nanoTime() < deadline) {
+            boolean flushDone;
+            while (!(flushDone = flushed.test(null)) && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
+            assertTrue(flushDone, "the flush completed");
         }
     }
 }
