@@ -203,7 +203,7 @@ class GroupedReceiveFailureTest extends PeerFixture {
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void aSendIntoAHeldReceiveCountsForTheSendersClose(boolean tagged) throws Exception {
-        members = FAST + ", \"minStripeSize\": 4096, \"eagerMaxSize\": 4096"
+        members = "\"peerTimeoutMs\": 5000, \"minStripeSize\": 4096, \"eagerMaxSize\": 4096"
                 + (tagged ? ", \"writeNotice\": \"tagged\"" : "");
         connectPair();
         HostBuffer src = buffer(4 * 8192);
