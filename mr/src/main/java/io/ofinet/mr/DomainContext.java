@@ -4,6 +4,7 @@ import io.ofinet.config.MrScope;
 import io.ofinet.fabric.Domain;
 import io.ofinet.fabric.Fi;
 import io.ofinet.fabric.FabricInfo;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -66,6 +67,29 @@ public final class DomainContext {
 
     public Domain domain() {
         return domain;
+    }
+
+    /**
+     * Why data rails {@code rails} (in rail order) cannot serve one device, or null: providers that
+     * address remote memory differently (by virtual address under FI_MR_VIRT_ADDR, else by offset).
+     * A receive announces one address per buffer for every rail, computed as its first rail's
+     * provider addresses, so a stripe on a rail of the other kind would be written elsewhere or refused.
+     */
+    public static String mixedAddressing(List<DomainContext> rails) {
+        FabricInfo first = rails.isEmpty() ? null : rails.get(0).info();
+        for (DomainContext rail : rails) {
+            if (rail.info().virtualAddressing() != first.virtualAddressing()) {
+                return "data rails 0 (" + first.provider() + ", " + addressing(first) + ") and " + rail.rail + " ("
+                        + rail.info().provider() + ", " + addressing(rail.info()) + ") address remote memory"
+                        + " differently, and a receive announces one address per buffer for every data rail: give a"
+                        + " device data rails whose providers address alike";
+            }
+        }
+        return null;
+    }
+
+    private static String addressing(FabricInfo info) {
+        return info.virtualAddressing() ? "by virtual address, FI_MR_VIRT_ADDR" : "by offset";
     }
 
     public FabricInfo info() {

@@ -8,6 +8,7 @@ import static org.mockito.Mockito.when;
 import io.ofinet.config.MrScope;
 import io.ofinet.fabric.Domain;
 import io.ofinet.fabric.Fi;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class DomainContextTest {
@@ -36,6 +37,18 @@ class DomainContextTest {
         assertEquals("data rail 0: mrScope is domain, but provider prov requires FI_MR_ENDPOINT"
                 + " (mr_mode [FI_MR_ENDPOINT]): its registrations must be bound to endpoints; use auto or endpoint",
                 domain.getMessage());
+    }
+
+    @Test
+    void dataRailsThatAddressRemoteMemoryDifferentlyCannotServeOneDevice() throws MrException {
+        DomainContext offsets = DomainContext.create(domain(0), 0, MrScope.AUTO, 2);
+        DomainContext virtual = DomainContext.create(domain(Fi.MR_VIRT_ADDR), 1, MrScope.AUTO, 2);
+        assertEquals(null, DomainContext.mixedAddressing(List.of(offsets, offsets)));
+        assertEquals(null, DomainContext.mixedAddressing(List.of(virtual)));
+        assertEquals("data rails 0 (prov, by offset) and 1 (prov, by virtual address, FI_MR_VIRT_ADDR) address"
+                + " remote memory differently, and a receive announces one address per buffer for every data rail:"
+                + " give a device data rails whose providers address alike",
+                DomainContext.mixedAddressing(List.of(offsets, virtual)));
     }
 
     @Test

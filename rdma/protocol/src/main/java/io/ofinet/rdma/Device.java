@@ -99,6 +99,10 @@ public final class Device implements AutoCloseable {
                 device.contexts.add(DomainContext.create(domain, rail.index(), spec.parameters().mrScope(),
                         spec.parameters().mrKeySizeBytes()));
             }
+            String mixed = DomainContext.mixedAddressing(device.contexts);
+            if (mixed != null) {
+                throw new RdmaException(ErrorCategory.INVALID_ARGUMENT, "device " + spec.name() + ": " + mixed);
+            }
             return device;
         } catch (FabricException | MrException | RuntimeException e) {
             RdmaException failure = new RdmaException(ErrorCategory.SYSTEM, "device " + spec.name() + ": "
