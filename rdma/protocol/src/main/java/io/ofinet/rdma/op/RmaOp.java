@@ -226,6 +226,11 @@ public final class RmaOp extends Operation {
     }
 
     @Override
+    protected int completionsAwaited() {
+        return kind == Kind.WRITE_NOTICE ? awaiting : 1;
+    }
+
+    @Override
     protected void completed(int engineRail, long flags, long length, long immediate) {
         received = length;
         if (kind == Kind.WRITE_NOTICE) {

@@ -38,6 +38,15 @@ public abstract class Operation {
     /** It completed; {@code rail} is the engine's index of the queue it came from. */
     protected abstract void completed(int rail, long flags, long len, long data) throws RdmaException;
 
+    /**
+     * Completions the posted operation still awaits, this one included: the engine counts it in
+     * flight to its peer until the last. One, unless one post put two on the wire (a write and its
+     * notice).
+     */
+    protected int completionsAwaited() {
+        return 1;
+    }
+
     /** It failed: at posting, or with an error completion. */
     protected abstract void failed(RdmaException cause);
 

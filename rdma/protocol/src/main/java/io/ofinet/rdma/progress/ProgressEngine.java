@@ -123,7 +123,7 @@ public final class ProgressEngine {
         destinations.submit(op, peer);
     }
 
-    /** An operation's completion (or error completion) arrived: it is no longer in flight. */
+    /** An operation's last completion (or error completion) arrived: it is no longer in flight. */
     private PeerQueue landed(Operation op) {
         PeerQueue peer = op.inFlightTo;
         if (peer != null) {
@@ -222,7 +222,9 @@ public final class ProgressEngine {
             remote.remoteData(rail, batch.flags(i), batch.len(i), batch.data(i));
         } else {
             Operation op = operation(context, rail);
-            landed(op);
+            if (op.completionsAwaited() <= 1) {
+                landed(op);
+            }
             source = sourcesOfMessages[rail] && (batch.flags(i) & Fi.RECV) != 0 ? batch.source(i) : SOURCE_UNTOLD;
             op.completed(rail, batch.flags(i), batch.len(i), batch.data(i));
         }
@@ -249,7 +251,7 @@ public final class ProgressEngine {
             return;
         }
         Operation op = operation(error.context(), rail);
-        PeerQueue peer = landed(op);
+        PeerQueue peer = op.completionsAwaited() <= 1 ? landed(op) : op.inFlightTo;
         String seen = op.describe() + " failed: " + FiErrno.name(error.errno()) + " (" + error.providerMessage() + ")";
         op.failed(new RdmaException(error.errno() == FiErrno.FI_ETRUNC ? ErrorCategory.REMOTE : ErrorCategory.SYSTEM,
                 seen));

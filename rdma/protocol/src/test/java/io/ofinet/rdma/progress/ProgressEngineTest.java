@@ -113,6 +113,30 @@ class ProgressEngineTest {
         assertEquals(List.of("failed b: b failed: FI_EHOSTUNREACH (peer unreachable)"), log);
     }
 
+    /**
+     * A write and its notice posted in one step are in flight to their peer until both have
+     * completed: counted out at the first, the peer showed nothing in flight while the notice was
+     * (which a peer's refused reconnects read as its death).
+     */
+    @Test
+    void anOperationWithTwoCompletionsIsInFlightUntilTheSecond() throws Exception {
+        PeerQueue remote = new PeerQueue("127.0.0.1:5 on data rail 0", true, 0);
+        ScriptedOp writeAndNotice = new ScriptedOp("write and notice", log, Endpoint.POSTED);
+        writeAndNotice.awaited = 2;
+        CompletionQueue cq = mock(CompletionQueue.class);
+        ProgressEngine engine = new ProgressEngine(List.of(cq), 4, TIMEOUT_NANOS, (r, f, l, d) -> { });
+        engine.register(writeAndNotice);
+        engine.submit(writeAndNotice, remote);
+        assertEquals(1, remote.inFlight());
+        when(cq.read(any(), anyInt())).thenAnswer(reads(new long[] {writeAndNotice.context(), 0, 0, 0, 0}));
+        engine.progress();
+        assertEquals(1, remote.inFlight(), "the notice is still in flight");
+        engine.progress();
+        assertEquals(0, remote.inFlight());
+        assertEquals(List.of("post write and notice", "done write and notice rail 0 len 0",
+                "done write and notice rail 0 len 0"), log);
+    }
+
     @Test
     void anUnreachablePeerIsCondemnedAResetConnectionOnlyFailsItsOperations() throws Exception {
         PeerQueue remote = new PeerQueue("127.0.0.1:5 on data rail 0", true, 0);

@@ -12,6 +12,8 @@ final class ScriptedOp extends Operation {
     final List<String> log;
     int[] answers;
     int posts;
+    /** Completions its post puts on the wire: two for a write with its notice behind it. */
+    int awaited = 1;
 
     ScriptedOp(String name, List<String> log, int... answers) {
         this.name = name;
@@ -30,7 +32,13 @@ final class ScriptedOp extends Operation {
     }
 
     @Override
+    protected int completionsAwaited() {
+        return awaited;
+    }
+
+    @Override
     protected void completed(int rail, long flags, long len, long data) {
+        awaited = Math.max(1, awaited - 1);
         log.add("done " + name + " rail " + rail + " len " + len);
     }
 
