@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.FiErrno;
+import io.ofinet.fabric.mem.MemFaults;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.ofi.NativeMemory;
 import io.ofinet.fabric.testing.HostBuffer;
@@ -241,6 +242,40 @@ class DataTransferTest extends TwoHostFixture {
         RdmaException received = assertThrows(RdmaException.class, () -> await(r, null));
         assertTrue(received.getMessage().contains("the sender's writes into buffer 0 did not complete"),
                 received.getMessage());
+    }
+
+    /**
+     * A striped send whose write on rail 0 fails tells its receiver only once its write on rail 1
+     * has ended: when the receive reports the failure, that stripe has landed, and nothing more
+     * comes into the buffer the application may now reuse.
+     */
+    @Test
+    void aFailedStripeIsToldOnlyOnceTheSendsOtherStripesHaveLanded() throws Exception {
+        connect(MemProvider.builder().domains(2).build(), 2, SMALL_STRIPES);
+        HostBuffer src = buffer(65536).pattern(4);
+        HostBuffer dst = buffer(65536);
+        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {65536}, new int[] {1},
+                new MrHandle[] {register(b, deviceB, dst)});
+        for (int i = 0; i < 10; i++) {
+            a.progress();
+            b.progress();
+        }
+        provider.faults().failNextCompletions(a.railSet.dataEndpoint(0), MemFaults.Ops.WRITES, 1, FiErrno.FI_EIO);
+        SendRequest s = send.isend(src.address, 65536, 1, register(a, deviceA, src));
+        // The sender sees rail 0's failure; rail 1's write completes only once the receiver takes it.
+        for (int i = 0; i < 50; i++) {
+            a.progress();
+        }
+        assertFalse(s.test(null), "rail 1's write is still in flight");
+        for (int i = 0; i < 50; i++) {
+            assertFalse(r.test(null), "the receiver is told nothing while the sender's other stripe is in flight");
+        }
+        RdmaException e = assertThrows(RdmaException.class, () -> await(s, null));
+        assertTrue(e.getMessage().contains("FI_EIO"), e.getMessage());
+        RdmaException received = assertThrows(RdmaException.class, () -> await(r, null));
+        assertTrue(received.getMessage().contains("the sender's writes into buffer 0 did not complete"),
+                received.getMessage());
+        assertArrayEquals(src.bytes(32768, 32768), dst.bytes(32768, 32768), "rail 1's stripe landed before");
     }
 
     @Test

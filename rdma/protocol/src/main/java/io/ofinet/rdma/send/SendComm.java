@@ -147,7 +147,7 @@ public final class SendComm extends Communicator<SendRequest> {
     }
 
     /**
-     * A write or the tagged message of {@code request} failed here, the first of its failures: the
+     * A write or the tagged message of {@code request} failed here, and its others have ended: the
      * receiver hears that nothing more comes into its buffer, rather than waiting for it.
      */
     void writeFailed(SendRequest request) {

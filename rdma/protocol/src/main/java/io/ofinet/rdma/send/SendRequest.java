@@ -131,15 +131,25 @@ public final class SendRequest extends Request implements RmaOp.Owner {
         operationDone();
         if (succeeded()) {
             comm.moved(size);
+        } else {
+            tellReceiverOnceEnded();
         }
     }
 
     @Override
     public void opFailed(RmaOp op, RdmaException cause) {
-        boolean first = failure() == null;
         operationFailed(new RdmaException(ErrorCategory.REMOTE, "send of " + size + " bytes (tag " + tag + "): "
                 + cause.getMessage(), cause));
-        if (first && state == State.MOVING) {
+        tellReceiverOnceEnded();
+    }
+
+    /**
+     * A moving send that failed tells its receiver once its last write or message has ended, not
+     * before: the receiver may reuse the buffer once told, and the stripes still in flight land first.
+     * Once per send: its operations end once (an abandoned send hears of none, and tells in its stall).
+     */
+    private void tellReceiverOnceEnded() {
+        if (state == State.MOVING && pendingOps() == 0 && failure() != null) {
             comm.writeFailed(this);
         }
     }
