@@ -4,7 +4,6 @@ import io.ofinet.plugin.ConnectConfig;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.NetException;
 import io.ofinet.plugin.NetPlugin;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /** What the door keeps for a communicator C holds: the plugin's handle, its requests and scratch arrays. */
 final class CommEntry {
@@ -27,7 +26,12 @@ final class CommEntry {
     final Handles.MrHandle[] mrs = new Handles.MrHandle[MAX_RECVS];
     final long[] received = new long[MAX_RECVS];
     /** Set by the one close of the plugin's communicator: NCCL's, or a deregMr's (see {@link #closeIn}). */
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private boolean closed;
+    /**
+     * The thread that last posted or tested this communicator's requests: written by that thread,
+     * read by a deregMr on another only as a hint ({@link #drivenElsewhere}).
+     */
+    Thread driver;
 
     private CommEntry(int type, Handles.ListenComm listen, Handles.SendComm send, Handles.RecvComm recv,
             long handle) {
@@ -60,12 +64,14 @@ final class CommEntry {
      * Closes the plugin's communicator, once: false, doing nothing, when it was closed already. Its
      * flushes the door keeps unposted are dropped first. Closed by NCCL's close, or earlier by a
      * deregMr of memory its requests still use (NCCL aborting), after which NCCL's close finds it
-     * closed. The close may throw; the communicator is closed all the same.
+     * closed. The close may throw; the communicator is closed all the same. A second close waits for
+     * the first to end.
      */
-    boolean closeIn(NetPlugin plugin) throws NetException {
-        if (!closed.compareAndSet(false, true)) {
+    synchronized boolean closeIn(NetPlugin plugin) throws NetException {
+        if (closed) {
             return false;
         }
+        closed = true;
         if (requests != null) {
             requests.dropWaitingFlushes();
         }
@@ -77,6 +83,16 @@ final class CommEntry {
             plugin.closeListen(listen);
         }
         return true;
+    }
+
+    /**
+     * Whether a live thread other than this one drives the communicator: the last to post or test
+     * its requests. NCCL drives them from its proxy's progress thread, which it stops before its
+     * teardown deregisters and closes from another.
+     */
+    boolean drivenElsewhere() {
+        Thread d = driver;
+        return d != null && d != Thread.currentThread() && d.isAlive();
     }
 
     static String name(int type) {

@@ -12,12 +12,13 @@ import java.util.List;
  * memory in between, and fails its teardown if deregMr fails. The Java API refuses such a
  * deregistration, and the door refuses it itself while a flush it keeps unposted uses the memory.
  * At the C door it succeeds: the registration leaves the door's table at once, and the
- * communicator the memory was registered for closes there and then, ending its requests as a close
- * does (the sender confirms it writes no more, tagged receives are cancelled, sends drain), so that
- * nothing is written into or read from the memory once deregMr returns; NCCL's close of it then
- * succeeds at once. Where the memory is still in use after that (requests of another
- * communicator, a post under way on another thread), the plugin releases it once they have ended
- * — tried again after each completed or failed request and after each close.
+ * communicator the memory was registered for, when it has requests outstanding and no other live
+ * thread drives it, closes there and then, ending its requests as a close does (the sender
+ * confirms it writes no more, tagged receives are cancelled, sends drain; each within
+ * peerTimeoutMs), so that nothing is written into or read from the memory once deregMr returns;
+ * NCCL's close of it then succeeds at once. Where the memory is still in use after that, or the
+ * communicator was left open, the plugin releases it once the requests using it have ended —
+ * tried again after each completed or failed request and after each close.
  */
 final class Deregistrations {
     private final NetPlugin plugin;
@@ -39,7 +40,7 @@ final class Deregistrations {
         if (deregisteredNow(r)) {
             return;
         }
-        if (closedForIt(r.owner()) && deregisteredNow(r)) {
+        if (closedForIt(r) && deregisteredNow(r)) {
             return;
         }
         synchronized (this) {
@@ -66,18 +67,31 @@ final class Deregistrations {
     }
 
     /**
-     * Closes {@code owner}, whose requests use memory NCCL deregisters (NCCL aborts); false where it
-     * was closed already. A close that fails has ended the requests too: it is logged, and the
-     * deregistration goes on.
+     * Closes the communicator {@code r} was registered for, whose requests use its memory (NCCL
+     * aborts); true when it is closed now, by this call or by one before it. Left open, false, where
+     * it has no request outstanding (other users hold the memory) or another live thread drives it:
+     * NCCL tears down only once its progress thread has stopped, and a close beside a thread still
+     * driving the communicator would race it. A close that fails has ended the requests too: it is
+     * logged, and the deregistration goes on.
      */
-    private boolean closedForIt(CommEntry owner) {
+    private boolean closedForIt(CommEntry.Registration r) {
+        CommEntry owner = r.owner();
         String name = CommEntry.name(owner.type);
+        if (owner.requests == null || owner.requests.outstanding() == 0) {
+            return false;
+        }
+        if (owner.drivenElsewhere()) {
+            log.warn("deregMr: the memory is used by outstanding requests of its " + name + ", which thread \""
+                    + owner.driver.getName() + "\" still drives: it is released once they end (NCCL deregisters"
+                    + " memory in use only as it tears down, after its progress thread has stopped)");
+            return false;
+        }
         try {
-            if (!owner.closeIn(plugin)) {
-                return false;
+            if (owner.closeIn(plugin)) {
+                log.info("deregMr: the memory is used by outstanding requests of its " + name + ", as when NCCL"
+                        + " aborts: the " + name + " was closed first, ending them; NCCL's close of it will find it"
+                        + " closed");
             }
-            log.info("deregMr: the memory is used by outstanding requests of its " + name + ", as when NCCL aborts:"
-                    + " the " + name + " was closed first, ending them; NCCL's close of it will find it closed");
         } catch (Throwable t) {
             String why = t instanceof NetException ? t.getMessage() : "unexpected " + t;
             log.warn("deregMr: closing the " + name + " whose requests used the memory: " + why);

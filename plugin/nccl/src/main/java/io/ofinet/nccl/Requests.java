@@ -24,6 +24,7 @@ final class Requests {
     int isend(NcclDoor door, long comm, long data, long size, int tag, long mhandle, long requestOut) {
         try {
             CommEntry c = door.comm(comm, CommEntry.SEND, "isend");
+            c.driver = Thread.currentThread();
             Failures.out(requestOut, "isend", "request");
             checkSize(size, "isend");
             Handles.Request r = plugin.isend(c.send, data, size, tag, door.mr(mhandle, "isend"));
@@ -55,6 +56,7 @@ final class Requests {
     private static CommEntry receiveBuffers(NcclDoor door, long comm, int n, long data, long sizes, long mhandles,
             long requestOut, String operation) throws DoorException {
         CommEntry c = door.comm(comm, CommEntry.RECV, operation);
+        c.driver = Thread.currentThread();
         Failures.out(requestOut, operation, "request");
         checkCount(n, operation);
         Failures.out(sizes, operation, "sizes");
@@ -129,6 +131,7 @@ final class Requests {
             if (slot < 0) {
                 throw new DoorException(NcclDoor.INTERNAL, "test: " + Failures.describe(request, "request"));
             }
+            c.driver = Thread.currentThread();
             RequestSlots slots = c.requests;
             Handles.Request r = slots.request(slot);
             if (r == null) {

@@ -221,6 +221,17 @@ class NcclDoorTest {
         assertTrue(warnings.get(0).contains("maxP2pBytes"), warnings.toString());
     }
 
+    /** Posts a send on the send communicator, left outstanding: NCCL aborting with it in flight. */
+    private long outstandingSend() throws Exception {
+        when(plugin.isend(send, 0x1000, 10, 0, mr)).thenReturn(request);
+        assertEquals(0, door.isend(sendComm, 0x1000, 10, 0, mhandle, at(40)));
+        return get(40);
+    }
+
+    private static NetException inUse() {
+        return new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle is used by 1 outstanding request");
+    }
+
     /**
      * NCCL aborts: it deregisters memory that requests still use, frees it, then closes. The
      * communicator closes at the deregMr, which ends its requests, so that nothing touches the memory
@@ -228,8 +239,8 @@ class NcclDoorTest {
      */
     @Test
     void memoryInUseClosesItsCommunicatorBeforeItIsDeregisteredAsNcclAborts() throws Exception {
-        doThrow(new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle is used by 1 outstanding request"))
-                .doNothing().when(plugin).deregMr(send, mr);
+        outstandingSend();
+        doThrow(inUse()).doNothing().when(plugin).deregMr(send, mr);
         org.mockito.InOrder order = org.mockito.Mockito.inOrder(plugin);
         assertEquals(0, door.deregMr(sendComm, mhandle), "NCCL deregisters before it closes: it must succeed");
         order.verify(plugin).deregMr(send, mr);
@@ -246,8 +257,8 @@ class NcclDoorTest {
 
     @Test
     void memoryInUseIsDeregisteredAlsoWhenTheCloseOfItsCommunicatorFails() throws Exception {
-        doThrow(new NetException(NetResult.INVALID_USAGE, "deregMr: the memory handle is used by 1 outstanding request"))
-                .doNothing().when(plugin).deregMr(send, mr);
+        outstandingSend();
+        doThrow(inUse()).doNothing().when(plugin).deregMr(send, mr);
         doThrow(new NetException(NetResult.REMOTE_ERROR, "closeSend: the peer did not answer")).when(plugin)
                 .closeSend(send);
         assertEquals(0, door.deregMr(sendComm, mhandle), "the failed close ended the requests");
@@ -261,15 +272,57 @@ class NcclDoorTest {
 
     @Test
     void memoryStillInUseOnceItsCommunicatorClosedIsReleasedWhenTheRequestsUsingItEnd() throws Exception {
-        NetException inUse = new NetException(NetResult.INVALID_USAGE,
-                "deregMr: the memory handle is used by 1 outstanding request");
-        doThrow(inUse).doThrow(inUse).doNothing().when(plugin).deregMr(send, mr);
+        outstandingSend();
+        doThrow(inUse()).doThrow(inUse()).doNothing().when(plugin).deregMr(send, mr);
         assertEquals(0, door.deregMr(sendComm, mhandle));
-        assertEquals(1, door.live()[3], "requests of another communicator, say, still use it");
+        verify(plugin, times(1)).closeSend(send);
+        assertEquals(1, door.live()[3], "a post under way on another thread, say, still uses it");
         assertEquals(0, door.close(recvComm, CommEntry.RECV), "a close tries it again");
         assertEquals(0, door.live()[3]);
         verify(plugin, times(3)).deregMr(send, mr);
-        verify(plugin, times(1)).closeSend(send);
+    }
+
+    /** Memory its own communicator has no request outstanding with is used by others: that one stays open. */
+    @Test
+    void memoryInUseWhileItsCommunicatorHasNothingOutstandingLeavesTheCommunicatorOpen() throws Exception {
+        doThrow(inUse()).doNothing().when(plugin).deregMr(send, mr);
+        assertEquals(0, door.deregMr(sendComm, mhandle));
+        verify(plugin, times(0)).closeSend(send);
+        assertEquals(1, door.live()[3], "released once the requests using it end");
+        assertEquals(0, door.close(recvComm, CommEntry.RECV));
+        assertEquals(0, door.live()[3]);
+    }
+
+    /**
+     * A deregMr of memory in use while another live thread still drives its communicator (not
+     * NCCL's teardown, which stops its progress thread first) leaves the communicator to that thread:
+     * closing it beside the thread would race it. Once that thread has ended, the close is safe.
+     */
+    @Test
+    void memoryInUseOfACommunicatorAnotherLiveThreadDrivesIsLeftToThatThread() throws Exception {
+        when(plugin.isend(send, 0x1000, 10, 0, mr)).thenReturn(request);
+        java.util.concurrent.CountDownLatch posted = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Thread progress = new Thread(() -> {
+            door.isend(sendComm, 0x1000, 10, 0, mhandle, at(40));
+            posted.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "proxy progress");
+        progress.start();
+        posted.await();
+        doThrow(inUse()).doNothing().when(plugin).deregMr(send, mr);
+        assertEquals(0, door.deregMr(sendComm, mhandle));
+        verify(plugin, times(0)).closeSend(send);
+        assertTrue(warnings.get(0).contains("which thread \"proxy progress\" still drives"), warnings.toString());
+        assertEquals(1, door.live()[3]);
+        release.countDown();
+        progress.join();
+        assertEquals(0, door.close(sendComm, CommEntry.SEND), "the close releases it");
+        assertEquals(0, door.live()[3]);
     }
 
     @Test
@@ -349,9 +402,9 @@ class NcclDoorTest {
 
     @Test
     void aDeferredDeregistrationThatThrowsChangesNoOperationsResult() throws Exception {
-        NetException inUse = new NetException(NetResult.INVALID_USAGE,
-                "deregMr: the memory handle is used by 1 outstanding request");
-        doThrow(inUse).doThrow(inUse).doThrow(new IllegalStateException("bug")).when(plugin).deregMr(send, mr);
+        doThrow(new NetException(NetResult.INVALID_USAGE,
+                "deregMr: the memory handle is used by 1 outstanding request"))
+                .doThrow(new IllegalStateException("bug")).when(plugin).deregMr(send, mr);
         assertEquals(0, door.regMr(sendComm, 0x2000, 64, 1, at(200)));
         long other = get(200);
         assertEquals(0, door.deregMr(sendComm, mhandle));
