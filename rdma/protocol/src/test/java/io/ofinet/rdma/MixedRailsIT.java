@@ -38,7 +38,10 @@ class MixedRailsIT {
         assertEquals(ErrorCategory.INVALID_ARGUMENT, e.category());
         assertTrue(e.getMessage().startsWith("device mixed: data rails 0 (tcp;ofi_rxm, by offset) and 1 (shm, by"
                 + " virtual address, FI_MR_VIRT_ADDR) address remote memory differently"), e.getMessage());
-        assertEquals(before, io.ofinet.fabric.ofi.NativeUsage.openObjects(), "the refused device closed what it opened");
+        // At most as many: the watchdog may close an endpoint an earlier test's thread left, meanwhile.
+        int after = io.ofinet.fabric.ofi.NativeUsage.openObjects();
+        assertTrue(after <= before, "the refused device closed what it opened: " + before + " open objects before, "
+                + after + " after");
         try (Device device = Device.open(provider, layout(tcp))) {
             assertEquals(1, device.spec().dataRails().size());
         }
