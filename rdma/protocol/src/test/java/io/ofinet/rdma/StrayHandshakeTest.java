@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
-import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.send.SendRequest;
@@ -34,15 +33,7 @@ class StrayHandshakeTest extends PeerFixture {
         deliver(a, HandshakeMessage.reject(1, 1, 0, send.id(), send.token(), "a stray refusal"));
         assertEquals(dropped + 1, a.handshake.dropped, "dropped and counted");
         assertTrue(send.connected(), "still connected");
-
-        HostBuffer src = buffer(8192).pattern(5);
-        HostBuffer dst = buffer(8192);
-        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {8192}, new int[] {1},
-                new MrHandle[] {registered(b, dst)});
-        SendRequest s = send.isend(src.address, 8192, 1, registered(a, src));
-        Await.done(r, null, "the message after the stray REJECT", a);
-        Await.done(s, null, "its send", b);
-        assertArrayEquals(src.bytes(0, 8192), dst.bytes(0, 8192));
+        assertAMessageMoves(1, "the message after the stray REJECT");
     }
 
     /**
@@ -77,13 +68,18 @@ class StrayHandshakeTest extends PeerFixture {
         assertSame(connecting, pair.send(), "the connect that was under way");
         send = pair.send();
         recv = pair.recv();
-        HostBuffer src = buffer(8192).pattern(6);
+        assertAMessageMoves(2, "the message to the listener that answered");
+    }
+
+    /** 8 KiB with {@code tag} from a's send communicator to b's receive communicator, verified. */
+    private void assertAMessageMoves(int tag, String what) throws Exception {
+        HostBuffer src = buffer(8192).pattern(4 + tag);
         HostBuffer dst = buffer(8192);
-        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {8192}, new int[] {2},
+        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {8192}, new int[] {tag},
                 new MrHandle[] {registered(b, dst)});
-        SendRequest s = send.isend(src.address, 8192, 2, registered(a, src));
-        Await.done(r, null, "the message to the listener that answered", b);
-        Await.done(s, null, "its send", a);
+        SendRequest s = send.isend(src.address, 8192, tag, registered(a, src));
+        Await.done(r, null, what, a);
+        Await.done(s, null, "its send", b);
         assertArrayEquals(src.bytes(0, 8192), dst.bytes(0, 8192));
     }
 
