@@ -203,8 +203,7 @@ final class Handshake {
         refused++;
         LOG.log(Level.WARNING, "refusing a connection: {0}", reason);
         send(HandshakeMessage.reject(dataRails, controlRails, m.listenId(), m.connectorCommId(), m.token(), reason),
-                reply,
-                () -> parts.peers().release(dataRails, reply), cause -> parts.peers().release(dataRails, reply));
+                reply, () -> parts.peers().release(dataRails, reply), cause -> parts.peers().release(dataRails, reply));
     }
 
     private void onConnect(HandshakeMessage m) throws FabricException, RdmaException {

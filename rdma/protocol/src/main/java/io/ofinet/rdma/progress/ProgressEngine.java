@@ -123,10 +123,13 @@ public final class ProgressEngine {
         destinations.submit(op, peer);
     }
 
-    /** An operation's last completion (or error completion) arrived: it is no longer in flight. */
+    /**
+     * A completion (or error completion) of an operation arrived: at its last, it is no longer in
+     * flight. Returns where it was posted, or null.
+     */
     private PeerQueue landed(Operation op) {
         PeerQueue peer = op.inFlightTo;
-        if (peer != null) {
+        if (peer != null && op.completionsAwaited() <= 1) {
             peer.inFlight--;
             op.inFlightTo = null;
             quiet.landed(peer);
@@ -222,9 +225,7 @@ public final class ProgressEngine {
             remote.remoteData(rail, batch.flags(i), batch.len(i), batch.data(i));
         } else {
             Operation op = operation(context, rail);
-            if (op.completionsAwaited() <= 1) {
-                landed(op);
-            }
+            landed(op);
             source = sourcesOfMessages[rail] && (batch.flags(i) & Fi.RECV) != 0 ? batch.source(i) : SOURCE_UNTOLD;
             op.completed(rail, batch.flags(i), batch.len(i), batch.data(i));
         }
@@ -251,7 +252,7 @@ public final class ProgressEngine {
             return;
         }
         Operation op = operation(error.context(), rail);
-        PeerQueue peer = op.completionsAwaited() <= 1 ? landed(op) : op.inFlightTo;
+        PeerQueue peer = landed(op);
         String seen = op.describe() + " failed: " + FiErrno.name(error.errno()) + " (" + error.providerMessage() + ")";
         op.failed(new RdmaException(error.errno() == FiErrno.FI_ETRUNC ? ErrorCategory.REMOTE : ErrorCategory.SYSTEM,
                 seen));
