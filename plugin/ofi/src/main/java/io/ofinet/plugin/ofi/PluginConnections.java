@@ -57,7 +57,8 @@ final class PluginConnections {
      * Connects on the calling thread's endpoint; a connect called again with the same handle goes on
      * where it began, on whichever thread it is called again (the API's "call again" names no
      * thread): begun again on another thread's endpoint, it would make a second connection, and
-     * accept would return the first, which nobody uses.
+     * accept would return the first, which nobody uses. Threads that call with the same handle at
+     * once take turns: the first to find the connection made takes it, and the next begins another.
      */
     Handles.SendComm connect(int dev, byte[] handle) throws NetException {
         if (handle == null || handle.length > NetPlugin.HANDLE_MAX_BYTES) {
@@ -65,19 +66,34 @@ final class PluginConnections {
                     + NetPlugin.HANDLE_MAX_BYTES + " bytes is required");
         }
         PendingConnect key = new PendingConnect(dev, ByteBuffer.wrap(handle.clone()));
-        RdmaEndpoint begun = pendingConnects.get(key);
-        RdmaEndpoint endpoint = begun != null ? begun : endpoint(devices.device(dev));
-        try {
-            SendComm comm = endpoint.connect(handle);
-            if (comm == null) {
-                pendingConnects.put(key, endpoint);
-                return null;
+        ConnectStep step = new ConnectStep();
+        // Atomic per handle: apart, two threads could each find no connect under way, each begin
+        // one, and the one whose entry was replaced would be left to the listener alone.
+        pendingConnects.compute(key, (k, begun) -> step.take(begun, dev, handle));
+        if (step.failure != null) {
+            throw step.failure;
+        }
+        return step.comm == null ? null : new OfiHandles.Send(plugin.opening(), step.comm, step.endpoint);
+    }
+
+    /** One call of {@link #connect}: what it returned, or why it failed. */
+    private final class ConnectStep {
+        SendComm comm;
+        RdmaEndpoint endpoint;
+        NetException failure;
+
+        /** Goes on with the connect {@code begun} (null: begins one); returns the endpoint to call again on. */
+        RdmaEndpoint take(RdmaEndpoint begun, int dev, byte[] handle) {
+            try {
+                endpoint = begun != null ? begun : endpoint(devices.device(dev));
+                comm = endpoint.connect(handle);
+                return comm == null ? endpoint : null;
+            } catch (NetException e) {
+                failure = e;
+            } catch (RdmaException e) {
+                failure = Errors.toNetException("connect", e);
             }
-            pendingConnects.remove(key, endpoint);
-            return new OfiHandles.Send(plugin.opening(), comm, endpoint);
-        } catch (RdmaException e) {
-            pendingConnects.remove(key, endpoint);
-            throw Errors.toNetException("connect", e);
+            return null;
         }
     }
 

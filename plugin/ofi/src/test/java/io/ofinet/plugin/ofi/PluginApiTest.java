@@ -21,6 +21,12 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -240,6 +246,70 @@ class PluginApiTest extends PluginFixture {
         for (long end = System.nanoTime() + 1_500_000_000L; System.nanoTime() - end < 0; Thread.sleep(10)) {
             assertNull(b.accept(listen), "no second connection waits to be accepted");
         }
+    }
+
+    /**
+     * Threads that connect with one handle at once: each gets a connection of its own, and the
+     * listener accepts exactly those. None that one thread began is left to the listener alone
+     * because another thread began one too. A listener for each round: a connection left behind
+     * in one round would otherwise be taken by the next round's connect with the same handle.
+     */
+    @Test
+    void threadsConnectingWithOneHandleAtOnceLeaveNoConnectionBehind() throws Exception {
+        int threads = 4;
+        int rounds = 25;
+        List<Handles.ListenComm> listens = new ArrayList<>();
+        for (int round = 0; round < rounds; round++) {
+            listens.add(b.listen(0));
+        }
+        Set<Handles.SendComm> sends = ConcurrentHashMap.newKeySet();
+        Queue<Throwable> thrown = new ConcurrentLinkedQueue<>();
+        CyclicBarrier together = new CyclicBarrier(threads);
+        long deadline = System.nanoTime() + TestTime.nanos(40_000);
+        List<Thread> connectors = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread connector = new Thread(() -> {
+                try {
+                    for (int round = 0; round < rounds; round++) {
+                        together.await(TestTime.nanos(30_000), TimeUnit.NANOSECONDS);
+                        Handles.SendComm send = null;
+                        while (send == null && System.nanoTime() - deadline < 0) {
+                            send = a.connect(0, listens.get(round).handle(), ConnectConfig.DEFAULT);
+                        }
+                        assertNotNull(send, "connected in time");
+                        sends.add(send);
+                    }
+                } catch (Throwable e) {
+                    thrown.add(e);
+                    together.reset();
+                }
+            }, "connector" + t);
+            connector.start();
+            connectors.add(connector);
+        }
+        int accepted = 0;
+        while (connectors.stream().anyMatch(Thread::isAlive) && System.nanoTime() - deadline < 0) {
+            accepted += acceptEach(listens);
+        }
+        for (Thread connector : connectors) {
+            connector.join();
+        }
+        assertTrue(thrown.isEmpty(), () -> "a connector threw: " + thrown);
+        // A connection begun on an idle endpoint completes as the watchdog steps it (every 200 ms).
+        for (long end = System.nanoTime() + 1_500_000_000L; System.nanoTime() - end < 0; ) {
+            accepted += acceptEach(listens);
+        }
+        assertEquals(threads * rounds, sends.size(), "each connect returned a communicator of its own");
+        assertEquals(threads * rounds, accepted, "the listeners accepted those connections, and no other");
+    }
+
+    /** Calls accept once on each of {@code listens}; returns how many returned a connection. */
+    private int acceptEach(List<Handles.ListenComm> listens) throws NetException {
+        int accepted = 0;
+        for (Handles.ListenComm listen : listens) {
+            accepted += b.accept(listen) == null ? 0 : 1;
+        }
+        return accepted;
     }
 
     @Test
