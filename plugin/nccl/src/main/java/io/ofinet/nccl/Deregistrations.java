@@ -18,7 +18,8 @@ import java.util.List;
  * peerTimeoutMs), so that nothing is written into or read from the memory once deregMr returns;
  * NCCL's close of it then succeeds at once. Where the memory is still in use after that, or the
  * communicator was left open, the plugin releases it once the requests using it have ended —
- * tried again after each completed or failed request and after each close.
+ * tried again as it is put in the list of those waiting, after each completed or failed request
+ * and after each close.
  */
 final class Deregistrations {
     private final NetPlugin plugin;
@@ -47,7 +48,16 @@ final class Deregistrations {
             pending.add(r);
             count = pending.size();
         }
-        log.info("deregMr: the memory is still used by outstanding requests; it is released once they end");
+        // A request that ended since the tries above found nothing waiting: tried once more now
+        // that it waits, so that the release does not wait for a later completion.
+        retry();
+        if (waiting(r)) {
+            log.info("deregMr: the memory is still used by outstanding requests; it is released once they end");
+        }
+    }
+
+    private synchronized boolean waiting(CommEntry.Registration r) {
+        return pending.contains(r);
     }
 
     /** Deregisters {@code r} unless something uses the memory; throws what is not "in use". */

@@ -25,6 +25,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.SynchronousQueue;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -273,19 +274,19 @@ class NcclDoorTest {
     @Test
     void memoryStillInUseOnceItsCommunicatorClosedIsReleasedWhenTheRequestsUsingItEnd() throws Exception {
         outstandingSend();
-        doThrow(inUse()).doThrow(inUse()).doNothing().when(plugin).deregMr(send, mr);
+        doThrow(inUse()).doThrow(inUse()).doThrow(inUse()).doNothing().when(plugin).deregMr(send, mr);
         assertEquals(0, door.deregMr(sendComm, mhandle));
         verify(plugin, times(1)).closeSend(send);
         assertEquals(1, door.live()[3], "a post under way on another thread, say, still uses it");
         assertEquals(0, door.close(recvComm, CommEntry.RECV), "a close tries it again");
         assertEquals(0, door.live()[3]);
-        verify(plugin, times(3)).deregMr(send, mr);
+        verify(plugin, times(4)).deregMr(send, mr);
     }
 
     /** Memory its own communicator has no request outstanding with is used by others: that one stays open. */
     @Test
     void memoryInUseWhileItsCommunicatorHasNothingOutstandingLeavesTheCommunicatorOpen() throws Exception {
-        doThrow(inUse()).doNothing().when(plugin).deregMr(send, mr);
+        doThrow(inUse()).doThrow(inUse()).doNothing().when(plugin).deregMr(send, mr);
         assertEquals(0, door.deregMr(sendComm, mhandle));
         verify(plugin, times(0)).closeSend(send);
         assertEquals(1, door.live()[3], "released once the requests using it end");
@@ -314,7 +315,7 @@ class NcclDoorTest {
         }, "proxy progress");
         progress.start();
         posted.await();
-        doThrow(inUse()).doNothing().when(plugin).deregMr(send, mr);
+        doThrow(inUse()).doThrow(inUse()).doNothing().when(plugin).deregMr(send, mr);
         assertEquals(0, door.deregMr(sendComm, mhandle));
         verify(plugin, times(0)).closeSend(send);
         assertTrue(warnings.get(0).contains("which thread \"proxy progress\" still drives"), warnings.toString());
@@ -323,6 +324,44 @@ class NcclDoorTest {
         progress.join();
         assertEquals(0, door.close(sendComm, CommEntry.SEND), "the close releases it");
         assertEquals(0, door.live()[3]);
+    }
+
+    /**
+     * The request using the memory ends while its deregMr decides what to do (here, as it logs that
+     * another thread drives the communicator): the completion finds no deregistration waiting yet,
+     * so the deregMr itself must try again once it has put its own in the list.
+     */
+    @Test
+    void memoryWhoseRequestEndsWhileItsDeregMrDecidesIsReleasedBeforeDeregMrReturns() throws Exception {
+        when(plugin.isend(send, 0x1000, 10, 0, mr)).thenReturn(request);
+        when(plugin.test(eq(request), any())).thenReturn(true);
+        SynchronousQueue<Long> toProgress = new SynchronousQueue<>();
+        SynchronousQueue<Integer> tested = new SynchronousQueue<>();
+        Thread progress = new Thread(() -> {
+            try {
+                tested.put(door.isend(sendComm, 0x1000, 10, 0, mhandle, at(40)));
+                tested.put(door.test(toProgress.take(), at(48), at(56)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "proxy progress");
+        progress.start();
+        assertEquals(0, tested.take(), "posted");
+        long req = get(40);
+        log.atWarn = () -> {
+            try {
+                toProgress.put(req);
+                assertEquals(0, tested.take(), "the request completes while deregMr logs");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        doThrow(inUse()).doNothing().when(plugin).deregMr(send, mr);
+        assertEquals(0, door.deregMr(sendComm, mhandle));
+        progress.join();
+        assertEquals(1, out.get(ValueLayout.JAVA_INT, 48), "done");
+        assertEquals(0, door.live()[3], "released before deregMr returned: no later completion tries it");
+        verify(plugin, times(2)).deregMr(send, mr);
     }
 
     @Test
@@ -402,9 +441,7 @@ class NcclDoorTest {
 
     @Test
     void aDeferredDeregistrationThatThrowsChangesNoOperationsResult() throws Exception {
-        doThrow(new NetException(NetResult.INVALID_USAGE,
-                "deregMr: the memory handle is used by 1 outstanding request"))
-                .doThrow(new IllegalStateException("bug")).when(plugin).deregMr(send, mr);
+        doThrow(inUse()).doThrow(inUse()).doThrow(new IllegalStateException("bug")).when(plugin).deregMr(send, mr);
         assertEquals(0, door.regMr(sendComm, 0x2000, 64, 1, at(200)));
         long other = get(200);
         assertEquals(0, door.deregMr(sendComm, mhandle));

@@ -7,10 +7,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class RecordingLog implements NcclDoor.Log {
     final List<String> warnings = new CopyOnWriteArrayList<>();
     final List<String> infos = new CopyOnWriteArrayList<>();
+    /** Runs at each WARN, after it is kept: what other threads do while the door logs. */
+    volatile Runnable atWarn = () -> { };
 
     @Override
     public void warn(String message) {
         warnings.add(message);
+        atWarn.run();
     }
 
     @Override
