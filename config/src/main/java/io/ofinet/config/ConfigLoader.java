@@ -33,11 +33,12 @@ public final class ConfigLoader {
     /**
      * {@code OFINET_*} variables that are not parameters but are read elsewhere: the layout, the
      * plugin's name, its logging switch, the JDK (of the bin/ scripts and of the NCCL library), the
-     * NCCL library's JVM options and AOT cache, and the bin/ scripts' benchmark provider.
+     * NCCL library's JVM options, AOT cache, warm-up and compiler threads' priority, and the bin/
+     * scripts' benchmark provider.
      */
     static final Set<String> OTHER_VARIABLES = Set.of(LAYOUT_ENV, "OFINET_PLUGIN", "OFINET_DEBUG",
             "OFINET_DEBUG_SUBSYS", "OFINET_JAVA_HOME", "OFINET_JVM_OPTIONS", "OFINET_AOT_CACHE",
-            "OFINET_BENCH_PROVIDER");
+            "OFINET_WARM_UP", "OFINET_JIT_NICE", "OFINET_BENCH_PROVIDER");
 
     /** {@code ofinet.*} system properties that are not parameters: the layout, the plugin's name, the data path. */
     static final Set<String> OTHER_PROPERTIES = Set.of(LAYOUT_PROPERTY, "ofinet.plugin", "ofinet.dataPath");
