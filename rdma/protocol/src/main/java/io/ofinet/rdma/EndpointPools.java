@@ -24,7 +24,10 @@ import java.util.List;
  * flush buffer the flush reads into. Registered for the endpoint's rails; owned by the endpoint.
  */
 final class EndpointPools implements ControlBuffers {
-    /** Control buffers per endpoint at most (4 KiB each, made as needed). */
+    /**
+     * Control buffers per endpoint at most (4 KiB each, made as needed), unless those kept posted
+     * and rdmaMaxPostedControlBuffers more need more.
+     */
     private static final int MAX_CONTROL_BUFFERS = 4096;
     private static final long FLUSH_BYTES = 64;
 
@@ -72,11 +75,15 @@ final class EndpointPools implements ControlBuffers {
         flushMr = register(flushBuffer, FLUSH_BYTES, Use.FLUSH_BUFFER);
         int minPosted = (int) (long) params.get(Parameters.RDMA_MIN_POSTED_CONTROL_BUFFERS);
         int maxPosted = (int) (long) params.get(Parameters.RDMA_MAX_POSTED_CONTROL_BUFFERS);
+        // Control rail 0 takes handshake messages and zero-byte messages (signals, errors); where announcements are sent
+        // rather than written, every control rail takes them.
+        int receivingRails = rails.noticeAfterWrite() ? controlRails : 1;
         controlBuffers = Freelist.<ControlRailBuffer>builder("control buffers",
                 (block, address) -> new ControlRailBuffer(this, block, address))
                 // Each outstanding receive holds one until its announcement is written: room for
-                // many communicators, so that peers that do not answer cannot starve the others.
-                .sizes(minPosted, minPosted, Math.max(maxPosted + minPosted, MAX_CONTROL_BUFFERS))
+                // many communicators, so that peers that do not answer cannot starve the others,
+                // beside those kept posted on every receiving rail.
+                .sizes(minPosted, minPosted, Math.max(receivingRails * minPosted + maxPosted, MAX_CONTROL_BUFFERS))
                 .nativeEntries(ControlRailBuffer.BYTES, 64, blockMemory())
                 .registered(registrar(Use.CONTROL_BUFFERS))
                 .hooks(buffer -> {
@@ -84,9 +91,6 @@ final class EndpointPools implements ControlBuffers {
                     engine.register(buffer.send);
                 }, buffer -> { })
                 .build();
-        // Control rail 0 takes handshake messages and zero-byte messages (signals, errors); where announcements are sent
-        // rather than written, every control rail takes them.
-        int receivingRails = rails.noticeAfterWrite() ? controlRails : 1;
         for (int rail = 0; rail < receivingRails; rail++) {
             for (int i = 0; i < minPosted; i++) {
                 controlBuffers.acquire().receive.postOn(rail);

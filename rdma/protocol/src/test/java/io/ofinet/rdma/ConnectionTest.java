@@ -213,6 +213,25 @@ class ConnectionTest {
                 + " (writeNotice must agree)", refused.getMessage());
     }
 
+    /**
+     * Where announcements come as messages every control rail keeps its posted receives: the
+     * endpoint's control buffers must hold them all and leave room for the handshake and the
+     * announcements (3 rails at 1,400 posted each: more than the endpoint's first bound, 4,096; 2
+     * at 2,100: every buffer of that bound posted, none left to send with).
+     */
+    @ParameterizedTest
+    @CsvSource({"3, 1400", "2, 2100"})
+    void controlBuffersPostedOnEveryControlRailLeaveRoomToConnect(int rails, int posted) throws Exception {
+        provider = MemProvider.builder().domains(rails).build();
+        String extra = "\"writeNotice\": \"message\", \"rdmaMinPostedControlBuffers\": " + posted
+                + ", \"rdmaMaxPostedControlBuffers\": " + posted;
+        RdmaEndpoint connector = device(rails, extra).openEndpoint();
+        RdmaEndpoint listener = device(rails, extra).openEndpoint();
+        ConnectedPair pair = establish(connector, listener, listener.listen());
+        assertNotNull(pair.send());
+        assertNotNull(pair.recv());
+    }
+
     @Test
     void railCountsThatDifferAreRefusedOnBothSides() throws Exception {
         provider = MemProvider.builder().domains(2).build();
