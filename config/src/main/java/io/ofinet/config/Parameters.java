@@ -17,9 +17,13 @@ public final class Parameters {
             "where registrations live: auto (endpoint scope when the provider requires"
                     + " FI_MR_ENDPOINT), domain, or endpoint");
 
-    /** Largest message sent eagerly, without waiting for the receiver's announcement. */
-    public static final Parameter<Long> EAGER_MAX_SIZE = Parameter.bytes("eagerMaxSize", 8192, 0,
-            "largest message sent eagerly, before the receiver's announcement arrives");
+    /**
+     * Largest message sent eagerly, without waiting for the receiver's announcement. At most 16
+     * MiB: an eager message's length travels in 32 bits, and each of the up to 65,536 eager
+     * buffers posted per data rail holds one.
+     */
+    public static final Parameter<Long> EAGER_MAX_SIZE = new Parameter<>("eagerMaxSize", ValueType.LONG, 8192L, "B",
+            0, 16L << 20, "largest message sent eagerly, before the receiver's announcement arrives");
 
     /**
      * How long a send larger than {@code eagerMaxSize} that finds no announcement waits at the

@@ -104,10 +104,23 @@ class LayoutValidationTest {
         rejects(device("\"" + name + "\": " + value), "test.json: devices[0]." + name + ": " + rule);
     }
 
+    /**
+     * An eager message's length travels in 32 bits, and every posted eager buffer holds one: an
+     * eager size within a large minStripeSize is still refused past 16 MiB, rather than wrapping on
+     * the wire or in the size of the buffers' memory.
+     */
+    @Test
+    void anEagerSizeBeyondWhatTheWireAndTheBuffersCarryIsRejected() {
+        rejects(device("\"minStripeSize\": 281474976710656, \"eagerMaxSize\": 281474976710640"),
+                "test.json: devices[0].eagerMaxSize: must be at most 16777216, found 281474976710640");
+        rejects(device("\"minStripeSize\": 33554432, \"eagerMaxSize\": 16777217"),
+                "test.json: devices[0].eagerMaxSize: must be at most 16777216, found 16777217");
+    }
+
     @Test
     void anIntegerBeyondALongIsRejectedNamingTheRange() {
-        rejects(device("\"eagerMaxSize\": 99999999999999999999999"),
-                "test.json: devices[0].eagerMaxSize: must be at most " + Long.MAX_VALUE
+        rejects(device("\"mrCacheMaxBytes\": 99999999999999999999999"),
+                "test.json: devices[0].mrCacheMaxBytes: must be at most " + Long.MAX_VALUE
                         + ", found 99999999999999999999999");
         rejects(device("\"cqReadCount\": -99999999999999999999999"),
                 "test.json: devices[0].cqReadCount: must be at least 1, found -99999999999999999999999");
