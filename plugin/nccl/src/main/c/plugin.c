@@ -67,6 +67,10 @@ static void forked_child(void) {
     atomic_store(&java_state, JAVA_FORKED);
 }
 
+int ofinet_forked(void) {
+    return atomic_load_explicit(&java_state, memory_order_relaxed) == JAVA_FORKED;
+}
+
 /*
  * A host that ends with exit() runs no JVM shutdown hook (nothing destroys the JVM): ofinet's
  * cleanup that needs no peer runs from here instead (the warm-up and the watchdog stopped, their

@@ -23,6 +23,14 @@ static int context_count;
 
 /* The shared context for connections of traffic class tc, made on first use. */
 static ncclResult_t shared_context(int tc, void **ctx) {
+    /*
+     * A forked child is refused by init at once: under the lock it could wait for ever (a thread of
+     * the parent held it across the JVM's start), or find the parent's context made already.
+     */
+    if (ofinet_forked()) {
+        *ctx = NULL;
+        return ofinet_init(ctx, 0, NULL, NULL, NULL);
+    }
     ncclResult_t result = ncclSuccess;
     pthread_mutex_lock(&contexts_lock);
     int i = 0;

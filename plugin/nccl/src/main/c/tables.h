@@ -26,6 +26,9 @@ ncclResult_t ofinet_close_send(void *sendComm);
 ncclResult_t ofinet_close_recv(void *recvComm);
 ncclResult_t ofinet_close_listen(void *listenComm);
 
+/* Whether this process was forked from the one ofinet's JVM runs in (whose threads it does not have). */
+int ofinet_forked(void);
+
 /* Makes logFunction the logger of ofinet's lines (when not NULL). */
 void ofinet_set_logger(ncclDebugLogger_t logFunction);
 

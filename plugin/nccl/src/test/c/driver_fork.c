@@ -1,14 +1,17 @@
 /*
  * nccl_driver fork: a host that forks while the library starts and once it runs. First the parent
  * forks while another of its threads is inside the first init, starting the JVM (held there by the
- * logger, which the start calls); then it listens and forks again. Each child calls devices() and init(), each
- * refused with ncclSystemError at once (the JVM's threads, and the lock its start holds, stayed in
- * the parent), and ends with exit(), which runs the library's cleanup at exit. The parent's
+ * logger, which the start calls); that init is the v10 table's, whose contexts are made under a
+ * lock of their own. Then the parent listens and forks again. Each child calls devices() and
+ * init() of the v12 table and init() of the v10 table, each refused with ncclSystemError at once
+ * (the JVM's threads, and the locks its start holds, stayed in the parent), and ends with exit(),
+ * which runs the library's cleanup at exit. The parent's
  * /dev/shm names are all still there (on shm; on tcp it has none), and the parent connects to its
  * listen communicator and moves a verified message.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,6 +42,9 @@ static int shm_names(pid_t pid) {
     return n;
 }
 
+/* The v10 table, whose init the first init is (NULL when it could not be found). */
+static ncclNet_v10_t *v10;
+
 /* The child: every call refused at once with ncclSystemError; exits through exit(). */
 static void child(ncclNet_v12_t *net) {
     alarm(CHILD_SECONDS);
@@ -46,6 +52,7 @@ static void child(ncclNet_v12_t *net) {
     void *ctx = NULL;
     int refused = net->devices(&ndev) == ncclSystemError && ndev == -1;
     refused &= net->init(&ctx, 2, comm_config(), driver_logger, NULL) == ncclSystemError;
+    refused &= v10->init(driver_logger, NULL) == ncclSystemError;
     printf("fork: child %d: %s\n", (int)getpid(), refused ? "calls refused" : "a call was not refused");
     fflush(stdout);
     exit(refused ? 0 : 1);
@@ -106,9 +113,13 @@ struct first_init {
     ncclResult_t result;
 };
 
+/* The first init, the v10 table's; then the v12 table's, for the context the parent goes on with. */
 static void *first_init(void *arg) {
     struct first_init *f = arg;
-    f->result = f->net->init(&f->ctx, 1, comm_config(), start_logger, NULL);
+    f->result = v10->init(start_logger, NULL);
+    if (f->result == ncclSuccess) {
+        f->result = f->net->init(&f->ctx, 1, comm_config(), driver_logger, NULL);
+    }
     set_start_state(START_FORKED); /* a start that never logged its line lets the main thread go on */
     return NULL;
 }
@@ -163,7 +174,10 @@ int run_fork(void) {
     void *ctx = NULL, *listen = NULL;
     unsigned char handle[NCCL_NET_HANDLE_MAXSIZE];
     ncclNet_v12_t *net = load_table();
-    ctx = net == NULL ? NULL : init_across_a_fork(net);
+    void *lib = net == NULL ? NULL : open_plugin();
+    v10 = lib == NULL ? NULL : dlsym(lib, "ncclNetPlugin_v10");
+    check(v10 != NULL, "dlsym ncclNetPlugin_v10");
+    ctx = v10 == NULL ? NULL : init_across_a_fork(net);
     if (ctx == NULL || net->listen(ctx, 0, handle, &listen) != ncclSuccess) {
         check(0, "listen");
         return 1;

@@ -371,8 +371,8 @@ class NcclDriverIT {
 
     /**
      * A host that forks while its first init creates the JVM, and once the library runs: each
-     * child's calls are refused at once with ncclSystemError (the JVM's threads, and the lock of its
-     * start, stayed in the parent) and its exit() leaves the parent's /dev/shm names, so that the
+     * child's calls are refused at once with ncclSystemError (the JVM's threads, and the locks its
+     * start holds, stayed in the parent) and its exit() leaves the parent's /dev/shm names, so that the
      * parent's endpoints stay reachable and it goes on moving data.
      */
     @ParameterizedTest
@@ -385,7 +385,7 @@ class NcclDriverIT {
             Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString()), Duration.ofSeconds(120), "fork");
             assertEquals(0, d.exitCode(), d.output());
             assertTrue(d.output().contains("this process was forked from the one ofinet's JVM runs in"), d.output());
-            assertTrue(d.output().contains("fork: 8 checks passed, 0 failed"), d.output());
+            assertTrue(d.output().contains("fork: 9 checks passed, 0 failed"), d.output());
             if (provider.equals("shm")) {
                 assertFalse(d.output().contains("parent's 0 /dev/shm names"), "shm endpoints have names:\n"
                         + d.output());
