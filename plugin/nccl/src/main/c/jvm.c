@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <jni.h>
 #include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -242,12 +243,55 @@ static ncclResult_t create_jvm(struct boot *b, JavaVM **vm, JNIEnv **env, int *o
     return ncclSuccess;
 }
 
+/* Called for each object loaded in the process: copies the path of the first libjvm.so into data (PATH_MAX bytes). */
+static int libjvm_path(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    static const char suffix[] = "/libjvm.so";
+    const char *name = info->dlpi_name;
+    size_t len = name == NULL ? 0 : strlen(name);
+    if (len < sizeof suffix - 1 || len >= PATH_MAX || strcmp(name + len - (sizeof suffix - 1), suffix) != 0) {
+        return 0;
+    }
+    memcpy(data, name, len + 1);
+    return 1;
+}
+
+/*
+ * The JVMs of the process's libjvm: the one whose symbols are global, else one a host loaded
+ * privately (RTLD_LOCAL, as Python's ctypes does), found among the loaded objects and looked up in
+ * itself. Its count goes to *n (0 when there is no libjvm).
+ */
+static void created_jvms(JavaVM **vm, jsize *n) {
+    *n = 0;
+    created_vms_fn created = (created_vms_fn)dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs");
+    if (created != NULL) {
+        if (created(vm, 1, n) != JNI_OK) {
+            *n = 0;
+        }
+        return;
+    }
+    char path[PATH_MAX];
+    /* Opened after the walk, which holds the loader's lock: RTLD_NOLOAD finds it loaded, or nothing. */
+    if (dl_iterate_phdr(libjvm_path, path) == 0) {
+        return;
+    }
+    void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    if (lib == NULL) {
+        return;
+    }
+    created = (created_vms_fn)dlsym(lib, "JNI_GetCreatedJavaVMs");
+    if (created == NULL || created(vm, 1, n) != JNI_OK) {
+        *n = 0;
+    }
+    dlclose(lib); /* RTLD_NOLOAD took a reference of its own; the host's keeps it loaded */
+}
+
 /* The JVM already in the process, attached to; or NULL in *vm when there is none. */
 static ncclResult_t existing_jvm(struct boot *b, JavaVM **vm, JNIEnv **env) {
     *vm = NULL;
-    created_vms_fn created = (created_vms_fn)dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs");
     jsize n = 0;
-    if (created == NULL || created(vm, 1, &n) != JNI_OK || n < 1) {
+    created_jvms(vm, &n);
+    if (n < 1) {
         *vm = NULL;
         return ncclSuccess;
     }

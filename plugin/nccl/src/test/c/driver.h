@@ -131,10 +131,14 @@ int connect_self(ncclNet_v12_t *net, void *ctx, void *handle, void *listen, void
 /* One message of size bytes from out over send into in (capacity bytes) over recv, both tested to done; whether it arrived intact. */
 int self_message(ncclNet_v12_t *net, void *send, void *recv, void *smr, void *rmr, const unsigned char *out,
                  unsigned char *in, size_t size, size_t capacity, int tag);
+/* A connection to listen's handle and one verified message of bytes over it, then all closed; whether it all succeeded. */
+int self_round_trip(ncclNet_v12_t *net, void *ctx, void *handle, void *listen, size_t bytes);
 /* NCCL's proxy threads, one per communicator's life (driver_proxies.c). */
 int run_proxies(int argc, char **argv);
 /* A host that forks once the library runs (driver_fork.c). */
 int run_fork(void);
+/* A host that runs a JVM of its own, from a libjvm it loaded privately (driver_host.c). */
+int run_host_jvm(void);
 
 #define MiB (1024u * 1024u)
 #define CANARY 64

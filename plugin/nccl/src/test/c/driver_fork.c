@@ -151,24 +151,6 @@ static void *init_across_a_fork(ncclNet_v12_t *net) {
     return f.result == ncclSuccess ? f.ctx : NULL;
 }
 
-/* A connection of the parent to itself on listen's handle, and one verified message over it. */
-static int connect_and_move(ncclNet_v12_t *net, void *ctx, unsigned char *handle, void *listen) {
-    static unsigned char out[FORK_BYTES], in[FORK_BYTES];
-    void *send = NULL, *recv = NULL, *smr = NULL, *rmr = NULL;
-    int ok = 0;
-    if (connect_self(net, ctx, handle, listen, &send, &recv) &&
-        net->regMr(send, out, FORK_BYTES, NCCL_PTR_HOST, &smr) == ncclSuccess &&
-        net->regMr(recv, in, FORK_BYTES, NCCL_PTR_HOST, &rmr) == ncclSuccess) {
-        fill_pattern(out, FORK_BYTES, 7);
-        ok = self_message(net, send, recv, smr, rmr, out, in, FORK_BYTES, FORK_BYTES, 7);
-    }
-    ok &= smr == NULL || net->deregMr(send, smr) == ncclSuccess;
-    ok &= rmr == NULL || net->deregMr(recv, rmr) == ncclSuccess;
-    ok &= send == NULL || net->closeSend(send) == ncclSuccess;
-    ok &= recv == NULL || net->closeRecv(recv) == ncclSuccess;
-    return ok;
-}
-
 int run_fork(void) {
     driver_side = "fork";
     void *ctx = NULL, *listen = NULL;
@@ -186,7 +168,7 @@ int run_fork(void) {
     child_refused(net, "once the library runs");
     check(names >= 0 && shm_names(getpid()) == names, "the parent's %d /dev/shm names are there after the child's"
           " exit", names);
-    check(connect_and_move(net, ctx, handle, listen), "the parent connects to itself and moves %d verified bytes",
+    check(self_round_trip(net, ctx, handle, listen, FORK_BYTES), "the parent connects to itself and moves %d verified bytes",
           FORK_BYTES);
     check(net->closeListen(listen) == ncclSuccess && net->finalize(ctx) == ncclSuccess, "closeListen and finalize");
     printf("fork: %d checks passed, %d failed\n", driver_passed, driver_failed);

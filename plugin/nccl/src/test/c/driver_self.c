@@ -1,8 +1,9 @@
 /*
- * A process's connection to itself through the table, as train, proxies and fork make it: the
- * table with a context, the connection, and a message over it.
+ * A process's connection to itself through the table, as train, proxies, fork and hostjvm make it:
+ * the table with a context, the connection, and a message over it.
  */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
 
 #include "driver.h"
@@ -48,4 +49,23 @@ int self_message(ncclNet_v12_t *net, void *send, void *recv, void *smr, void *rm
     return sreq != NULL && rreq != NULL && await_request(net, sreq, NULL, WAIT_SECONDS) == ncclSuccess &&
            await_request(net, rreq, &got, WAIT_SECONDS) == ncclSuccess && got == (int)size &&
            memcmp(out, in, size) == 0;
+}
+
+int self_round_trip(ncclNet_v12_t *net, void *ctx, void *handle, void *listen, size_t bytes) {
+    unsigned char *out = malloc(bytes), *in = malloc(bytes);
+    void *send = NULL, *recv = NULL, *smr = NULL, *rmr = NULL;
+    int ok = 0;
+    if (out != NULL && in != NULL && connect_self(net, ctx, handle, listen, &send, &recv) &&
+        net->regMr(send, out, bytes, NCCL_PTR_HOST, &smr) == ncclSuccess &&
+        net->regMr(recv, in, bytes, NCCL_PTR_HOST, &rmr) == ncclSuccess) {
+        fill_pattern(out, bytes, 7);
+        ok = self_message(net, send, recv, smr, rmr, out, in, bytes, bytes, 7);
+    }
+    ok &= smr == NULL || net->deregMr(send, smr) == ncclSuccess;
+    ok &= rmr == NULL || net->deregMr(recv, rmr) == ncclSuccess;
+    ok &= send == NULL || net->closeSend(send) == ncclSuccess;
+    ok &= recv == NULL || net->closeRecv(recv) == ncclSuccess;
+    free(out);
+    free(in);
+    return ok;
 }

@@ -22,6 +22,8 @@
  *                           moves a message, closes and ends; its endpoint closes (driver_proxies.c)
  * nccl_driver fork          a host that forks once the library runs: the child's calls refused, its
  *                           exit() leaves the parent's /dev/shm names (driver_fork.c)
+ * nccl_driver hostjvm       a host that runs a JVM of its own from a libjvm it loaded privately: the
+ *                           library runs in it (driver_host.c)
  * nccl_driver pair [--thread]
  *                           two processes (this one receives, a forked child sends) through the
  *                           table over the provider OFINET_LAYOUT names; with --thread each side
@@ -417,6 +419,9 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "fork") == 0) {
         return run_fork();
     }
+    if (argc >= 2 && strcmp(argv[1], "hostjvm") == 0) {
+        return run_host_jvm();
+    }
     if (argc >= 2 && strcmp(argv[1], "jitwatch") == 0) {
         return jit_watch_check();
     }
@@ -425,6 +430,6 @@ int main(int argc, char **argv) {
     }
     fprintf(stderr, "usage: %s layout | init | crossing | bench [latency|bandwidth|drained] [SIZE...] | pair [--thread] |"
             " startup [--cold N] [--tail N] [--bootstrap MS] [--hold SECONDS] | tags [SCENARIO...] | train [ROUNDS] |"
-            " proxies [ROUNDS] | fork | threads | kill | versions | reload | teardown | exit | jitwatch\n", argv[0]);
+            " proxies [ROUNDS] | fork | hostjvm | threads | kill | versions | reload | teardown | exit | jitwatch\n", argv[0]);
     return 2;
 }

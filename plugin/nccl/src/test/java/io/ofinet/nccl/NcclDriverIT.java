@@ -414,6 +414,21 @@ class NcclDriverIT {
     }
 
     /**
+     * A C host that runs a JVM of its own from a libjvm it loaded privately (RTLD_LOCAL, so that
+     * its symbols are not the process's): the library finds that JVM and runs in it rather than
+     * try to create a second one, which that libjvm refuses.
+     */
+    @Test
+    void aHostsJvmFromAPrivatelyLoadedLibjvmIsTheOneTheLibraryRunsIn(@TempDir Path dir) throws Exception {
+        Path layout = Driver.layout(dir, "tcp");
+        Driver d = Driver.run(dir, Map.of("OFINET_LAYOUT", layout.toString(), "OFINET_JAVA_HOME",
+                System.getProperty("java.home")), Duration.ofSeconds(120), "hostjvm");
+        assertEquals(0, d.exitCode(), d.output());
+        assertTrue(d.output().contains("attached to the JVM already running"), d.output());
+        assertTrue(d.output().contains("hostjvm: 7 checks passed, 0 failed"), d.output());
+    }
+
+    /**
      * A host that is itself a JVM loads the library through FFM, without ofinet on its class path:
      * the library attaches to that JVM and loads ofinet through its own class loader.
      */
