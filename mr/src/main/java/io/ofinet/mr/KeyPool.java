@@ -1,7 +1,10 @@
 package io.ofinet.mr;
 
 import java.util.Map;
+import java.util.NavigableSet;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Hands out the MR keys ofinet requests from a domain.
@@ -9,13 +12,17 @@ import java.util.TreeMap;
  * <p>No provider in Debian's libfabric returns FI_MR_PROV_KEY, so the application chooses every
  * key, and a key already used in the domain fails the registration with {@code -FI_ENOKEY}. One
  * pool per domain hands out keys in rotation: the lowest free key after the one handed out last,
- * wrapping to 0 at the end of the key space. A returned key therefore comes back only after every
- * other key has been used: a peer's write still on its way with the key of a buffer deregistered
+ * wrapping to 0 at the end of the key space. A returned key comes back only once the rotation has
+ * gone round to it: a peer's write still on its way with the key of a buffer deregistered
  * meanwhile fails instead of landing in the buffer registered next (providers without
  * FI_MR_VIRT_ADDR, tcp;ofi_rxm among them, address by offset, so the old offset would fit the new
- * buffer). The key space is 2^(8 * min(configured key size, provider's {@code mr_key_size}))
- * keys. Keys in use are kept as coalesced ranges, so memory grows with the fragmentation of keys
- * in use, never with the size of the key space.
+ * buffer). A key held while the rotation went round may be returned just ahead of it: one less
+ * than half the key space ahead is held back, counted as returned, until the rotation has passed
+ * it, so that it comes back a round later. Only when every other key is in use does a key held
+ * back go early. The key
+ * space is 2^(8 * min(configured key size, provider's {@code mr_key_size})) keys. Keys in use are
+ * kept as coalesced ranges, so memory grows with the fragmentation of keys in use, and with the
+ * keys held back, never with the size of the key space.
  *
  * <p>Thread-safe: registrations come from any thread.
  */
@@ -24,6 +31,11 @@ public final class KeyPool {
     /** Keys in use as ranges: start -> end (exclusive); ranges never touch. */
     private final TreeMap<Long, Long> inUse = new TreeMap<>();
     private long inUseCount;
+    /**
+     * Keys returned within half the key space ahead of the rotation: still in {@link #inUse}, so
+     * that the search passes them over, until the rotation has passed them.
+     */
+    private final NavigableSet<Long> heldBack = new TreeSet<>();
     /** Where the search for the next key starts. */
     private long next;
 
@@ -65,6 +77,12 @@ public final class KeyPool {
         if (key < 0) {
             key = lowestFreeFrom(0);
         }
+        if (key < 0 && !heldBack.isEmpty()) {
+            // Every other key is in use: of those held back, the first the rotation would pass goes.
+            Long first = heldBack.ceiling(next);
+            key = first != null ? first : heldBack.first();
+            release(key);
+        }
         if (key < 0) {
             throw new MrException("MR key pool exhausted: all " + capacity + " keys of the"
                     + " domain are in use (key size " + (Long.numberOfTrailingZeros(capacity) / 8)
@@ -75,8 +93,35 @@ public final class KeyPool {
         Map.Entry<Long, Long> left = inUse.lowerEntry(key);
         inUse.put(left != null && left.getValue() == key ? left.getKey() : key, end);
         inUseCount++;
+        long from = next;
         next = key + 1 < capacity ? key + 1 : 0;
+        releasePassed(from, next);
         return key;
+    }
+
+    /** Releases the keys held back that the rotation passed going from {@code from} to {@code to}. */
+    private void releasePassed(long from, long to) {
+        if (heldBack.isEmpty()) {
+            return;
+        }
+        if (from < to) {
+            releaseAll(heldBack.subSet(from, to));
+        } else {
+            releaseAll(heldBack.tailSet(from));
+            releaseAll(heldBack.headSet(to));
+        }
+    }
+
+    private void releaseAll(SortedSet<Long> keys) {
+        for (Long key : keys.toArray(new Long[0])) {
+            release(key);
+        }
+    }
+
+    /** Takes a key held back out of {@link #inUse}: free now. */
+    private void release(long key) {
+        heldBack.remove(key);
+        removeFromRanges(key);
     }
 
     /** The lowest free key at or above {@code from}, or -1. */
@@ -98,9 +143,22 @@ public final class KeyPool {
                     + (capacity - 1));
         }
         Map.Entry<Long, Long> range = inUse.floorEntry(key);
-        if (range == null || key >= range.getValue()) {
+        if (range == null || key >= range.getValue() || heldBack.contains(key)) {
             throw new IllegalArgumentException("MR key " + key + " is not in use (freed twice?)");
         }
+        inUseCount--;
+        // The rotation reaches a key less than half the key space ahead of it soon: held back
+        // until it has passed, it comes back a whole round later.
+        long ahead = key >= next ? key - next : capacity - next + key;
+        if (ahead < capacity / 2) {
+            heldBack.add(key);
+            return;
+        }
+        removeFromRanges(key);
+    }
+
+    private void removeFromRanges(long key) {
+        Map.Entry<Long, Long> range = inUse.floorEntry(key);
         long start = range.getKey();
         long end = range.getValue();
         inUse.remove(start);
@@ -110,11 +168,15 @@ public final class KeyPool {
         if (key + 1 < end) {
             inUse.put(key + 1, end);
         }
-        inUseCount--;
     }
 
-    /** Number of ranges the keys in use form; memory use is proportional to it. */
+    /** Number of ranges the keys in use and held back form; memory use is proportional to it. */
     synchronized int ranges() {
         return inUse.size();
+    }
+
+    /** Number of keys returned and held back until the rotation has passed them. */
+    synchronized int heldBack() {
+        return heldBack.size();
     }
 }
