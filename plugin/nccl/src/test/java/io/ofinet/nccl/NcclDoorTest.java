@@ -1,6 +1,7 @@
 package io.ofinet.nccl;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.ArgumentMatchers.any;
@@ -13,6 +14,7 @@ import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
+import io.ofinet.fabric.testing.TestTime;
 import io.ofinet.plugin.ConnectConfig;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.MemoryType;
@@ -26,9 +28,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The door's logic and failure paths over a mocked plugin, with C memory from an arena. */
 class NcclDoorTest {
@@ -332,36 +336,53 @@ class NcclDoorTest {
      * so the deregMr itself must try again once it has put its own in the list.
      */
     @Test
+    @Timeout(60)
     void memoryWhoseRequestEndsWhileItsDeregMrDecidesIsReleasedBeforeDeregMrReturns() throws Exception {
         when(plugin.isend(send, 0x1000, 10, 0, mr)).thenReturn(request);
         when(plugin.test(eq(request), any())).thenReturn(true);
         SynchronousQueue<Long> toProgress = new SynchronousQueue<>();
         SynchronousQueue<Integer> tested = new SynchronousQueue<>();
+        long waitMs = TestTime.ms(10_000);
         Thread progress = new Thread(() -> {
             try {
-                tested.put(door.isend(sendComm, 0x1000, 10, 0, mhandle, at(40)));
-                tested.put(door.test(toProgress.take(), at(48), at(56)));
+                handOver(tested, door.isend(sendComm, 0x1000, 10, 0, mhandle, at(40)), waitMs);
+                Long req = toProgress.poll(waitMs, TimeUnit.MILLISECONDS);
+                if (req != null) {
+                    handOver(tested, door.test(req, at(48), at(56)), waitMs);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }, "proxy progress");
+        progress.setDaemon(true);
         progress.start();
-        assertEquals(0, tested.take(), "posted");
+        assertEquals(0, tested.poll(waitMs, TimeUnit.MILLISECONDS), "posted");
         long req = get(40);
+        Integer[] testedWhileLogging = new Integer[1];
         log.atWarn = () -> {
             try {
-                toProgress.put(req);
-                assertEquals(0, tested.take(), "the request completes while deregMr logs");
+                if (toProgress.offer(req, waitMs, TimeUnit.MILLISECONDS)) {
+                    testedWhileLogging[0] = tested.poll(waitMs, TimeUnit.MILLISECONDS);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         };
         doThrow(inUse()).doNothing().when(plugin).deregMr(send, mr);
         assertEquals(0, door.deregMr(sendComm, mhandle));
-        progress.join();
+        assertEquals(0, testedWhileLogging[0], "the request completes while deregMr logs");
+        progress.join(waitMs);
+        assertFalse(progress.isAlive(), "the progress thread ended");
         assertEquals(1, out.get(ValueLayout.JAVA_INT, 48), "done");
         assertEquals(0, door.live()[3], "released before deregMr returned: no later completion tries it");
         verify(plugin, times(2)).deregMr(send, mr);
+    }
+
+    private static void handOver(SynchronousQueue<Integer> queue, int value, long waitMs)
+            throws InterruptedException {
+        if (!queue.offer(value, waitMs, TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("nobody took " + value + " within " + waitMs + " ms");
+        }
     }
 
     @Test
