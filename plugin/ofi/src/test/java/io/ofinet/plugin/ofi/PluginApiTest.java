@@ -292,11 +292,16 @@ class PluginApiTest extends PluginFixture {
             accepted += acceptEach(listens);
         }
         for (Thread connector : connectors) {
-            connector.join();
+            connector.join(TestTime.ms(40_000));
         }
         assertTrue(thrown.isEmpty(), () -> "a connector threw: " + thrown);
-        // A connection begun on an idle endpoint completes as the watchdog steps it (every 200 ms).
-        for (long end = System.nanoTime() + 1_500_000_000L; System.nanoTime() - end < 0; ) {
+        // A connection begun on an idle endpoint completes as the watchdog steps it (every 200 ms):
+        // accept until each connect's own is in, then a few watchdog steps more for any left behind.
+        long end = System.nanoTime() + TestTime.nanos(40_000);
+        while (accepted < threads * rounds && System.nanoTime() - end < 0) {
+            accepted += acceptEach(listens);
+        }
+        for (long extra = System.nanoTime() + TestTime.nanos(1_000); System.nanoTime() - extra < 0; ) {
             accepted += acceptEach(listens);
         }
         assertEquals(threads * rounds, sends.size(), "each connect returned a communicator of its own");
