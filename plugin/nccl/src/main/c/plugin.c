@@ -67,9 +67,6 @@ static void forked_child(void) {
     atomic_store(&java_state, JAVA_FORKED);
 }
 
-int ofinet_forked(void) {
-    return atomic_load_explicit(&java_state, memory_order_relaxed) == JAVA_FORKED;
-}
 
 /*
  * A host that ends with exit() runs no JVM shutdown hook (nothing destroys the JVM): ofinet's
@@ -90,6 +87,12 @@ static void register_exit_hook(void) {
     if (pthread_atfork(NULL, NULL, forked_child) != 0) {
         OFINET_WARN("init: cannot register ofinet's handler of fork(); a forked child's calls would wait for ever");
     }
+}
+
+int ofinet_forked(void) {
+    /* Watching fork() from here on: a lock the caller takes next is then never held in a child unseen. */
+    pthread_once(&exit_hook_once, register_exit_hook);
+    return atomic_load_explicit(&java_state, memory_order_relaxed) == JAVA_FORKED;
 }
 
 static atomic_int gone_warned;

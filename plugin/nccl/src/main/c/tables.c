@@ -25,7 +25,8 @@ static int context_count;
 static ncclResult_t shared_context(int tc, void **ctx) {
     /*
      * A forked child is refused by init at once: under the lock it could wait for ever (a thread of
-     * the parent held it across the JVM's start), or find the parent's context made already.
+     * the parent held it across the JVM's start), or find the parent's context made already. The
+     * check registers the fork handler before the lock is first taken.
      */
     if (ofinet_forked()) {
         *ctx = NULL;

@@ -26,7 +26,10 @@ ncclResult_t ofinet_close_send(void *sendComm);
 ncclResult_t ofinet_close_recv(void *recvComm);
 ncclResult_t ofinet_close_listen(void *listenComm);
 
-/* Whether this process was forked from the one ofinet's JVM runs in (whose threads it does not have). */
+/*
+ * Whether this process was forked from the one ofinet's JVM runs in (whose threads it does not have);
+ * from the first call on, a fork() is noticed in the child.
+ */
 int ofinet_forked(void);
 
 /* Makes logFunction the logger of ofinet's lines (when not NULL). */
