@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,7 +20,6 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 class OverrideTest {
@@ -166,18 +168,26 @@ class OverrideTest {
     void everyVariableTheCodeReadsIsKnownToTheLoader() throws IOException {
         Pattern named = Pattern.compile("\"(OFINET_[A-Z0-9_]+)\"");
         Set<String> found = new TreeSet<>();
-        try (Stream<Path> files = Files.walk(Path.of(".."))) {
-            for (Path file : (Iterable<Path>) files::iterator) {
+        Files.walkFileTree(Path.of(".."), new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                String name = String.valueOf(dir.getFileName());
+                return name.equals("target") || name.startsWith(".") && !name.equals("..")
+                        ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
                 String path = file.toString();
-                if (path.contains("/src/main/") && (path.endsWith(".java") || path.endsWith(".c") || path.endsWith(".h"))
-                        && !path.contains("/target/")) {
+                if (path.contains("/src/main/") && (path.endsWith(".java") || path.endsWith(".c") || path.endsWith(".h"))) {
                     Matcher m = named.matcher(Files.readString(file));
                     while (m.find()) {
                         found.add(m.group(1));
                     }
                 }
+                return FileVisitResult.CONTINUE;
             }
-        }
+        });
         assertTrue(found.containsAll(List.of("OFINET_LAYOUT", "OFINET_JVM_OPTIONS", "OFINET_WARM_UP")),
                 () -> "the scan finds the variables the code reads: " + found);
         Set<String> parameters = Parameters.ALL.stream().map(Parameter::envName).collect(Collectors.toSet());
