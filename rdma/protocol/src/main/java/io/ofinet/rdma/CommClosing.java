@@ -166,11 +166,14 @@ final class CommClosing {
      * the JVM ends.
      */
     void closeRecv(RecvComm comm) {
-        closeRecv(comm, System.nanoTime() + peerTimeoutNanos);
+        closeRecv(comm, System.nanoTime() + peerTimeoutNanos, new CancelDeadline(peerTimeoutNanos));
     }
 
-    /** {@link #closeRecv(RecvComm)} within {@code deadline} (System.nanoTime). */
-    void closeRecv(RecvComm comm, long deadline) {
+    /**
+     * {@link #closeRecv(RecvComm)} waiting for the sender within {@code deadline} (System.nanoTime)
+     * and for the answers to its cancels within {@code cancels}.
+     */
+    void closeRecv(RecvComm comm, long deadline, CancelDeadline cancels) {
         int[] told = new int[1];
         endpoint.lock();
         try {
@@ -186,7 +189,7 @@ final class CommClosing {
             progressWhile(() -> !comm.isClosed() && !comm.senderWritesEnded() && comm.liveness().dead() == null,
                     deadline);
         }
-        awaitCancels(comm);
+        awaitCancels(comm, cancels);
         endpoint.lock();
         try {
             discard(comm);
@@ -197,10 +200,10 @@ final class CommClosing {
 
     /**
      * Cancels the tagged receives still posted into the application's buffers and waits until the
-     * provider has answered each (it may write into them until then), for {@code peerTimeoutMs}
-     * of its own: not what the wait for a silent sender left. No answer by then is warned of.
+     * provider has answered each (it may write into them until then), within {@code cancels}: not
+     * what the wait for a silent sender left. No answer by then is warned of.
      */
-    private void awaitCancels(RecvComm comm) {
+    private void awaitCancels(RecvComm comm, CancelDeadline cancels) {
         endpoint.lock();
         try {
             if (endpoint.isClosed() || comm.isClosed() || !comm.cancelTagged()) {
@@ -209,7 +212,7 @@ final class CommClosing {
         } finally {
             endpoint.unlock();
         }
-        progressWhile(() -> !comm.isClosed() && comm.cancelTagged(), System.nanoTime() + peerTimeoutNanos);
+        progressWhile(() -> !comm.isClosed() && comm.cancelTagged(), cancels.get());
         endpoint.lock();
         try {
             if (!endpoint.isClosed() && !comm.isClosed() && comm.cancelTagged() && !Shutdown.inProgress()) {

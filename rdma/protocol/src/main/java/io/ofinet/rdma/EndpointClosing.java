@@ -12,8 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How an endpoint closes: its communicators first, each as {@link CommClosing} closes it and all
- * within one {@code peerTimeoutMs}, then (holding the endpoint) its pools' registrations, what the
+ * How an endpoint closes: its communicators first, each as {@link CommClosing} closes it, all
+ * waiting for their peers within one {@code peerTimeoutMs} (and for the answers to cancels within
+ * one more), then (holding the endpoint) its pools' registrations, what the
  * application left registered for its rails, the rails, and the pools' memory. Also what an
  * endpoint that fails to open closes of itself.
  */
@@ -141,7 +142,8 @@ final class EndpointClosing {
      * communicators (each draining as {@link CommClosing#closeSend} does), then the receive
      * communicators (each telling its sender and waiting as {@link CommClosing#closeRecv} does), so
      * that no peer writes into this endpoint's buffers once its registrations go. All of them wait
-     * within one {@code peerTimeoutMs}.
+     * for their peers within one {@code peerTimeoutMs}, and the receive communicators for the
+     * provider's answers to their cancels within one more.
      *
      * @return what failed, or null
      */
@@ -171,8 +173,9 @@ final class EndpointClosing {
                 failure = Device.add(failure, e);
             }
         }
+        CancelDeadline cancels = new CancelDeadline(peerTimeoutNanos);
         for (RecvComm comm : recvs) {
-            closing.closeRecv(comm, deadline);
+            closing.closeRecv(comm, deadline, cancels);
         }
         return failure;
     }

@@ -432,4 +432,32 @@ class TaggedDataTest extends TwoHostFixture {
             holder.join();
         }
     }
+
+    /**
+     * An endpoint closed with several receive communicators whose tagged receives the provider does
+     * not answer the cancels of (each matched mid-message) waits for those answers within one
+     * {@code peerTimeoutMs} for them all, as it waits for their senders: a close of N such
+     * communicators took N of them.
+     */
+    @Test
+    void anEndpointsCloseWaitsForUnansweredCancelsOnceForAllItsReceiveCommunicators() throws Exception {
+        long peerTimeoutMs = TestTime.ms(1000);
+        connect(MemProvider.builder().domains(1).build(), 1, ", \"peerTimeoutMs\": " + peerTimeoutMs);
+        int comms = 4;
+        ListenComm listen = b.listen();
+        for (int i = 0; i < comms; i++) {
+            ConnectedPair pair = i == 0 ? new ConnectedPair(send, recv) : ConnectionTest.establish(a, b, listen);
+            transfer(pair.send(), pair.recv(), 100, 100, 7);
+            HostBuffer dst = buffer(65536);
+            assertNotNull(pair.recv().irecv(1, new long[] {dst.address}, new long[] {65536}, new int[] {1},
+                    new MrHandle[] {register(b, deviceB, dst)}));
+        }
+        announcementsArrive();
+        provider.faults().holdCancels(b.railSet.dataEndpoint(0), comms, TimeUnit.DAYS.toNanos(1));
+        long start = System.nanoTime();
+        b.close(); // the senders are not driven meanwhile: they stay silent too
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(tookMs < 3 * peerTimeoutMs, comms + " communicators' closes took " + tookMs
+                + " ms: one peerTimeoutMs (" + peerTimeoutMs + " ms) for the senders, one for the cancels");
+    }
 }
