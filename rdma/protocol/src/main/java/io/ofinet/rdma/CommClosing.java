@@ -122,9 +122,15 @@ final class CommClosing {
                 return false;
             }
             // Drained, out of time, or a progress step failed: the close goes on without waiting,
-            // and the receiver is told.
+            // and the receiver is told; where every operation is in flight, once one ends.
             if (live) {
-                comm.sendClosedSignal();
+                if (!comm.sendClosedSignal()) {
+                    if (mayWait(deadline) && progressed(failed)) {
+                        return false;
+                    }
+                    LOG.log(Level.WARNING, "closing send communicator {0}: no operation came free in time to"
+                            + " tell the receiver that it closed", comm.id());
+                }
                 progressed(failed);
             }
             comm.markClosed();

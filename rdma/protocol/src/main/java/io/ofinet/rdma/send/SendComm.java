@@ -298,21 +298,21 @@ public final class SendComm extends Communicator<SendRequest> {
         sequencer.progress(writes);
     }
 
-    /**
-     * Whether a queued send waits for something the control rails bring: its announcement, or credits.
-     */
+    /** Whether a queued send waits for something the control rails bring: its announcement, or credits. */
     public boolean awaitsAnnouncement() {
         return sequencer.awaitsAnnouncement();
     }
 
-    /** Tells the receiver that this side writes no more (once), when its writes completed. */
-    public void sendClosedSignal() {
-        if (closedSignalSent || connection == null) {
-            return;
+    /**
+     * Tells the receiver that this side writes no more (once), when its writes completed, and how
+     * much it sent that the receiver counts (once all has arrived, the receiver fails the receives
+     * nothing came for); false while no operation is free to tell it (it is told at a later call).
+     */
+    public boolean sendClosedSignal() {
+        if (!closedSignalSent && connection != null) {
+            closedSignalSent = writes.closed();
         }
-        // Names how much this side sent that the receiver counts: once all has arrived, the
-        // receiver fails the receives nothing came for.
-        closedSignalSent = writes.closed();
+        return closedSignalSent || connection == null;
     }
 
     /** Fails every queued send; used when the communicator closes or its peer is gone. */
