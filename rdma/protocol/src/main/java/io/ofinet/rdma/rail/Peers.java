@@ -26,7 +26,9 @@ import java.util.Map;
  * for every entry of the same address: one entry per address is right for both shm and rxm (which
  * counts references itself). On shm a peer that is still alive keeps its entry: after a remove and
  * a new insert of the same peer, shm names the old entry as the source of what that peer sends
- * (measured: ManyPeersIT), so an entry goes only once its process has ended.
+ * (measured: ManyPeersIT), so an entry goes only once its process has ended or its endpoint has
+ * closed (its region gone from {@code /dev/shm}: {@link AddressVector#unreachable}), looked at
+ * once every {@link #RECHECK_NANOS}.
  */
 public final class Peers {
     /**
@@ -42,6 +44,8 @@ public final class Peers {
      * of tearing it down and making it again.
      */
     public static final long RETIRED_KEPT_NANOS = 2_000_000_000L;
+    /** How often a retired entry kept for a live peer (shm) is looked at again. */
+    static final long RECHECK_NANOS = 1_000_000_000L;
 
     private final RailSet rails;
     private final List<AddressVector> avs;
@@ -62,6 +66,8 @@ public final class Peers {
         final AddressKey key;
         int users;
         long retiredNanos;
+        /** When a retired entry kept for its peer is next looked at. */
+        long recheckNanos;
         /** In {@link #retired}: at most once. */
         boolean listed;
         /** The peer's process, when a connection named it: on shm an entry goes only once it ended. */
@@ -151,6 +157,7 @@ public final class Peers {
         Entry entry = entriesByHandle.get(rail).get(fiAddr);
         if (entry != null && entry.users > 0 && --entry.users == 0) {
             entry.retiredNanos = System.nanoTime();
+            entry.recheckNanos = entry.retiredNanos;
             if (!entry.listed) {
                 entry.listed = true;
                 retired.add(entry);
@@ -174,8 +181,7 @@ public final class Peers {
             PeerQueue queue = byRail.get(entry.rail).get(entry.fiAddr);
             if (now - entry.retiredNanos < RETIRED_KEPT_NANOS
                     || queue != null && (queue.inFlight() > 0 || queue.pending() > 0)
-                    || !rails.removesLivePeers(entry.rail) && (entry.process == null
-                            || ProcessCheck.ended(entry.process) == null)) {
+                    || !rails.removesLivePeers(entry.rail) && keptForItsPeer(entry, now)) {
                 continue;
             }
             retired.remove(i);
@@ -191,6 +197,20 @@ public final class Peers {
                         railName(entry.rail), e.getMessage());
             }
         }
+    }
+
+    /**
+     * Whether an entry of a rail that keeps live peers' entries (shm) stays: its peer's process
+     * lives (or is not known) and its endpoint's region is still there; asked of the provider and
+     * {@code /proc} once every {@link #RECHECK_NANOS}.
+     */
+    private boolean keptForItsPeer(Entry entry, long now) {
+        if (now - entry.recheckNanos < 0) {
+            return true;
+        }
+        entry.recheckNanos = now + RECHECK_NANOS;
+        return (entry.process == null || ProcessCheck.ended(entry.process) == null)
+                && avs.get(entry.rail).unreachable(entry.fiAddr) == null;
     }
 
     /** The rails whose address vectors these are. */
