@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ofinet.fabric.FiErrno;
+import io.ofinet.fabric.mem.MemFaults;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.Request;
@@ -14,6 +16,7 @@ import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendRequest;
+import io.ofinet.rdma.wire.Limits;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -69,6 +72,43 @@ class CreditReturnTest extends PeerFixture {
             assertFalse(large.test(null), "the send is answered only once the refusal goes out");
         }
         giveBack(b, taken);
+        RdmaException sent = assertThrows(RdmaException.class, () -> complete(large, large));
+        assertEquals(ErrorCategory.INVALID_USAGE, sent.category(), sent.getMessage());
+        smallTransfer();
+    }
+
+    /**
+     * Credit signals the provider fails, as rxm fails what a connection reset between two live peers
+     * carried ({@code FI_ECANCELED}), are owed again and go at the receiver's next look: each lost
+     * batch shrank the sender's window for good, and two left it waiting for ever.
+     */
+    @Test
+    void creditsWhoseSignalsFailedAreReturnedAgain() throws Exception {
+        open("\"peerTimeoutMs\": 60000");
+        provider.faults().failNextCompletions(b.railSet.controlEndpoint(0), MemFaults.Ops.SENDS, 2,
+                FiErrno.FI_ECANCELED);
+        for (int i = 0; i < 4 * Limits.CREDITS; i++) {
+            RecvRequest r = smallReceive();
+            SendRequest s = send.isend(src.address + i, 10, 5, srcMr);
+            assertNotNull(r);
+            assertNotNull(s);
+            complete(r, s);
+        }
+    }
+
+    /**
+     * A refusal whose signal the provider fails goes again: the send it refuses waited for an answer
+     * until the receiver fell silent.
+     */
+    @Test
+    void aRefusalWhoseSignalFailedGoesAgain() throws Exception {
+        open("\"peerTimeoutMs\": 60000, \"rtsDelayUs\": 0");
+        provider.faults().failNextCompletions(b.railSet.controlEndpoint(0), MemFaults.Ops.SENDS, 1,
+                FiErrno.FI_ECANCELED);
+        RecvRequest small = smallReceive();
+        SendRequest large = send.isend(src.address, 64 * 1024, 5, srcMr);
+        RdmaException received = assertThrows(RdmaException.class, () -> complete(small, large));
+        assertTrue(received.getMessage().contains("did not fit"), received.getMessage());
         RdmaException sent = assertThrows(RdmaException.class, () -> complete(large, large));
         assertEquals(ErrorCategory.INVALID_USAGE, sent.category(), sent.getMessage());
         smallTransfer();

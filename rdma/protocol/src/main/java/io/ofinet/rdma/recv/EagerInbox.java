@@ -49,6 +49,27 @@ public final class EagerInbox {
      */
     private final int[] refusalsOwed = new int[Limits.CREDITS];
     private int refusalsOwedCount;
+    /**
+     * Owns the credit and refusal signals: one the provider fails (rxm fails what a connection
+     * reset between two live peers carried, and connects again at the next post) is owed again,
+     * and goes with the next return or the communicator's next look at its stalls. A lost batch of
+     * credits shrank the sender's window for good; a lost refusal left its send waiting.
+     */
+    private final RmaOp.Owner signals = new RmaOp.Owner() {
+        @Override
+        public void opDone(RmaOp op) {
+        }
+
+        @Override
+        public void opFailed(RmaOp op, RdmaException cause) {
+            int word = (int) op.data;
+            if (Immediate.signal(word) == Signal.CREDITS_TO_SENDER) {
+                creditsDue += Immediate.seq(word);
+            } else if (refusalsOwedCount < refusalsOwed.length) {
+                refusalsOwed[refusalsOwedCount++] = Immediate.seq(word);
+            }
+        }
+    };
 
     public EagerInbox(RecvComm comm, CommParts parts) {
         this.comm = comm;
@@ -247,7 +268,7 @@ public final class EagerInbox {
             return false;
         }
         comm.connection().sendImmediate(op, "refusal to the sender", Immediate.signal(
-                Signal.TRUNCATED_TO_SENDER, comm.connection().peerCommId(), seq), RmaOp.NO_OWNER);
+                Signal.TRUNCATED_TO_SENDER, comm.connection().peerCommId(), seq), signals);
         return true;
     }
 
@@ -289,7 +310,7 @@ public final class EagerInbox {
         }
         int credits = Math.min(creditsDue, Limits.CREDITS);
         comm.connection().sendImmediate(op, "credits to the sender", Immediate.signal(
-                Signal.CREDITS_TO_SENDER, comm.connection().peerCommId(), credits), RmaOp.NO_OWNER);
+                Signal.CREDITS_TO_SENDER, comm.connection().peerCommId(), credits), signals);
         creditsDue -= credits;
     }
 
