@@ -30,6 +30,7 @@ final class CommClosing {
     private final Handshake handshake;
     private final SlowDuties duties;
     private final long peerTimeoutNanos;
+    private final SendClosing sends;
 
     CommClosing(RdmaEndpoint endpoint, EndpointPools pools, CommTable comms, Handshake handshake, SlowDuties duties,
             long peerTimeoutMs) {
@@ -39,10 +40,11 @@ final class CommClosing {
         this.handshake = handshake;
         this.duties = duties;
         this.peerTimeoutNanos = peerTimeoutMs * 1_000_000L;
+        this.sends = new SendClosing(endpoint, comms, handshake, duties, peerTimeoutNanos);
     }
 
     /** Whether a close may still wait for its peer: not past its deadline, nor while the JVM ends. */
-    private static boolean mayWait(long deadline) {
+    static boolean mayWait(long deadline) {
         return System.nanoTime() < deadline && !Shutdown.inProgress();
     }
 
@@ -85,83 +87,14 @@ final class CommClosing {
         }
     }
 
-    /**
-     * Closes a send communicator: its writes in flight drain first (at most peerTimeoutMs, while
-     * the peer is alive), so that the application may then deregister the buffers they read from,
-     * and the receiver is told that no more come.
-     */
+    /** Closes a send communicator as {@link SendClosing#close(SendComm)} does. */
     void closeSend(SendComm comm) throws RdmaException {
-        closeSend(comm, System.nanoTime() + peerTimeoutNanos);
+        sends.close(comm);
     }
 
-    /**
-     * {@link #closeSend(SendComm)} within {@code deadline} (System.nanoTime). A progress step that
-     * fails (the endpoint's completion queue, not the communicator) ends the wait as the deadline
-     * does: the communicator closes all the same, the receiver told, and the failure is thrown after.
-     */
+    /** Closes a send communicator as {@link SendClosing#close(SendComm, long)} does. */
     void closeSend(SendComm comm, long deadline) throws RdmaException {
-        RdmaException[] failed = new RdmaException[1];
-        while (!closeSendStep(comm, deadline, failed)) {
-            Thread.yield();
-        }
-        if (failed[0] != null) {
-            throw failed[0];
-        }
-    }
-
-    /** One step of {@link #closeSend}; true when the communicator is closed. */
-    private boolean closeSendStep(SendComm comm, long deadline, RdmaException[] failed) {
-        endpoint.lock();
-        try {
-            if (comm.isClosed()) {
-                return true;
-            }
-            comm.failQueued(new RdmaException(ErrorCategory.INVALID_USAGE, "the send communicator was closed"));
-            boolean live = !endpoint.isClosed() && comm.connectedAndOpen() && comm.liveness().dead() == null;
-            if (live && comm.operationsInFlight() && mayWait(deadline) && progressed(failed)) {
-                return false;
-            }
-            // Drained, out of time, or a progress step failed: the close goes on without waiting,
-            // and the receiver is told; where every operation is in flight, once one ends.
-            if (live) {
-                if (!comm.sendClosedSignal()) {
-                    if (mayWait(deadline) && progressed(failed)) {
-                        return false;
-                    }
-                    LOG.log(Level.WARNING, "closing send communicator {0}: no operation came free in time to"
-                            + " tell the receiver that it closed", comm.id());
-                }
-                progressed(failed);
-            }
-            comm.markClosed();
-            comms.remove(comm);
-            handshake.forget(comm);
-            comm.forgetPeers();
-            if (comm.receiverDone()) {
-                duties.releaseMailbox(comm.mailbox().address(), comm.mailbox().mr());
-            } else {
-                // The receiver may still write announcements into the mailbox: keep it
-                // registered until it says its last word, or for peerTimeoutMs, so that such a
-                // write never meets a missing key (which breaks rxm connections).
-                duties.quarantine(comm);
-            }
-            return true;
-        } finally {
-            endpoint.unlock();
-        }
-    }
-
-    /** One progress step of every rail; false when it failed, the first failure kept in {@code failed}. */
-    private boolean progressed(RdmaException[] failed) {
-        try {
-            endpoint.progressEveryRail();
-            return true;
-        } catch (RdmaException e) {
-            if (failed[0] == null) {
-                failed[0] = e;
-            }
-            return false;
-        }
+        sends.close(comm, deadline);
     }
 
     /**
@@ -172,14 +105,31 @@ final class CommClosing {
      * the JVM ends.
      */
     void closeRecv(RecvComm comm) {
-        closeRecv(comm, System.nanoTime() + peerTimeoutNanos, new CancelDeadline(peerTimeoutNanos));
+        closeRecvs(List.of(comm), System.nanoTime() + peerTimeoutNanos);
     }
 
     /**
-     * {@link #closeRecv(RecvComm)} waiting for the sender within {@code deadline} (System.nanoTime)
-     * and for the answers to its cancels within {@code cancels}.
+     * Closes receive communicators as {@link #closeRecv(RecvComm)} does, each waiting for its sender
+     * within {@code deadline} (System.nanoTime); then the tagged receives of them all are cancelled
+     * and the provider's answers awaited within one {@code peerTimeoutMs} for them all.
      */
-    void closeRecv(RecvComm comm, long deadline, CancelDeadline cancels) {
+    void closeRecvs(List<RecvComm> comms, long deadline) {
+        for (RecvComm comm : comms) {
+            awaitSender(comm, deadline);
+        }
+        awaitCancels(comms);
+        endpoint.lock();
+        try {
+            for (RecvComm comm : comms) {
+                discard(comm);
+            }
+        } finally {
+            endpoint.unlock();
+        }
+    }
+
+    /** Tells {@code comm}'s sender that it closes and, with receives outstanding, waits for its confirmation. */
+    private void awaitSender(RecvComm comm, long deadline) {
         int[] told = new int[1];
         endpoint.lock();
         try {
@@ -195,36 +145,38 @@ final class CommClosing {
             progressWhile(() -> !comm.isClosed() && !comm.senderWritesEnded() && comm.liveness().dead() == null,
                     deadline);
         }
-        awaitCancels(comm, cancels);
-        endpoint.lock();
-        try {
-            discard(comm);
-        } finally {
-            endpoint.unlock();
-        }
     }
 
     /**
      * Cancels the tagged receives still posted into the application's buffers and waits until the
-     * provider has answered each (it may write into them until then), within {@code cancels}: not
-     * what the wait for a silent sender left. No answer by then is warned of.
+     * provider has answered each (it may write into them until then), for {@code peerTimeoutMs}
+     * from here: not what the wait for a silent sender left. No answer by then is warned of.
      */
-    private void awaitCancels(RecvComm comm, CancelDeadline cancels) {
+    private void awaitCancels(List<RecvComm> comms) {
+        BooleanSupplier cancelling = () -> {
+            boolean any = false;
+            for (RecvComm comm : comms) {
+                any |= !comm.isClosed() && comm.cancelTagged();
+            }
+            return any;
+        };
         endpoint.lock();
         try {
-            if (endpoint.isClosed() || comm.isClosed() || !comm.cancelTagged()) {
+            if (endpoint.isClosed() || !cancelling.getAsBoolean()) {
                 return;
             }
         } finally {
             endpoint.unlock();
         }
-        progressWhile(() -> !comm.isClosed() && comm.cancelTagged(), cancels.get());
+        progressWhile(cancelling, System.nanoTime() + peerTimeoutNanos);
         endpoint.lock();
         try {
-            if (!endpoint.isClosed() && !comm.isClosed() && comm.cancelTagged() && !Shutdown.inProgress()) {
-                LOG.log(Level.WARNING, "closing receive communicator {0}: the provider has not answered the cancels"
-                        + " of its tagged receives after peerTimeoutMs ({1} ms); their buffers may still be written",
-                        comm.id(), peerTimeoutNanos / 1_000_000);
+            for (RecvComm comm : comms) {
+                if (!endpoint.isClosed() && !comm.isClosed() && comm.cancelTagged() && !Shutdown.inProgress()) {
+                    LOG.log(Level.WARNING, "closing receive communicator {0}: the provider has not answered the"
+                            + " cancels of its tagged receives after peerTimeoutMs ({1} ms); their buffers may still"
+                            + " be written", comm.id(), peerTimeoutNanos / 1_000_000);
+                }
             }
         } finally {
             endpoint.unlock();

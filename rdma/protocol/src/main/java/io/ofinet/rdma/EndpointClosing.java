@@ -173,10 +173,7 @@ final class EndpointClosing {
                 failure = Device.add(failure, e);
             }
         }
-        CancelDeadline cancels = new CancelDeadline(peerTimeoutNanos);
-        for (RecvComm comm : recvs) {
-            closing.closeRecv(comm, deadline, cancels);
-        }
+        closing.closeRecvs(recvs, deadline);
         return failure;
     }
 }
