@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ofinet.fabric.FiErrno;
 import io.ofinet.fabric.mem.MemFaults;
 import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.fabric.testing.TestTime;
 import io.ofinet.mr.MrHandle;
 import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.error.ErrorCategory;
@@ -145,10 +146,52 @@ class CreditReturnTest extends PeerFixture {
         assertTrue(failure.getMessage().contains("receiver closed"), failure.getMessage());
     }
 
+    /**
+     * A send communicator closes while none of its endpoint's operations is free (all in flight for
+     * other communicators): the close waits for one to tell the receiver, whose receive then fails
+     * for the close, not for the sender's silence after peerTimeoutMs.
+     */
+    @Test
+    void theSendersCloseSignalWaitsForAnOperation() throws Exception {
+        open("\"peerTimeoutMs\": 60000");
+        RecvRequest unserved = smallReceive();
+        List<RmaOp> taken = takeAllOps(a);
+        Thread closer = new Thread(() -> {
+            try {
+                send.close();
+            } catch (RdmaException e) {
+                throw new IllegalStateException(e);
+            }
+        }, "closeSend");
+        closer.start();
+        long deadline = System.nanoTime() + TestTime.nanos(10_000);
+        while (!waitingIn(closer, SendClosing.class.getName(), "close")) {
+            assertTrue(System.nanoTime() < deadline, "the close waits for an operation within 10 s");
+            Thread.sleep(1);
+        }
+        giveBack(a, taken);
+        closer.join(TestTime.ms(10_000));
+        assertFalse(closer.isAlive(), "closeSend returned");
+        RdmaException failure = assertThrows(RdmaException.class, () -> {
+            long start = System.nanoTime();
+            while (!unserved.test(null)) {
+                assertTrue(System.nanoTime() - start < TestTime.nanos(10_000), "the receive failed within 10 s");
+                b.progress();
+            }
+        });
+        assertTrue(failure.getMessage().endsWith("the sender closed the connection before sending the message"),
+                failure.getMessage());
+    }
+
     /** Whether {@code closer} is in the close's wait, which drives progress until an operation is free. */
     private static boolean waitingInProgress(Thread closer) {
-        for (StackTraceElement frame : closer.getStackTrace()) {
-            if (frame.getClassName().equals(CommClosing.class.getName()) && frame.getMethodName().equals("progressWhile")) {
+        return waitingIn(closer, CommClosing.class.getName(), "progressWhile");
+    }
+
+    /** Whether {@code thread} is in method {@code method} of class {@code className}. */
+    private static boolean waitingIn(Thread thread, String className, String method) {
+        for (StackTraceElement frame : thread.getStackTrace()) {
+            if (frame.getClassName().equals(className) && frame.getMethodName().equals(method)) {
                 return true;
             }
         }
