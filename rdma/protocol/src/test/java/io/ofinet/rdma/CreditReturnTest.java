@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Timeout;
  * one is. Credits, returned in batches, go back at the receiver's next look at its communicator's
  * stalls: else a sender that had spent them all waited for good, and its receiver, holding too few
  * messages to announce its receives, with it. A refusal goes out before them: else the send it
- * refuses waited for good. The close signal waits for an operation within the close's time: else
- * the sender learnt of the close only when it gave the receiver up as silent.
+ * refuses waited for good. Either side's close signal waits for an operation within the close's
+ * time: else its peer learnt of the close only when it gave it up as silent.
  */
 @Timeout(60)
 class CreditReturnTest extends PeerFixture {

@@ -26,8 +26,9 @@ import java.util.Map;
  * for every entry of the same address: one entry per address is right for both shm and rxm (which
  * counts references itself). On shm a peer that is still alive keeps its entry: after a remove and
  * a new insert of the same peer, shm names the old entry as the source of what that peer sends
- * (measured: ManyPeersIT), so an entry goes only once its process has ended or its endpoint has
- * closed (its region gone from {@code /dev/shm}: {@link AddressVector#unreachable}), looked at
+ * (measured: ManyPeersIT), so an entry goes only once its process has ended or its region's name
+ * is gone from {@code /dev/shm} (its endpoint closed, or a cleaner removed the name: shm can map
+ * it no more either way; {@link AddressVector#unreachable}), looked at
  * once every {@link #RECHECK_NANOS}.
  */
 public final class Peers {
