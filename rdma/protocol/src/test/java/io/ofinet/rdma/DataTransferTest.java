@@ -245,6 +245,33 @@ class DataTransferTest extends TwoHostFixture {
     }
 
     /**
+     * The error that tells the receiver of a failed write is itself failed by the provider (as rxm
+     * fails what a reset connection carried): it is owed, and goes at the sender's next look at its
+     * stalls. Else the receive waited until its sender fell silent.
+     */
+    @Test
+    void anErrorToTheReceiverThatTheProviderFailedGoesAgain() throws Exception {
+        connect(MemProvider.builder().domains(1).build(), 1, "\"eagerMaxSize\": 0, \"peerTimeoutMs\": 60000");
+        HostBuffer src = buffer(64);
+        HostBuffer dst = buffer(64);
+        RecvRequest r = recv.irecv(1, new long[] {dst.address}, new long[] {64}, new int[] {1},
+                new MrHandle[] {register(b, deviceB, dst)});
+        for (int i = 0; i < 10; i++) {
+            a.progress();
+            b.progress();
+        }
+        provider.faults().failNextCompletions(a.railSet.dataEndpoint(0), MemFaults.Ops.WRITES, 1, FiErrno.FI_ECANCELED);
+        provider.faults().failNextCompletions(a.railSet.controlEndpoint(0), MemFaults.Ops.SENDS, 1,
+                FiErrno.FI_ECANCELED);
+        SendRequest s = send.isend(src.address, 64, 1, register(a, deviceA, src));
+        RdmaException e = assertThrows(RdmaException.class, () -> await(s, null));
+        assertTrue(e.getMessage().contains("FI_ECANCELED"), e.getMessage());
+        RdmaException received = assertThrows(RdmaException.class, () -> await(r, null));
+        assertTrue(received.getMessage().contains("the sender's writes into buffer 0 did not complete"),
+                received.getMessage());
+    }
+
+    /**
      * A striped send whose write on rail 0 fails tells its receiver only once its write on rail 1
      * has ended: when the receive reports the failure, that stripe has landed, and nothing more
      * comes into the buffer the application may now reuse.

@@ -126,11 +126,13 @@ public final class SendComm extends Communicator<SendRequest> {
     }
 
     /**
-     * Fails sends whose writes have not completed within the timeout — keepalives on another rail
-     * may say the peer lives while a data rail is down — and tells the receiver.
+     * Sends the errors owed to the receiver, and fails sends whose writes have not completed within
+     * the timeout — keepalives on another rail may say the peer lives while a data rail is down —
+     * and tells the receiver.
      */
     @Override
     public void checkStalls(long now, long timeoutNanos) {
+        writes.sendOwedErrors();
         if (outstanding() == 0) {
             return;
         }

@@ -44,6 +44,25 @@ final class SendWrites {
      * the count, so that the receiver knows when all of it has arrived.
      */
     private int counted;
+    /** Errors owed to the receiver (immediate words), oldest first, and whether each was counted already. */
+    private final int[] errorsOwed = new int[Limits.WINDOW];
+    private final boolean[] errorCounted = new boolean[Limits.WINDOW];
+    private int errorsOwedCount;
+    /**
+     * Owns the errors to the receiver: one the provider fails (rxm fails what a connection reset
+     * between two live peers carried) is owed again, already counted, so that the receive it is for
+     * hears of its failure and the close signal's count holds.
+     */
+    private final RmaOp.Owner errorOwner = new RmaOp.Owner() {
+        @Override
+        public void opDone(RmaOp op) {
+        }
+
+        @Override
+        public void opFailed(RmaOp op, RdmaException cause) {
+            owe((int) op.data, true);
+        }
+    };
 
     /** Hears of eager messages and requests to send, whose sends are done when they are posted. */
     public interface EagerOwner extends RmaOp.Owner {
@@ -73,17 +92,59 @@ final class SendWrites {
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
         count(1);
         connection.sendImmediate(op, "error to the receiver", Immediate.encode(Immediate.TYPE_ERROR, reason, buffer,
-                connection.peerCommId(), seq), RmaOp.NO_OWNER);
+                connection.peerCommId(), seq), errorOwner);
         return true;
     }
 
-    /** Tells the receiver that a send's writes did not complete (failed, or stalled), if an operation is free. */
+    /**
+     * Tells the receiver that a send's writes did not complete (failed, or stalled); owed while no
+     * operation is free ({@link #sendOwedErrors}).
+     */
     public void sendFailed(SendRequest request) {
+        int word = Immediate.encode(Immediate.TYPE_ERROR, Immediate.ERROR_SEND_FAILED, request.bufferIndex,
+                connection.peerCommId(), request.seq);
+        if (errorsOwedCount > 0 || !sendError(word, false)) {
+            owe(word, false);
+        }
+    }
+
+    /**
+     * Sends the errors owed to the receiver, oldest first, as far as operations are free (from the
+     * communicator's look at its stalls, and before its close signal); returns whether none is left.
+     */
+    public boolean sendOwedErrors() {
+        // Those owed when it begins: one whose post fails at once is owed again behind them.
+        int owed = errorsOwedCount;
+        int sent = 0;
+        while (sent < owed && sendError(errorsOwed[sent], errorCounted[sent])) {
+            sent++;
+        }
+        if (sent > 0) {
+            System.arraycopy(errorsOwed, sent, errorsOwed, 0, errorsOwedCount - sent);
+            System.arraycopy(errorCounted, sent, errorCounted, 0, errorsOwedCount - sent);
+            errorsOwedCount -= sent;
+        }
+        return errorsOwedCount == 0;
+    }
+
+    /** Posts error {@code word} to the receiver, counted as an arrival unless it was before; false when no operation is free. */
+    private boolean sendError(int word, boolean countedBefore) {
         RmaOp op = pool.acquire();
-        if (op != null) {
+        if (op == null) {
+            return false;
+        }
+        if (!countedBefore) {
             count(1);
-            connection.sendImmediate(op, "error to the receiver", Immediate.encode(Immediate.TYPE_ERROR,
-                    Immediate.ERROR_SEND_FAILED, request.bufferIndex, connection.peerCommId(), request.seq), RmaOp.NO_OWNER);
+        }
+        connection.sendImmediate(op, "error to the receiver", word, errorOwner);
+        return true;
+    }
+
+    private void owe(int word, boolean countedBefore) {
+        // One error a send at most, and at most a window of sends: the arrays never fill.
+        if (errorsOwedCount < errorsOwed.length) {
+            errorsOwed[errorsOwedCount] = word;
+            errorCounted[errorsOwedCount++] = countedBefore;
         }
     }
 
@@ -218,9 +279,13 @@ final class SendWrites {
     /**
      * Tells the receiver that this side writes no more, and how much it sent that the receiver
      * counts: on every data rail, behind the writes, where the provider keeps that order ({@link
-     * RailSet#confirmsCloseOnDataRails()}), else on control rail 0.
+     * RailSet#confirmsCloseOnDataRails()}), else on control rail 0; after the errors owed. False
+     * while an operation it needs is not free.
      */
     public boolean closed() {
+        if (!sendOwedErrors()) {
+            return false;
+        }
         boolean onData = rails.confirmsCloseOnDataRails();
         int signals = onData ? dataRails : 1;
         if (!pool.acquire(ops, signals)) {
