@@ -110,12 +110,21 @@ final class CommClosing {
 
     /**
      * Closes receive communicators as {@link #closeRecv(RecvComm)} does, each waiting for its sender
-     * within {@code deadline} (System.nanoTime); then the tagged receives of them all are cancelled
-     * and the provider's answers awaited within one {@code peerTimeoutMs} for them all.
+     * within {@code deadline} (System.nanoTime) and then cancelling its tagged receives; the
+     * provider's answers to the cancels of them all are awaited within one {@code peerTimeoutMs}.
      */
     void closeRecvs(List<RecvComm> comms, long deadline) {
         for (RecvComm comm : comms) {
             awaitSender(comm, deadline);
+            // Cancelled at once, so that their operations are back for the next one's close signal.
+            endpoint.lock();
+            try {
+                if (!endpoint.isClosed() && !comm.isClosed()) {
+                    comm.cancelTagged();
+                }
+            } finally {
+                endpoint.unlock();
+            }
         }
         awaitCancels(comms);
         endpoint.lock();
@@ -153,12 +162,10 @@ final class CommClosing {
      * from here: not what the wait for a silent sender left. No answer by then is warned of.
      */
     private void awaitCancels(List<RecvComm> comms) {
+        List<RecvComm> waiting = new ArrayList<>(comms);
         BooleanSupplier cancelling = () -> {
-            boolean any = false;
-            for (RecvComm comm : comms) {
-                any |= !comm.isClosed() && comm.cancelTagged();
-            }
-            return any;
+            waiting.removeIf(comm -> comm.isClosed() || !comm.cancelTagged());
+            return !waiting.isEmpty();
         };
         endpoint.lock();
         try {
@@ -171,7 +178,7 @@ final class CommClosing {
         progressWhile(cancelling, System.nanoTime() + peerTimeoutNanos);
         endpoint.lock();
         try {
-            for (RecvComm comm : comms) {
+            for (RecvComm comm : waiting) {
                 if (!endpoint.isClosed() && !comm.isClosed() && comm.cancelTagged() && !Shutdown.inProgress()) {
                     LOG.log(Level.WARNING, "closing receive communicator {0}: the provider has not answered the"
                             + " cancels of its tagged receives after peerTimeoutMs ({1} ms); their buffers may still"

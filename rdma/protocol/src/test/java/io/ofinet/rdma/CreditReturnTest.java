@@ -3,6 +3,7 @@ package io.ofinet.rdma;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,8 +20,11 @@ import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendRequest;
 import io.ofinet.rdma.wire.Limits;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Signals to the sender that fell due while none of the receiver's operations was free go out once
@@ -83,11 +87,11 @@ class CreditReturnTest extends PeerFixture {
      * carried ({@code FI_ECANCELED}), are owed again and go at the receiver's next look: each lost
      * batch shrank the sender's window for good, and two left it waiting for ever.
      */
-    @Test
-    void creditsWhoseSignalsFailedAreReturnedAgain() throws Exception {
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void creditsWhoseSignalsFailedAreReturnedAgain(boolean atPost) throws Exception {
         open("\"peerTimeoutMs\": 60000");
-        provider.faults().failNextCompletions(b.railSet.controlEndpoint(0), MemFaults.Ops.SENDS, 2,
-                FiErrno.FI_ECANCELED);
+        failNextSignals(2, atPost);
         for (int i = 0; i < 4 * Limits.CREDITS; i++) {
             RecvRequest r = smallReceive();
             SendRequest s = send.isend(src.address + i, 10, 5, srcMr);
@@ -101,11 +105,11 @@ class CreditReturnTest extends PeerFixture {
      * A refusal whose signal the provider fails goes again: the send it refuses waited for an answer
      * until the receiver fell silent.
      */
-    @Test
-    void aRefusalWhoseSignalFailedGoesAgain() throws Exception {
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aRefusalWhoseSignalFailedGoesAgain(boolean atPost) throws Exception {
         open("\"peerTimeoutMs\": 60000, \"rtsDelayUs\": 0");
-        provider.faults().failNextCompletions(b.railSet.controlEndpoint(0), MemFaults.Ops.SENDS, 1,
-                FiErrno.FI_ECANCELED);
+        failNextSignals(1, atPost);
         RecvRequest small = smallReceive();
         SendRequest large = send.isend(src.address, 64 * 1024, 5, srcMr);
         RdmaException received = assertThrows(RdmaException.class, () -> complete(small, large));
@@ -113,6 +117,19 @@ class CreditReturnTest extends PeerFixture {
         RdmaException sent = assertThrows(RdmaException.class, () -> complete(large, large));
         assertEquals(ErrorCategory.INVALID_USAGE, sent.category(), sent.getMessage());
         smallTransfer();
+    }
+
+    /**
+     * The receiver's next {@code count} signals fail: at their post ({@code atPost}, the provider's
+     * call returns an error), or at their completion (FI_ECANCELED, as for a connection reset).
+     */
+    private void failNextSignals(int count, boolean atPost) {
+        if (atPost) {
+            provider.faults().failNextPosts(b.railSet.controlEndpoint(0), MemFaults.Ops.SENDS, count, FiErrno.FI_EIO);
+        } else {
+            provider.faults().failNextCompletions(b.railSet.controlEndpoint(0), MemFaults.Ops.SENDS, count,
+                    FiErrno.FI_ECANCELED);
+        }
     }
 
     /**
@@ -128,7 +145,7 @@ class CreditReturnTest extends PeerFixture {
         List<RmaOp> taken = takeAllOps(b);
         Thread closer = new Thread(recv::close, "closeRecv");
         closer.start();
-        long deadline = System.nanoTime() + 10_000_000_000L;
+        long deadline = System.nanoTime() + TestTime.nanos(10_000);
         while (!waitingInProgress(closer)) {
             assertTrue(System.nanoTime() < deadline, "the close waits for an operation within 10 s");
             Thread.sleep(1);
@@ -138,10 +155,10 @@ class CreditReturnTest extends PeerFixture {
         long start = System.nanoTime();
         RdmaException failure = assertThrows(RdmaException.class, () -> {
             while (!waiting.test(null)) {
-                assertTrue(System.nanoTime() - start < 10_000_000_000L, "the send failed within 10 s");
+                assertTrue(System.nanoTime() - start < TestTime.nanos(10_000), "the send failed within 10 s");
             }
         });
-        closer.join(10_000);
+        closer.join(TestTime.ms(10_000));
         assertFalse(closer.isAlive(), "closeRecv returned");
         assertTrue(failure.getMessage().contains("receiver closed"), failure.getMessage());
     }
@@ -156,22 +173,26 @@ class CreditReturnTest extends PeerFixture {
         open("\"peerTimeoutMs\": 60000");
         RecvRequest unserved = smallReceive();
         List<RmaOp> taken = takeAllOps(a);
+        AtomicReference<RdmaException> closeFailed = new AtomicReference<>();
         Thread closer = new Thread(() -> {
             try {
                 send.close();
             } catch (RdmaException e) {
-                throw new IllegalStateException(e);
+                closeFailed.set(e);
             }
         }, "closeSend");
         closer.start();
         long deadline = System.nanoTime() + TestTime.nanos(10_000);
-        while (!waitingIn(closer, SendClosing.class.getName(), "close")) {
+        // With nothing in flight, the close steps progress only while it waits for an operation.
+        while (!waitingIn(closer, SendClosing.class.getName(), "progressed")) {
             assertTrue(System.nanoTime() < deadline, "the close waits for an operation within 10 s");
             Thread.sleep(1);
         }
+        assertFalse(send.isClosed(), "the close waits");
         giveBack(a, taken);
         closer.join(TestTime.ms(10_000));
         assertFalse(closer.isAlive(), "closeSend returned");
+        assertNull(closeFailed.get(), "closeSend threw");
         RdmaException failure = assertThrows(RdmaException.class, () -> {
             long start = System.nanoTime();
             while (!unserved.test(null)) {

@@ -6,19 +6,15 @@ import io.ofinet.rdma.eager.EagerBuffer;
 import io.ofinet.rdma.eager.EagerBuffers;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
-import io.ofinet.rdma.op.Ops;
-import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.wire.EagerMessageHeader;
-import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
-import io.ofinet.rdma.wire.Signal;
 
 /**
  * A receive communicator's eager messages, requests to send and heads (docs/PROTOCOL.md, "Matching
  * by tag"): each carries its send's tag and ordinal and goes to the posted buffer with the same;
  * one whose buffer is not posted yet stays in its eager buffer (held) until it is, at most {@link
  * Limits#CREDITS} of them. Each one used up gives the sender back a credit, returned in batches of
- * half the credits. Touched only with the endpoint held.
+ * half the credits ({@link SenderSignals}). Touched only with the endpoint held.
  */
 public final class EagerInbox {
     /** Credits returned in one signal. */
@@ -33,7 +29,6 @@ public final class EagerInbox {
     private final RecvComm comm;
     private final HostMemory memory;
     private final EagerBuffers eager;
-    private final Ops pool;
     private final EagerMessageHeader header = new EagerMessageHeader();
     private final int[] heldTag = new int[Limits.CREDITS];
     private final int[] heldOrdinal = new int[Limits.CREDITS];
@@ -41,41 +36,13 @@ public final class EagerInbox {
     private final long[] heldLength = new long[Limits.CREDITS];
     private final EagerBuffer[] held = new EagerBuffer[Limits.CREDITS];
     private int heldCount;
-    private int creditsDue;
-    /**
-     * Refusals that found no operation free, by message number, oldest first: sent before any
-     * credit goes back, so that the sender, out of credits meanwhile, has at most {@link
-     * Limits#CREDITS} messages here to refuse.
-     */
-    private final int[] refusalsOwed = new int[Limits.CREDITS];
-    private int refusalsOwedCount;
-    /**
-     * Owns the credit and refusal signals: one the provider fails (rxm fails what a connection
-     * reset between two live peers carried, and connects again at the next post) is owed again,
-     * and goes with the next return or the communicator's next look at its stalls. A lost batch of
-     * credits shrank the sender's window for good; a lost refusal left its send waiting.
-     */
-    private final RmaOp.Owner signals = new RmaOp.Owner() {
-        @Override
-        public void opDone(RmaOp op) {
-        }
-
-        @Override
-        public void opFailed(RmaOp op, RdmaException cause) {
-            int word = (int) op.data;
-            if (Immediate.signal(word) == Signal.CREDITS_TO_SENDER) {
-                creditsDue += Immediate.seq(word);
-            } else if (refusalsOwedCount < refusalsOwed.length) {
-                refusalsOwed[refusalsOwedCount++] = Immediate.seq(word);
-            }
-        }
-    };
+    private final SenderSignals signals;
 
     public EagerInbox(RecvComm comm, CommParts parts) {
         this.comm = comm;
         this.memory = parts.memory();
         this.eager = parts.eager();
-        this.pool = parts.ops();
+        this.signals = new SenderSignals(comm, parts.ops());
     }
 
     /** The largest payload an eager message may carry here. */
@@ -250,68 +217,18 @@ public final class EagerInbox {
     private void refuse(RecvRequest request, int i, int seq, String why) throws RdmaException {
         request.settled(i);
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
-        if (refusalsOwedCount > 0 || !sendRefusal(seq)) {
-            if (refusalsOwedCount == refusalsOwed.length) {
-                throw new RdmaException(ErrorCategory.REMOTE, "message " + seq + " refused beyond the sender's "
-                        + Limits.CREDITS + " credits");
-            }
-            refusalsOwed[refusalsOwedCount++] = seq;
-            sendOwedRefusals();
-        }
+        signals.refused(seq);
         used();
-    }
-
-    /** Tells the sender that message {@code seq} was refused; false when no operation is free. */
-    private boolean sendRefusal(int seq) {
-        RmaOp op = pool.acquire();
-        if (op == null) {
-            return false;
-        }
-        comm.connection().sendImmediate(op, "refusal to the sender", Immediate.signal(
-                Signal.TRUNCATED_TO_SENDER, comm.connection().peerCommId(), seq), signals);
-        return true;
-    }
-
-    /** Sends the refusals owed, oldest first, as far as operations are free; returns whether none is left. */
-    private boolean sendOwedRefusals() {
-        int sent = 0;
-        while (sent < refusalsOwedCount && sendRefusal(refusalsOwed[sent])) {
-            sent++;
-        }
-        if (sent > 0) {
-            System.arraycopy(refusalsOwed, sent, refusalsOwed, 0, refusalsOwedCount - sent);
-            refusalsOwedCount -= sent;
-        }
-        return refusalsOwedCount == 0;
     }
 
     /** An eager message or request to send was used up (or dropped): its credit is due back. */
     public void used() {
-        creditsDue++;
-        returnCredits(CREDIT_BATCH);
+        signals.used();
     }
 
-    /**
-     * Returns the credits due once at least {@code atLeast} are and an operation is free, after the
-     * refusals owed; what finds none stays due, and the communicator's look at its stalls tries again.
-     * One signal carries at most {@link Limits#CREDITS}, all an honest sender can have used: more are
-     * due only from a sender that ignores its credits, and go in further signals.
-     */
+    /** Returns the credits due as {@link SenderSignals#returnCredits} does. */
     public void returnCredits(int atLeast) {
-        if (refusalsOwedCount > 0 && !sendOwedRefusals()) {
-            return;
-        }
-        if (creditsDue < Math.max(1, atLeast)) {
-            return;
-        }
-        RmaOp op = pool.acquire();
-        if (op == null) {
-            return;
-        }
-        int credits = Math.min(creditsDue, Limits.CREDITS);
-        comm.connection().sendImmediate(op, "credits to the sender", Immediate.signal(
-                Signal.CREDITS_TO_SENDER, comm.connection().peerCommId(), credits), signals);
-        creditsDue -= credits;
+        signals.returnCredits(atLeast);
     }
 
     /** The communicator closed: the held buffers are posted again. */
