@@ -116,6 +116,10 @@ static ncclResult_t no_java(const char *operation) {
     return ncclInternalError;
 }
 
+ncclResult_t ofinet_refuse_forked(const char *operation) {
+    return no_java(operation);
+}
+
 /* Java's entry point for an operation; or an error when init has not succeeded, the JVM ends, or the process forked. */
 #define JAVA_OR_FAIL(name)                                                                          \
     if (ofinet_java.name == NULL || atomic_load_explicit(&java_state, memory_order_relaxed)) {      \

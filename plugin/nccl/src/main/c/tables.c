@@ -21,8 +21,8 @@ static int context_classes[MAX_TRAFFIC_CLASSES];
 static void *contexts[MAX_TRAFFIC_CLASSES];
 static int context_count;
 
-/* The shared context for connections of traffic class tc, made on first use. */
-static ncclResult_t shared_context(int tc, void **ctx) {
+/* The shared context for connections of traffic class tc, made on first use by operation (for messages). */
+static ncclResult_t shared_context(int tc, void **ctx, const char *operation) {
     /*
      * A forked child is refused by init at once: under the lock it could wait for ever (a thread of
      * the parent held it across the JVM's start), or find the parent's context made already. The
@@ -30,7 +30,7 @@ static ncclResult_t shared_context(int tc, void **ctx) {
      */
     if (ofinet_forked()) {
         *ctx = NULL;
-        return ofinet_init(ctx, 0, NULL, NULL, NULL);
+        return ofinet_refuse_forked(operation);
     }
     ncclResult_t result = ncclSuccess;
     pthread_mutex_lock(&contexts_lock);
@@ -60,7 +60,7 @@ static ncclResult_t legacy_init(ncclDebugLogger_t logFunction, ncclProfilerCallb
     (void)profFunction;
     ofinet_set_logger(logFunction);
     void *ctx;
-    return shared_context(NCCL_NET_TRAFFIC_CLASS_UNDEF, &ctx);
+    return shared_context(NCCL_NET_TRAFFIC_CLASS_UNDEF, &ctx, "init");
 }
 
 static ncclResult_t legacy_init_logger(ncclDebugLogger_t logFunction) {
@@ -69,14 +69,15 @@ static ncclResult_t legacy_init_logger(ncclDebugLogger_t logFunction) {
 
 static ncclResult_t legacy_listen(int dev, void *handle, void **listenComm) {
     void *ctx;
-    ncclResult_t r = shared_context(NCCL_NET_TRAFFIC_CLASS_UNDEF, &ctx);
+    ncclResult_t r = shared_context(NCCL_NET_TRAFFIC_CLASS_UNDEF, &ctx, "listen");
     return r != ncclSuccess ? r : ofinet_listen(ctx, dev, handle, listenComm);
 }
 
 static ncclResult_t v10_connect(int dev, ncclNetCommConfig_v10_t *config, void *handle, void **sendComm,
                                 ncclNetDeviceHandle_v12_t **sendDevComm) {
     void *ctx;
-    ncclResult_t r = shared_context(config != NULL ? config->trafficClass : NCCL_NET_TRAFFIC_CLASS_UNDEF, &ctx);
+    ncclResult_t r = shared_context(config != NULL ? config->trafficClass : NCCL_NET_TRAFFIC_CLASS_UNDEF, &ctx,
+                                    "connect");
     return r != ncclSuccess ? r : ofinet_connect(ctx, dev, handle, sendComm, sendDevComm);
 }
 

@@ -32,6 +32,9 @@ ncclResult_t ofinet_close_listen(void *listenComm);
  */
 int ofinet_forked(void);
 
+/* The answer to operation in a forked child (ncclSystemError, and a warning the first time). */
+ncclResult_t ofinet_refuse_forked(const char *operation);
+
 /* Makes logFunction the logger of ofinet's lines (when not NULL). */
 void ofinet_set_logger(ncclDebugLogger_t logFunction);
 
