@@ -40,9 +40,15 @@ final class CommTable {
     }
 
     /** A send communicator whose connection never started: its id is free again. */
-    void abandon(int sendId) {
+    void abandonSend(int sendId) {
         sends[sendId] = null;
         sendIds.free(sendId);
+    }
+
+    /** A receive communicator id taken for a connection that was refused: free again. */
+    void abandonRecv(int recvId) {
+        recvs[recvId] = null;
+        recvIds.free(recvId);
     }
 
     SendComm send(int id) {

@@ -150,7 +150,7 @@ final class Connector {
     /** Undoes what a connect that failed before its message went out had taken. */
     private void abandonConnect(int id, long mailbox, MrHandle mailboxMr, long listener) {
         at.duties().releaseMailbox(mailbox, mailboxMr);
-        at.comms().abandon(id);
+        at.comms().abandonSend(id);
         if (listener != Connection.NOT_INSERTED) {
             at.commParts().peers().release(dataRails, listener);
         }

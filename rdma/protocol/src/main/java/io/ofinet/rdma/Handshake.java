@@ -227,15 +227,24 @@ final class Handshake {
             refuse(m, reply, refusal);
             return;
         }
+        // The id before the connection, which takes over the reply's address use: a refusal then
+        // still releases it, and the connector hears why at once rather than after
+        // connectionTimeoutMs.
+        int id;
+        try {
+            id = at.comms().newRecvId();
+        } catch (RdmaException e) {
+            refuse(m, reply, e.getMessage());
+            return;
+        }
         Connection sender;
         try {
             sender = connection(m.connectorCommId(), m, reply);
         } catch (FabricException e) {
-            // The connector hears why at once rather than after connectionTimeoutMs.
+            at.comms().abandonRecv(id);
             refuse(m, reply, "the listener cannot take the connector's addresses: " + e.getMessage());
             return;
         }
-        int id = at.comms().newRecvId();
         RecvComm comm = new RecvComm(parts, at.closing()::closeRecv, id, newToken(), sender, m.mailboxAddress(),
                 m.mailboxSlotBytes(), m.mailboxKeys());
         at.comms().add(comm);

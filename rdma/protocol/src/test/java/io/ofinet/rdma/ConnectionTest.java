@@ -8,10 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.FiErrno;
 import io.ofinet.fabric.mem.MemProvider;
+import io.ofinet.fabric.testing.TestTime;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.rail.Peers;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
+import io.ofinet.rdma.wire.Limits;
 import io.ofinet.rdma.wire.ListenHandle;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -269,6 +272,50 @@ class ConnectionTest {
                 e.getMessage());
         assertEquals(entries, a.commParts.peers().entries(), "no address inserted");
         establish(a, b, listen);
+    }
+
+    /**
+     * A listener with every receive communicator id in use refuses a connect at once, and keeps
+     * none of the connector's addresses: it took them into a connection it then dropped, told the
+     * connector nothing (which waited out connectionTimeoutMs), and each such connect left the
+     * connector's address entries with one more user, for good.
+     */
+    @Test
+    void aListenerOutOfReceiveIdsRefusesTheConnectAndKeepsNoAddress() throws Exception {
+        provider = MemProvider.create();
+        RdmaEndpoint a = device(1, "").openEndpoint();
+        RdmaEndpoint b = device(1, "").openEndpoint();
+        ListenComm listen = b.listen();
+        int entries = b.commParts.peers().entries();
+        b.lock();
+        try {
+            for (int i = 0; i < Limits.MAX_COMMS; i++) {
+                b.comms.newRecvId();
+            }
+        } finally {
+            b.unlock();
+        }
+        for (int round = 0; round < 3; round++) {
+            RdmaException failure = null;
+            long deadline = System.nanoTime() + TestTime.nanos(10_000);
+            while (failure == null) {
+                assertTrue(System.nanoTime() < deadline, "the connect was refused within 10 s");
+                try {
+                    assertNull(a.connect(listen.handle()));
+                } catch (RdmaException e) {
+                    failure = e;
+                }
+                b.progress();
+            }
+            assertTrue(failure.getMessage().contains("receive communicator ids"), failure.getMessage());
+        }
+        long deadline = System.nanoTime() + Peers.RETIRED_KEPT_NANOS + TestTime.nanos(10_000);
+        while (b.commParts.peers().entries() != entries && System.nanoTime() < deadline) {
+            a.progress();
+            b.progress();
+            Thread.sleep(1);
+        }
+        assertEquals(entries, b.commParts.peers().entries(), "the connector's addresses left the listener's vector");
     }
 
     @Test
