@@ -126,7 +126,15 @@ final class Handshake {
     /** Sends a handshake message from a control buffer; when none is free, the send fails at once. */
     void send(HandshakeMessage message, long dest, Runnable sent, java.util.function.Consumer<RdmaException> failed)
             throws RdmaException {
-        ControlRailBuffer buffer = at.pools().acquire();
+        ControlRailBuffer buffer;
+        try {
+            buffer = at.pools().acquire();
+        } catch (RdmaException e) {
+            // The pool could not grow: as when no buffer is free, the failure hook undoes what the
+            // message was for.
+            failed.accept(e);
+            return;
+        }
         if (buffer == null) {
             failed.accept(new RdmaException(ErrorCategory.SYSTEM, "no free control buffer for a handshake message"));
             return;
