@@ -14,7 +14,7 @@ import io.ofinet.rdma.wire.Limits;
  * by tag"): each carries its send's tag and ordinal and goes to the posted buffer with the same;
  * one whose buffer is not posted yet stays in its eager buffer (held) until it is, at most {@link
  * Limits#CREDITS} of them. Each one used up gives the sender back a credit, returned in batches of
- * half the credits ({@link SenderSignals}). Touched only with the endpoint held.
+ * half the credits ({@link OwedToSender}). Touched only with the endpoint held.
  */
 public final class EagerInbox {
     /** Credits returned in one signal. */
@@ -36,13 +36,13 @@ public final class EagerInbox {
     private final long[] heldLength = new long[Limits.CREDITS];
     private final EagerBuffer[] held = new EagerBuffer[Limits.CREDITS];
     private int heldCount;
-    private final SenderSignals signals;
+    private final OwedToSender owed;
 
     public EagerInbox(RecvComm comm, CommParts parts) {
         this.comm = comm;
         this.memory = parts.memory();
         this.eager = parts.eager();
-        this.signals = new SenderSignals(comm, parts.ops());
+        this.owed = new OwedToSender(comm, parts.ops());
     }
 
     /** The largest payload an eager message may carry here. */
@@ -217,18 +217,18 @@ public final class EagerInbox {
     private void refuse(RecvRequest request, int i, int seq, String why) throws RdmaException {
         request.settled(i);
         request.fail(new RdmaException(ErrorCategory.INVALID_USAGE, why));
-        signals.refused(seq);
+        owed.refused(seq);
         used();
     }
 
     /** An eager message or request to send was used up (or dropped): its credit is due back. */
     public void used() {
-        signals.used();
+        owed.used();
     }
 
-    /** Returns the credits due as {@link SenderSignals#returnCredits} does. */
+    /** Returns the credits due as {@link OwedToSender#returnCredits} does. */
     public void returnCredits(int atLeast) {
-        signals.returnCredits(atLeast);
+        owed.returnCredits(atLeast);
     }
 
     /** The communicator closed: the held buffers are posted again. */

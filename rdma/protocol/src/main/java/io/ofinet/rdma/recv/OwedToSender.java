@@ -17,8 +17,8 @@ import io.ofinet.rdma.wire.Signal;
  * peers carried, and connects again at the next post): a lost batch of credits shrank the sender's
  * window for good, and a lost refusal left its send waiting. Touched only with the endpoint held.
  */
-final class SenderSignals implements RmaOp.Owner {
-    private static final System.Logger LOG = System.getLogger(SenderSignals.class.getName());
+final class OwedToSender implements RmaOp.Owner {
+    private static final System.Logger LOG = System.getLogger(OwedToSender.class.getName());
 
     private final RecvComm comm;
     private final Ops pool;
@@ -30,7 +30,7 @@ final class SenderSignals implements RmaOp.Owner {
     private final int[] refusalsOwed = new int[Limits.CREDITS];
     private int refusalsOwedCount;
 
-    SenderSignals(RecvComm comm, Ops pool) {
+    OwedToSender(RecvComm comm, Ops pool) {
         this.comm = comm;
         this.pool = pool;
     }
