@@ -3,6 +3,7 @@ package io.ofinet.rdma.recv;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.Ops;
+import io.ofinet.rdma.op.OwedWords;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
@@ -27,8 +28,8 @@ final class OwedToSender implements RmaOp.Owner {
      * Refusals owed, by message number, oldest first: sent before any credit goes back, so that the
      * sender, out of credits meanwhile, has at most {@link Limits#CREDITS} messages here to refuse.
      */
-    private final int[] refusalsOwed = new int[Limits.CREDITS];
-    private int refusalsOwedCount;
+    private final OwedWords refusalsOwed = new OwedWords(Limits.CREDITS);
+    private final OwedWords.Sender refusal = this::sendRefusal;
 
     OwedToSender(RecvComm comm, Ops pool) {
         this.comm = comm;
@@ -37,13 +38,12 @@ final class OwedToSender implements RmaOp.Owner {
 
     /** Message {@code seq} was refused: the sender is told, now or once an operation is free. */
     void refused(int seq) throws RdmaException {
-        if (refusalsOwedCount > 0 || !sendRefusal(seq)) {
-            if (refusalsOwedCount == refusalsOwed.length) {
+        if (refusalsOwed.count() > 0 || !sendRefusal(seq)) {
+            if (!refusalsOwed.add(seq)) {
                 throw new RdmaException(ErrorCategory.REMOTE, "message " + seq + " refused beyond the sender's "
                         + Limits.CREDITS + " credits");
             }
-            refusalsOwed[refusalsOwedCount++] = seq;
-            sendOwedRefusals();
+            refusalsOwed.sendAll(refusal);
         }
     }
 
@@ -60,7 +60,7 @@ final class OwedToSender implements RmaOp.Owner {
      * credits, and go in further signals.
      */
     void returnCredits(int atLeast) {
-        if (refusalsOwedCount > 0 && !sendOwedRefusals()) {
+        if (refusalsOwed.count() > 0 && !refusalsOwed.sendAll(refusal)) {
             return;
         }
         if (creditsDue < Math.max(1, atLeast)) {
@@ -87,21 +87,6 @@ final class OwedToSender implements RmaOp.Owner {
         return true;
     }
 
-    /** Sends the refusals owed, oldest first, as far as operations are free; returns whether none is left. */
-    private boolean sendOwedRefusals() {
-        // Those owed when it begins: one whose post fails at once is owed again behind them.
-        int owed = refusalsOwedCount;
-        int sent = 0;
-        while (sent < owed && sendRefusal(refusalsOwed[sent])) {
-            sent++;
-        }
-        if (sent > 0) {
-            System.arraycopy(refusalsOwed, sent, refusalsOwed, 0, refusalsOwedCount - sent);
-            refusalsOwedCount -= sent;
-        }
-        return refusalsOwedCount == 0;
-    }
-
     @Override
     public void opDone(RmaOp op) {
     }
@@ -112,12 +97,10 @@ final class OwedToSender implements RmaOp.Owner {
         int word = (int) op.data;
         if (Immediate.signal(word) == Signal.CREDITS_TO_SENDER) {
             creditsDue += Immediate.seq(word);
-        } else if (refusalsOwedCount < refusalsOwed.length) {
-            refusalsOwed[refusalsOwedCount++] = Immediate.seq(word);
-        } else {
+        } else if (!refusalsOwed.add(Immediate.seq(word))) {
             LOG.log(System.Logger.Level.WARNING, "receive communicator {0}: the refusal of message {1} failed ({2})"
                     + " with {3} other refusals owed; its send is not told", comm.id(), Immediate.seq(word),
-                    cause.getMessage(), refusalsOwedCount);
+                    cause.getMessage(), refusalsOwed.count());
         }
     }
 }

@@ -8,6 +8,7 @@ import io.ofinet.rdma.eager.EagerBuffers;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.Ops;
+import io.ofinet.rdma.op.OwedWords;
 import io.ofinet.rdma.op.RmaOp;
 import io.ofinet.rdma.rail.Connection;
 import io.ofinet.rdma.rail.RailSet;
@@ -44,14 +45,16 @@ final class SendWrites {
      * the count, so that the receiver knows when all of it has arrived.
      */
     private int counted;
-    /** Errors owed to the receiver (immediate words), oldest first, and whether each was counted already. */
-    private final int[] errorsOwed = new int[Limits.WINDOW];
-    private final boolean[] errorCounted = new boolean[Limits.WINDOW];
-    private int errorsOwedCount;
+    /**
+     * Errors owed to the receiver (immediate words), counted already: the close signal, which names
+     * the count, goes only once none is owed. One a send at most, and at most a window of sends.
+     */
+    private final OwedWords errorsOwed = new OwedWords(Limits.WINDOW);
+    private final OwedWords.Sender error = this::sendError;
     /**
      * Owns the errors to the receiver: one the provider fails (rxm fails what a connection reset
-     * between two live peers carried) is owed again, already counted, so that the receive it is for
-     * hears of its failure and the close signal's count holds.
+     * between two live peers carried) is owed again, so that the receive it is for hears of its
+     * failure.
      */
     private final RmaOp.Owner errorOwner = new RmaOp.Owner() {
         @Override
@@ -60,7 +63,7 @@ final class SendWrites {
 
         @Override
         public void opFailed(RmaOp op, RdmaException cause) {
-            owe((int) op.data, true);
+            errorsOwed.add((int) op.data);
         }
     };
 
@@ -103,8 +106,9 @@ final class SendWrites {
     public void sendFailed(SendRequest request) {
         int word = Immediate.encode(Immediate.TYPE_ERROR, Immediate.ERROR_SEND_FAILED, request.bufferIndex,
                 connection.peerCommId(), request.seq);
-        if (errorsOwedCount > 0 || !sendError(word, false)) {
-            owe(word, false);
+        count(1);
+        if (errorsOwed.count() > 0 || !sendError(word)) {
+            errorsOwed.add(word);
         }
     }
 
@@ -113,39 +117,17 @@ final class SendWrites {
      * communicator's look at its stalls, and before its close signal); returns whether none is left.
      */
     public boolean sendOwedErrors() {
-        // Those owed when it begins: one whose post fails at once is owed again behind them.
-        int owed = errorsOwedCount;
-        int sent = 0;
-        while (sent < owed && sendError(errorsOwed[sent], errorCounted[sent])) {
-            sent++;
-        }
-        if (sent > 0) {
-            System.arraycopy(errorsOwed, sent, errorsOwed, 0, errorsOwedCount - sent);
-            System.arraycopy(errorCounted, sent, errorCounted, 0, errorsOwedCount - sent);
-            errorsOwedCount -= sent;
-        }
-        return errorsOwedCount == 0;
+        return errorsOwed.sendAll(error);
     }
 
-    /** Posts error {@code word} to the receiver, counted as an arrival unless it was before; false when no operation is free. */
-    private boolean sendError(int word, boolean countedBefore) {
+    /** Posts error {@code word} to the receiver; false when no operation is free. */
+    private boolean sendError(int word) {
         RmaOp op = pool.acquire();
         if (op == null) {
             return false;
         }
-        if (!countedBefore) {
-            count(1);
-        }
         connection.sendImmediate(op, "error to the receiver", word, errorOwner);
         return true;
-    }
-
-    private void owe(int word, boolean countedBefore) {
-        // One error a send at most, and at most a window of sends: the arrays never fill.
-        if (errorsOwedCount < errorsOwed.length) {
-            errorsOwed[errorsOwedCount] = word;
-            errorCounted[errorsOwedCount++] = countedBefore;
-        }
     }
 
     /**
