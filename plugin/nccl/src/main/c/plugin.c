@@ -67,7 +67,6 @@ static void forked_child(void) {
     atomic_store(&java_state, JAVA_FORKED);
 }
 
-
 /*
  * A host that ends with exit() runs no JVM shutdown hook (nothing destroys the JVM): ofinet's
  * cleanup that needs no peer runs from here instead (the warm-up and the watchdog stopped, their
