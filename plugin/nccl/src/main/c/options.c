@@ -89,21 +89,25 @@ static int user_option(int (*matches)(const char *word, size_t len)) {
  * init, and nowhere after, so compiling it only took cores and memory from init.
  */
 int guest_options(const char **options) {
+    static const char *const always[] = {
+        "-XX:CICompilerCount=2", "-XX:-UsePerfData", "-XX:+UnlockDiagnosticVMOptions",
+        "-XX:AsyncDeflationInterval=1000", "-XX:CompileCommand=quiet",
+        "-XX:CompileCommand=exclude,jdk.internal.classfile.*::*", "-XX:CompileCommand=exclude,java.lang.classfile.*::*"};
+    static const char *const heap[] = {"-Xms8m", "-Xmx1g"};
+    _Static_assert(1 + sizeof heap / sizeof heap[0] + sizeof always / sizeof always[0] <= OFINET_GUEST_OPTIONS,
+                   "OFINET_GUEST_OPTIONS holds every guest option");
     int n = 0;
     if (!user_option(chooses_collector)) {
         options[n++] = "-XX:+UseSerialGC";
     }
     if (!user_option(sizes_heap)) {
-        options[n++] = "-Xms8m";
-        options[n++] = "-Xmx1g";
+        for (size_t i = 0; i < sizeof heap / sizeof heap[0]; i++) {
+            options[n++] = heap[i];
+        }
     }
-    options[n++] = "-XX:CICompilerCount=2";
-    options[n++] = "-XX:-UsePerfData";
-    options[n++] = "-XX:+UnlockDiagnosticVMOptions";
-    options[n++] = "-XX:AsyncDeflationInterval=1000";
-    options[n++] = "-XX:CompileCommand=quiet";
-    options[n++] = "-XX:CompileCommand=exclude,jdk.internal.classfile.*::*";
-    options[n++] = "-XX:CompileCommand=exclude,java.lang.classfile.*::*";
+    for (size_t i = 0; i < sizeof always / sizeof always[0]; i++) {
+        options[n++] = always[i];
+    }
     return n;
 }
 
