@@ -229,6 +229,35 @@ class MemProviderTest {
         assertEquals(FiErrno.FI_EIO, await(a, 5, a, b).errno());
     }
 
+    /** A completion failed after delivery: the target has the message and the write, the initiator errors. */
+    @Test
+    void completionsFailedAfterDeliveryDeliverAllTheSame() throws Exception {
+        MemProvider provider = MemProvider.create();
+        Peer[] p = peers(provider);
+        Peer a = p[0];
+        Peer b = p[1];
+        long aToB = a.av.insert(b.endpoint.name());
+        HostBuffer src = buffer(64);
+        MemoryRegion srcMr = region(src, 1);
+        HostBuffer dst = buffer(64);
+        MemoryRegion dstMr = region(dst, 2);
+        b.endpoint.recv(dst.address, 64, dstMr.descriptor(), Fi.ADDR_UNSPEC, 9);
+        provider.faults().failNextCompletionsAfterDelivery(a.endpoint, MemFaults.Ops.ANY, 2, FiErrno.FI_ECANCELED);
+        src.fill((byte) 0x41);
+        a.endpoint.senddata(src.address, 1, srcMr.descriptor(), 7, aToB, 1);
+        assertEquals(FiErrno.FI_ECANCELED, await(a, 1, a, b).errno());
+        Completion received = await(b, 9, a, b);
+        assertFalse(received.failed());
+        assertEquals(7, received.data());
+        assertEquals(0x41, dst.get(0));
+        src.fill((byte) 0x42);
+        a.endpoint.write(src.address, 1, srcMr.descriptor(), aToB, 8, dstMr.key(), 2);
+        assertEquals(FiErrno.FI_ECANCELED, await(a, 2, a, b).errno());
+        assertEquals(0x42, dst.get(8));
+        a.endpoint.write(src.address, 1, srcMr.descriptor(), aToB, 16, dstMr.key(), 3);
+        assertFalse(await(a, 3, a, b).failed(), "the fault was used up");
+    }
+
     @Test
     void outOfOrderCompletionsStillDeliverEveryOne() throws Exception {
         Peer[] p = peers(MemProvider.builder().outOfOrderCompletions(3).build());

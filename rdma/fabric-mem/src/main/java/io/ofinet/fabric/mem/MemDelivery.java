@@ -74,7 +74,7 @@ final class MemDelivery {
             receives.hold(new MemReceives.Unexpected(payload, op.data(), op.hasData(), op.initiator().address(),
                     op.tagged(), op.key()));
         }
-        MemEndpoint.complete(op.initiator(), op.context(), op.flags(), 0, 0, "");
+        op.delivered();
     }
 
     private void receive(MemReceives.Recv r, long sentLen, long data, boolean hasData, long sender) {
@@ -133,7 +133,7 @@ final class MemDelivery {
             cq.add(new MemCompletionQueue.Entry(0, Fi.RMA | Fi.REMOTE_WRITE | Fi.REMOTE_CQ_DATA, op.len(), 0,
                     op.data(), 0, "", null, av.handleOf(op.initiator().address())));
         }
-        MemEndpoint.complete(op.initiator(), op.context(), op.flags(), 0, 0, "");
+        op.delivered();
     }
 
     private void deliverRead(MemOp op) {
@@ -142,6 +142,6 @@ final class MemDelivery {
             return;
         }
         NativeMemory.copy(op.buf(), address[0], op.len());
-        MemEndpoint.complete(op.initiator(), op.context(), op.flags(), 0, 0, "");
+        op.delivered();
     }
 }

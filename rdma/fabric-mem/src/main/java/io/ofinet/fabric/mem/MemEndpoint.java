@@ -18,9 +18,13 @@ final class MemEndpoint implements Endpoint {
     private final MemReceives receives = new MemReceives();
     private final MemDelivery delivery;
     int outstanding;
-    /** Faults armed by {@link MemFaults}: posts that fail, operations that complete in error. */
+    /**
+     * Faults armed by {@link MemFaults}: posts that fail, operations that complete in error, undelivered
+     * or delivered.
+     */
     final MemFault failPosts = new MemFault();
     final MemFault failCompletions = new MemFault();
+    final MemFault failAfterDelivery = new MemFault();
     final MemHeldCancels heldCancels = new MemHeldCancels();
     /** Run by the endpoint's next progress, inside the provider ({@link MemFaults#atNextProgress}); then null. */
     Runnable atNextProgress;
@@ -148,7 +152,9 @@ final class MemEndpoint implements Endpoint {
                         "the peer is unreachable");
                 return POSTED;
             }
-            target.delivery.add(new MemOp(kind, this, context, buf, len, data, hasData, remoteAddr, key, tagged));
+            int errnoAfter = failAfterDelivery.take(kind) ? failAfterDelivery.errno() : 0;
+            target.delivery.add(new MemOp(kind, this, context, buf, len, data, hasData, remoteAddr, key, tagged,
+                    errnoAfter));
             return POSTED;
         }
     }

@@ -71,6 +71,17 @@ public final class MemFaults {
     }
 
     /**
+     * The next {@code count} operations of {@code ops} posted on {@code endpoint} are delivered, and
+     * complete at their initiator with {@code errno} all the same: as rxm may fail what it had written
+     * to a connection that then reset.
+     */
+    public void failNextCompletionsAfterDelivery(Endpoint endpoint, Ops ops, int count, int errno) {
+        synchronized (network) {
+            ((MemEndpoint) endpoint).failAfterDelivery.arm(ops, count, errno);
+        }
+    }
+
+    /**
      * The next {@code count} reads of {@code endpoint}'s completion queue fail with {@code errno},
      * taking nothing off it: the provider's answer when the queue itself is broken.
      */

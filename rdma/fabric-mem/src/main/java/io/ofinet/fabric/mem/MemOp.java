@@ -4,10 +4,12 @@ import io.ofinet.fabric.Fi;
 
 /**
  * An operation on its way to an endpoint of the in-memory network: a message, a write or a read, with
- * the endpoint that posted it; {@code key} is a write's or read's remote key, or a tagged message's tag.
+ * the endpoint that posted it; {@code key} is a write's or read's remote key, or a tagged message's tag;
+ * {@code errnoAfterDelivery}, when not 0, the error its initiator's completion reports all the same
+ * once it is delivered ({@link MemFaults#failNextCompletionsAfterDelivery}).
  */
 record MemOp(Kind kind, MemEndpoint initiator, long context, long buf, long len, long data, boolean hasData,
-        long remoteAddr, long key, boolean tagged) {
+        long remoteAddr, long key, boolean tagged, int errnoAfterDelivery) {
 
     enum Kind { SEND, WRITE, READ }
 
@@ -25,5 +27,11 @@ record MemOp(Kind kind, MemEndpoint initiator, long context, long buf, long len,
 
     long flags() {
         return flags(kind, tagged);
+    }
+
+    /** Completes this operation at its initiator, delivered: done, or in the error injected after delivery. */
+    void delivered() {
+        MemEndpoint.complete(initiator, context, flags(), 0, errnoAfterDelivery,
+                errnoAfterDelivery == 0 ? "" : "injected completion error after delivery");
     }
 }
