@@ -73,7 +73,7 @@ final class SenderSignals {
         send.failQueued(new RdmaException(ErrorCategory.REMOTE, "isend: the receiver closed the connection"));
     }
 
-    /** A refusal of eager message {@code value}, or {@code value} credits returned. */
+    /** A refusal of eager message {@code value}, or credits returned: {@code value} in all, modulo 2^10. */
     private void eagerPath(int rail, int comm, Signal signal, int value, long upper) {
         SendComm send = comms.send(comm);
         if (send == null || send.isClosed() || send.liveness() == null) {

@@ -16,9 +16,12 @@ import io.ofinet.rdma.comm.Request;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.op.RmaOp;
+import io.ofinet.rdma.recv.EagerInbox;
 import io.ofinet.rdma.recv.RecvRequest;
 import io.ofinet.rdma.send.SendRequest;
+import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.Limits;
+import io.ofinet.rdma.wire.Signal;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -85,13 +88,20 @@ class CreditReturnTest extends PeerFixture {
     /**
      * Credit signals the provider fails, as rxm fails what a connection reset between two live peers
      * carried ({@code FI_ECANCELED}), are owed again and go at the receiver's next look: each lost
-     * batch shrank the sender's window for good, and two left it waiting for ever.
+     * batch shrank the sender's window for good, and two left it waiting for ever. One the provider
+     * reports failed after it reached the sender counts there once: sent again as a batch of credits,
+     * it was taken for more credits than were in use, and the receiver condemned.
      */
     @ParameterizedTest
-    @ValueSource(booleans = {false, true})
-    void creditsWhoseSignalsFailedAreReturnedAgain(boolean atPost) throws Exception {
+    @ValueSource(strings = {"completion", "post", "after delivery"})
+    void creditsWhoseSignalsFailedAreReturnedAgain(String failure) throws Exception {
         open("\"peerTimeoutMs\": 60000");
-        failNextSignals(2, atPost);
+        if (failure.equals("after delivery")) {
+            provider.faults().failNextCompletionsAfterDelivery(b.railSet.controlEndpoint(0), MemFaults.Ops.SENDS, 2,
+                    FiErrno.FI_ECANCELED);
+        } else {
+            failNextSignals(2, failure.equals("post"));
+        }
         for (int i = 0; i < 4 * Limits.CREDITS; i++) {
             RecvRequest r = smallReceive();
             SendRequest s = send.isend(src.address + i, 10, 5, srcMr);
@@ -117,6 +127,48 @@ class CreditReturnTest extends PeerFixture {
         RdmaException sent = assertThrows(RdmaException.class, () -> complete(large, large));
         assertEquals(ErrorCategory.INVALID_USAGE, sent.category(), sent.getMessage());
         smallTransfer();
+    }
+
+    /**
+     * A credit signal carries the count of all credits the receiver returned, modulo 2^10: one that
+     * repeats the count the sender has, or an older one, changes nothing; one that returns more than
+     * the sender has in use breaks the protocol, and the sender stops.
+     */
+    @Test
+    void aCreditCountSeenAlreadyChangesNothingAndOneBeyondTheCreditsInUseCondemns() throws Exception {
+        open("\"peerTimeoutMs\": 60000");
+        for (int i = 0; i < EagerInbox.CREDIT_BATCH; i++) {
+            smallTransfer(); // the batch goes back: the sender has seen a count of 32
+        }
+        smallTransfer(); // one credit in use
+        for (int count : new int[] {EagerInbox.CREDIT_BATCH, 0, 1000}) {
+            forgeCreditCount(count);
+            spin();
+        }
+        smallTransfer();
+        forgeCreditCount(EagerInbox.CREDIT_BATCH + 3); // three returned, with two in use
+        spin();
+        RdmaException stopped = assertThrows(RdmaException.class, () -> send.isend(src.address, 10, 5, srcMr));
+        assertTrue(stopped.getMessage().contains("returned 3 eager credits with 2 in use"), stopped.getMessage());
+    }
+
+    /** Drives both endpoints 20 times. */
+    private void spin() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            b.progress();
+            a.progress();
+        }
+    }
+
+    /** Sends the sender a credit signal with {@code count}, from the receiver's connection, as the receiver would. */
+    private void forgeCreditCount(int count) throws Exception {
+        b.lock();
+        try {
+            recv.connection().sendImmediate(b.pools.ops.acquire(), "a forged credit count", Immediate.signal(
+                    Signal.CREDITS_TO_SENDER, recv.connection().peerCommId(), count), RmaOp.NO_OWNER);
+        } finally {
+            b.unlock();
+        }
     }
 
     /**

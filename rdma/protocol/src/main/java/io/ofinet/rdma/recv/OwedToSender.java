@@ -16,14 +16,21 @@ import io.ofinet.rdma.wire.Signal;
  * operation free stays owed, and goes at the next return of credits or the communicator's next look
  * at its stalls. So does one the provider fails (rxm fails what a connection reset between two live
  * peers carried, and connects again at the next post): a lost batch of credits shrank the sender's
- * window for good, and a lost refusal left its send waiting. Touched only with the endpoint held.
+ * window for good, and a lost refusal left its send waiting. A credit signal carries the count of
+ * all credits returned so far, modulo 2^10, not the batch's: one that failed after all reached the
+ * sender counts once, however often it goes again. Touched only with the endpoint held.
  */
 final class OwedToSender implements RmaOp.Owner {
     private static final System.Logger LOG = System.getLogger(OwedToSender.class.getName());
+    private static final int COUNT_MASK = (1 << Limits.SEQ_BITS) - 1;
 
     private final RecvComm comm;
     private final Ops pool;
     private int creditsDue;
+    /** The credits returned by the signals posted, modulo 2^10: what the next signal carries. */
+    private int returned;
+    /** Whether a credit signal failed: the count goes again, even with no credit due. */
+    private boolean resend;
     /**
      * Refusals owed, by message number, oldest first: sent before any credit goes back, so that the
      * sender, out of credits meanwhile, has at most {@link Limits#CREDITS} messages here to refuse.
@@ -63,7 +70,7 @@ final class OwedToSender implements RmaOp.Owner {
         if (refusalsOwed.count() > 0 && !refusalsOwed.sendAll(refusal)) {
             return;
         }
-        if (creditsDue < Math.max(1, atLeast)) {
+        if (creditsDue < Math.max(1, atLeast) && !resend) {
             return;
         }
         RmaOp op = pool.acquire();
@@ -71,9 +78,11 @@ final class OwedToSender implements RmaOp.Owner {
             return;
         }
         int credits = Math.min(creditsDue, Limits.CREDITS);
-        creditsDue -= credits; // before the post, whose failure at once owes them again
+        creditsDue -= credits;
+        returned = (returned + credits) & COUNT_MASK;
+        resend = false; // before the post, whose failure at once sets it again
         comm.connection().sendImmediate(op, "credits to the sender", Immediate.signal(
-                Signal.CREDITS_TO_SENDER, comm.connection().peerCommId(), credits), this);
+                Signal.CREDITS_TO_SENDER, comm.connection().peerCommId(), returned), this);
     }
 
     /** Tells the sender that message {@code seq} was refused; false when no operation is free. */
@@ -96,7 +105,7 @@ final class OwedToSender implements RmaOp.Owner {
     public void opFailed(RmaOp op, RdmaException cause) {
         int word = (int) op.data;
         if (Immediate.signal(word) == Signal.CREDITS_TO_SENDER) {
-            creditsDue += Immediate.seq(word);
+            resend = true;
         } else if (!refusalsOwed.add(Immediate.seq(word))) {
             LOG.log(System.Logger.Level.WARNING, "receive communicator {0}: the refusal of message {1} failed ({2})"
                     + " with {3} other refusals owed; its send is not told", comm.id(), Immediate.seq(word),

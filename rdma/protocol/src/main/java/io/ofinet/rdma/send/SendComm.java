@@ -251,10 +251,10 @@ public final class SendComm extends Communicator<SendRequest> {
         sequencer.arrived(seq);
     }
 
-    /** The receiver used up {@code count} eager messages or requests to send of this side. */
-    public void creditsReturned(int count) throws RdmaException {
+    /** The receiver's count of credits returned, modulo 2^10 ({@link SendSequencer#creditsReturned}). */
+    public void creditsReturned(int total) throws RdmaException {
         liveness.heard(host.stepNanos());
-        sequencer.creditsReturned(count);
+        sequencer.creditsReturned(total);
     }
 
     /**

@@ -61,6 +61,8 @@ final class SendSequencer {
     /** The number of the next message matched by tag. */
     private int nextMessage;
     private int credits = Limits.CREDITS;
+    /** The receiver's count of the credits it returned, modulo 2^10, as the latest signal said. */
+    private int returnedSeen;
 
     /** A sequencer for a send communicator of the endpoint whose parts are {@code parts}. */
     SendSequencer(CommParts parts) {
@@ -148,13 +150,23 @@ final class SendSequencer {
         return queue.size() > 0;
     }
 
-    /** The receiver used up {@code count} eager messages or requests to send. */
-    public void creditsReturned(int count) throws RdmaException {
-        if (count < 1 || credits + count > Limits.CREDITS) {
+    /**
+     * The receiver has returned {@code total} credits since the connection began, modulo 2^10, for
+     * the eager messages and requests to send it used up: those not counted yet come back. A total
+     * seen already, or older than one seen, changes nothing (a signal the provider failed after it
+     * was delivered goes again).
+     */
+    public void creditsReturned(int total) throws RdmaException {
+        int count = (total - returnedSeen) & MASK;
+        if (count == 0 || count > SEQS / 2) {
+            return;
+        }
+        if (credits + count > Limits.CREDITS) {
             throw new RdmaException(ErrorCategory.REMOTE, "the receiver returned " + count + " eager credits with "
                     + (Limits.CREDITS - credits) + " in use");
         }
         credits += count;
+        returnedSeen = total;
     }
 
     /**

@@ -53,7 +53,7 @@ public record HandshakeMessage(Type type, int dataRails, int controlRails, int l
     }
 
     static final int MAGIC = 0x4E49464F;
-    static final int VERSION = 7;
+    static final int VERSION = 8;
     static final int HEADER = 72;
     static final int MAX_REASON = 512;
 

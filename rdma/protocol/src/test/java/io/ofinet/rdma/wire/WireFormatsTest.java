@@ -72,7 +72,7 @@ class WireFormatsTest {
     @Test
     void handshakeMessagesArePinnedAndRoundTrip() throws RdmaException {
         byte[] encoded = connect().encode();
-        assertEquals("4f46494e" + "07" + "01" + "02" + "02" + "07000000" + "2c010000" + "00000000" + "00010000"
+        assertEquals("4f46494e" + "08" + "01" + "02" + "02" + "07000000" + "2c010000" + "00000000" + "00010000"
                 + "0010000000000000" + "48010000" + "3412ed5e" + "0807060504030201" + "e1100000" + "00200000"
                 + "6300000000000000" + "0010000000000000" + "1100000000000000" + "2200000000000000"
                 + "0101" + "020202" + "0103" + "0104", HEX.formatHex(encoded));
