@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ofinet.fabric.FiErrno;
+import io.ofinet.fabric.mem.MemFaults;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.HostBuffer;
 import io.ofinet.fabric.testing.TestTime;
@@ -139,6 +141,34 @@ class PeerLivenessTest extends PeerFixture {
             a.progress(); // the sender has nothing to send yet, but is alive
             assertTrue(!request.test(null));
         }
+        HostBuffer src = buffer();
+        SendRequest s = send.isend(src.address, 100, 1, registered(a, src));
+        assertNotNull(s);
+        long[] sizes = new long[1];
+        Await.done(request, sizes, "the receive", a);
+        assertEquals(100, sizes[0]);
+    }
+
+    /**
+     * A keepalive the provider fails with a reset connection (FI_ECANCELED: rxm resets a connection
+     * when a write meets a key its peer just deregistered, and connects again at the next post) says
+     * nothing for sure of the peer: the connection goes on. The peer is condemned by what says it
+     * cannot be reached (below), or by its silence.
+     */
+    @Test
+    void keepalivesFailedByAResetLeaveThePeerAlive() throws Exception {
+        connectPairThatStaysAlive();
+        for (RdmaEndpoint e : new RdmaEndpoint[] {a, b}) {
+            provider.faults().failNextCompletions(e.railSet.controlEndpoint(0), MemFaults.Ops.SENDS, 3,
+                    FiErrno.FI_ECANCELED);
+        }
+        // Idle, so that only the failed keepalives could condemn: six keepalive periods (a quarter of the timeout).
+        long until = System.nanoTime() + 6 * ALIVE_TIMEOUT_MS / 4 * 1_000_000L;
+        while (System.nanoTime() < until) {
+            a.progress();
+            b.progress();
+        }
+        RecvRequest request = post(recv, b);
         HostBuffer src = buffer();
         SendRequest s = send.isend(src.address, 100, 1, registered(a, src));
         assertNotNull(s);

@@ -12,11 +12,12 @@ import io.ofinet.rdma.rail.ProcessCheck;
  * clock:
  *
  * <ul>
- *   <li>evidence condemns the peer at once: a keepalive to it that the provider fails, a
- *       destination of it that the engine condemns (an unreachable-peer error completion; on
- *       {@code ofi_rxm}, posts refused with nothing in flight: refused reconnects), and, when the
- *       peer runs on this host, its process having ended ({@link ProcessCheck}, looked at every
- *       {@link #PROCESS_CHECK_NANOS});
+ *   <li>evidence condemns the peer at once: a destination of it that the engine condemns (an
+ *       unreachable-peer error completion, a keepalive's too; on {@code ofi_rxm}, posts refused
+ *       with nothing in flight: refused reconnects), and, when the peer runs on this host, its
+ *       process having ended ({@link ProcessCheck}, looked at every {@link #PROCESS_CHECK_NANOS}).
+ *       A keepalive failed otherwise (a reset connection, which rxm makes again at the next post)
+ *       is no evidence: the next one goes in its turn;
  *   <li>silence fails a busy communicator only after {@code peerTimeoutMs}: one with requests
  *       outstanding that hears nothing from its peer — data, announcements, keepalives — for
  *       that long. The clock restarts when a communicator goes from idle to busy, so that a peer
@@ -29,6 +30,7 @@ import io.ofinet.rdma.rail.ProcessCheck;
  * watchdog drives while the application does not (the endpoint's watchdog).
  */
 public final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
+    private static final System.Logger LOG = System.getLogger(PeerLiveness.class.getName());
 
     /** A communicator as liveness sees it. */
     public interface Peered {
@@ -167,10 +169,13 @@ public final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
     public void opDone(RmaOp op) {
     }
 
-    /** A keepalive could not be delivered. */
+    /**
+     * A keepalive failed: where the error says the peer cannot be reached, the engine has condemned
+     * its destination already; a reset connection says nothing for sure of the peer.
+     */
     @Override
     public void opFailed(RmaOp op, RdmaException cause) {
-        condemn(new RdmaException(ErrorCategory.REMOTE, what + ": peer " + comm.connection().address()
-                + " is unreachable: " + cause.getMessage(), cause));
+        LOG.log(System.Logger.Level.DEBUG, "{0}: a keepalive to peer {1} failed: {2}", what,
+                comm.connection().address(), cause.getMessage());
     }
 }
