@@ -6,6 +6,7 @@ import io.ofinet.rdma.send.SendComm;
 import io.ofinet.rdma.wire.Limits;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * An endpoint's communicators: their ids, found by id for what arrives (arrays, so that a lookup
@@ -101,10 +102,10 @@ final class CommTable {
         return closedRecvTokens[id];
     }
 
-    /** Whether a send or receive communicator is still open. */
-    boolean anyOpen() {
+    /** Whether a send or receive communicator is still open, besides the send communicators {@code besides} names. */
+    boolean anyOpen(Predicate<SendComm> besides) {
         for (SendComm comm : sends) {
-            if (comm != null) {
+            if (comm != null && !besides.test(comm)) {
                 return true;
             }
         }

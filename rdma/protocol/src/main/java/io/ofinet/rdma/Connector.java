@@ -56,6 +56,25 @@ final class Connector {
         connecting.values().remove(comm);
     }
 
+    /** Whether {@code comm} is a connection this endpoint is making, which no connect call has returned yet. */
+    boolean making(SendComm comm) {
+        return connecting.containsValue(comm);
+    }
+
+    /**
+     * Whether every connection this endpoint is making is past its deadline ({@code
+     * connectionTimeoutMs} since it began) at {@code now}, not taken by a connect call: the
+     * application gave it up, as a connect call then would fail it, or would return it at once.
+     */
+    boolean onlyOverdue(long now) {
+        for (SendComm comm : connecting.values()) {
+            if (now <= comm.connecting().deadlineNanos()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /**
      * Connects to a listener. Returns null until the listener has accepted; call again with the
      * same handle.

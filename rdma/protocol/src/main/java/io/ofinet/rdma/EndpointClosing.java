@@ -89,7 +89,7 @@ final class EndpointClosing {
             return false;
         }
         try {
-            if (endpoint.isClosed() || !use.unused(comms, handshake)) {
+            if (endpoint.isClosed() || !use.unused(comms, handshake, System.nanoTime())) {
                 return false;
             }
         } finally {

@@ -34,10 +34,14 @@ final class EndpointUse {
     }
 
     /**
-     * Whether nothing of the endpoint is in use: no buffer registered for it, no listen, send or
-     * receive communicator, no connection being made. The caller holds the endpoint.
+     * Whether nothing of the endpoint is in use at {@code now}: no buffer registered for it, no
+     * listen, send or receive communicator, no connection being accepted, and no connection being
+     * made but those a connect call has not taken within {@code connectionTimeoutMs}, which the
+     * application gave up (an abort that ended NCCL's connect loop; the close closes them). The
+     * caller holds the endpoint.
      */
-    boolean unused(CommTable comms, Handshake handshake) {
-        return userBuffers == 0 && !comms.anyOpen() && !handshake.busy() && handshake.listens().isEmpty();
+    boolean unused(CommTable comms, Handshake handshake, long now) {
+        return userBuffers == 0 && handshake.listens().isEmpty() && handshake.givenUp(now)
+                && !comms.anyOpen(handshake::making);
     }
 }

@@ -72,6 +72,19 @@ final class Handshake {
         return connector.busy() || !accepting.isEmpty();
     }
 
+    /**
+     * Whether no connection is being accepted, and every one being made from this endpoint was given
+     * up by {@code now} ({@link Connector#onlyOverdue}).
+     */
+    boolean givenUp(long now) {
+        return accepting.isEmpty() && connector.onlyOverdue(now);
+    }
+
+    /** See {@link Connector#making}. */
+    boolean making(SendComm comm) {
+        return connector.making(comm);
+    }
+
     /** The listen communicators still open. */
     List<ListenComm> listens() {
         return new ArrayList<>(listens.values());

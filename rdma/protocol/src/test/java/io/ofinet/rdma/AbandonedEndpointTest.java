@@ -2,6 +2,7 @@ package io.ofinet.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -113,6 +114,39 @@ class AbandonedEndpointTest {
         }
         assertEquals(0, device.openEndpoints());
         assertFalse(Watchdog.watches(left));
+    }
+
+    /**
+     * A connect its thread began and no call took within connectionTimeoutMs (an abort that ended
+     * NCCL's connect loop) keeps the ended thread's endpoint open only until then: another thread
+     * may call connect again with its handle before. Then the endpoint closes, and the connection
+     * with it: its send id, mailbox and addresses.
+     */
+    @Test
+    void aConnectGivenUpKeepsItOpenOnlyUntilItsDeadline() throws Exception {
+        long timeoutMs = TestTime.ms(1000);
+        device.close();
+        device = Device.open(provider, Layouts.mem(1, "\"connectionTimeoutMs\": " + timeoutMs));
+        RdmaEndpoint listener = device.openEndpoint();
+        ListenComm listen = listener.listen();
+        long begun = System.nanoTime();
+        RdmaEndpoint left = onThread(() -> {
+            RdmaEndpoint endpoint = device.endpointForCurrentThread();
+            assertNull(endpoint.connect(listen.handle()), "the listener has not answered yet");
+            return endpoint;
+        });
+        device.closeAbandoned();
+        if (System.nanoTime() - begun < TimeUnit.MILLISECONDS.toNanos(timeoutMs)) {
+            assertFalse(left.isClosed(), "a connect before its deadline keeps the endpoint open");
+        }
+        long bound = TimeUnit.MILLISECONDS.toNanos(timeoutMs + TestTime.ms(5000));
+        while (!left.isClosed() || device.openEndpoints() > 1) {
+            assertTrue(System.nanoTime() - begun < bound, "the endpoint closed after the connect's deadline");
+            Thread.sleep(10);
+            device.closeAbandoned();
+        }
+        assertTrue(System.nanoTime() - begun >= TimeUnit.MILLISECONDS.toNanos(timeoutMs), "not before the deadline");
+        assertFalse(listener.isClosed());
     }
 
     @Test
