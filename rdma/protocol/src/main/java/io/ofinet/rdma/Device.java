@@ -222,7 +222,7 @@ public final class Device implements AutoCloseable {
     }
 
     /** How many endpoints are open on it. */
-    int openEndpoints() {
+    public int openEndpoints() {
         return endpoints.size();
     }
 

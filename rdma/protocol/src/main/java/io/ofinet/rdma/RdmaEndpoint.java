@@ -291,7 +291,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         return pools.counts;
     }
 
-    boolean isClosed() {
+    public boolean isClosed() {
         return closed;
     }
 

@@ -66,6 +66,8 @@ final class PluginConnections {
                     + NetPlugin.HANDLE_MAX_BYTES + " bytes is required");
         }
         PendingConnect key = new PendingConnect(dev, ByteBuffer.wrap(handle.clone()));
+        // Connects given up on endpoints closed since (RdmaEndpoint#closeIfAbandoned) are forgotten.
+        pendingConnects.entrySet().removeIf(e -> e.getValue().isClosed() && !e.getKey().equals(key));
         ConnectStep step = new ConnectStep();
         // Atomic per handle: apart, two threads could each find no connect under way, each begin
         // one, and the one whose entry was replaced would be left to the listener alone.
@@ -84,6 +86,12 @@ final class PluginConnections {
 
         /** Goes on with the connect {@code begun} (null: begins one); returns the endpoint to call again on. */
         RdmaEndpoint take(RdmaEndpoint begun, int dev, byte[] handle) {
+            if (begun != null && begun.isClosed()) {
+                failure = new NetException(NetResult.INVALID_USAGE, "connect: the connection this handle began was"
+                        + " given up: no call took it within connectionTimeoutMs, and the endpoint of the thread that"
+                        + " began it, which has ended, was closed");
+                return null;
+            }
             try {
                 endpoint = begun != null ? begun : endpoint(devices.device(dev));
                 comm = endpoint.connect(handle);

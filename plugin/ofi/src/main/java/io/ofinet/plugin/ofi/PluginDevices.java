@@ -156,7 +156,9 @@ final class PluginDevices {
      * objects, registrations, address vector entries, native bytes), when the binding is in use.
      */
     Map<String, Long> statistics(int dev) throws NetException {
-        Map<String, Long> map = new java.util.LinkedHashMap<>(device(dev).statistics().asMap());
+        Device device = device(dev);
+        Map<String, Long> map = new java.util.LinkedHashMap<>(device.statistics().asMap());
+        map.put("endpoints", (long) device.openEndpoints());
         if (provider instanceof OfiProvider) {
             map.putAll(NativeUsage.asMap());
         }

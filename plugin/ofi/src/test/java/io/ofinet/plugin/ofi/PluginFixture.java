@@ -26,16 +26,24 @@ abstract class PluginFixture {
             + " \"minStripeSize\": 4096, \"eagerMaxSize\": 4096, \"peerTimeoutMs\": 500}]}";
 
     private final List<AutoCloseable> buffers = new ArrayList<>();
+    /** The in-memory network of {@link #a} and {@link #b}. */
+    MemProvider provider;
     OfiNetPlugin a;
     OfiNetPlugin b;
 
     static RailLayout layout() throws ConfigException {
-        return ConfigLoader.parse(LAYOUT, "test", ConfigEnvironment.of(Map.of(), new Properties()));
+        return layout("");
+    }
+
+    /** The layout with {@code extraMembers} (", \"name\": value" ...) added to its device. */
+    static RailLayout layout(String extraMembers) throws ConfigException {
+        return ConfigLoader.parse(LAYOUT.replace("}]}", extraMembers + "}]}"), "test",
+                ConfigEnvironment.of(Map.of(), new Properties()));
     }
 
     @BeforeEach
     void init() throws Exception {
-        MemProvider provider = MemProvider.builder().domains(2).build();
+        provider = MemProvider.builder().domains(2).build();
         a = new OfiNetPlugin(() -> provider, PluginFixture::layout);
         b = new OfiNetPlugin(() -> provider, PluginFixture::layout);
         a.init();

@@ -3,11 +3,14 @@ package io.ofinet.plugin.ofi;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.fabric.testing.TestTime;
+import io.ofinet.plugin.ConnectConfig;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.MemoryType;
 import io.ofinet.plugin.NetException;
@@ -44,6 +47,45 @@ class PluginRefusalTest extends PluginFixture {
                 assertEquals(0x5A, dst.get(i), "byte " + i);
             }
             tag++;
+        }
+    }
+
+    /**
+     * A connect its thread began and gave up (the thread ended, and no call took the connection
+     * within connectionTimeoutMs, as when an abort ends NCCL's connect loop): the thread's endpoint
+     * closes, and a call with the handle after that is refused saying so, not begun again as a
+     * second connection behind the first.
+     */
+    @Test
+    void aConnectCalledAgainAfterItWasGivenUpIsRefused() throws Exception {
+        OfiNetPlugin c = new OfiNetPlugin(() -> provider, () -> layout(", \"connectionTimeoutMs\": "
+                + TestTime.ms(500)));
+        c.init();
+        try {
+            Handles.ListenComm listen = b.listen(0);
+            byte[] handle = listen.handle();
+            Throwable[] thrown = new Throwable[1];
+            Thread proxy = new Thread(() -> {
+                try {
+                    assertNull(c.connect(0, handle, ConnectConfig.DEFAULT), "b has not accepted");
+                } catch (Throwable t) {
+                    thrown[0] = t;
+                }
+            }, "proxy");
+            proxy.start();
+            proxy.join();
+            assertNull(thrown[0]);
+            long deadline = System.nanoTime() + TestTime.nanos(10_000);
+            while (c.statistics(0).get("endpoints") > 0) {
+                assertTrue(System.nanoTime() - deadline < 0, "the ended thread's endpoint closed within 10 s");
+                Thread.sleep(10);
+            }
+            NetException refused = assertThrows(NetException.class, () -> c.connect(0, handle, ConnectConfig.DEFAULT));
+            assertEquals(NetResult.INVALID_USAGE, refused.result());
+            assertTrue(refused.getMessage().contains("given up"), refused.getMessage());
+            b.closeListen(listen);
+        } finally {
+            c.close();
         }
     }
 
