@@ -162,9 +162,15 @@ class PeerLivenessTest extends PeerFixture {
             provider.faults().failNextCompletions(e.railSet.controlEndpoint(0), MemFaults.Ops.SENDS, 3,
                     FiErrno.FI_ECANCELED);
         }
-        // Idle, so that only the failed keepalives could condemn: six keepalive periods (a quarter of the timeout).
-        long until = System.nanoTime() + 6 * ALIVE_TIMEOUT_MS / 4 * 1_000_000L;
-        while (System.nanoTime() < until) {
+        // Idle, so that only the failed keepalives could condemn, until all six failed.
+        long deadline = System.nanoTime() + TestTime.nanos(20_000);
+        while (provider.faults().completionFaultsLeft(a.railSet.controlEndpoint(0)) > 0
+                || provider.faults().completionFaultsLeft(b.railSet.controlEndpoint(0)) > 0) {
+            assertTrue(System.nanoTime() < deadline, "three keepalives each way within 20 s");
+            a.progress();
+            b.progress();
+        }
+        for (int i = 0; i < 100; i++) { // their failures reported
             a.progress();
             b.progress();
         }
@@ -175,6 +181,24 @@ class PeerLivenessTest extends PeerFixture {
         long[] sizes = new long[1];
         Await.done(request, sizes, "the receive", a);
         assertEquals(100, sizes[0]);
+    }
+
+    /**
+     * A keepalive whose post the provider fails as unreachable ({@code FI_EHOSTUNREACH}) condemns the
+     * peer, as an error completion saying so does.
+     */
+    @Test
+    void aKeepaliveRefusedAsUnreachableAtItsPostCondemnsThePeer() throws Exception {
+        connectPairThatStaysAlive();
+        provider.faults().failNextPosts(a.railSet.controlEndpoint(0), MemFaults.Ops.SENDS, 1, FiErrno.FI_EHOSTUNREACH);
+        long deadline = System.nanoTime() + TestTime.nanos(20_000);
+        while (send.liveness().dead() == null) { // idle: only keepalives go
+            assertTrue(System.nanoTime() < deadline, "condemned within 20 s");
+            a.progress();
+            b.progress();
+        }
+        String why = send.liveness().dead().getMessage();
+        assertTrue(why.contains("keepalive") && why.contains("FI_EHOSTUNREACH"), why);
     }
 
     @Test

@@ -30,4 +30,9 @@ final class MemFault {
     int errno() {
         return errno;
     }
+
+    /** How many operations the fault is still armed for. */
+    int left() {
+        return count;
+    }
 }

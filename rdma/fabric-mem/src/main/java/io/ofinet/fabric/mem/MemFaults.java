@@ -70,6 +70,13 @@ public final class MemFaults {
         }
     }
 
+    /** How many operations of {@code endpoint} the faults armed by {@link #failNextCompletions} are still to fail. */
+    public int completionFaultsLeft(Endpoint endpoint) {
+        synchronized (network) {
+            return ((MemEndpoint) endpoint).failCompletions.left();
+        }
+    }
+
     /**
      * The next {@code count} operations of {@code ops} posted on {@code endpoint} are delivered, and
      * complete at their initiator with {@code errno} all the same: as rxm may fail what it had written

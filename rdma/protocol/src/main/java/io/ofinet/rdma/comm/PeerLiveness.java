@@ -13,11 +13,11 @@ import io.ofinet.rdma.rail.ProcessCheck;
  *
  * <ul>
  *   <li>evidence condemns the peer at once: a destination of it that the engine condemns (an
- *       unreachable-peer error completion, a keepalive's too; on {@code ofi_rxm}, posts refused
- *       with nothing in flight: refused reconnects), and, when the peer runs on this host, its
- *       process having ended ({@link ProcessCheck}, looked at every {@link #PROCESS_CHECK_NANOS}).
- *       A keepalive failed otherwise (a reset connection, which rxm makes again at the next post)
- *       is no evidence: the next one goes in its turn;
+ *       unreachable-peer error at a post or in a completion, a keepalive's too; on {@code
+ *       ofi_rxm}, posts refused with nothing in flight: refused reconnects), and, when the peer
+ *       runs on this host, its process having ended ({@link ProcessCheck}, looked at every {@link
+ *       #PROCESS_CHECK_NANOS}). A keepalive failed otherwise (a reset connection, which rxm makes
+ *       again at the next post) is no evidence: the next one goes in its turn;
  *   <li>silence fails a busy communicator only after {@code peerTimeoutMs}: one with requests
  *       outstanding that hears nothing from its peer — data, announcements, keepalives — for
  *       that long. The clock restarts when a communicator goes from idle to busy, so that a peer
@@ -170,8 +170,9 @@ public final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
     }
 
     /**
-     * A keepalive failed: where the error says the peer cannot be reached, the engine has condemned
-     * its destination already; a reset connection says nothing for sure of the peer.
+     * A keepalive failed: where the error says the peer cannot be reached, at the post or in its
+     * completion, the engine condemns its destination, as for any operation; a reset connection
+     * says nothing for sure of the peer.
      */
     @Override
     public void opFailed(RmaOp op, RdmaException cause) {

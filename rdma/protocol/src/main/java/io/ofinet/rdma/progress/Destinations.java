@@ -13,8 +13,8 @@ import java.util.ArrayDeque;
  * once a destination has refused for a millisecond; a destination that refuses for longer than
  * {@code refusalTimeoutNanos} is condemned, and so is one whose refusals are evidence of a refused
  * reconnect ({@link PeerQueue#refusedReconnect}), one the provider shows it cannot reach
- * ({@link PeerQueue#unreachable}), or to which the provider failed an operation (an error
- * completion): each is the provider's word that the peer is gone.
+ * ({@link PeerQueue#unreachable}), or to which the provider failed an operation as unreachable (at
+ * its post, or in an error completion): each is the provider's word that the peer is gone.
  *
  * <p>Held by its engine, and like it not thread-safe.
  */
@@ -91,7 +91,12 @@ final class Destinations {
         try {
             result = op.post();
         } catch (FabricException e) {
-            op.failed(new RdmaException(ErrorCategory.SYSTEM, op.describe() + ": " + e.getMessage(), e));
+            String seen = op.describe() + ": " + e.getMessage();
+            op.failed(new RdmaException(ErrorCategory.SYSTEM, seen, e));
+            if (peer.remote() && ProgressEngine.unreachable(e.errno())) {
+                // The provider says at the post that the peer cannot be reached, as a completion may.
+                condemn(peer, new RdmaException(ErrorCategory.REMOTE, "peer " + peer.name() + ": " + seen));
+            }
             return Endpoint.POSTED;
         }
         if (result == Endpoint.POSTED) {

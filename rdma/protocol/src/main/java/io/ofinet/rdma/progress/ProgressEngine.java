@@ -268,7 +268,7 @@ public final class ProgressEngine {
      * for sure of the peer: rxm resets a connection also when a write meets a key the peer just
      * deregistered, and connects again on the next post.
      */
-    private static boolean unreachable(int errno) {
+    static boolean unreachable(int errno) {
         return errno == FiErrno.FI_EHOSTUNREACH || errno == FiErrno.FI_ECONNREFUSED;
     }
 

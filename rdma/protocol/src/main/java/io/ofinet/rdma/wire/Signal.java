@@ -31,7 +31,7 @@ public enum Signal {
      * buffers by tag and ordinal, handshake version 4). One arriving breaks the protocol.
      */
     RETIRED_TO_SENDER(5, true),
-    /** 6: to the send side: credits returned, the value their count. */
+    /** 6: to the send side: credits returned, the value all the receiver has returned so far, modulo 2^10. */
     CREDITS_TO_SENDER(6, true);
 
     /**
