@@ -92,6 +92,7 @@ final class EndpointClosing {
             if (endpoint.isClosed() || !use.unused(comms, handshake, System.nanoTime())) {
                 return false;
             }
+            use.markAbandoned(); // a connect called meanwhile on another thread is refused, not closed under it
         } finally {
             endpoint.unlock();
         }

@@ -1,5 +1,8 @@
 package io.ofinet.rdma;
 
+import io.ofinet.rdma.error.ErrorCategory;
+import io.ofinet.rdma.error.RdmaException;
+
 /**
  * What of an endpoint is in use, for the close of one that its thread left behind
  * ({@link EndpointClosing#closeIfAbandoned}; docs/PROTOCOL.md, "Threading"): the thread it was
@@ -10,6 +13,8 @@ final class EndpointUse {
     /** The thread the endpoint was opened for ({@link Device#endpointForCurrentThread}), or null. */
     private final Thread owner;
     private int userBuffers;
+    /** Set, holding the endpoint, once it is found unused for good: what comes after is refused. */
+    private volatile boolean abandoned;
 
     EndpointUse(Thread owner) {
         this.owner = owner;
@@ -21,6 +26,24 @@ final class EndpointUse {
 
     void deregistered() {
         userBuffers--;
+    }
+
+    /** From now on the endpoint closes as abandoned; the caller holds it. */
+    void markAbandoned() {
+        abandoned = true;
+    }
+
+    /** Whether the endpoint closes, or has closed, as abandoned ({@link #markAbandoned}). */
+    boolean abandoned() {
+        return abandoned;
+    }
+
+    /** Refuses a call (listen, connect, accept, a registration) on an endpoint closing as abandoned. */
+    void requireNotAbandoned() throws RdmaException {
+        if (abandoned) {
+            throw new RdmaException(ErrorCategory.INVALID_USAGE, "the endpoint is closing: the thread it was opened"
+                    + " for (" + ownerName() + ") has ended, and nothing of it was in use");
+        }
     }
 
     /** Whether the endpoint was opened for a thread, and that thread has ended. */

@@ -20,11 +20,10 @@ import io.ofinet.rdma.send.SendComm;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A protocol endpoint: its rails ({@link RailSet}), the progress engine over their queues and the
- * queues of its peers ({@link Peers}), its pools ({@link EndpointPools}), its communicators
- * ({@link CommTable}, {@link Handshake}, {@link CommClosing}), its own close
- * ({@link EndpointClosing}), its step ({@link EndpointStep}) and its slow duties. Listen, send and
- * receive communicators hang off it.
+ * A protocol endpoint: its rails ({@link RailSet}), the progress engine over their queues and the queues of its
+ * peers ({@link Peers}), its pools ({@link EndpointPools}), its communicators ({@link CommTable}, {@link
+ * Handshake}, {@link CommClosing}), its own close ({@link EndpointClosing}), its step ({@link EndpointStep}) and
+ * its slow duties. Listen, send and receive communicators hang off it.
  *
  * <p>{@link #listen}, {@link #connect} and {@link #accept} never block: connect and accept return
  * null until the handshake completes and are called again (connect with the same handle). Each
@@ -60,7 +59,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     /** Keepalives, peer checks, quarantine; the watchdog looks at when they last ran. */
     final SlowDuties duties;
     private final EndpointStep step;
-    private boolean closed;
+    private volatile boolean closed;
 
     RdmaEndpoint(Device device, Thread owner) throws RdmaException {
         this.device = device;
@@ -143,6 +142,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         lock.lock();
         try {
             requireOpen();
+            use.requireNotAbandoned();
             return step.run();
         } catch (FabricException e) {
             throw new RdmaException(ErrorCategory.SYSTEM, e.getMessage(), e);
@@ -293,6 +293,11 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     public boolean isClosed() {
         return closed;
+    }
+
+    /** Whether it closes, or has closed, as one its thread left unused ({@link #closeIfAbandoned}). */
+    public boolean isAbandoned() {
+        return use.abandoned();
     }
 
     /** Closes it if its thread has ended and nothing of it is in use; never waits ({@link EndpointClosing}). */
