@@ -24,11 +24,35 @@ final class PluginConnections {
     private final OfiNetPlugin plugin;
     private final PluginDevices devices;
     private final PluginChecks checks;
-    /** Connects that returned "call again", and the endpoint each goes on on. */
-    private final Map<PendingConnect, RdmaEndpoint> pendingConnects = new ConcurrentHashMap<>();
+    /** Connects that returned "call again", and the endpoint each goes on on (or a mark: given up). */
+    private final Map<PendingConnect, Begun> pendingConnects = new ConcurrentHashMap<>();
 
     /** A connect under way: its device and its handle's bytes. */
     private record PendingConnect(int dev, ByteBuffer handle) {
+    }
+
+    /**
+     * Where a connect under way goes on: its endpoint. Or, once that endpoint closes as abandoned
+     * (its thread ended, and no call took the connection within connectionTimeoutMs: {@link
+     * RdmaEndpoint#isAbandoned}), a mark without it (null) until {@code refusedUntil}
+     * (System.nanoTime), one more connectionTimeoutMs: a call with its handle then is refused, not
+     * begun again as a second connection behind the first. Later its handle is a new one's (a listen
+     * id comes back after 8,192 others).
+     */
+    private record Begun(RdmaEndpoint endpoint, long refusedUntil) {
+        Begun(RdmaEndpoint endpoint) {
+            this(endpoint, 0);
+        }
+
+        boolean givenUp() {
+            return endpoint == null || endpoint.isAbandoned();
+        }
+
+        /** This connect, given up at {@code now}, as a mark. */
+        Begun mark(long now) {
+            return endpoint == null ? this
+                    : new Begun(null, now + endpoint.spec().parameters().connectionTimeoutMs() * 1_000_000L);
+        }
     }
 
     PluginConnections(OfiNetPlugin plugin, PluginDevices devices, PluginChecks checks) {
@@ -66,8 +90,9 @@ final class PluginConnections {
                     + NetPlugin.HANDLE_MAX_BYTES + " bytes is required");
         }
         PendingConnect key = new PendingConnect(dev, ByteBuffer.wrap(handle.clone()));
-        // Connects given up on endpoints closed since (RdmaEndpoint#closeIfAbandoned) are forgotten.
-        pendingConnects.entrySet().removeIf(e -> e.getValue().isClosed() && !e.getKey().equals(key));
+        long now = System.nanoTime();
+        pendingConnects.values().removeIf(begun -> begun.endpoint() == null && now - begun.refusedUntil() > 0);
+        pendingConnects.replaceAll((k, begun) -> begun.givenUp() ? begun.mark(now) : begun);
         ConnectStep step = new ConnectStep();
         // Atomic per handle: apart, two threads could each find no connect under way, each begin
         // one, and the one whose entry was replaced would be left to the listener alone.
@@ -84,22 +109,25 @@ final class PluginConnections {
         RdmaEndpoint endpoint;
         NetException failure;
 
-        /** Goes on with the connect {@code begun} (null: begins one); returns the endpoint to call again on. */
-        RdmaEndpoint take(RdmaEndpoint begun, int dev, byte[] handle) {
-            if (begun != null && begun.isClosed()) {
+        /** Goes on with the connect {@code begun} (null: begins one); returns where to call again, or null. */
+        Begun take(Begun begun, int dev, byte[] handle) {
+            if (begun != null && begun.givenUp()) {
                 failure = new NetException(NetResult.INVALID_USAGE, "connect: the connection this handle began was"
                         + " given up: no call took it within connectionTimeoutMs, and the endpoint of the thread that"
-                        + " began it, which has ended, was closed");
-                return null;
+                        + " began it, which has ended, closed");
+                return begun.mark(System.nanoTime());
             }
             try {
-                endpoint = begun != null ? begun : endpoint(devices.device(dev));
+                endpoint = begun != null ? begun.endpoint() : endpoint(devices.device(dev));
                 comm = endpoint.connect(handle);
-                return comm == null ? endpoint : null;
+                return comm != null ? null : begun != null ? begun : new Begun(endpoint);
             } catch (NetException e) {
                 failure = e;
             } catch (RdmaException e) {
                 failure = Errors.toNetException("connect", e);
+                if (begun != null && begun.givenUp()) {
+                    return begun.mark(System.nanoTime()); // given up between the look above and the call
+                }
             }
             return null;
         }
