@@ -22,7 +22,6 @@ import io.ofinet.rdma.wire.Signal;
  */
 final class OwedToSender implements RmaOp.Owner {
     private static final System.Logger LOG = System.getLogger(OwedToSender.class.getName());
-    private static final int COUNT_MASK = (1 << Limits.SEQ_BITS) - 1;
 
     private final RecvComm comm;
     private final Ops pool;
@@ -79,7 +78,7 @@ final class OwedToSender implements RmaOp.Owner {
         }
         int credits = Math.min(creditsDue, Limits.CREDITS);
         creditsDue -= credits;
-        returned = (returned + credits) & COUNT_MASK;
+        returned = (returned + credits) & Limits.SEQ_MASK;
         resend = false; // before the post, whose failure at once sets it again
         comm.connection().sendImmediate(op, "credits to the sender", Immediate.signal(
                 Signal.CREDITS_TO_SENDER, comm.connection().peerCommId(), returned), this);

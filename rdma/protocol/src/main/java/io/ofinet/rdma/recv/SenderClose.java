@@ -52,7 +52,7 @@ public final class SenderClose {
 
     /** Something the sender counts arrived from it (whatever became of it). */
     public void counted() {
-        arrivals = (arrivals + 1) & ((1 << Limits.SEQ_BITS) - 1);
+        arrivals = (arrivals + 1) & Limits.SEQ_MASK;
     }
 
     /**

@@ -39,7 +39,6 @@ import io.ofinet.rdma.wire.Limits;
  */
 final class SendSequencer {
     private static final int SEQS = 1 << Limits.SEQ_BITS;
-    private static final int MASK = SEQS - 1;
 
     private final int eagerMax;
     /**
@@ -157,7 +156,7 @@ final class SendSequencer {
      * was delivered goes again).
      */
     public void creditsReturned(int total) throws RdmaException {
-        int count = (total - returnedSeen) & MASK;
+        int count = (total - returnedSeen) & Limits.SEQ_MASK;
         if (count == 0 || count > SEQS / 2) {
             return;
         }
@@ -231,7 +230,7 @@ final class SendSequencer {
         credits--;
         messageTag[m] = request.tag;
         messageSize[m] = request.size;
-        nextMessage = (m + 1) & MASK;
+        nextMessage = (m + 1) & Limits.SEQ_MASK;
         return true;
     }
 
@@ -283,7 +282,7 @@ final class SendSequencer {
      * Limits#WINDOW} messages matched by tag, of an eager size.
      */
     public boolean sentEager(int seq) {
-        int behind = (nextMessage - seq) & MASK;
+        int behind = (nextMessage - seq) & Limits.SEQ_MASK;
         return behind > 0 && behind <= Limits.WINDOW && messageSize[seq] <= eagerMax;
     }
 
@@ -305,7 +304,7 @@ final class SendSequencer {
      * @return whether it was a request to send (failed now, or failed already)
      */
     public boolean refused(int seq) {
-        int behind = (nextMessage - seq) & MASK;
+        int behind = (nextMessage - seq) & Limits.SEQ_MASK;
         if (behind == 0 || behind > Limits.WINDOW || messageSize[seq] <= eagerMax) {
             return false;
         }

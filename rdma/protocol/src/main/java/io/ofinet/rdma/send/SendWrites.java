@@ -255,7 +255,7 @@ final class SendWrites {
     }
 
     private void count(int arrivals) {
-        counted = (counted + arrivals) & ((1 << Limits.SEQ_BITS) - 1);
+        counted = (counted + arrivals) & Limits.SEQ_MASK;
     }
 
     /**

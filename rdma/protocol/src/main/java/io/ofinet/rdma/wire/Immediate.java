@@ -81,7 +81,7 @@ public final class Immediate {
     }
 
     public static int seq(int data) {
-        return data & ((1 << Limits.SEQ_BITS) - 1);
+        return data & Limits.SEQ_MASK;
     }
 
     /**

@@ -17,6 +17,8 @@ public final class Limits {
     public static final int MAX_COMMS = 1 << COMM_ID_BITS;
     /** Bits of a message sequence number in immediate data. */
     public static final int SEQ_BITS = 10;
+    /** What keeps a count or number modulo 2^{@link #SEQ_BITS}, as the immediate data carries it. */
+    public static final int SEQ_MASK = (1 << SEQ_BITS) - 1;
     /**
      * Bits of an ordinal on the wire: the k-th send with a tag fills the k-th receive buffer with
      * that tag, and both sides number them per tag modulo 2^16.

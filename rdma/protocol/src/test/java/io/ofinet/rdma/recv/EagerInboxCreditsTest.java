@@ -62,7 +62,7 @@ class EagerInboxCreditsTest {
         }
         assertTrue(returned.isEmpty());
         when(ops.acquire()).thenReturn(mock(RmaOp.class));
-        int mask = (1 << Limits.SEQ_BITS) - 1;
+        int mask = Limits.SEQ_MASK;
         int sum = 0;
         for (int i = 0; i < due && sum < due; i++) {
             int before = returned.isEmpty() ? 0 : returned.get(returned.size() - 1);
