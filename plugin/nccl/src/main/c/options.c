@@ -45,17 +45,28 @@ char *class_path_option(const char *dir) {
     return option;
 }
 
-/* Whether word (len characters) sizes the heap: HotSpot refuses an initial heap over the maximum. */
-static int sizes_heap(const char *word, size_t len) {
-    static const char *const prefixes[] = {"-Xms", "-Xmx", "-XX:InitialHeapSize=", "-XX:MaxHeapSize=",
-                                           "-XX:MinHeapSize=", "-XX:MaxRAM", "-XX:InitialRAMPercentage=",
-                                           "-XX:MinRAMPercentage="};
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
+/* Whether word (len characters) begins with one of the n prefixes. */
+static int begins_with_any(const char *word, size_t len, const char *const *prefixes, size_t n) {
+    for (size_t i = 0; i < n; i++) {
         if (len >= strlen(prefixes[i]) && strncmp(word, prefixes[i], strlen(prefixes[i])) == 0) {
             return 1;
         }
     }
     return 0;
+}
+
+/* Whether word (len characters) sizes the heap: HotSpot refuses an initial heap over the maximum. */
+static int sizes_heap(const char *word, size_t len) {
+    static const char *const prefixes[] = {"-Xms", "-Xmx", "-XX:InitialHeapSize=", "-XX:MaxHeapSize=",
+                                           "-XX:MinHeapSize=", "-XX:MaxRAM", "-XX:InitialRAMPercentage=",
+                                           "-XX:MinRAMPercentage="};
+    return begins_with_any(word, len, prefixes, sizeof prefixes / sizeof prefixes[0]);
+}
+
+/* Whether word (len characters) sizes the young generation, which the library sizes for its serial collector. */
+static int sizes_young(const char *word, size_t len) {
+    static const char *const prefixes[] = {"-Xmn", "-XX:NewSize=", "-XX:MaxNewSize=", "-XX:NewRatio="};
+    return begins_with_any(word, len, prefixes, sizeof prefixes / sizeof prefixes[0]);
 }
 
 /* Whether word (len characters) chooses a collector (-XX:+Use...GC, -XX:-Use...GC): HotSpot refuses two. */
@@ -81,7 +92,8 @@ static int user_option(int (*matches)(const char *word, size_t len)) {
 /*
  * Each measured through the table (docs/NCCL.md, "The JVM's options"): the serial collector starts
  * no collector threads, where G1 starts five and more with the node's cores; a heap that starts at
- * 8 MiB is touched that far only (ofinet's calls allocate nothing once warm); a fixed maximum keeps
+ * 8 MiB is touched that far only (ofinet's calls allocate nothing once warm), its young generation of
+ * 1 MiB under the serial collector, where init's short-lived garbage is made; a fixed maximum keeps
  * compressed oops, which the AOT cache was made with, on a node of 128 GiB or more; two compiler
  * threads whatever the node's cores; no hsperfdata file in /tmp; the monitor deflation thread
  * awake once a second instead of four times, as each wake-up takes a core from a rank; the
@@ -94,16 +106,21 @@ int guest_options(const char **options) {
         "-XX:AsyncDeflationInterval=1000", "-XX:CompileCommand=quiet",
         "-XX:CompileCommand=exclude,jdk.internal.classfile.*::*", "-XX:CompileCommand=exclude,java.lang.classfile.*::*"};
     static const char *const heap[] = {"-Xms8m", "-Xmx1g"};
-    _Static_assert(1 + sizeof heap / sizeof heap[0] + sizeof always / sizeof always[0] <= OFINET_GUEST_OPTIONS,
+    _Static_assert(2 + sizeof heap / sizeof heap[0] + sizeof always / sizeof always[0] <= OFINET_GUEST_OPTIONS,
                    "OFINET_GUEST_OPTIONS holds every guest option");
     int n = 0;
-    if (!user_option(chooses_collector)) {
+    int serial = !user_option(chooses_collector);
+    int ours_heap = !user_option(sizes_heap);
+    if (serial) {
         options[n++] = "-XX:+UseSerialGC";
     }
-    if (!user_option(sizes_heap)) {
+    if (ours_heap) {
         for (size_t i = 0; i < sizeof heap / sizeof heap[0]; i++) {
             options[n++] = heap[i];
         }
+    }
+    if (serial && ours_heap && !user_option(sizes_young)) {
+        options[n++] = "-Xmn1m";
     }
     for (size_t i = 0; i < sizeof always / sizeof always[0]; i++) {
         options[n++] = always[i];

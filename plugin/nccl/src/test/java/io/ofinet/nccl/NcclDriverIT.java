@@ -123,18 +123,29 @@ class NcclDriverIT {
     /**
      * The JVM the library creates runs with a guest's options (docs/NCCL.md, "The JVM's options"),
      * as HotSpot reports its flags; the user's OFINET_JVM_OPTIONS choose otherwise, a collector or a
-     * heap size of theirs replacing the library's.
+     * heap size of theirs replacing the library's, and either, or a young generation of theirs, the
+     * library's young generation.
      */
     @Test
     void theJvmRunsAsAGuestUnlessTheUserChoosesOtherwise(@TempDir Path dir) throws Exception {
         Driver guest = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", "-XX:+PrintFlagsFinal"), Duration.ofSeconds(60),
                 "init");
         assertFlags(guest, "UseSerialGC += true", "InitialHeapSize += 8388608", "MaxHeapSize += 1073741824",
-                "CICompilerCount += 2", "UsePerfData += false", "AsyncDeflationInterval += 1000");
+                "NewSize += 1048576", "MaxNewSize += 1048576", "CICompilerCount += 2", "UsePerfData += false",
+                "AsyncDeflationInterval += 1000");
         Driver user = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", "-XX:+UseParallelGC -Xmx2g -XX:CICompilerCount=3"
                 + " -XX:+PrintFlagsFinal"), Duration.ofSeconds(60), "init");
         assertFlags(user, "UseParallelGC += true", "UseSerialGC += false", "MaxHeapSize += 2147483648",
                 "CICompilerCount += 3");
+        assertNoFlag(user, "MaxNewSize += 1048576");
+        Driver heap = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", "-Xms16m -XX:+PrintFlagsFinal"),
+                Duration.ofSeconds(60), "init");
+        assertFlags(heap, "UseSerialGC += true", "InitialHeapSize += 16777216");
+        assertNoFlag(heap, "MaxNewSize += 1048576");
+        Driver young = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", "-XX:NewRatio=3 -XX:+PrintFlagsFinal"),
+                Duration.ofSeconds(60), "init");
+        assertFlags(young, "UseSerialGC += true", "InitialHeapSize += 8388608", "NewRatio += 3");
+        assertNoFlag(young, "MaxNewSize += 1048576");
     }
 
     /**
@@ -164,6 +175,13 @@ class NcclDriverIT {
             assertTrue(Pattern.compile("(?m)^\\s*\\S+ " + flag + "\\b").matcher(d.output()).find(),
                     flag + " in HotSpot's flags:\n" + d.output());
         }
+    }
+
+    /** An init that succeeded and printed HotSpot's final flags, {@code flag} not among them. */
+    private static void assertNoFlag(Driver d, String flag) {
+        assertEquals(0, d.exitCode(), d.output());
+        assertFalse(Pattern.compile("(?m)^\\s*\\S+ " + flag + "\\b").matcher(d.output()).find(),
+                flag + " in HotSpot's flags:\n" + d.output());
     }
 
     /**
