@@ -18,7 +18,10 @@ import io.ofinet.rdma.wire.Limits;
 import io.ofinet.rdma.wire.ListenHandle;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -38,6 +41,12 @@ final class Connector {
     private final int controlRails;
     /** Connections in progress, by the handle they were started with (connect is called again with it). */
     private final Map<ByteBuffer, SendComm> connecting = new HashMap<>();
+    /** Handles of connects given up ({@link #closeGivenUp}), each refused until the time it holds (System.nanoTime). */
+    private final Map<ByteBuffer, Long> givenUp = new HashMap<>();
+    /** Set while {@link #closeGivenUp} closes: the steps of those closes begin no other. */
+    private boolean closingGivenUp;
+    /** How many connections being made {@link #closeGivenUp} closed. */
+    private long givenUpCount;
 
     Connector(RdmaEndpoint endpoint, Handshake handshake, HandshakeParts at) {
         this.endpoint = endpoint;
@@ -76,16 +85,68 @@ final class Connector {
     }
 
     /**
+     * Closes the connections being made that no connect call has taken for {@code
+     * connectionTimeoutMs} past their deadline, twice the timeout since each began: the application
+     * gave them up (an abort that ended NCCL's connect loop on a thread that lives on). A caller
+     * still calling meets its connect's failure at the deadline, or takes the connection before.
+     * Their handles are refused for one more {@code connectionTimeoutMs}, then forgotten. Run with
+     * the slow duties, holding the endpoint, so each close waits for nothing (no call took the
+     * connection: nothing was sent on it); a close that fails is logged, not thrown into the step.
+     */
+    void closeGivenUp(long now) {
+        if (closingGivenUp || connecting.isEmpty() && givenUp.isEmpty()) {
+            return;
+        }
+        long timeoutNanos = at.commParts().params().connectionTimeoutMs() * 1_000_000L;
+        givenUp.values().removeIf(until -> now - until > 0);
+        List<SendComm> overdue = new ArrayList<>();
+        for (Iterator<Map.Entry<ByteBuffer, SendComm>> it = connecting.entrySet().iterator(); it.hasNext();) {
+            Map.Entry<ByteBuffer, SendComm> entry = it.next();
+            if (now - entry.getValue().connecting().deadlineNanos() > timeoutNanos) {
+                it.remove();
+                givenUp.put(entry.getKey(), now + timeoutNanos);
+                overdue.add(entry.getValue());
+                givenUpCount++;
+            }
+        }
+        closingGivenUp = true;
+        try {
+            for (SendComm comm : overdue) {
+                LOG.log(Level.INFO, "connect: send communicator {0} given up: no connect call took it within {1} ms"
+                        + " past its deadline (connectionTimeoutMs); closed", comm.id(), timeoutNanos / 1_000_000);
+                try {
+                    at.closing().closeSend(comm, now); // no wait inside the step: nothing of it is in flight
+                } catch (RdmaException | RuntimeException e) {
+                    LOG.log(Level.WARNING, "connect: closing given-up send communicator {0}: {1}", comm.id(),
+                            e.toString());
+                }
+            }
+        } finally {
+            closingGivenUp = false;
+        }
+    }
+
+    long givenUpCount() {
+        return givenUpCount;
+    }
+
+    /**
      * Connects to a listener. Returns null until the listener has accepted; call again with the
      * same handle.
      *
      * @throws RdmaException INVALID_ARGUMENT for a handle that does not decode, INVALID_USAGE for
-     *     rail counts that differ, REMOTE when the listener refuses or does not answer in time
+     *     rail counts that differ or a connect given up ({@link #closeGivenUp}), REMOTE when the
+     *     listener refuses or does not answer in time
      */
     SendComm connect(byte[] handle) throws RdmaException {
         endpoint.readQueues();
         ByteBuffer key = ByteBuffer.wrap(handle.clone());
         SendComm comm = connecting.get(key);
+        Long refusedUntil = comm == null ? givenUp.get(key) : null;
+        if (refusedUntil != null && refusedUntil - System.nanoTime() >= 0) {
+            throw new RdmaException(ErrorCategory.INVALID_USAGE, "connect: the connection this handle began was given"
+                    + " up: no connect call took it within connectionTimeoutMs past its deadline, and it was closed");
+        }
         if (comm == null) {
             comm = startConnect(ListenHandle.decode(handle));
             connecting.put(key, comm);

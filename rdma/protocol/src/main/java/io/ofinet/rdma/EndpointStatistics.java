@@ -30,6 +30,8 @@ import java.util.Map;
  * @param droppedHandshakes handshake messages that did not decode, or answered nothing asked
  * @param refusedConnections CONNECTs answered with a REJECT (no such listener, rail counts that
  *     differ, {@code maxPendingConnections})
+ * @param connectsGivenUp connections being made that were closed because no connect call took them
+ *     for {@code connectionTimeoutMs} past their deadline (an abort that ended the connect loop)
  * @param lateForClosedComm arrivals for the communicator last closed under the id they named (its
  *     token, where CQ data carries one): a peer's words that crossed the close, expected, ignored
  * @param addressEntries peer addresses in the address vectors now, the endpoint's own included
@@ -40,11 +42,12 @@ import java.util.Map;
 public record EndpointStatistics(long messagesSent, long bytesSent, long messagesReceived, long bytesReceived,
         long writesPosted, long readsPosted, long refusedPosts, long condemnedPeers, long remoteWriteErrors,
         long droppedMalformed, long droppedUnknownComm, long droppedForged, long droppedHandshakes,
-        long refusedConnections, long lateForClosedComm, long addressEntries, long mailboxesKept) {
+        long refusedConnections, long connectsGivenUp, long lateForClosedComm, long addressEntries,
+        long mailboxesKept) {
 
     /** Nothing yet. */
     public static final EndpointStatistics NONE = new EndpointStatistics(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-            0);
+            0, 0);
 
     /** A snapshot of an endpoint's parts' counts; the caller holds the endpoint. */
     static EndpointStatistics of(OpCounts c, ProgressEngine engine, ImmediateDispatcher immediates, Handshake handshake,
@@ -52,7 +55,8 @@ public record EndpointStatistics(long messagesSent, long bytesSent, long message
         return new EndpointStatistics(c.messagesSent(), c.bytesSent(), c.messagesReceived(), c.bytesReceived(),
                 c.writesPosted() + c.writesNoticed(), c.readsPosted(), engine.refusedPosts(), engine.condemnedPeers(),
                 engine.remoteWriteErrors(), immediates.malformed(), immediates.unknownComm(), immediates.forged(),
-                handshake.dropped, handshake.refused, immediates.lateForClosedComm(), peers.entries(),
+                handshake.dropped, handshake.refused, handshake.connectsGivenUp(), immediates.lateForClosedComm(),
+                peers.entries(),
                 duties.mailboxesKept());
     }
 
@@ -63,7 +67,8 @@ public record EndpointStatistics(long messagesSent, long bytesSent, long message
                 readsPosted + o.readsPosted, refusedPosts + o.refusedPosts, condemnedPeers + o.condemnedPeers,
                 remoteWriteErrors + o.remoteWriteErrors, droppedMalformed + o.droppedMalformed,
                 droppedUnknownComm + o.droppedUnknownComm, droppedForged + o.droppedForged, droppedHandshakes + o.droppedHandshakes,
-                refusedConnections + o.refusedConnections, lateForClosedComm + o.lateForClosedComm,
+                refusedConnections + o.refusedConnections, connectsGivenUp + o.connectsGivenUp,
+                lateForClosedComm + o.lateForClosedComm,
                 addressEntries + o.addressEntries, mailboxesKept + o.mailboxesKept);
     }
 
@@ -84,6 +89,7 @@ public record EndpointStatistics(long messagesSent, long bytesSent, long message
         map.put("droppedForged", droppedForged);
         map.put("droppedHandshakes", droppedHandshakes);
         map.put("refusedConnections", refusedConnections);
+        map.put("connectsGivenUp", connectsGivenUp);
         map.put("lateForClosedComm", lateForClosedComm);
         map.put("addressEntries", addressEntries);
         map.put("mailboxesKept", mailboxesKept);

@@ -10,8 +10,9 @@ import java.util.List;
  * An endpoint's step, the one bounded pass every call into the endpoint makes: it posts again the
  * receives the last step handled, reads the completion queues once (the clock read first: what
  * arrives in the step is heard at that time, {@link #nanos}), advances every connected send
- * communicator, and runs the slow duties when they are due. Owned by the endpoint and run holding
- * it, like the engine it reads.
+ * communicator, and runs the slow duties when they are due, with the close of connects given up
+ * ({@link Connector#closeGivenUp}). Owned by the endpoint and run holding it, like the engine it
+ * reads.
  */
 final class EndpointStep {
     /** Steps between reads of the control rails' queues while nothing is awaited there. */
@@ -46,7 +47,9 @@ final class EndpointStep {
             awaiting |= send.awaitsAnnouncement();
         }
         awaitingAnnouncement = awaiting;
-        duties.runIfDue(nanos, sends, comms.connectedRecvs());
+        if (duties.runIfDue(nanos, sends, comms.connectedRecvs())) {
+            handshake.closeGivenUp(nanos);
+        }
         return handled;
     }
 

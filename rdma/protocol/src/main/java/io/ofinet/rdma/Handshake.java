@@ -80,6 +80,16 @@ final class Handshake {
         return accepting.isEmpty() && connector.onlyOverdue(now);
     }
 
+    /** See {@link Connector#closeGivenUp}. */
+    void closeGivenUp(long now) {
+        connector.closeGivenUp(now);
+    }
+
+    /** How many connections being made were closed as given up ({@link Connector#closeGivenUp}). */
+    long connectsGivenUp() {
+        return connector.givenUpCount();
+    }
+
     /** See {@link Connector#making}. */
     boolean making(SendComm comm) {
         return connector.making(comm);

@@ -70,10 +70,10 @@ final class SlowDuties {
         return now - (nextRunNanos - PERIOD_NANOS) < nanos;
     }
 
-    /** Runs the duties when they are due at {@code now} (System.nanoTime, the step's clock). */
-    void runIfDue(long now, List<SendComm> sends, List<RecvComm> recvs) {
+    /** Runs the duties when they are due at {@code now} (System.nanoTime, the step's clock); returns whether they ran. */
+    boolean runIfDue(long now, List<SendComm> sends, List<RecvComm> recvs) {
         if (now < nextRunNanos) {
-            return;
+            return false;
         }
         long gap = now - (nextRunNanos - PERIOD_NANOS);
         boolean wasDeaf = nextRunNanos != 0 && gap > NOT_LISTENING_NANOS;
@@ -107,6 +107,7 @@ final class SlowDuties {
             release(now);
         }
         peers.sweep(now);
+        return true;
     }
 
     private static void excuse(PeerLiveness.Peered comm, long gap, long now) {

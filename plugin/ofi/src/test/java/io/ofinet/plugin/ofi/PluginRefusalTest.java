@@ -117,6 +117,46 @@ class PluginRefusalTest extends PluginFixture {
         }
     }
 
+    /**
+     * A connect given up on a thread that lives on (an abort ended NCCL's connect loop; the thread
+     * goes on with other work): closed once twice connectionTimeoutMs has passed, and a call with its
+     * handle after that is refused as invalid usage saying so, not begun again.
+     */
+    @Test
+    void aConnectGivenUpOnAThreadThatLivesIsRefusedAfterItsClose() throws Exception {
+        long timeoutMs = TestTime.ms(1000);
+        OfiNetPlugin c = new OfiNetPlugin(() -> provider, () -> layout(", \"connectionTimeoutMs\": " + timeoutMs));
+        c.init();
+        try {
+            Handles.ListenComm listen = null;
+            for (int attempt = 0; listen == null; attempt++) {
+                assertTrue(attempt < 5, "a connect that had not returned its connection at its first call");
+                Handles.ListenComm l = b.listen(0);
+                Handles.SendComm early = c.connect(0, l.handle(), ConnectConfig.DEFAULT);
+                if (early == null) {
+                    listen = l;
+                } else { // the watchdog stepped b at once: the call took the connection
+                    c.closeSend(early);
+                    b.closeListen(l);
+                }
+            }
+            // No call for twice the timeout: the watchdog's steps of this thread's endpoint close it.
+            for (long end = System.nanoTime() + TestTime.nanos(2 * timeoutMs + 10_000); ; Thread.sleep(5)) {
+                if (c.statistics(0).get("connectsGivenUp") > 0) {
+                    break;
+                }
+                assertTrue(System.nanoTime() - end < 0, "given up within 10 s past twice the timeout");
+            }
+            byte[] handle = listen.handle();
+            NetException refused = assertThrows(NetException.class, () -> c.connect(0, handle, ConnectConfig.DEFAULT));
+            assertEquals(NetResult.INVALID_USAGE, refused.result(), refused.getMessage());
+            assertTrue(refused.getMessage().contains("given up"), refused.getMessage());
+            b.closeListen(listen);
+        } finally {
+            c.close();
+        }
+    }
+
     @Test
     void misuseIsInvalidUsageSayingWhat() throws Exception {
         connectPair();
