@@ -106,7 +106,9 @@ public final class OfiNetPlugin implements NetPlugin {
 
     @Override
     public Map<String, Long> statistics(int dev) throws NetException {
-        return devices.statistics(dev);
+        Map<String, Long> figures = devices.statistics(dev);
+        figures.put("connectsUnderWay", (long) connections.connectsUnderWay(dev));
+        return figures;
     }
 
     @Override

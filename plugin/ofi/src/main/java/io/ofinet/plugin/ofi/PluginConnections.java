@@ -32,20 +32,27 @@ final class PluginConnections {
     }
 
     /**
-     * Where a connect under way goes on: its endpoint. Or, once that endpoint closes as abandoned
-     * (its thread ended, and no call took the connection within connectionTimeoutMs: {@link
-     * RdmaEndpoint#isAbandoned}), a mark without it (null) until {@code refusedUntil}
-     * (System.nanoTime), one more connectionTimeoutMs: a call with its handle then is refused, not
-     * begun again as a second connection behind the first. Later its handle is a new one's (a listen
-     * id comes back after 8,192 others).
+     * Where a connect under way goes on: its endpoint, since {@code at} (System.nanoTime). Or, once
+     * that endpoint closes as abandoned (its thread ended, and no call took the connection within
+     * connectionTimeoutMs: {@link RdmaEndpoint#isAbandoned}), a mark without it (null) until {@code
+     * at}, one more connectionTimeoutMs: a call with its handle then is refused, not begun again as a
+     * second connection behind the first. Later its handle is a new one's (a listen id comes back
+     * after 8,192 others). On an endpoint that stays open, the protocol closes a connect no call took
+     * after twice connectionTimeoutMs and refuses its handle for one more: the entry goes after that.
      */
-    private record Begun(RdmaEndpoint endpoint, long refusedUntil) {
+    private record Begun(RdmaEndpoint endpoint, long at) {
         Begun(RdmaEndpoint endpoint) {
-            this(endpoint, 0);
+            this(endpoint, System.nanoTime());
         }
 
         boolean givenUp() {
             return endpoint == null || endpoint.isAbandoned();
+        }
+
+        /** Whether this entry may go at {@code now}: a mark past its time, or a connect the protocol has closed and forgotten. */
+        boolean over(long now) {
+            return endpoint == null ? now - at > 0
+                    : now - at > 3 * endpoint.spec().parameters().connectionTimeoutMs() * 1_000_000L;
         }
 
         /** This connect, given up at {@code now}, as a mark. */
@@ -90,9 +97,7 @@ final class PluginConnections {
                     + NetPlugin.HANDLE_MAX_BYTES + " bytes is required");
         }
         PendingConnect key = new PendingConnect(dev, ByteBuffer.wrap(handle.clone()));
-        long now = System.nanoTime();
-        pendingConnects.values().removeIf(begun -> begun.endpoint() == null && now - begun.refusedUntil() > 0);
-        pendingConnects.replaceAll((k, begun) -> begun.givenUp() ? begun.mark(now) : begun);
+        prune(System.nanoTime());
         ConnectStep step = new ConnectStep();
         // Atomic per handle: apart, two threads could each find no connect under way, each begin
         // one, and the one whose entry was replaced would be left to the listener alone.
@@ -101,6 +106,12 @@ final class PluginConnections {
             throw step.failure;
         }
         return step.comm == null ? null : new OfiHandles.Send(plugin.opening(), step.comm, step.endpoint);
+    }
+
+    /** Marks the connects given up by {@code now}, and drops the entries that are over ({@link Begun}). */
+    private void prune(long now) {
+        pendingConnects.values().removeIf(begun -> begun.over(now));
+        pendingConnects.replaceAll((k, begun) -> begun.givenUp() ? begun.mark(now) : begun);
     }
 
     /** One call of {@link #connect}: what it returned, or why it failed. */
@@ -131,6 +142,19 @@ final class PluginConnections {
             }
             return null;
         }
+    }
+
+    /**
+     * The connects on device {@code dev} that returned "call again" and no call has finished yet,
+     * with the marks of those given up (a gauge, for the device's statistics).
+     */
+    int connectsUnderWay(int dev) {
+        prune(System.nanoTime());
+        int n = 0;
+        for (PendingConnect key : pendingConnects.keySet()) {
+            n += key.dev() == dev ? 1 : 0;
+        }
+        return n;
     }
 
     /** The plugin closes its devices: connects under way end with them. */

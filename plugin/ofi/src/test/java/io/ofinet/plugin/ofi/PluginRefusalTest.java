@@ -148,10 +148,30 @@ class PluginRefusalTest extends PluginFixture {
                 assertTrue(System.nanoTime() - end < 0, "given up within 10 s past twice the timeout");
             }
             byte[] handle = listen.handle();
+            assertEquals(1, c.statistics(0).get("connectsUnderWay"));
             NetException refused = assertThrows(NetException.class, () -> c.connect(0, handle, ConnectConfig.DEFAULT));
             assertEquals(NetResult.INVALID_USAGE, refused.result(), refused.getMessage());
             assertTrue(refused.getMessage().contains("given up"), refused.getMessage());
+            assertEquals(0, c.statistics(0).get("connectsUnderWay"));
             b.closeListen(listen);
+
+            // One no call comes back to: the plugin's entry goes once the protocol has forgotten it.
+            Handles.ListenComm other = b.listen(0);
+            long begun = System.nanoTime();
+            Handles.SendComm early = c.connect(0, other.handle(), ConnectConfig.DEFAULT);
+            if (early == null) {
+                assertEquals(1, c.statistics(0).get("connectsUnderWay"));
+                for (long end = begun + TestTime.nanos(3 * timeoutMs + 10_000); ; Thread.sleep(20)) {
+                    if (c.statistics(0).get("connectsUnderWay") == 0) {
+                        break;
+                    }
+                    assertTrue(System.nanoTime() - end < 0, "the entry went within 10 s past three times the timeout");
+                }
+                assertTrue(System.nanoTime() - begun >= 3 * timeoutMs * 1_000_000L, "not before the protocol forgot it");
+            } else {
+                c.closeSend(early);
+            }
+            b.closeListen(other);
         } finally {
             c.close();
         }
