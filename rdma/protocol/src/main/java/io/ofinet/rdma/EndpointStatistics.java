@@ -55,7 +55,7 @@ public record EndpointStatistics(long messagesSent, long bytesSent, long message
         return new EndpointStatistics(c.messagesSent(), c.bytesSent(), c.messagesReceived(), c.bytesReceived(),
                 c.writesPosted() + c.writesNoticed(), c.readsPosted(), engine.refusedPosts(), engine.condemnedPeers(),
                 engine.remoteWriteErrors(), immediates.malformed(), immediates.unknownComm(), immediates.forged(),
-                handshake.dropped, handshake.refused, handshake.connectsGivenUp(), immediates.lateForClosedComm(),
+                handshake.dropped, handshake.refused(), handshake.connectsGivenUp(), immediates.lateForClosedComm(),
                 peers.entries(),
                 duties.mailboxesKept());
     }
