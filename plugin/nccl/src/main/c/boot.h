@@ -37,7 +37,8 @@ char *class_path_option(const char *dir);
  * "The JVM's options"), into options[]: their count. They go before OFINET_JVM_OPTIONS, whose
  * later occurrence of an option wins; the collector and the heap's sizes are left out when the
  * user's options choose them, since HotSpot refuses two collectors or an initial heap over the
- * maximum, and the young generation's size with either, or when the user's options size it.
+ * maximum; the initial heap's size and the young generation's go with the library's collector
+ * only, and the young generation's also when the user's options size it.
  */
 #define OFINET_GUEST_OPTIONS 11
 int guest_options(const char **options);

@@ -92,8 +92,9 @@ static int user_option(int (*matches)(const char *word, size_t len)) {
 /*
  * Each measured through the table (docs/NCCL.md, "The JVM's options"): the serial collector starts
  * no collector threads, where G1 starts five and more with the node's cores; a heap that starts at
- * 8 MiB is touched that far only (ofinet's calls allocate nothing once warm), its young generation of
- * 1 MiB under the serial collector, where init's short-lived garbage is made; a fixed maximum keeps
+ * 8 MiB is touched that far only (ofinet's calls allocate nothing once warm), its young generation
+ * starting at 1 MiB under the serial collector, where init's short-lived garbage is made (it grows
+ * with the heap); a fixed maximum keeps
  * compressed oops, which the AOT cache was made with, on a node of 128 GiB or more; two compiler
  * threads whatever the node's cores; no hsperfdata file in /tmp; the monitor deflation thread
  * awake once a second instead of four times, as each wake-up takes a core from a rank; the
@@ -105,8 +106,8 @@ int guest_options(const char **options) {
         "-XX:CICompilerCount=2", "-XX:-UsePerfData", "-XX:+UnlockDiagnosticVMOptions",
         "-XX:AsyncDeflationInterval=1000", "-XX:CompileCommand=quiet",
         "-XX:CompileCommand=exclude,jdk.internal.classfile.*::*", "-XX:CompileCommand=exclude,java.lang.classfile.*::*"};
-    static const char *const heap[] = {"-Xms8m", "-Xmx1g"};
-    _Static_assert(2 + sizeof heap / sizeof heap[0] + sizeof always / sizeof always[0] <= OFINET_GUEST_OPTIONS,
+    /* The collector, the two heap sizes and the young generation's, each at most once. */
+    _Static_assert(4 + sizeof always / sizeof always[0] <= OFINET_GUEST_OPTIONS,
                    "OFINET_GUEST_OPTIONS holds every guest option");
     int n = 0;
     int serial = !user_option(chooses_collector);
@@ -114,13 +115,19 @@ int guest_options(const char **options) {
     if (serial) {
         options[n++] = "-XX:+UseSerialGC";
     }
+    /*
+     * The small heap only with the serial collector: HotSpot 25's parallel collector crashes the
+     * process when it collects before its own start is done, which a young generation too small
+     * for the AOT cache's objects makes it do (docs/NCCL.md, "The JVM's options").
+     */
+    if (serial && ours_heap) {
+        options[n++] = "-Xms8m";
+    }
     if (ours_heap) {
-        for (size_t i = 0; i < sizeof heap / sizeof heap[0]; i++) {
-            options[n++] = heap[i];
-        }
+        options[n++] = "-Xmx1g";
     }
     if (serial && ours_heap && !user_option(sizes_young)) {
-        options[n++] = "-Xmn1m";
+        options[n++] = "-XX:NewSize=1m";
     }
     for (size_t i = 0; i < sizeof always / sizeof always[0]; i++) {
         options[n++] = always[i];
