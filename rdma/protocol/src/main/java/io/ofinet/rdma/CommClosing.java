@@ -92,6 +92,11 @@ final class CommClosing {
         sends.close(comm);
     }
 
+    /** See {@link SendClosing#closeUntaken}. */
+    void closeUntaken(SendComm comm) {
+        sends.closeUntaken(comm);
+    }
+
     /** Closes a send communicator as {@link SendClosing#close(SendComm, long)} does. */
     void closeSend(SendComm comm, long deadline) throws RdmaException {
         sends.close(comm, deadline);

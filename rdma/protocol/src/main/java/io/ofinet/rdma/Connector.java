@@ -20,7 +20,6 @@ import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -43,8 +42,6 @@ final class Connector {
     private final Map<ByteBuffer, SendComm> connecting = new HashMap<>();
     /** Handles of connects given up ({@link #closeGivenUp}), each refused until the time it holds (System.nanoTime). */
     private final Map<ByteBuffer, Long> givenUp = new HashMap<>();
-    /** Set while {@link #closeGivenUp} closes: the steps of those closes begin no other. */
-    private boolean closingGivenUp;
     /** How many connections being made {@link #closeGivenUp} closed. */
     private long givenUpCount;
 
@@ -90,39 +87,39 @@ final class Connector {
      * gave them up (an abort that ended NCCL's connect loop on a thread that lives on). A caller
      * still calling meets its connect's failure at the deadline, or takes the connection before.
      * Their handles are refused for one more {@code connectionTimeoutMs}, then forgotten. Run with
-     * the slow duties, holding the endpoint, so each close waits for nothing (no call took the
-     * connection: nothing was sent on it); a close that fails is logged, not thrown into the step.
+     * the slow duties, holding the endpoint: each close waits for nothing and runs no step of its
+     * own ({@link SendClosing#closeUntaken}); one that fails is logged, not thrown into the step.
      */
     void closeGivenUp(long now) {
-        if (closingGivenUp || connecting.isEmpty() && givenUp.isEmpty()) {
+        if (connecting.isEmpty() && givenUp.isEmpty()) {
             return;
         }
         long timeoutNanos = at.commParts().params().connectionTimeoutMs() * 1_000_000L;
-        givenUp.values().removeIf(until -> now - until > 0);
-        List<SendComm> overdue = new ArrayList<>();
-        for (Iterator<Map.Entry<ByteBuffer, SendComm>> it = connecting.entrySet().iterator(); it.hasNext();) {
-            Map.Entry<ByteBuffer, SendComm> entry = it.next();
+        if (!givenUp.isEmpty()) {
+            givenUp.values().removeIf(until -> now - until > 0);
+        }
+        List<SendComm> overdue = null;
+        for (Map.Entry<ByteBuffer, SendComm> entry : connecting.entrySet()) {
             if (now - entry.getValue().connecting().deadlineNanos() > timeoutNanos) {
-                it.remove();
-                givenUp.put(entry.getKey(), now + timeoutNanos);
+                overdue = overdue == null ? new ArrayList<>() : overdue;
                 overdue.add(entry.getValue());
-                givenUpCount++;
+                givenUp.put(entry.getKey(), now + timeoutNanos);
             }
         }
-        closingGivenUp = true;
-        try {
-            for (SendComm comm : overdue) {
-                LOG.log(Level.INFO, "connect: send communicator {0} given up: no connect call took it within {1} ms"
-                        + " past its deadline (connectionTimeoutMs); closed", comm.id(), timeoutNanos / 1_000_000);
-                try {
-                    at.closing().closeSend(comm, now); // no wait inside the step: nothing of it is in flight
-                } catch (RdmaException | RuntimeException e) {
-                    LOG.log(Level.WARNING, "connect: closing given-up send communicator {0}: {1}", comm.id(),
-                            e.toString());
-                }
+        if (overdue == null) {
+            return;
+        }
+        for (SendComm comm : overdue) {
+            connecting.values().remove(comm);
+            givenUpCount++;
+            LOG.log(Level.INFO, "connect: send communicator {0} given up: no connect call took it within {1} ms"
+                    + " past its deadline (connectionTimeoutMs); closed", comm.id(), timeoutNanos / 1_000_000);
+            try {
+                at.closing().closeUntaken(comm);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "connect: closing given-up send communicator {0}: {1}", comm.id(),
+                        e.toString());
             }
-        } finally {
-            closingGivenUp = false;
         }
     }
 

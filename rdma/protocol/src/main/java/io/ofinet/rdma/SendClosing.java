@@ -77,21 +77,47 @@ final class SendClosing {
                             + " peerTimeoutMs to tell the receiver that it closed", comm.id());
                 }
             }
-            comm.markClosed();
-            comms.remove(comm);
-            handshake.forget(comm);
-            comm.forgetPeers();
-            if (comm.receiverDone()) {
-                duties.releaseMailbox(comm.mailbox().address(), comm.mailbox().mr());
-            } else {
-                // The receiver may still write announcements into the mailbox: keep it
-                // registered until it says its last word, or for peerTimeoutMs, so that such a
-                // write never meets a missing key (which breaks rxm connections).
-                duties.quarantine(comm);
-            }
+            finish(comm);
             return true;
         } finally {
             endpoint.unlock();
+        }
+    }
+
+    /**
+     * Closes a send communicator no connect call took ({@link Connector#closeGivenUp}), from inside
+     * a progress step, holding the endpoint: nothing was sent on it, so nothing is waited for and
+     * no step runs. The signal that tells an accepting receiver goes if an operation is free (a
+     * later step reaps it); if none is, the receiver learns of the close by its silence.
+     */
+    void closeUntaken(SendComm comm) {
+        if (comm.isClosed()) {
+            return;
+        }
+        try {
+            boolean live = !endpoint.isClosed() && comm.connectedAndOpen() && comm.liveness().dead() == null;
+            if (live && !comm.sendClosedSignal()) {
+                LOG.log(Level.INFO, "closing send communicator {0}, given up: no operation free to tell its"
+                        + " receiver, which learns of it by its silence", comm.id());
+            }
+        } finally {
+            finish(comm);
+        }
+    }
+
+    /** The end of a send communicator's close: out of the tables, its mailbox released or kept a while. */
+    private void finish(SendComm comm) {
+        comm.markClosed();
+        comms.remove(comm);
+        handshake.forget(comm);
+        comm.forgetPeers();
+        if (comm.receiverDone()) {
+            duties.releaseMailbox(comm.mailbox().address(), comm.mailbox().mr());
+        } else {
+            // The receiver may still write announcements into the mailbox: keep it
+            // registered until it says its last word, or for peerTimeoutMs, so that such a
+            // write never meets a missing key (which breaks rxm connections).
+            duties.quarantine(comm);
         }
     }
 

@@ -7,6 +7,7 @@ import io.ofinet.plugin.NetResult;
 import io.ofinet.rdma.Device;
 import io.ofinet.rdma.ListenComm;
 import io.ofinet.rdma.RdmaEndpoint;
+import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.recv.RecvComm;
 import io.ofinet.rdma.send.SendComm;
@@ -38,7 +39,8 @@ final class PluginConnections {
      * at}, one more connectionTimeoutMs: a call with its handle then is refused, not begun again as a
      * second connection behind the first. Later its handle is a new one's (a listen id comes back
      * after 8,192 others). On an endpoint that stays open, the protocol closes a connect no call took
-     * after twice connectionTimeoutMs and refuses its handle for one more: the entry goes after that.
+     * after twice connectionTimeoutMs (at its next slow duties) and refuses its handle for one more;
+     * the plugin drops the entry after four times the timeout, later than both.
      */
     private record Begun(RdmaEndpoint endpoint, long at) {
         Begun(RdmaEndpoint endpoint) {
@@ -52,7 +54,7 @@ final class PluginConnections {
         /** Whether this entry may go at {@code now}: a mark past its time, or a connect the protocol has closed and forgotten. */
         boolean over(long now) {
             return endpoint == null ? now - at > 0
-                    : now - at > 3 * endpoint.spec().parameters().connectionTimeoutMs() * 1_000_000L;
+                    : now - at > 4 * endpoint.spec().parameters().connectionTimeoutMs() * 1_000_000L;
         }
 
         /** This connect, given up at {@code now}, as a mark. */
@@ -124,8 +126,8 @@ final class PluginConnections {
         Begun take(Begun begun, int dev, byte[] handle) {
             if (begun != null && begun.givenUp()) {
                 failure = new NetException(NetResult.INVALID_USAGE, "connect: the connection this handle began was"
-                        + " given up: no call took it within connectionTimeoutMs, and the endpoint of the thread that"
-                        + " began it, which has ended, closed");
+                        + " given up and closed: no call took it in time (connectionTimeoutMs); the handle is refused"
+                        + " for connectionTimeoutMs");
                 return begun.mark(System.nanoTime());
             }
             try {
@@ -136,8 +138,10 @@ final class PluginConnections {
                 failure = e;
             } catch (RdmaException e) {
                 failure = Errors.toNetException("connect", e);
-                if (begun != null && begun.givenUp()) {
-                    return begun.mark(System.nanoTime()); // given up between the look above and the call
+                if (begun != null && (begun.givenUp() || e.category() == ErrorCategory.INVALID_USAGE)) {
+                    // Given up between the look above and the call, or by the protocol on an endpoint that
+                    // stays open: marked, so that a call from another thread is refused too.
+                    return begun.mark(System.nanoTime());
                 }
             }
             return null;

@@ -120,7 +120,8 @@ class PluginRefusalTest extends PluginFixture {
     /**
      * A connect given up on a thread that lives on (an abort ended NCCL's connect loop; the thread
      * goes on with other work): closed once twice connectionTimeoutMs has passed, and a call with its
-     * handle after that is refused as invalid usage saying so, not begun again.
+     * handle after that, on this thread or another, is refused as invalid usage saying so, not begun
+     * again. An entry no call comes back to goes after four times the timeout.
      */
     @Test
     void aConnectGivenUpOnAThreadThatLivesIsRefusedAfterItsClose() throws Exception {
@@ -141,7 +142,8 @@ class PluginRefusalTest extends PluginFixture {
                 }
             }
             // No call for twice the timeout: the watchdog's steps of this thread's endpoint close it.
-            for (long end = System.nanoTime() + TestTime.nanos(2 * timeoutMs + 10_000); ; Thread.sleep(5)) {
+            for (long end = System.nanoTime() + 2 * timeoutMs * 1_000_000L + TestTime.nanos(10_000); ;
+                    Thread.sleep(5)) {
                 if (c.statistics(0).get("connectsGivenUp") > 0) {
                     break;
                 }
@@ -152,26 +154,32 @@ class PluginRefusalTest extends PluginFixture {
             NetException refused = assertThrows(NetException.class, () -> c.connect(0, handle, ConnectConfig.DEFAULT));
             assertEquals(NetResult.INVALID_USAGE, refused.result(), refused.getMessage());
             assertTrue(refused.getMessage().contains("given up"), refused.getMessage());
-            assertEquals(0, c.statistics(0).get("connectsUnderWay"));
+            assertEquals(1, c.statistics(0).get("connectsUnderWay"), "kept as a mark");
+            NetException[] elsewhere = new NetException[1];
+            Thread other = new Thread(() -> elsewhere[0] = assertThrows(NetException.class,
+                    () -> c.connect(0, handle, ConnectConfig.DEFAULT)), "other");
+            other.start();
+            other.join();
+            assertNotNull(elsewhere[0], "another thread's call is refused too");
+            assertTrue(elsewhere[0].getMessage().contains("given up"), elsewhere[0].getMessage());
             b.closeListen(listen);
 
-            // One no call comes back to: the plugin's entry goes once the protocol has forgotten it.
-            Handles.ListenComm other = b.listen(0);
+            // One no call comes back to: the plugin's entries go once the protocol has forgotten them.
+            Handles.ListenComm second = b.listen(0);
             long begun = System.nanoTime();
-            Handles.SendComm early = c.connect(0, other.handle(), ConnectConfig.DEFAULT);
+            Handles.SendComm early = c.connect(0, second.handle(), ConnectConfig.DEFAULT);
             if (early == null) {
-                assertEquals(1, c.statistics(0).get("connectsUnderWay"));
-                for (long end = begun + TestTime.nanos(3 * timeoutMs + 10_000); ; Thread.sleep(20)) {
+                for (long end = begun + 4 * timeoutMs * 1_000_000L + TestTime.nanos(10_000); ; Thread.sleep(20)) {
                     if (c.statistics(0).get("connectsUnderWay") == 0) {
                         break;
                     }
-                    assertTrue(System.nanoTime() - end < 0, "the entry went within 10 s past three times the timeout");
+                    assertTrue(System.nanoTime() - end < 0, "the entries went within 10 s past four times the timeout");
                 }
-                assertTrue(System.nanoTime() - begun >= 3 * timeoutMs * 1_000_000L, "not before the protocol forgot it");
+                assertTrue(System.nanoTime() - begun >= 4 * timeoutMs * 1_000_000L, "not before the protocol forgot it");
             } else {
                 c.closeSend(early);
             }
-            b.closeListen(other);
+            b.closeListen(second);
         } finally {
             c.close();
         }
