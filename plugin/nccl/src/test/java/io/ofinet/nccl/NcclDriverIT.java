@@ -31,9 +31,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  * not reach. The test that starts a Java host instead bounds itself.
  */
 class NcclDriverIT {
-    /** HotSpot's flag line for a young generation's starting size given on the command line. */
-    private static final String YOUNG_GIVEN = "NewSize += \\d+ +\\{product\\} \\{command";
-
     @Test
     void theLibraryExportsTheTableAndNothingElseOfOfinet() throws Exception {
         Process nm = new ProcessBuilder("nm", "-D", "--defined-only",
@@ -134,9 +131,9 @@ class NcclDriverIT {
         Driver guest = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", "-XX:+PrintFlagsFinal"), Duration.ofSeconds(60),
                 "init");
         assertFlags(guest, "UseSerialGC += true", "InitialHeapSize += 8388608", "MaxHeapSize += 1073741824",
-                YOUNG_GIVEN.replace("\\d+", "1048576"), "CICompilerCount += 2", "UsePerfData += false",
+                onCommandLine("NewSize", "1048576"), "CICompilerCount += 2", "UsePerfData += false",
                 "AsyncDeflationInterval += 1000");
-        assertNoFlag(guest, "MaxNewSize += \\d+ +\\{product\\} \\{command"); // the young generation grows with the heap
+        assertNoFlag(guest, onCommandLine("MaxNewSize", "\\d+")); // the young generation grows with the heap
         Driver user = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", "-XX:+UseParallelGC -Xmx2g -XX:CICompilerCount=3"
                 + " -XX:+PrintFlagsFinal"), Duration.ofSeconds(60), "init");
         assertFlags(user, "UseParallelGC += true", "UseSerialGC += false", "MaxHeapSize += 2147483648",
@@ -146,11 +143,11 @@ class NcclDriverIT {
         for (String options : new String[] {"-XX:+UseParallelGC", "-Xms16m", "-XX:NewRatio=3", "-XX:MaxNewSize=2m"}) {
             Driver d = Driver.run(dir, Map.of("OFINET_JVM_OPTIONS", options + " -XX:+PrintFlagsFinal"),
                     Duration.ofSeconds(60), "init");
-            assertNoFlag(d, YOUNG_GIVEN);
+            assertNoFlag(d, onCommandLine("NewSize", "\\d+"));
             if (options.contains("GC")) {
                 // Nor the small initial heap: HotSpot 25's parallel collector, collecting the AOT cache's
                 // objects before its start is done, crashed the process with it.
-                assertNoFlag(d, "InitialHeapSize += 8388608 +\\{product\\} \\{command");
+                assertNoFlag(d, onCommandLine("InitialHeapSize", "8388608"));
                 assertFlags(d, "MaxHeapSize += 1073741824");
             }
         }
@@ -183,6 +180,11 @@ class NcclDriverIT {
             assertTrue(Pattern.compile("(?m)^\\s*\\S+ " + flag + "\\b").matcher(d.output()).find(),
                     flag + " in HotSpot's flags:\n" + d.output());
         }
+    }
+
+    /** HotSpot's flag line for {@code flag} of {@code value} (a pattern) given on the command line. */
+    private static String onCommandLine(String flag, String value) {
+        return flag + " += " + value + " +\\{product\\} \\{command";
     }
 
     /** An init that succeeded and printed HotSpot's final flags, {@code flag} not among them. */
