@@ -11,6 +11,7 @@ import io.ofinet.fabric.testing.TestTime;
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
 import io.ofinet.rdma.recv.RecvComm;
+import io.ofinet.rdma.send.SendComm;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,20 @@ class ConnectGivenUpTest {
         return ms * 1_000_000L;
     }
 
+    /**
+     * A connect's first call, which posts the CONNECT, with the listener held: the watchdog's step of
+     * it between that post and the call's look at its queues would answer at once, and the call would
+     * return the connection (or the refusal) it is to leave untaken.
+     */
+    private SendComm connectUnanswered(byte[] handle) throws RdmaException {
+        listener.lock();
+        try {
+            return connector.connect(handle);
+        } finally {
+            listener.unlock();
+        }
+    }
+
     /** Steps both endpoints, as their other communicators' calls (or the watchdog) would, until {@code until}. */
     private void stepUntil(long until) throws Exception {
         while (System.nanoTime() - until < 0) {
@@ -61,7 +76,7 @@ class ConnectGivenUpTest {
     void aConnectionNoCallTookIsClosedAndItsReceiverTold() throws Exception {
         ListenComm listen = listener.listen();
         long begun = System.nanoTime();
-        assertNull(connector.connect(listen.handle()));
+        assertNull(connectUnanswered(listen.handle()));
         RecvComm recv = null;
         while (recv == null) {
             assertTrue(System.nanoTime() - begun < nanos(timeoutMs), "accepted within the connect's deadline");
@@ -119,7 +134,7 @@ class ConnectGivenUpTest {
         byte[] handle = listen.handle();
         listen.close(); // the listener refuses the CONNECT: no such listen communicator
         long begun = System.nanoTime();
-        assertNull(connector.connect(handle));
+        assertNull(connectUnanswered(handle));
         stepUntil(begun + nanos(timeoutMs * 3 / 2));
         assertOpenUntilTwiceTheTimeout(begun);
         awaitNoSends(begun);
@@ -158,7 +173,7 @@ class ConnectGivenUpTest {
         long begun = System.nanoTime();
         for (int i = 0; i < 50; i++) {
             ListenComm other = listener.listen();
-            assertNull(connector.connect(other.handle()));
+            assertNull(connectUnanswered(other.handle()));
             other.close();
         }
         assertEquals(50, connector.comms.openSends().size());

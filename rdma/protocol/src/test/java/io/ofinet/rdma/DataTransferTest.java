@@ -271,11 +271,17 @@ class DataTransferTest extends TwoHostFixture {
         }
         provider.faults().failNextCompletions(a.railSet.dataEndpoint(0), MemFaults.Ops.WRITES, 1, FiErrno.FI_EIO);
         SendRequest s = send.isend(src.address, 65536, 1, register(a, deviceA, src));
-        // The sender sees rail 0's failure; rail 1's write completes only once the receiver takes it.
-        for (int i = 0; i < 50; i++) {
-            a.progress();
+        // The sender sees rail 0's failure; rail 1's write completes only once the receiver takes it,
+        // which the watchdog's step of b would do, were b not held.
+        b.lock();
+        try {
+            for (int i = 0; i < 50; i++) {
+                a.progress();
+            }
+            assertFalse(s.test(null), "rail 1's write is still in flight");
+        } finally {
+            b.unlock();
         }
-        assertFalse(s.test(null), "rail 1's write is still in flight");
         for (int i = 0; i < 50; i++) {
             assertFalse(r.test(null), "the receiver is told nothing while the sender's other stripe is in flight");
         }

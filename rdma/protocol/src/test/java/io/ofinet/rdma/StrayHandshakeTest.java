@@ -49,20 +49,25 @@ class StrayHandshakeTest extends PeerFixture {
         b = endpoint();
         RdmaEndpoint third = endpoint();
         ListenComm listen = b.listen();
-        assertNull(a.connect(listen.handle()), "b has not answered: it has not run");
         SendComm connecting = null;
-        for (int id = 0; id < Limits.MAX_COMMS && connecting == null; id++) {
-            connecting = a.comms.send(id);
+        b.lock(); // neither a call nor the watchdog steps b until the stray answers are in
+        try {
+            assertNull(a.connect(listen.handle()), "b has not answered: it has not run");
+            for (int id = 0; id < Limits.MAX_COMMS && connecting == null; id++) {
+                connecting = a.comms.send(id);
+            }
+            assertNotNull(connecting);
+            int other = connecting.token() + 1;
+            long dropped = a.handshake.dropped;
+            deliver(a, HandshakeMessage.accept(1, 1, listen.id(), connecting.id(), 0,
+                    third.commParts.rails().names(0, 1), third.commParts.rails().names(1, 1), ProcessIdentity.NONE, 7,
+                    other, a.handshake.eagerMaxSize(), a.handshake.writesNoticedAbove()));
+            deliver(a, HandshakeMessage.reject(1, 1, listen.id(), connecting.id(), other, "a forged refusal"));
+            assertEquals(dropped + 2, a.handshake.dropped, "both dropped and counted");
+            assertNull(connecting.connection(), "still connecting");
+        } finally {
+            b.unlock();
         }
-        assertNotNull(connecting);
-        int other = connecting.token() + 1;
-        long dropped = a.handshake.dropped;
-        deliver(a, HandshakeMessage.accept(1, 1, listen.id(), connecting.id(), 0,
-                third.commParts.rails().names(0, 1), third.commParts.rails().names(1, 1), ProcessIdentity.NONE, 7,
-                other, a.handshake.eagerMaxSize(), a.handshake.writesNoticedAbove()));
-        deliver(a, HandshakeMessage.reject(1, 1, listen.id(), connecting.id(), other, "a forged refusal"));
-        assertEquals(dropped + 2, a.handshake.dropped, "both dropped and counted");
-        assertNull(connecting.connection(), "still connecting");
 
         ConnectedPair pair = ConnectionTest.establish(a, b, listen);
         assertSame(connecting, pair.send(), "the connect that was under way");
