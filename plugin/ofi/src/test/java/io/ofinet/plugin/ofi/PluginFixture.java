@@ -8,6 +8,7 @@ import io.ofinet.config.ConfigLoader;
 import io.ofinet.config.RailLayout;
 import io.ofinet.fabric.mem.MemProvider;
 import io.ofinet.fabric.testing.HostBuffer;
+import io.ofinet.fabric.testing.TestTime;
 import io.ofinet.plugin.ConnectConfig;
 import io.ofinet.plugin.Handles;
 import io.ofinet.plugin.NetException;
@@ -86,7 +87,7 @@ abstract class PluginFixture {
     Pair connect(Handles.ListenComm listen) throws NetException {
         Handles.SendComm send = null;
         Handles.RecvComm recv = null;
-        for (int i = 0; i < 1_000_000 && (send == null || recv == null); i++) {
+        for (long end = deadline(); (send == null || recv == null) && System.nanoTime() - end < 0; ) {
             if (send == null) {
                 send = a.connect(0, listen.handle(), ConnectConfig.DEFAULT);
             }
@@ -98,26 +99,33 @@ abstract class PluginFixture {
         return new Pair(send, recv);
     }
 
-    static void await(NetPlugin plugin, Handles.Request request, long[] sizes, NetPlugin other)
-            throws NetException {
-        for (int i = 0; i < 10_000_000; i++) {
+    /**
+     * When a loop of calls gives up: bounded by time, not by a count of calls, which a fast machine
+     * spends before the watchdog (every 200 ms) has stepped a side no call steps.
+     */
+    private static long deadline() {
+        return System.nanoTime() + TestTime.nanos(30_000);
+    }
+
+    /** Tests {@code request} on {@code plugin} until it is done; the peer is stepped by the watchdog alone. */
+    static void await(NetPlugin plugin, Handles.Request request, long[] sizes) throws NetException {
+        for (long end = deadline(); System.nanoTime() - end < 0; ) {
             if (plugin.test(request, sizes)) {
                 return;
             }
-            other.devices(); // the other side progresses in its own test calls below
         }
-        throw new AssertionError("request not done");
+        throw new AssertionError("request not done within " + TestTime.ms(30_000) + " ms");
     }
 
     /** Tests both requests alternately until both are done; returns the receive's first size. */
     long both(Handles.Request send, Handles.Request recv, long[] sizes) throws NetException {
         boolean sendDone = send == null;
         boolean recvDone = recv == null;
-        for (int i = 0; i < 10_000_000 && !(sendDone && recvDone); i++) {
+        for (long end = deadline(); !(sendDone && recvDone) && System.nanoTime() - end < 0; ) {
             sendDone = sendDone || a.test(send, null);
             recvDone = recvDone || b.test(recv, sizes);
         }
-        assertTrue(sendDone && recvDone, "requests not done");
+        assertTrue(sendDone && recvDone, "requests not done within " + TestTime.ms(30_000) + " ms");
         return sizes == null ? -1 : sizes[0];
     }
 }

@@ -309,7 +309,7 @@ class PluginRefusalTest extends PluginFixture {
         assertEquals("test: the receive has 2 buffers, but sizes has room for 1; the request is still outstanding",
                 shortSizes.getMessage());
         long[] sizes = new long[2];
-        await(b, r, sizes, a);
+        await(b, r, sizes);
         assertEquals(128, sizes[0]);
         assertEquals(100, sizes[1]);
         assertArrayEquals(src.bytes(0, 228), dst.bytes(0, 228), "the receive was served while the refusals happened");
