@@ -45,7 +45,7 @@ final class CommClosing {
 
     /** Whether a close may still wait for its peer: not past its deadline, nor while the JVM ends. */
     static boolean mayWait(long deadline) {
-        return System.nanoTime() < deadline && !Shutdown.inProgress();
+        return System.nanoTime() - deadline < 0 && !Shutdown.inProgress();
     }
 
     /**

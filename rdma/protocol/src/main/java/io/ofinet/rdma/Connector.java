@@ -74,7 +74,7 @@ final class Connector {
      */
     boolean onlyOverdue(long now) {
         for (SendComm comm : connecting.values()) {
-            if (now <= comm.connecting().deadlineNanos()) {
+            if (now - comm.connecting().deadlineNanos() <= 0) {
                 return false;
             }
         }
@@ -159,7 +159,7 @@ final class Connector {
             connecting.remove(key);
             return comm;
         }
-        if (System.nanoTime() > comm.connecting().deadlineNanos()) {
+        if (System.nanoTime() - comm.connecting().deadlineNanos() > 0) {
             connecting.remove(key);
             at.closing().closeSend(comm);
             throw new RdmaException(ErrorCategory.REMOTE, "connect: the listener did not answer within "

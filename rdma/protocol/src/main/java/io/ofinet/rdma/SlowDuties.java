@@ -72,7 +72,7 @@ final class SlowDuties {
 
     /** Runs the duties when they are due at {@code now} (System.nanoTime, the step's clock); returns whether they ran. */
     boolean runIfDue(long now, List<SendComm> sends, List<RecvComm> recvs) {
-        if (now < nextRunNanos) {
+        if (now - nextRunNanos < 0) {
             return false;
         }
         long gap = now - (nextRunNanos - PERIOD_NANOS);

@@ -79,7 +79,7 @@ public final class Rendezvous {
         Path file = dir.resolve(key + "." + from);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!Files.exists(file)) {
-            if (System.nanoTime() > deadline) {
+            if (System.nanoTime() - deadline > 0) {
                 throw new IOException("rank " + from + " published no " + key + " in " + dir + " within " + timeout);
             }
             Thread.sleep(2);

@@ -51,7 +51,7 @@ public final class Ring implements AutoCloseable {
             if (r == null) {
                 r = net.accept(listen);
             }
-            if (System.nanoTime() > deadline) {
+            if (System.nanoTime() - deadline > 0) {
                 throw new IOException("rank " + rank + ": the ring did not connect within " + TIMEOUT);
             }
             backoff.idle();

@@ -130,7 +130,7 @@ public final class PeerLiveness implements RmaOp.Owner, PeerQueue.Listener {
      * its process ended, or when a busy communicator heard nothing for too long.
      */
     public void check(long now) {
-        if (dead == null && now >= nextProcessCheckNanos) {
+        if (dead == null && now - nextProcessCheckNanos >= 0) {
             nextProcessCheckNanos = now + PROCESS_CHECK_NANOS;
             Connection peer = comm.connection();
             String ended = peer.processEnded();

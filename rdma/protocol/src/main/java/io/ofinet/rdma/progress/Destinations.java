@@ -122,7 +122,7 @@ final class Destinations {
                 peer.active = false;
                 continue;
             }
-            if (now < peer.nextRetryNanos) {
+            if (now - peer.nextRetryNanos < 0) {
                 active.add(peer);
                 continue;
             }
