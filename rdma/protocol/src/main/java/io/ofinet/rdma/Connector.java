@@ -20,6 +20,7 @@ import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -99,18 +100,19 @@ final class Connector {
             givenUp.values().removeIf(until -> now - until > 0);
         }
         List<SendComm> overdue = null;
-        for (Map.Entry<ByteBuffer, SendComm> entry : connecting.entrySet()) {
+        for (Iterator<Map.Entry<ByteBuffer, SendComm>> it = connecting.entrySet().iterator(); it.hasNext();) {
+            Map.Entry<ByteBuffer, SendComm> entry = it.next();
             if (now - entry.getValue().connecting().deadlineNanos() > timeoutNanos) {
                 overdue = overdue == null ? new ArrayList<>() : overdue;
                 overdue.add(entry.getValue());
                 givenUp.put(entry.getKey(), now + timeoutNanos);
+                it.remove();
             }
         }
         if (overdue == null) {
             return;
         }
         for (SendComm comm : overdue) {
-            connecting.values().remove(comm);
             givenUpCount++;
             LOG.log(Level.INFO, "connect: send communicator {0} given up: no connect call took it within {1} ms"
                     + " past its deadline (connectionTimeoutMs); closed", comm.id(), timeoutNanos / 1_000_000);
