@@ -208,29 +208,15 @@ class PluginApiTest extends PluginFixture {
      */
     @Test
     void aConnectCalledAgainFromAnotherThreadGoesOnWhereItBegan() throws Exception {
-        Handles.ListenComm listen = null;
-        byte[] handle = null;
-        // The watchdog may step b between the CONNECT and the call's look at its answer (rarely): a
-        // connect that returned its connection at once is tried again.
-        for (int attempt = 0; handle == null; attempt++) {
-            assertTrue(attempt < 5, "a connect that had not returned its connection at its first call");
-            listen = b.listen(0);
-            Handles.SendComm early = a.connect(0, listen.handle(), ConnectConfig.DEFAULT);
-            if (early == null) {
-                handle = listen.handle();
-            } else {
-                a.closeSend(early);
-                b.closeListen(listen);
-            }
-        }
-        byte[] begun = handle;
+        Handles.ListenComm listen = listenWithConnectUnderWay(a);
+        byte[] handle = listen.handle();
         Handles.SendComm[] send = new Handles.SendComm[1];
         Throwable[] thrown = new Throwable[1];
-        long deadline = System.nanoTime() + TestTime.nanos(30_000);
+        long deadline = deadline();
         Thread again = new Thread(() -> {
             try {
                 while (send[0] == null && System.nanoTime() - deadline < 0) {
-                    send[0] = a.connect(0, begun, ConnectConfig.DEFAULT);
+                    send[0] = a.connect(0, handle, ConnectConfig.DEFAULT);
                 }
             } catch (Throwable t) {
                 thrown[0] = t;

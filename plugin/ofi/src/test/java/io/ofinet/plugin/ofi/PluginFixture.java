@@ -100,10 +100,29 @@ abstract class PluginFixture {
     }
 
     /**
+     * A listen communicator of b's that a connect from {@code connector} began on, which returned
+     * "call again". The watchdog may step b between the CONNECT and the call's look at its answer
+     * (rarely): a connect that returned its connection at once is closed, and begun again on a new
+     * listen communicator.
+     */
+    Handles.ListenComm listenWithConnectUnderWay(NetPlugin connector) throws NetException {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            Handles.ListenComm listen = b.listen(0);
+            Handles.SendComm early = connector.connect(0, listen.handle(), ConnectConfig.DEFAULT);
+            if (early == null) {
+                return listen;
+            }
+            connector.closeSend(early);
+            b.closeListen(listen);
+        }
+        throw new AssertionError("a connect that had not returned its connection at its first call, in 5 attempts");
+    }
+
+    /**
      * When a loop of calls gives up: bounded by time, not by a count of calls, which a fast machine
      * spends before the watchdog (every 200 ms) has stepped a side no call steps.
      */
-    private static long deadline() {
+    static long deadline() {
         return System.nanoTime() + TestTime.nanos(30_000);
     }
 

@@ -133,18 +133,7 @@ class PluginRefusalTest extends PluginFixture {
         OfiNetPlugin c = new OfiNetPlugin(() -> provider, () -> layout(", \"connectionTimeoutMs\": " + timeoutMs));
         c.init();
         try {
-            Handles.ListenComm listen = null;
-            for (int attempt = 0; listen == null; attempt++) {
-                assertTrue(attempt < 5, "a connect that had not returned its connection at its first call");
-                Handles.ListenComm l = b.listen(0);
-                Handles.SendComm early = c.connect(0, l.handle(), ConnectConfig.DEFAULT);
-                if (early == null) {
-                    listen = l;
-                } else { // the watchdog stepped b at once: the call took the connection
-                    c.closeSend(early);
-                    b.closeListen(l);
-                }
-            }
+            Handles.ListenComm listen = listenWithConnectUnderWay(c);
             // No call for twice the timeout: the watchdog's steps of this thread's endpoint close it.
             for (long end = System.nanoTime() + 2 * timeoutMs * 1_000_000L + TestTime.nanos(10_000); ;
                     Thread.sleep(5)) {
