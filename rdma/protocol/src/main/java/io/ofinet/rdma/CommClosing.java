@@ -29,18 +29,20 @@ final class CommClosing {
     private final CommTable comms;
     private final Handshake handshake;
     private final SlowDuties duties;
+    private final EndpointUse use;
     private final long peerTimeoutNanos;
     private final SendClosing sends;
 
     CommClosing(RdmaEndpoint endpoint, EndpointPools pools, CommTable comms, Handshake handshake, SlowDuties duties,
-            long peerTimeoutMs) {
+            EndpointUse use, long peerTimeoutMs) {
         this.endpoint = endpoint;
         this.pools = pools;
         this.comms = comms;
         this.handshake = handshake;
         this.duties = duties;
+        this.use = use;
         this.peerTimeoutNanos = peerTimeoutMs * 1_000_000L;
-        this.sends = new SendClosing(endpoint, comms, handshake, duties, peerTimeoutNanos);
+        this.sends = new SendClosing(endpoint, comms, handshake, duties, use, peerTimeoutNanos);
     }
 
     /** Whether a close may still wait for its peer: not past its deadline, nor while the JVM ends. */
@@ -51,10 +53,12 @@ final class CommClosing {
     /**
      * Closes a listen communicator: the senders of the connections {@code accept} never returned
      * hear that nothing will be received. Where no operation is free to tell one, the close drives
-     * progress until one is, within {@code peerTimeoutMs}.
+     * progress until one is, within {@code peerTimeoutMs}. The application's close: the endpoint's
+     * follows if nothing will use it again ({@link RdmaEndpoint#closeIfAbandoned}).
      */
     void closeListen(ListenComm listen) {
         closeListen(listen, System.nanoTime() + peerTimeoutNanos);
+        endpoint.closeIfAbandoned();
     }
 
     /** {@link #closeListen(ListenComm)} within {@code deadline} (System.nanoTime). */
@@ -92,6 +96,18 @@ final class CommClosing {
         sends.close(comm);
     }
 
+    /**
+     * The application's close of a send communicator: {@link #closeSend(SendComm)}, then the
+     * endpoint's close if nothing will use it again ({@link RdmaEndpoint#closeIfAbandoned}).
+     */
+    void closeCalled(SendComm comm) throws RdmaException {
+        try {
+            sends.close(comm);
+        } finally {
+            endpoint.closeIfAbandoned();
+        }
+    }
+
     /** See {@link SendClosing#closeUntaken}. */
     void closeUntaken(SendComm comm) {
         sends.closeUntaken(comm);
@@ -107,10 +123,12 @@ final class CommClosing {
      * their buffers: it is told that this side closes, and the close waits until it confirms that
      * it writes no more, so that the application may then deregister the buffers. The wait ends
      * when the sender confirms, is condemned, or after {@code peerTimeoutMs}; not at all while
-     * the JVM ends.
+     * the JVM ends. The application's close: the endpoint's follows if nothing will use it again
+     * ({@link RdmaEndpoint#closeIfAbandoned}).
      */
     void closeRecv(RecvComm comm) {
         closeRecvs(List.of(comm), System.nanoTime() + peerTimeoutNanos);
+        endpoint.closeIfAbandoned();
     }
 
     /**
@@ -281,6 +299,9 @@ final class CommClosing {
         }
         comm.markClosed();
         comms.remove(comm);
+        if (comm.liveness() != null && comm.liveness().dead() != null) {
+            use.closedWithDeadPeer(comm.connection());
+        }
         comm.forgetPeers();
     }
 

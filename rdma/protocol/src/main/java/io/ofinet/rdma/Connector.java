@@ -194,7 +194,7 @@ final class Connector {
             mailboxMr = at.pools().register(mailbox, bytes, Use.CONTROL_MAILBOX);
             long listener = parts.peers().insert(dataRails, handle.address());
             inserted = listener;
-            SendComm comm = new SendComm(parts, at.closing()::closeSend, id, handshake.newToken(),
+            SendComm comm = new SendComm(parts, at.closing()::closeCalled, id, handshake.newToken(),
                     System.nanoTime() + parts.params().connectionTimeoutMs() * 1_000_000L,
                     new Mailbox(mailbox, mailboxMr, slotBytes));
             at.comms().add(comm);

@@ -77,29 +77,44 @@ final class EndpointClosing {
     }
 
     /**
-     * Closes the endpoint when it was opened for a thread that has ended and nothing of it is in use
-     * ({@link EndpointUse}). Nothing can reach it then but this close: NCCL's service thread of a
-     * communicator ends with it, and would leave its endpoint open otherwise. Never waits: an
-     * endpoint someone holds is left for a later look.
+     * Closes the endpoint when it was opened for a thread and nothing of it is in use
+     * ({@link EndpointUse}), if that thread has ended, or if it is that thread calling and the
+     * provider still holds operations to a peer presumed dead. Nothing can reach it then but this
+     * close: NCCL's service thread of a communicator ends with it, and would leave its endpoint
+     * open otherwise; and only the close ends what the provider holds, which may read memory the
+     * application frees once its communicators are closed and its buffers deregistered
+     * (docs/FABRIC.md). The thread opens a new endpoint at its next call. Never waits: an endpoint
+     * someone holds is left for a later look.
      *
      * @return whether it closed
      */
     boolean closeIfAbandoned(Device device) {
-        if (!use.ownerEnded() || !endpoint.tryLock()) {
+        boolean ended = use.ownerEnded();
+        if (!ended && !use.mayCloseForTheDead() || !endpoint.tryLock()) {
             return false;
         }
+        String why;
         try {
             if (endpoint.isClosed() || !use.unused(comms, handshake, System.nanoTime())) {
                 return false;
             }
-            use.markAbandoned(); // a connect called meanwhile on another thread is refused, not closed under it
+            why = ended ? "the thread it was opened for (" + use.ownerName() + ") has ended, and nothing of it was in use"
+                    : use.heldForTheDead();
+            if (why == null) {
+                return false;
+            }
+            use.markAbandoned(why); // a connect called meanwhile on another thread is refused, not closed under it
         } finally {
             endpoint.unlock();
+        }
+        if (!ended) {
+            LOG.log(System.Logger.Level.WARNING, "closing the endpoint of thread {0}, which nothing uses: {1}",
+                    use.ownerName(), why);
         }
         try {
             close(device);
         } catch (RdmaException e) {
-            LOG.log(System.Logger.Level.WARNING, "closing the endpoint of ended thread {0}: {1}", use.ownerName(),
+            LOG.log(System.Logger.Level.WARNING, "closing the endpoint of thread {0}: {1}", use.ownerName(),
                     e.getMessage());
         }
         return true;

@@ -2,19 +2,30 @@ package io.ofinet.rdma;
 
 import io.ofinet.rdma.error.ErrorCategory;
 import io.ofinet.rdma.error.RdmaException;
+import io.ofinet.rdma.progress.PeerQueue;
+import io.ofinet.rdma.rail.Connection;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * What of an endpoint is in use, for the close of one that its thread left behind
+ * What of an endpoint is in use, for the close of one that nothing will use again
  * ({@link EndpointClosing#closeIfAbandoned}; docs/PROTOCOL.md, "Threading"): the thread it was
- * opened for, if any, and the buffers the application registered for it and has not deregistered.
- * The count is touched holding the endpoint; whether the thread has ended is read without it.
+ * opened for, if any, the buffers the application registered for it and has not deregistered, and
+ * the destinations of peers presumed dead to which the provider still holds operations, which
+ * only the endpoint's close ends (docs/FABRIC.md, "a stalled peer's operations"). The count and the
+ * destinations are touched holding the endpoint; whether the thread has ended is read without it.
  */
 final class EndpointUse {
+    private static final System.Logger LOG = System.getLogger(EndpointUse.class.getName());
     /** The thread the endpoint was opened for ({@link Device#endpointForCurrentThread}), or null. */
     private final Thread owner;
     private int userBuffers;
-    /** Set, holding the endpoint, once it is found unused for good: what comes after is refused. */
-    private volatile boolean abandoned;
+    /** Why the endpoint closes, set holding it once it is found unused for good: what comes after is refused. */
+    private volatile String abandoned;
+    /** Destinations of peers presumed dead with operations in flight when their communicator closed. */
+    private final List<PeerQueue> heldForTheDead = new ArrayList<>(0);
+    /** Whether {@link #heldForTheDead} had any at its last change: a hint read without the endpoint. */
+    private volatile boolean mayHoldForTheDead;
 
     EndpointUse(Thread owner) {
         this.owner = owner;
@@ -28,22 +39,67 @@ final class EndpointUse {
         userBuffers--;
     }
 
-    /** From now on the endpoint closes as abandoned; the caller holds it. */
-    void markAbandoned() {
-        abandoned = true;
+    /** From now on the endpoint closes as abandoned, for the reason {@code why}; the caller holds it. */
+    void markAbandoned(String why) {
+        abandoned = why;
     }
 
     /** Whether the endpoint closes, or has closed, as abandoned ({@link #markAbandoned}). */
     boolean abandoned() {
-        return abandoned;
+        return abandoned != null;
     }
 
     /** Refuses a call (listen, connect, accept, a registration) on an endpoint closing as abandoned. */
     void requireNotAbandoned() throws RdmaException {
-        if (abandoned) {
-            throw new RdmaException(ErrorCategory.INVALID_USAGE, "the endpoint is closing: the thread it was opened"
-                    + " for (" + ownerName() + ") has ended, and nothing of it was in use");
+        String why = abandoned;
+        if (why != null) {
+            throw new RdmaException(ErrorCategory.INVALID_USAGE, "the endpoint is closing: " + why);
         }
+    }
+
+    /**
+     * A communicator whose peer is presumed dead closed: the destinations of its connection to which
+     * the provider still holds operations are kept until those end or the endpoint closes. The
+     * caller holds the endpoint.
+     */
+    void closedWithDeadPeer(Connection connection) {
+        if (connection != null) {
+            connection.queuesInFlight(heldForTheDead);
+            mayHoldForTheDead = !heldForTheDead.isEmpty();
+            if (mayHoldForTheDead && owner == null) {
+                LOG.log(System.Logger.Level.WARNING, "an endpoint the application opened: " + heldForTheDead()
+                        + "; close it before freeing the memory of the sends and receives it had with that peer");
+            }
+        }
+    }
+
+    /**
+     * Whether the endpoint may close for what the provider holds for peers presumed dead, when
+     * nothing of it is in use: it was opened for the calling thread, which alone would use it
+     * again (at its next call it opens another), and the provider may still hold some. Read without
+     * the endpoint.
+     */
+    boolean mayCloseForTheDead() {
+        return mayHoldForTheDead && owner == Thread.currentThread();
+    }
+
+    /**
+     * What the provider still holds for peers presumed dead, for the log, or null when nothing: the
+     * destinations whose operations have all ended since are dropped. The caller holds the endpoint.
+     */
+    String heldForTheDead() {
+        heldForTheDead.removeIf(queue -> queue.inFlight() == 0);
+        mayHoldForTheDead = !heldForTheDead.isEmpty();
+        if (heldForTheDead.isEmpty()) {
+            return null;
+        }
+        int operations = 0;
+        for (PeerQueue queue : heldForTheDead) {
+            operations += queue.inFlight();
+        }
+        return "the provider still held " + operations + " operation(s) to peers presumed dead (" + heldForTheDead.get(0)
+                + (heldForTheDead.size() > 1 ? " and " + (heldForTheDead.size() - 1) + " more" : "")
+                + "), which only the endpoint's close ends";
     }
 
     /** Whether the endpoint was opened for a thread, and that thread has ended. */

@@ -75,7 +75,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.handshake = new Handshake(this, dataRails, controlRails);
         this.duties = new SlowDuties(memory, pools, params.peerTimeoutMs());
         this.immediates = new ImmediateDispatcher(comms, railSet, duties, host, dataRails);
-        this.closing = new CommClosing(this, pools, comms, handshake, duties, params.peerTimeoutMs());
+        this.closing = new CommClosing(this, pools, comms, handshake, duties, use, params.peerTimeoutMs());
         this.endpointClosing = new EndpointClosing(this, closing, memory, pools, railSet, comms, handshake, duties,
                 use, params.peerTimeoutMs());
         guarded(() -> {
@@ -135,6 +135,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        closeIfAbandoned();
     }
 
     /** Runs {@code step} holding the endpoint, which must be open (setup path: it may allocate). */
@@ -227,10 +228,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         lock.lock();
     }
 
-    /**
-     * Whether its slow duties ran within {@code nanos} before {@code now}: someone progressed it (the
-     * watchdog asks, first without holding the endpoint).
-     */
+    /** Whether its slow duties ran within {@code nanos} before {@code now} (the watchdog asks, without holding it). */
     boolean progressedWithin(long now, long nanos) {
         return duties.ranWithin(now, nanos);
     }
@@ -295,12 +293,12 @@ public final class RdmaEndpoint implements AutoCloseable {
         return closed;
     }
 
-    /** Whether it closes, or has closed, as one its thread left unused ({@link #closeIfAbandoned}). */
+    /** Whether it closes, or has closed, as one nothing will use again ({@link #closeIfAbandoned}). */
     public boolean isAbandoned() {
         return use.abandoned();
     }
 
-    /** Closes it if its thread has ended and nothing of it is in use; never waits ({@link EndpointClosing}). */
+    /** Closes it if nothing will use it again ({@link EndpointClosing#closeIfAbandoned}); never waits. */
     boolean closeIfAbandoned() {
         return endpointClosing.closeIfAbandoned(device);
     }

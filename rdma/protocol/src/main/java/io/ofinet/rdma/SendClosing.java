@@ -17,13 +17,16 @@ final class SendClosing {
     private final CommTable comms;
     private final Handshake handshake;
     private final SlowDuties duties;
+    private final EndpointUse use;
     private final long peerTimeoutNanos;
 
-    SendClosing(RdmaEndpoint endpoint, CommTable comms, Handshake handshake, SlowDuties duties, long peerTimeoutNanos) {
+    SendClosing(RdmaEndpoint endpoint, CommTable comms, Handshake handshake, SlowDuties duties, EndpointUse use,
+            long peerTimeoutNanos) {
         this.endpoint = endpoint;
         this.comms = comms;
         this.handshake = handshake;
         this.duties = duties;
+        this.use = use;
         this.peerTimeoutNanos = peerTimeoutNanos;
     }
 
@@ -110,6 +113,9 @@ final class SendClosing {
         comm.markClosed();
         comms.remove(comm);
         handshake.forget(comm);
+        if (comm.liveness() != null && comm.liveness().dead() != null) {
+            use.closedWithDeadPeer(comm.connection());
+        }
         comm.forgetPeers();
         if (comm.receiverDone()) {
             duties.releaseMailbox(comm.mailbox().address(), comm.mailbox().mr());

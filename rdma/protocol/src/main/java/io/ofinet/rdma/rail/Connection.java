@@ -8,6 +8,7 @@ import io.ofinet.rdma.progress.ProgressEngine;
 import io.ofinet.rdma.wire.HandshakeMessage;
 import io.ofinet.rdma.wire.Immediate;
 import io.ofinet.rdma.wire.ProcessIdentity;
+import java.util.List;
 
 /**
  * The other side of a connection as the handshake learned it: the peer's communicator id, its
@@ -215,6 +216,17 @@ public final class Connection {
         for (PeerQueue[] group : new PeerQueue[][] {dataQueues, controlQueues}) {
             for (PeerQueue queue : group) {
                 queue.unlisten(listener);
+            }
+        }
+    }
+
+    /** Adds to {@code held} each destination of this connection with operations the provider has not completed. */
+    public void queuesInFlight(List<PeerQueue> held) {
+        for (PeerQueue[] group : new PeerQueue[][] {dataQueues, controlQueues}) {
+            for (PeerQueue queue : group) {
+                if (queue.inFlight() > 0 && !held.contains(queue)) {
+                    held.add(queue);
+                }
             }
         }
     }
