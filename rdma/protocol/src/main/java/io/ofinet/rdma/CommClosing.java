@@ -29,7 +29,6 @@ final class CommClosing {
     private final CommTable comms;
     private final Handshake handshake;
     private final SlowDuties duties;
-    private final EndpointUse use;
     private final long peerTimeoutNanos;
     private final SendClosing sends;
 
@@ -40,7 +39,6 @@ final class CommClosing {
         this.comms = comms;
         this.handshake = handshake;
         this.duties = duties;
-        this.use = use;
         this.peerTimeoutNanos = peerTimeoutMs * 1_000_000L;
         this.sends = new SendClosing(endpoint, comms, handshake, duties, use, peerTimeoutNanos);
     }
@@ -299,9 +297,6 @@ final class CommClosing {
         }
         comm.markClosed();
         comms.remove(comm);
-        if (comm.liveness() != null && comm.liveness().dead() != null) {
-            use.closedWithDeadPeer(comm.connection());
-        }
         comm.forgetPeers();
     }
 

@@ -199,10 +199,10 @@ public final class Device implements AutoCloseable {
     }
 
     /**
-     * The calling thread's endpoint, opened on first use (endpoints are per thread by default). It
-     * closes once its thread has ended and nothing of it is in use
+     * The calling thread's endpoint, opened on first use (endpoints are per thread by default), and
+     * opened again after it closed. It closes once its thread has ended and nothing of it is in use
      * ({@link RdmaEndpoint#closeIfAbandoned}): when a thread opens its own, or at the watchdog's
-     * next look.
+     * next look; or in its thread's call that leaves it unused with sends stranded in the provider.
      */
     public RdmaEndpoint endpointForCurrentThread() throws RdmaException {
         RdmaEndpoint endpoint = perThread.get();

@@ -52,6 +52,7 @@ final class EndpointClosing {
             if (endpoint.isClosed()) {
                 return;
             }
+            use.closing();
         } finally {
             endpoint.unlock();
         }
@@ -79,19 +80,23 @@ final class EndpointClosing {
     /**
      * Closes the endpoint when it was opened for a thread and nothing of it is in use
      * ({@link EndpointUse}), if that thread has ended, or if it is that thread calling and the
-     * provider still holds operations to a peer presumed dead. Nothing can reach it then but this
-     * close: NCCL's service thread of a communicator ends with it, and would leave its endpoint
-     * open otherwise; and only the close ends what the provider holds, which may read memory the
-     * application frees once its communicators are closed and its buffers deregistered
-     * (docs/FABRIC.md). The thread opens a new endpoint at its next call. Never waits: an endpoint
-     * someone holds is left for a later look.
+     * provider still holds operations of closed send communicators to peers that stopped
+     * ({@link EndpointUse#closedWithStranded}). Nothing can reach it then but this close: NCCL's
+     * service thread of a communicator ends with it, and would leave its endpoint open otherwise;
+     * and only the close ends what the provider holds, which may read memory the application frees
+     * once its communicators are closed and its buffers deregistered (docs/FABRIC.md). The thread
+     * opens a new endpoint at its next call. For an ended thread it never waits: an endpoint someone
+     * holds is left for a later look; its own thread waits for a step in progress.
      *
      * @return whether it closed
      */
     boolean closeIfAbandoned(Device device) {
         boolean ended = use.ownerEnded();
-        if (!ended && !use.mayCloseForTheDead() || !endpoint.tryLock()) {
+        if (ended ? !endpoint.tryLock() : !use.mayCloseForStranded()) {
             return false;
+        }
+        if (!ended) {
+            endpoint.lock(); // its own thread, between calls: a step that holds it ends soon
         }
         String why;
         try {
@@ -99,7 +104,7 @@ final class EndpointClosing {
                 return false;
             }
             why = ended ? "the thread it was opened for (" + use.ownerName() + ") has ended, and nothing of it was in use"
-                    : use.heldForTheDead();
+                    : use.describeStranded();
             if (why == null) {
                 return false;
             }

@@ -11,9 +11,10 @@ import java.util.List;
  * What of an endpoint is in use, for the close of one that nothing will use again
  * ({@link EndpointClosing#closeIfAbandoned}; docs/PROTOCOL.md, "Threading"): the thread it was
  * opened for, if any, the buffers the application registered for it and has not deregistered, and
- * the destinations of peers presumed dead to which the provider still holds operations, which
- * only the endpoint's close ends (docs/FABRIC.md, "a stalled peer's operations"). The count and the
- * destinations are touched holding the endpoint; whether the thread has ended is read without it.
+ * the destinations of peers that stopped to which the provider still holds closed send
+ * communicators' operations, which only the endpoint's close ends (docs/FABRIC.md, "a stalled
+ * peer's operations"). The count and the destinations are touched holding the endpoint; whether
+ * the thread has ended is read without it.
  */
 final class EndpointUse {
     private static final System.Logger LOG = System.getLogger(EndpointUse.class.getName());
@@ -22,10 +23,15 @@ final class EndpointUse {
     private int userBuffers;
     /** Why the endpoint closes, set holding it once it is found unused for good: what comes after is refused. */
     private volatile String abandoned;
-    /** Destinations of peers presumed dead with operations in flight when their communicator closed. */
-    private final List<PeerQueue> heldForTheDead = new ArrayList<>(0);
-    /** Whether {@link #heldForTheDead} had any at its last change: a hint read without the endpoint. */
-    private volatile boolean mayHoldForTheDead;
+    /**
+     * Destinations with operations stranded in the provider: in flight, or posts it refused waiting,
+     * when a send communicator closed with its writes not all ended.
+     */
+    private final List<PeerQueue> stranded = new ArrayList<>(0);
+    /** Whether {@link #stranded} had any at its last change: a hint read without the endpoint. */
+    private volatile boolean mayHoldStranded;
+    /** The endpoint's own close has begun ({@link #closing()}). */
+    private boolean closing;
 
     EndpointUse(Thread owner) {
         this.owner = owner;
@@ -58,47 +64,60 @@ final class EndpointUse {
     }
 
     /**
-     * A communicator whose peer is presumed dead closed: the destinations of its connection to which
-     * the provider still holds operations are kept until those end or the endpoint closes. The
-     * caller holds the endpoint.
+     * A send communicator closed with its writes not all ended: its peer presumed dead, or the
+     * close's wait for them over. The destinations of its connection to which the provider still
+     * holds operations, or where posts it refused wait, are kept until those end or the endpoint
+     * closes. The caller holds the endpoint.
      */
-    void closedWithDeadPeer(Connection connection) {
-        if (connection != null) {
-            connection.queuesInFlight(heldForTheDead);
-            mayHoldForTheDead = !heldForTheDead.isEmpty();
-            if (mayHoldForTheDead && owner == null) {
-                LOG.log(System.Logger.Level.WARNING, "an endpoint the application opened: " + heldForTheDead()
-                        + "; close it before freeing the memory of the sends and receives it had with that peer");
-            }
+    void closedWithStranded(Connection connection) {
+        if (connection == null) {
+            return;
+        }
+        stranded.removeIf(EndpointUse::ended);
+        connection.queuesNotDrained(stranded);
+        mayHoldStranded = !stranded.isEmpty();
+        if (mayHoldStranded && owner == null && !closing) {
+            LOG.log(System.Logger.Level.WARNING, "an endpoint the application opened: " + describeStranded()
+                    + "; close it before freeing the memory of the sends it had with that peer");
         }
     }
 
-    /**
-     * Whether the endpoint may close for what the provider holds for peers presumed dead, when
-     * nothing of it is in use: it was opened for the calling thread, which alone would use it
-     * again (at its next call it opens another), and the provider may still hold some. Read without
-     * the endpoint.
-     */
-    boolean mayCloseForTheDead() {
-        return mayHoldForTheDead && owner == Thread.currentThread();
+    /** The endpoint's own close has begun: what its communicators' closes leave stranded goes with it. */
+    void closing() {
+        closing = true;
+    }
+
+    private static boolean ended(PeerQueue queue) {
+        return queue.inFlight() == 0 && queue.pending() == 0;
     }
 
     /**
-     * What the provider still holds for peers presumed dead, for the log, or null when nothing: the
-     * destinations whose operations have all ended since are dropped. The caller holds the endpoint.
+     * Whether the endpoint may close for what is stranded ({@link #closedWithStranded}), when
+     * nothing of it is in use: it was opened for the calling thread, which alone would use it
+     * again (at its next call it opens another), and something may still be stranded. Read without
+     * the endpoint.
      */
-    String heldForTheDead() {
-        heldForTheDead.removeIf(queue -> queue.inFlight() == 0);
-        mayHoldForTheDead = !heldForTheDead.isEmpty();
-        if (heldForTheDead.isEmpty()) {
+    boolean mayCloseForStranded() {
+        return mayHoldStranded && owner == Thread.currentThread();
+    }
+
+    /**
+     * What is stranded, for the log, or null when nothing: the destinations whose operations have
+     * all ended since are dropped. The caller holds the endpoint.
+     */
+    String describeStranded() {
+        stranded.removeIf(EndpointUse::ended);
+        mayHoldStranded = !stranded.isEmpty();
+        if (stranded.isEmpty()) {
             return null;
         }
         int operations = 0;
-        for (PeerQueue queue : heldForTheDead) {
-            operations += queue.inFlight();
+        for (PeerQueue queue : stranded) {
+            operations += queue.inFlight() + queue.pending();
         }
-        return "the provider still held " + operations + " operation(s) to peers presumed dead (" + heldForTheDead.get(0)
-                + (heldForTheDead.size() > 1 ? " and " + (heldForTheDead.size() - 1) + " more" : "")
+        return operations + " operation(s) of closed send communicators to peers that stopped were still in the"
+                + " provider or waiting for it (" + stranded.get(0)
+                + (stranded.size() > 1 ? " and " + (stranded.size() - 1) + " more" : "")
                 + "), which only the endpoint's close ends";
     }
 

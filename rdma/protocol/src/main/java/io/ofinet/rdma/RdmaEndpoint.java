@@ -54,7 +54,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final int dataRails;
     private final int controlRails;
     private final ReentrantLock lock;
-    /** Its thread and the buffers registered for it: whether it is in use once its thread ended. */
+    /** Its thread, the buffers registered for it, what is stranded: whether nothing will use it again. */
     private final EndpointUse use;
     /** Keepalives, peer checks, quarantine; the watchdog looks at when they last ran. */
     final SlowDuties duties;

@@ -113,8 +113,8 @@ final class SendClosing {
         comm.markClosed();
         comms.remove(comm);
         handshake.forget(comm);
-        if (comm.liveness() != null && comm.liveness().dead() != null) {
-            use.closedWithDeadPeer(comm.connection());
+        if (comm.liveness() != null && (comm.liveness().dead() != null || comm.operationsInFlight())) {
+            use.closedWithStranded(comm.connection()); // only the endpoint's close ends what tcp holds of them
         }
         comm.forgetPeers();
         if (comm.receiverDone()) {

@@ -220,12 +220,15 @@ public final class Connection {
         }
     }
 
-    /** Adds to {@code held} each destination of this connection with operations the provider has not completed. */
-    public void queuesInFlight(List<PeerQueue> held) {
+    /**
+     * Adds to {@code to} each destination of this connection with operations the provider has not
+     * completed, or posts it refused waiting to be posted again.
+     */
+    public void queuesNotDrained(List<PeerQueue> to) {
         for (PeerQueue[] group : new PeerQueue[][] {dataQueues, controlQueues}) {
             for (PeerQueue queue : group) {
-                if (queue.inFlight() > 0 && !held.contains(queue)) {
-                    held.add(queue);
+                if ((queue.inFlight() > 0 || queue.pending() > 0) && !to.contains(queue)) {
+                    to.add(queue);
                 }
             }
         }
