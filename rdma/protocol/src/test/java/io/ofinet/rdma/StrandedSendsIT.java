@@ -32,6 +32,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 class StrandedSendsIT {
     private static final long SIZE = 4L << 20;
     private static final int SENDS = 8;
+    private RdmaEndpoint receiver;
+    private ListenComm listen;
+    private RdmaEndpoint sender;
+    private ConnectedPair pair;
+    private MrHandle srcMr;
+    private MrHandle dstMr;
 
     @ParameterizedTest(name = "deregistered first: {0}")
     @ValueSource(booleans = {false, true})
@@ -41,15 +47,10 @@ class StrandedSendsIT {
                 Device device = Device.open(new OfiProvider(), Layouts.device("tcp;ofi_rxm", new String[] {"lo"},
                         "\"peerTimeoutMs\": 1000"))) {
             HostBuffer src = new HostBuffer(SIZE * SENDS).fill((byte) 7);
-            RdmaEndpoint receiver = device.openEndpoint();
-            ListenComm listen = receiver.listen();
-            RdmaEndpoint sender = device.endpointForCurrentThread();
-            ConnectedPair pair = ConnectionTest.establish(sender, receiver, listen);
-            MrHandle srcMr = sender.registerUserBuffer(src.address, src.size);
-            MrHandle dstMr = receiver.registerUserBuffer(dst.address, dst.size);
+            connect(device, device.endpointForCurrentThread(), src, dst);
             receiver.lock();
             try {
-                int held = stallSends(pair, sender, receiver, src, srcMr, dst, dstMr);
+                int held = stallSends(src, dst);
                 if (deregisterFirst) {
                     sender.deregisterUserBuffer(srcMr); // NCCL's order
                     pair.send().close();
@@ -92,15 +93,10 @@ class StrandedSendsIT {
                 HostBuffer dst = new HostBuffer(SIZE * SENDS);
                 Device device = Device.open(new OfiProvider(), Layouts.device("tcp;ofi_rxm", new String[] {"lo"},
                         "\"peerTimeoutMs\": 1000"))) {
-            RdmaEndpoint receiver = device.openEndpoint();
-            ListenComm listen = receiver.listen();
-            RdmaEndpoint sender = device.openEndpoint();
-            ConnectedPair pair = ConnectionTest.establish(sender, receiver, listen);
-            MrHandle srcMr = sender.registerUserBuffer(src.address, src.size);
-            MrHandle dstMr = receiver.registerUserBuffer(dst.address, dst.size);
+            connect(device, device.openEndpoint(), src, dst);
             receiver.lock();
             try {
-                stallSends(pair, sender, receiver, src, srcMr, dst, dstMr);
+                stallSends(src, dst);
                 pair.send().close();
                 sender.deregisterUserBuffer(srcMr);
                 assertFalse(sender.isClosed(), "an endpoint the application opened was closed under it");
@@ -116,6 +112,16 @@ class StrandedSendsIT {
         }
     }
 
+    /** Connects {@code sending} to a receiver of its own on {@code device}, each with its buffer registered. */
+    private void connect(Device device, RdmaEndpoint sending, HostBuffer src, HostBuffer dst) throws Exception {
+        receiver = device.openEndpoint();
+        listen = receiver.listen();
+        sender = sending;
+        pair = ConnectionTest.establish(sender, receiver, listen);
+        srcMr = sender.registerUserBuffer(src.address, src.size);
+        dstMr = receiver.registerUserBuffer(dst.address, dst.size);
+    }
+
     /**
      * With the receiver let go, moves one message over the pair (rxm's connection carries data then)
      * and posts {@value #SENDS} receives of 4 MiB; then, the receiver held again as the caller held
@@ -123,8 +129,7 @@ class StrandedSendsIT {
      * each has failed or finished, the peer presumed dead after peerTimeoutMs of silence. Returns
      * how many operations tcp still holds to the peer's data address, or ofinet holds for it.
      */
-    private static int stallSends(ConnectedPair pair, RdmaEndpoint sender, RdmaEndpoint receiver, HostBuffer src,
-            MrHandle srcMr, HostBuffer dst, MrHandle dstMr) throws Exception {
+    private int stallSends(HostBuffer src, HostBuffer dst) throws Exception {
         receiver.unlock();
         try {
             transfer(pair.send(), pair.recv(), src, srcMr, dst, dstMr, (int) SIZE, 3); // the pair moves data
