@@ -100,7 +100,7 @@ final class CommClosing {
      */
     void closeCalled(SendComm comm) throws RdmaException {
         try {
-            sends.close(comm);
+            closeSend(comm);
         } finally {
             endpoint.closeIfAbandoned();
         }

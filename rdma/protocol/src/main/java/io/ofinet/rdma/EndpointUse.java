@@ -73,7 +73,7 @@ final class EndpointUse {
         if (connection == null) {
             return;
         }
-        stranded.removeIf(EndpointUse::ended);
+        stranded.removeIf(PeerQueue::drained);
         connection.queuesNotDrained(stranded);
         mayHoldStranded = !stranded.isEmpty();
         if (mayHoldStranded && owner == null && !closing) {
@@ -85,10 +85,6 @@ final class EndpointUse {
     /** The endpoint's own close has begun: what its communicators' closes leave stranded goes with it. */
     void closing() {
         closing = true;
-    }
-
-    private static boolean ended(PeerQueue queue) {
-        return queue.inFlight() == 0 && queue.pending() == 0;
     }
 
     /**
@@ -106,7 +102,7 @@ final class EndpointUse {
      * all ended since are dropped. The caller holds the endpoint.
      */
     String describeStranded() {
-        stranded.removeIf(EndpointUse::ended);
+        stranded.removeIf(PeerQueue::drained);
         mayHoldStranded = !stranded.isEmpty();
         if (stranded.isEmpty()) {
             return null;

@@ -126,6 +126,11 @@ public final class PeerQueue {
         return pending.size();
     }
 
+    /** Whether nothing posted here is still in the provider, and no refused post waits. */
+    public boolean drained() {
+        return inFlight == 0 && pending.isEmpty();
+    }
+
     /** Posts refused so far. */
     public long refusals() {
         return refusals;

@@ -227,7 +227,7 @@ public final class Connection {
     public void queuesNotDrained(List<PeerQueue> to) {
         for (PeerQueue[] group : new PeerQueue[][] {dataQueues, controlQueues}) {
             for (PeerQueue queue : group) {
-                if ((queue.inFlight() > 0 || queue.pending() > 0) && !to.contains(queue)) {
+                if (!queue.drained() && !to.contains(queue)) {
                     to.add(queue);
                 }
             }
